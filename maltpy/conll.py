@@ -1,0 +1,302 @@
+"""CoNLL-X and CoNLL-U: reading and writing one sentence at a time.
+
+CoNLL-X (Buchholz and Marsi 2006) has ten tab-separated columns, ID FORM LEMMA CPOSTAG POSTAG
+FEATS HEAD DEPREL PHEAD PDEPREL. CoNLL-U (Universal Dependencies v2) keeps the ten columns as ID
+FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC and adds comment lines, multiword-token lines
+(``3-4``) and empty nodes (``8.1``). maltpy parses the words (the lines whose ID is an integer)
+and carries every other line through untouched, so a CoNLL-U file read and written back is the
+same bytes. Sentences end at an empty line; the last one may end at the end of the file.
+
+Reading is strict, because a silently misread file gives a silently wrong tree: any line that is
+not well formed is a ``MaltpyError`` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import BinaryIO
+
+from .errors import MaltpyError
+from .tree import find_cycle
+
+FORMATS = ("conllx", "conllu")
+COLUMNS = {
+    "conllx": ("ID", "FORM", "LEMMA", "CPOSTAG", "POSTAG", "FEATS", "HEAD", "DEPREL", "PHEAD", "PDEPREL"),
+    "conllu": ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"),
+}
+# Column positions, shared by both formats (UPOS = CPOSTAG, XPOS = POSTAG, DEPS = PHEAD, MISC = PDEPREL).
+ID, FORM, LEMMA, CPOSTAG, POSTAG, FEATS, HEAD, DEPREL, PHEAD, PDEPREL = range(10)
+UPOS, XPOS, DEPS, MISC = CPOSTAG, POSTAG, PHEAD, PDEPREL
+
+_WORD_ID = re.compile(r"[1-9][0-9]*\Z")
+_HEAD = re.compile(r"(?:0|[1-9][0-9]*)\Z")
+_RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)\Z")
+_EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.([1-9][0-9]*)\Z")
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_PEEK_LINES = 2000
+
+
+@dataclass(slots=True)
+class Sentence:
+    """One sentence: its words' ten fields, and the other lines of a CoNLL-U sentence.
+
+    ``words[i]`` holds the fields of word i + 1 as strings. ``extra`` holds each comment,
+    multiword-token and empty-node line with the number of words before it. ``line`` is the
+    number of the sentence's first line in the file it was read from.
+    """
+
+    words: list[list[str]]
+    format: str = "conllx"
+    line: int = 0
+    extra: list[tuple[int, str]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    @property
+    def heads(self) -> list[int] | None:
+        """Heads in maltpy's convention (see ``tree``), or None if the sentence is unparsed."""
+        if self.words and self.words[0][HEAD] == "_":
+            return None
+        return [-1] + [int(w[HEAD]) for w in self.words]
+
+    @property
+    def labels(self) -> list[str]:
+        """DEPREL of each word, with a placeholder for the root at index 0."""
+        return [""] + [w[DEPREL] for w in self.words]
+
+    def column(self, index: int) -> list[str]:
+        return [w[index] for w in self.words]
+
+
+class ConllReader:
+    """Sentences from a binary stream, one at a time.
+
+    ``format`` is ``conllx``, ``conllu`` or ``auto``; ``auto`` decides from the first lines
+    (comments, multiword tokens, empty nodes and the DEPS column mean CoNLL-U, an integer PHEAD
+    means CoNLL-X), then from the file name's extension, and falls back to CoNLL-X, MaltParser's
+    default. The decision is in ``self.format`` as soon as the reader exists.
+    """
+
+    def __init__(self, stream: BinaryIO, name: str, format: str = "auto") -> None:
+        if format not in FORMATS + ("auto",):
+            raise ValueError(f"unknown format {format!r}")
+        self.name = name
+        lines = _decoded_lines(stream, name)
+        if format == "auto":
+            peeked = []
+            for item in lines:
+                peeked.append(item)
+                if len(peeked) >= _PEEK_LINES or _evidence(item[1]):
+                    break
+            format = _detect(peeked, name)
+            lines = chain(peeked, lines)
+        self.format = format
+        self._lines = lines
+
+    def __iter__(self) -> Iterator[Sentence]:
+        builder = None
+        for number, line in self._lines:
+            if line == "":
+                if builder is None:
+                    raise self._error(
+                        "empty line where a sentence should begin (sentences are separated by exactly one empty line)",
+                        number,
+                    )
+                yield builder.finish()
+                builder = None
+                continue
+            if builder is None:
+                builder = _SentenceBuilder(self, number)
+            builder.add(line, number)
+        if builder is not None:
+            yield builder.finish()
+
+    def _error(self, message: str, line: int) -> MaltpyError:
+        return MaltpyError(message, self.name, line)
+
+
+class _SentenceBuilder:
+    """Checks the lines of one sentence as they come and assembles the Sentence."""
+
+    def __init__(self, reader: ConllReader, line: int) -> None:
+        self.reader = reader
+        self.conllu = reader.format == "conllu"
+        self.sentence = Sentence([], reader.format, line)
+        self.word_lines: list[int] = []
+        self.range_end = 0  # last word covered by a multiword token so far
+        self.range_line = 0
+        self.empty_nodes = 0  # empty nodes seen after the current last word
+
+    def add(self, line: str, number: int) -> None:
+        error = self.reader._error
+        if line.startswith("#"):
+            if not self.conllu:
+                raise error("comment line in CoNLL-X input (for CoNLL-U, use --format conllu)", number)
+            self.sentence.extra.append((len(self.sentence.words), line))
+            return
+        if not line.strip():
+            raise error("line holds only blanks (tabs or spaces); a line between sentences must be empty", number)
+        fields = line.split("\t")
+        if len(fields) != 10:
+            hint = " (columns must be separated by tabs)" if len(fields) < 10 and " " in line else ""
+            raise error(f"expected 10 tab-separated columns, found {len(fields)}{hint}", number)
+        names = COLUMNS[self.reader.format]
+        for i, value in enumerate(fields):
+            if value == "":
+                raise error(f"column {i + 1} ({names[i]}) is empty; write _ for no value", number)
+            if value != value.strip():
+                raise error(f"column {i + 1} ({names[i]}) has blanks at its start or end: {value!r}", number)
+        words = self.sentence.words
+        id_ = fields[ID]
+        if _WORD_ID.match(id_):
+            if int(id_) != len(words) + 1:
+                raise error(f"word ID {id_} out of order: expected {len(words) + 1}", number)
+            for col in (HEAD,) if self.conllu else (HEAD, PHEAD):
+                if fields[col] != "_" and not _HEAD.match(fields[col]):
+                    raise error(f"{names[col]} {fields[col]!r} is neither a word number nor _", number)
+            words.append(fields)
+            self.word_lines.append(number)
+            self.empty_nodes = 0
+            return
+        if not self.conllu:
+            kind = "a multiword token" if _RANGE_ID.match(id_) else "an empty node" if _EMPTY_ID.match(id_) else None
+            if kind:
+                raise error(f"ID {id_!r} is {kind}, which CoNLL-X has not (for CoNLL-U, use --format conllu)", number)
+            raise error(f"ID {id_!r} is not a word number", number)
+        if m := _RANGE_ID.match(id_):
+            first, last = int(m[1]), int(m[2])
+            if first >= last:
+                raise error(f"multiword token {id_}: the range must span at least two words", number)
+            if first != len(words) + 1:
+                raise error(f"multiword token {id_} must come just before word {first}", number)
+            if first <= self.range_end:
+                raise error(f"multiword token {id_} overlaps the one before it", number)
+            self.range_end, self.range_line = last, number
+        elif m := _EMPTY_ID.match(id_):
+            after, index = int(m[1]), int(m[2])
+            if after != len(words):
+                raise error(f"empty node {id_} must follow word {after}, but follows word {len(words)}", number)
+            if index != self.empty_nodes + 1:
+                raise error(f"empty node {id_} out of order: expected {after}.{self.empty_nodes + 1}", number)
+            self.empty_nodes += 1
+        else:
+            raise error(f"ID {id_!r} is neither a word number, a range (3-4) nor an empty node (8.1)", number)
+        for col in (HEAD, DEPREL):
+            if fields[col] != "_":
+                raise error(f"{names[col]} of multiword token or empty node {id_} must be _", number)
+        self.sentence.extra.append((len(words), line))
+
+    def finish(self) -> Sentence:
+        """The sentence, once its heads are known to form a tree (or all to be _)."""
+        sentence, error = self.sentence, self.reader._error
+        words, n = sentence.words, len(sentence.words)
+        if n == 0:
+            raise error("sentence without words (only comments, multiword tokens or empty nodes)", sentence.line)
+        if self.range_end > n:
+            raise error(f"multiword token ends at word {self.range_end}, past the last word {n}", self.range_line)
+        names = COLUMNS[sentence.format]
+        for col in (HEAD,) if self.conllu else (HEAD, PHEAD):
+            for w, line in zip(words, self.word_lines):
+                if w[col] != "_" and int(w[col]) > n:
+                    raise error(f"{names[col]} {w[col]} is out of range: the sentence has {n} words", line)
+        unparsed = [line for w, line in zip(words, self.word_lines) if w[HEAD] == "_"]
+        if unparsed and len(unparsed) < n:
+            raise error("HEAD is _ but other words of this sentence have heads", unparsed[0])
+        if not unparsed:
+            cycle = find_cycle(sentence.heads)
+            if cycle:
+                path = " -> ".join(str(d) for d in cycle + cycle[:1])
+                raise error(f"the heads form a cycle ({path}), not a tree", self.word_lines[cycle[0] - 1])
+        return sentence
+
+
+def _decoded_lines(stream: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line, without its line end (LF or CRLF); UTF-8 only."""
+    for number, raw in enumerate(stream, 1):
+        if raw.endswith(b"\n"):
+            raw = raw[:-1]
+            if raw.endswith(b"\r"):
+                raw = raw[:-1]
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            column = len(raw[: e.start].decode("utf-8", "replace")) + 1
+            raise MaltpyError(
+                f"not UTF-8 text: byte 0x{raw[e.start]:02x} at column {column} (maltpy reads UTF-8 only)", name, number
+            ) from None
+        if number == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        if m := _CONTROL.search(line):
+            char = m.group()
+            what = {"\x00": " (binary data?)", "\r": " (a carriage return inside a line)"}.get(char, "")
+            raise MaltpyError(f"control character U+{ord(char):04X} at column {m.start() + 1}{what}", name, number)
+        yield number, line
+
+
+def _evidence(line: str) -> str | None:
+    """The format one line proves, if any."""
+    if line.startswith("#"):
+        return "conllu"
+    fields = line.split("\t")
+    if _RANGE_ID.match(fields[0]) or _EMPTY_ID.match(fields[0]):
+        return "conllu"
+    if len(fields) == 10 and _WORD_ID.match(fields[0]):
+        if _HEAD.match(fields[PHEAD]):
+            return "conllx"
+        if ":" in fields[DEPS]:
+            return "conllu"
+    return None
+
+
+def _detect(peeked: list[tuple[int, str]], name: str) -> str:
+    for _, line in peeked:
+        if found := _evidence(line):
+            return found
+    lower = name.lower()
+    if lower.endswith(".conllu"):
+        return "conllu"
+    if lower.endswith((".conll", ".conllx")):
+        return "conllx"
+    for _, line in peeked:
+        fields = line.split("\t")
+        if len(fields) == 10 and "=" in fields[MISC]:
+            return "conllu"
+    return "conllx"
+
+
+def format_sentence(sentence: Sentence, format: str | None = None, postag_from: str = "xpos") -> str:
+    """The sentence as CoNLL text in ``format`` (default: its own), ending with its empty line.
+
+    Written in its own format, every line comes out as it was read, apart from the line ends
+    (always LF). CoNLL-U to CoNLL-X keeps the words' first eight columns (POSTAG from XPOS, or
+    from UPOS with ``postag_from="upos"``) and blanks PHEAD and PDEPREL; CoNLL-X to CoNLL-U
+    blanks DEPS and MISC. Lines CoNLL-X cannot hold (comments, multiword tokens, empty nodes)
+    are left out.
+    """
+    format = format or sentence.format
+    if format == sentence.format:
+        if not sentence.extra:
+            return "\n".join("\t".join(w) for w in sentence.words) + "\n\n"
+        lines = []
+        extra = iter(sentence.extra)
+        pending = next(extra, None)
+        for i, w in enumerate(sentence.words):
+            while pending is not None and pending[0] <= i:
+                lines.append(pending[1])
+                pending = next(extra, None)
+            lines.append("\t".join(w))
+        while pending is not None:
+            lines.append(pending[1])
+            pending = next(extra, None)
+        return "\n".join(lines) + "\n\n"
+    postag = UPOS if (sentence.format, format, postag_from) == ("conllu", "conllx", "upos") else POSTAG
+    return (
+        "".join(
+            "\t".join((*w[: CPOSTAG + 1], w[postag], *w[FEATS : DEPREL + 1], "_", "_")) + "\n" for w in sentence.words
+        )
+        + "\n"
+    )

@@ -1,0 +1,23 @@
+"""The one exception type for what a user can cause: a bad file, a bad config, a damaged model.
+
+Bugs stay ordinary exceptions with tracebacks; a ``MaltpyError`` is turned by the command line
+into a single line, ``maltpy: error: FILE:LINE: message``, and exit status 2.
+"""
+
+from __future__ import annotations
+
+
+class MaltpyError(Exception):
+    """A user error, located by file and (where known) line."""
+
+    def __init__(self, message: str, file: str | None = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
+        self.line = line
+
+    def __str__(self) -> str:
+        where = ""
+        if self.file is not None:
+            where = f"{self.file}:{self.line}: " if self.line is not None else f"{self.file}: "
+        return where + self.message
