@@ -1,0 +1,422 @@
+"""The run configuration: a YAML file validated into typed settings.
+
+The file mirrors MaltParser 1.9.2's option file: top-level keys are its option groups
+(``singlemalt``, ``guide``, ``lib``, ``nivre``, ``covington``, ``pproj``, ``graph``, ``input``)
+and the keys inside them are its option names, with its defaults. Every option also has
+MaltParser's command-line flag (``-a``, ``-l``, ``-F``, ``-nr`` ...), through which the command
+line overrides the file. ``covington.max_degree`` is maltpy's own (Nivre 2007, §3).
+
+An unknown group or key, a value of the wrong type or an illegal value is a ``MaltpyError``
+naming the file, the line and the key.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from .errors import MaltpyError
+
+ALGORITHMS = ("nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy")
+LEARNERS = ("liblinear", "libsvm")
+
+#: Column names a data split or a feature may name; CoNLL-X and CoNLL-U spellings are aliases.
+COLUMN_NAMES = (
+    "ID",
+    "FORM",
+    "LEMMA",
+    "CPOSTAG",
+    "UPOSTAG",
+    "UPOS",
+    "POSTAG",
+    "XPOSTAG",
+    "XPOS",
+    "FEATS",
+    "DEPREL",
+    "DEPS",
+    "MISC",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SingleMalt:
+    parsing_algorithm: str = "nivreeager"
+    null_value: str = "one"
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    format: str = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class Graph:
+    root_label: str = "ROOT"
+
+
+@dataclass(frozen=True, slots=True)
+class Nivre:
+    allow_root: bool = True
+    allow_reduce: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Covington:
+    allow_root: bool = True
+    allow_shift: bool = False
+    max_degree: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Guide:
+    features: str | None = None
+    learner: str = "liblinear"
+    data_split_column: str | None = None
+    data_split_structure: str | None = None
+    data_split_threshold: int = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Lib:
+    #: Learner options by flag, MaltParser's ``-lo``; filled in with the learner's defaults.
+    options: Mapping[str, int | float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class PProj:
+    marking_strategy: str = "none"
+    covered_root: str = "none"
+    lifting_order: str = "shortest"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    singlemalt: SingleMalt = SingleMalt()
+    input: Input = Input()
+    graph: Graph = Graph()
+    nivre: Nivre = Nivre()
+    covington: Covington = Covington()
+    guide: Guide = Guide()
+    lib: Lib = Lib()
+    pproj: PProj = PProj()
+
+    def to_dict(self) -> dict[str, dict[str, Any]]:
+        """The settings as plain data, group by group (for YAML output and the model archive)."""
+        out = {}
+        for f in dataclasses.fields(self):
+            group = getattr(self, f.name)
+            out[f.name] = {g.name: _plain(getattr(group, g.name)) for g in dataclasses.fields(group)}
+        return out
+
+
+def _plain(value: Any) -> Any:
+    return dict(value) if isinstance(value, Mapping) else value
+
+
+# --- what each option accepts -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option: its kind of value, MaltParser's flag for it, and one line of help."""
+
+    kind: str  # bool | int | str | choice | path | column | address | liboptions
+    flag: str
+    help: str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    optional: bool = False
+
+
+OPTIONS: dict[tuple[str, str], Option] = {
+    ("singlemalt", "parsing_algorithm"): Option("choice", "a", "parsing algorithm", ALGORITHMS),
+    ("singlemalt", "null_value"): Option(
+        "choice", "nv", "how feature null values are told apart", ("none", "one", "rootnode", "novalue")
+    ),
+    ("input", "format"): Option("choice", "if", "input data format", ("auto", "conllx", "conllu")),
+    ("graph", "root_label"): Option("str", "grl", "label of words attached to the root after parsing"),
+    ("nivre", "allow_root"): Option("bool", "nr", "root dependents attached by a transition (Nivre)"),
+    ("nivre", "allow_reduce"): Option("bool", "ne", "REDUCE allowed for a word without a head"),
+    ("covington", "allow_root"): Option("bool", "cr", "root dependents attached by a transition (Covington)"),
+    ("covington", "allow_shift"): Option("bool", "cs", "SHIFT allowed before Left is exhausted"),
+    ("covington", "max_degree"): Option(
+        "int", "cd", "bound on the degree of non-projectivity of LINK (maltpy's own)", minimum=0, optional=True
+    ),
+    ("guide", "features"): Option("path", "F", "feature model file (XML or text)", optional=True),
+    ("guide", "learner"): Option("choice", "l", "learner", LEARNERS),
+    ("guide", "data_split_column"): Option("column", "d", "column of the data split feature", optional=True),
+    ("guide", "data_split_structure"): Option("address", "s", "address of the data split feature", optional=True),
+    ("guide", "data_split_threshold"): Option(
+        "int", "T", "split values seen fewer times share one classifier", minimum=0
+    ),
+    ("lib", "options"): Option("liboptions", "lo", "learner options, as MaltParser's -lo"),
+    ("pproj", "marking_strategy"): Option(
+        "choice", "pp", "pseudo-projective label encoding", ("none", "baseline", "head", "path", "head+path")
+    ),
+    ("pproj", "covered_root"): Option(
+        "choice", "pcr", "covered-root handling", ("none", "ignore", "left", "right", "head")
+    ),
+    ("pproj", "lifting_order"): Option("choice", "plo", "which arc is lifted first", ("shortest", "deepest")),
+}
+
+#: MaltParser's command-line flag of each option (without the dash) -> (group, name).
+FLAGS: dict[str, tuple[str, str]] = {opt.flag: key for key, opt in OPTIONS.items()}
+
+# --- learner options (-lo) ---------------------------------------------------------------------
+
+#: Each learner's options: flag -> (type, default, minimum, maximum); None bounds are open.
+#: Defaults are MaltParser 1.9.2's (LibSvm.getDefaultLibOptions, LibLinear.getDefaultLibOptions).
+LEARNER_OPTIONS: dict[str, dict[str, tuple[type, int | float, float | None, float | None]]] = {
+    "libsvm": {
+        "s": (int, 0, 0, 4),  # svm type: C-SVC
+        "t": (int, 1, 0, 3),  # kernel: polynomial (gamma*u'v + coef0)^degree
+        "d": (int, 2, 1, None),  # degree
+        "g": (float, 0.2, 0, None),  # gamma
+        "r": (float, 0.0, None, None),  # coef0
+        "c": (float, 1.0, 0, None),  # cost C
+        "n": (float, 0.5, 0, 1),  # nu
+        "p": (float, 0.1, 0, None),  # epsilon of the epsilon-SVR loss
+        "m": (float, 100.0, 0, None),  # cache size in MB
+        "e": (float, 1.0, 0, None),  # stopping tolerance
+        "h": (int, 1, 0, 1),  # shrinking heuristics
+        "b": (int, 0, 0, 1),  # probability estimates
+    },
+    "liblinear": {
+        "s": (int, 4, 0, 7),  # solver: Crammer-Singer multi-class SVM
+        "c": (float, 0.1, 0, None),  # cost C
+        "e": (float, 0.1, 0, None),  # stopping tolerance
+        "B": (float, -1.0, None, None),  # bias; negative = no bias term
+    },
+}
+
+_ADDRESS_FUNCTIONS = (
+    "head",
+    "ldep",
+    "rdep",
+    "lsib",
+    "rsib",
+    "pred",
+    "succ",
+    "anc",
+    "panc",
+    "ldesc",
+    "pldesc",
+    "rdesc",
+    "prdesc",
+)
+_ADDRESS = re.compile(
+    r"(?:(?:" + "|".join(_ADDRESS_FUNCTIONS) + r")\()*"
+    r"(?:Stack|Input|Lookahead|Left|Right|LeftContext|RightContext)\[(?:0|[1-9][0-9]*)\]\)*\Z"
+)
+_TRUE = ("true", "yes", "on", "1")
+_FALSE = ("false", "no", "off", "0")
+
+
+def parse_learner_options(value: Any, learner: str) -> dict[str, int | float]:
+    """Learner options from MaltParser's ``-lo`` string (``-s 4 -c 0.1``, blanks or ``_`` between)
+    or from a mapping {flag: value}, checked against the learner's flags and merged over its
+    defaults. Raises ValueError with a message naming the offending flag."""
+    allowed = LEARNER_OPTIONS[learner]
+    if isinstance(value, str):
+        tokens = [t for t in re.split(r"[_\s]+", value.strip()) if t]
+        if len(tokens) % 2:
+            raise ValueError(f"{value!r}: every flag needs a value (-flag value ...)")
+        given = {}
+        for flag, raw in zip(tokens[::2], tokens[1::2]):
+            if not flag.startswith("-") or len(flag) < 2:
+                raise ValueError(f"{flag!r} is not a flag (flags start with -)")
+            given[flag[1:]] = raw
+    elif isinstance(value, Mapping):
+        given = {str(k).lstrip("-"): v for k, v in value.items()}
+    elif value is None:
+        given = {}
+    else:
+        raise ValueError("expected a string such as '-c 0.1' or a mapping such as {c: 0.1}")
+    options = {flag: spec[1] for flag, spec in allowed.items()}
+    for flag, raw in given.items():
+        if flag not in allowed:
+            raise ValueError(f"-{flag} is not a {learner} option (known: {' '.join('-' + f for f in allowed)})")
+        kind, _, low, high = allowed[flag]
+        number = _number(raw, kind)
+        if number is None:
+            raise ValueError(f"-{flag} takes {'an integer' if kind is int else 'a number'}, not {raw!r}")
+        if (low is not None and number < low) or (high is not None and number > high):
+            bounds = f"{low if low is not None else '-inf'}..{high if high is not None else 'inf'}"
+            raise ValueError(f"-{flag} {raw} is outside {bounds}")
+        options[flag] = number
+    return options
+
+
+def _number(raw: Any, kind: type) -> int | float | None:
+    """``raw`` as a finite number of type ``kind``, or None if it is not one."""
+    if isinstance(raw, str):
+        text = raw.strip()
+        if kind is int:
+            return int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else None
+        try:
+            raw = float(text)
+        except ValueError:
+            return None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        return None
+    if kind is int:
+        return raw if isinstance(raw, int) else None
+    return float(raw) if math.isfinite(raw) else None
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+
+def default_config() -> Config:
+    """MaltParser 1.9.2's defaults (with its default learner's options filled in)."""
+    return load_config(None)
+
+
+def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | None = None) -> Config:
+    """Read and validate the YAML file at ``path`` (None: defaults only), then apply ``overrides``
+    ({(group, name): value}, values as typed on the command line or already typed)."""
+    raw: dict[tuple[str, str], tuple[Any, int | None]] = {}
+    base_dir = "."
+    if path is not None:
+        base_dir = os.path.dirname(os.path.abspath(path))
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            raise MaltpyError("no such config file", path) from None
+        except IsADirectoryError:
+            raise MaltpyError("is a directory, not a config file", path) from None
+        except UnicodeDecodeError:
+            raise MaltpyError("config file is not UTF-8 text", path) from None
+        except OSError as e:
+            raise MaltpyError(f"cannot read config file: {e.strerror}", path) from None
+        raw = _read_yaml(text, path)
+    source = {key: path for key in raw}
+    for key, value in (overrides or {}).items():
+        raw[key] = (value, None)
+        source[key] = None
+    values: dict[tuple[str, str], Any] = {}
+    for key, (value, line) in raw.items():
+        if key == ("lib", "options"):
+            continue  # checked below, once the learner is known
+        try:
+            values[key] = _check(OPTIONS[key], value, from_text=source[key] is None)
+        except ValueError as e:
+            raise MaltpyError(f"{key[0]}.{key[1]}: {e}", source[key] or "command line", line) from None
+        if key == ("guide", "features") and values[key] is not None and source[key] is not None:
+            values[key] = os.path.normpath(os.path.join(base_dir, values[key]))
+    learner = values.get(("guide", "learner"), Guide().learner)
+    lib_value, lib_line = raw.get(("lib", "options"), (None, None))
+    try:
+        values[("lib", "options")] = parse_learner_options(lib_value, learner)
+    except ValueError as e:
+        where = source.get(("lib", "options"), path) or "command line"
+        raise MaltpyError(f"lib.options: {e}", where, lib_line) from None
+    column = values.get(("guide", "data_split_column"))
+    structure = values.get(("guide", "data_split_structure"))
+    if (column is None) != (structure is None):
+        missing = "data_split_structure" if structure is None else "data_split_column"
+        key = ("guide", "data_split_column" if structure is None else "data_split_structure")
+        raise MaltpyError(
+            f"guide.{key[1]} is set but guide.{missing} is not: a data split needs both",
+            source.get(key) or "command line",
+            raw[key][1],
+        )
+    groups = {}
+    for f in dataclasses.fields(Config):
+        groups[f.name] = type(f.default)(**{name: v for (g, name), v in values.items() if g == f.name})
+    return Config(**groups)
+
+
+def _check(option: Option, value: Any, from_text: bool) -> Any:
+    """The typed value of one option, or ValueError saying what is wrong with it."""
+    if value is None or (from_text and value == ""):
+        if option.optional:
+            return None
+        raise ValueError("a value is required")
+    if option.kind == "bool":
+        if from_text and isinstance(value, str) and value.lower() in _TRUE + _FALSE:
+            return value.lower() in _TRUE
+        if not isinstance(value, bool):
+            raise ValueError(f"expected true or false, not {value!r}")
+        return value
+    if option.kind == "int":
+        if from_text and isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value):
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected an integer, not {value!r}")
+        if option.minimum is not None and value < option.minimum:
+            raise ValueError(f"must be at least {option.minimum}, not {value}")
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and option.kind == "str":
+        value = str(value)
+    if not isinstance(value, str):
+        raise ValueError(f"expected a string, not {value!r}")
+    if value == "" or value != value.strip():
+        raise ValueError(f"{value!r} is empty or has surrounding blanks")
+    if option.kind == "choice" and value not in option.choices:
+        raise ValueError(f"{value!r} is not one of {', '.join(option.choices)}")
+    if option.kind == "column" and value not in COLUMN_NAMES:
+        raise ValueError(f"{value!r} is not a column name ({', '.join(COLUMN_NAMES)})")
+    if option.kind == "address" and not _ADDRESS.match(value.replace(" ", "")):
+        raise ValueError(f"{value!r} is not an address such as Input[0] or head(Stack[0])")
+    return value
+
+
+def _read_yaml(text: str, path: str) -> dict[tuple[str, str], tuple[Any, int]]:
+    """{(group, name): (value, line)} from the YAML text; structure errors name the line."""
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise MaltpyError(f"not valid YAML: {problem}", path, mark.line + 1 if mark else None) from None
+    try:
+        if root is None or (isinstance(root, yaml.ScalarNode) and root.value == ""):
+            return {}
+        out: dict[tuple[str, str], tuple[Any, int]] = {}
+        for group, group_node, group_line in _mapping(root, loader, path, "the file"):
+            if group not in {g for g, _ in OPTIONS}:
+                known = ", ".join(sorted({g for g, _ in OPTIONS}))
+                raise MaltpyError(f"unknown option group {group!r} (groups: {known})", path, group_line)
+            for name, node, line in _mapping(group_node, loader, path, f"group {group!r}"):
+                if (group, name) not in OPTIONS:
+                    known = ", ".join(n for g, n in OPTIONS if g == group)
+                    raise MaltpyError(f"unknown key {group}.{name} (keys of {group}: {known})", path, line)
+                if isinstance(node, yaml.SequenceNode) or (
+                    isinstance(node, yaml.MappingNode) and (group, name) != ("lib", "options")
+                ):
+                    raise MaltpyError(f"{group}.{name}: expected a single value, not a list or mapping", path, line)
+                out[(group, name)] = (loader.construct_object(node, deep=True), line)
+        return out
+    finally:
+        loader.dispose()
+
+
+def _mapping(node: yaml.Node, loader: yaml.SafeLoader, path: str, what: str):
+    """Yield (key, value node, line) of a YAML mapping node; duplicate keys are errors."""
+    if not isinstance(node, yaml.MappingNode):
+        raise MaltpyError(f"{what} must be a mapping of option names to values", path, node.start_mark.line + 1)
+    seen = set()
+    for key_node, value_node in node.value:
+        line = key_node.start_mark.line + 1
+        key = loader.construct_object(key_node)
+        if not isinstance(key, str):
+            raise MaltpyError(f"key {key!r} is not a name", path, line)
+        if key in seen:
+            raise MaltpyError(f"key {key!r} is given twice", path, line)
+        seen.add(key)
+        yield key, value_node, line
+
+
+def dump_config(config: Config) -> str:
+    """The configuration as YAML, every option shown (what ``maltpy config`` prints)."""
+    return yaml.safe_dump(config.to_dict(), sort_keys=False, default_flow_style=False, allow_unicode=True)

@@ -1,0 +1,115 @@
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from maltpy.config import default_config, load_config, parse_learner_options
+from maltpy.errors import MaltpyError
+
+
+def write(tmp_path: Path, text: str) -> str:
+    path = tmp_path / "run.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def test_defaults_are_maltparser_1_9_2s():
+    c = default_config()
+    assert c.singlemalt.parsing_algorithm == "nivreeager"
+    assert c.guide.learner == "liblinear" and c.guide.features is None
+    assert c.guide.data_split_threshold == 50 and c.guide.data_split_column is None
+    assert dict(c.lib.options) == {"s": 4, "c": 0.1, "e": 0.1, "B": -1.0}
+    assert (c.nivre.allow_root, c.nivre.allow_reduce) == (True, False)
+    assert (c.covington.allow_root, c.covington.allow_shift, c.covington.max_degree) == (True, False, None)
+    assert c.graph.root_label == "ROOT"
+    assert (c.pproj.marking_strategy, c.pproj.covered_root, c.pproj.lifting_order) == ("none", "none", "shortest")
+
+
+def test_libsvm_defaults_are_maltparsers():
+    options = parse_learner_options("", "libsvm")
+    assert {k: options[k] for k in "stdgrce"} == {"s": 0, "t": 1, "d": 2, "g": 0.2, "r": 0.0, "c": 1.0, "e": 1.0}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_load(path):
+    load_config(str(path))
+
+
+def test_the_papers_config():
+    c = load_config(str(ROOT / "configs" / "nivre2008-libsvm.yaml"))
+    assert c.guide.learner == "libsvm" and c.lib.options["c"] == 0.5 and c.lib.options["e"] == 1.0
+    assert (c.guide.data_split_column, c.guide.data_split_structure) == ("POSTAG", "Input[0]")
+
+
+def test_a_file_and_command_line_overrides(tmp_path):
+    path = write(
+        tmp_path,
+        "singlemalt:\n  parsing_algorithm: covnonproj\ncovington:\n  allow_shift: true\n"
+        "guide:\n  learner: libsvm\n  features: models/my.xml\nlib:\n  options: {c: 0.5}\n",
+    )
+    c = load_config(path)
+    assert c.singlemalt.parsing_algorithm == "covnonproj" and c.covington.allow_shift is True
+    assert c.lib.options["c"] == 0.5 and c.lib.options["t"] == 1
+    assert c.guide.features == str(tmp_path / "models" / "my.xml")  # relative to the config's folder
+    c = load_config(
+        path,
+        {
+            ("singlemalt", "parsing_algorithm"): "stacklazy",
+            ("covington", "allow_shift"): "false",
+            ("lib", "options"): "-c_0.25_-e_0.5",
+            ("guide", "features"): "x.xml",
+        },
+    )
+    assert c.singlemalt.parsing_algorithm == "stacklazy" and c.covington.allow_shift is False
+    assert (c.lib.options["c"], c.lib.options["e"]) == (0.25, 0.5)
+    assert c.guide.features == "x.xml"  # from the command line: as given
+
+
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        ("nivre:\n  allow_rooot: true\n", 2, "unknown key nivre.allow_rooot"),
+        ("nivrre:\n  allow_root: true\n", 1, "unknown option group 'nivrre'"),
+        ("nivre:\n  allow_root: 3\n", 2, "nivre.allow_root: expected true or false, not 3"),
+        ("nivre:\n  allow_root: 'true'\n", 2, "nivre.allow_root: expected true or false"),
+        ("guide:\n  learner: svm\n", 2, "guide.learner: 'svm' is not one of"),
+        ("guide:\n  data_split_threshold: many\n", 2, "guide.data_split_threshold: expected an integer"),
+        ("guide:\n  data_split_threshold: -1\n", 2, "must be at least 0"),
+        ("guide:\n  data_split_column: POSTAG\n", 2, "a data split needs both"),
+        ("guide:\n  data_split_column: TAG\n  data_split_structure: Input[0]\n", 2, "'TAG' is not a column name"),
+        ("guide:\n  data_split_column: POSTAG\n  data_split_structure: Input(0)\n", 3, "is not an address"),
+        ("singlemalt:\n  parsing_algorithm: planar\n", 2, "'planar' is not one of"),
+        ("singlemalt:\n  parsing_algorithm: [nivreeager]\n", 2, "expected a single value"),
+        ("covington:\n  max_degree: 1.5\n", 2, "covington.max_degree: expected an integer"),
+        ("lib:\n  options: '-c'\n", 2, "every flag needs a value"),
+        ("lib:\n  options: '-t 1'\n", 2, "-t is not a liblinear option"),
+        ("lib:\n  options: '-c -1'\n", 2, "-c -1 is outside 0..inf"),
+        ("lib:\n  options: {c: fast}\n", 2, "-c takes a number"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: '-d 2.5'\n", 4, "-d takes an integer"),
+        ("guide:\n  learner: libsvm\n  learner: liblinear\n", 3, "key 'learner' is given twice"),
+        ("guide: [1, 2\n", 2, "not valid YAML"),
+        ("- nivre\n", 1, "the file must be a mapping"),
+        ("graph:\n  root_label: ''\n", 2, "graph.root_label: '' is empty"),
+    ],
+)
+def test_errors_name_file_line_and_key(tmp_path, text, line, message):
+    path = write(tmp_path, text)
+    with pytest.raises(MaltpyError) as caught:
+        load_config(path)
+    assert (caught.value.file, caught.value.line) == (path, line)
+    assert message in caught.value.message
+
+
+def test_command_line_errors_say_so():
+    with pytest.raises(MaltpyError, match="singlemalt.parsing_algorithm") as caught:
+        load_config(None, {("singlemalt", "parsing_algorithm"): "arcswift"})
+    assert caught.value.file == "command line"
+
+
+def test_an_empty_file_is_all_defaults(tmp_path):
+    assert load_config(write(tmp_path, "# nothing\n")) == default_config()
+
+
+def test_missing_config_file(tmp_path):
+    with pytest.raises(MaltpyError, match="no such config file"):
+        load_config(str(tmp_path / "absent.yaml"))
