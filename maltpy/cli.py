@@ -1,0 +1,198 @@
+"""The ``maltpy`` command: parses options, calls the library, maps errors to exit statuses.
+
+Exit statuses: 0 success; 2 a user error (bad input, bad config, bad usage), reported as one
+line ``maltpy: error: FILE:LINE: message`` on stderr; 130 interrupted; 141 output pipe closed.
+Standard output carries nothing but the command's result.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+
+import click
+
+from . import __version__
+from .config import FLAGS, OPTIONS, dump_config, load_config
+from .conll import FORMATS, format_sentence
+from .errors import MaltpyError
+from .evaluate import Scores, attachment_scores
+from .files import atomic_output, is_std, read_conll
+
+FORMAT_CHOICE = click.Choice(("auto",) + FORMATS)
+
+
+def config_options(command: Callable) -> Callable:
+    """Add MaltParser's flag of every config option (``-a``, ``-l``, ``-F``, ``-nr`` ...)."""
+    for (group, name), option in reversed(OPTIONS.items()):
+        command = click.option(
+            f"-{option.flag}",
+            f"cfg_{group}_{name}",
+            metavar="VALUE",
+            default=None,
+            help=f"{group}.{name}: {option.help}",
+        )(command)
+    return click.option("-c", "--config", "config_path", metavar="FILE", help="YAML configuration file.")(command)
+
+
+def config_from(kwargs: dict) -> object:
+    """The Config named by ``-c`` with the command line's option flags applied over it."""
+    overrides = {}
+    for group, name in FLAGS.values():
+        value = kwargs.pop(f"cfg_{group}_{name}", None)
+        if value is not None:
+            overrides[(group, name)] = value
+    return load_config(kwargs.pop("config_path", None), overrides)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="maltpy")
+def cli() -> None:
+    """maltpy: data-driven dependency parsing in the MaltParser mould.
+
+    Inputs and outputs are CoNLL-X or CoNLL-U files; '-' (or no -i/-o) means standard
+    input/output.
+    """
+
+
+@cli.command("eval")
+@click.argument("gold")
+@click.argument("system")
+@click.option(
+    "--punct",
+    type=click.Choice(("include", "exclude")),
+    default="include",
+    show_default=True,
+    help="Score punctuation tokens (PUNCT tag or punctuation-only form) or leave them out.",
+)
+@click.option("--per-label", is_flag=True, help="Add precision, recall and F per dependency label.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+@click.option(
+    "--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True, help="Format of both files."
+)
+def eval_command(gold: str, system: str, punct: str, per_label: bool, as_json: bool, format_: str) -> None:
+    """Attachment scores of SYSTEM against GOLD: LAS, UAS, LA and exact match (EM).
+
+    \b
+    Example:
+      maltpy eval gold.conllu parsed.conllu --punct exclude --per-label
+    """
+    if is_std(gold) and is_std(system):
+        raise MaltpyError("only one of GOLD and SYSTEM can be standard input")
+    with read_conll(gold, format_) as g, read_conll(system, format_) as s:
+        scores = attachment_scores(g, s, g.name, s.name, exclude_punct=punct == "exclude")
+    if as_json:
+        result = scores.as_dict(per_label)
+        result["punct"] = punct
+        click.echo(json.dumps(result, ensure_ascii=False))
+    else:
+        click.echo(_score_table(scores, g.name, s.name, punct, per_label))
+
+
+def _score_table(scores: Scores, gold: str, system: str, punct: str, per_label: bool) -> str:
+    def pct(x: float | None) -> str:
+        return "n/a" if x is None else f"{x:.2f}"
+
+    lines = [
+        f"gold         {gold}",
+        f"system       {system}",
+        f"punctuation  {'included' if punct == 'include' else 'excluded'}",
+        f"sentences    {scores.sentences}",
+        f"tokens       {scores.tokens}",
+        "",
+        "metric   score  correct    total",
+        f"LAS     {pct(scores.las):>6} {scores.right_both:>8} {scores.tokens:>8}",
+        f"UAS     {pct(scores.uas):>6} {scores.right_head:>8} {scores.tokens:>8}",
+        f"LA      {pct(scores.la):>6} {scores.right_label:>8} {scores.tokens:>8}",
+        f"EM      {pct(scores.em):>6} {scores.exact:>8} {scores.sentences:>8}",
+    ]
+    if per_label:
+        width = max([5] + [len(label) for label in scores.per_label])
+        lines += ["", f"{'label':<{width}}     gold   system  correct  precision   recall        F"]
+        for label, counts in sorted(scores.per_label.items()):
+            d = counts.as_dict()
+            lines.append(
+                f"{label:<{width}} {d['gold']:>8} {d['system']:>8} {d['correct']:>8} "
+                f"{pct(d['precision']):>10} {pct(d['recall']):>8} {pct(d['f1']):>8}"
+            )
+    return "\n".join(lines)
+
+
+@cli.command("convert")
+@click.option("-i", "--input", "input_path", metavar="FILE", help="Input file (default: standard input).")
+@click.option("-o", "--output", "output_path", metavar="FILE", help="Output file (default: standard output).")
+@click.option("--to", "to_format", type=click.Choice(FORMATS), required=True, help="Output format.")
+@click.option("--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True, help="Input format.")
+@click.option(
+    "--postag-from",
+    type=click.Choice(("xpos", "upos")),
+    default="xpos",
+    show_default=True,
+    help="CoNLL-U to CoNLL-X: the CoNLL-U column that fills POSTAG.",
+)
+def convert_command(
+    input_path: str | None, output_path: str | None, to_format: str, format_: str, postag_from: str
+) -> None:
+    """Convert between CoNLL-X and CoNLL-U.
+
+    Reading a file and writing it in its own format reproduces it (line ends become LF).
+    CoNLL-U to CoNLL-X drops comments, multiword-token lines and empty nodes and blanks
+    PHEAD/PDEPREL; CoNLL-X to CoNLL-U blanks DEPS/MISC.
+
+    \b
+    Example:
+      maltpy convert -i en_lines-ud-train.conllu -o en_lines-ud-train.conllx --to conllx --postag-from upos
+    """
+    with read_conll(input_path, format_) as reader, atomic_output(output_path) as out:
+        for sentence in reader:
+            out.write(format_sentence(sentence, to_format, postag_from).encode("utf-8"))
+
+
+@cli.command("config")
+@config_options
+def config_command(**kwargs: object) -> None:
+    """Check a configuration and print it in full: every option, defaults filled in.
+
+    Option groups and names are MaltParser's; so are the flags that override the file.
+
+    \b
+    Example:
+      maltpy config -c configs/nivreeager-libsvm.yaml -a stackeager
+    """
+    click.echo(dump_config(config_from(kwargs)), nl=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    if not (sys.argv[1:] if argv is None else argv):
+        with cli.make_context("maltpy", ["--help"], resilient_parsing=True) as ctx:
+            click.echo(cli.get_help(ctx), err=True)
+        return 2
+    try:
+        status = cli.main(args=argv, prog_name="maltpy", standalone_mode=False)
+    except MaltpyError as e:
+        return _fail(str(e))
+    except click.UsageError as e:
+        command = e.ctx.command_path if e.ctx else "maltpy"
+        return _fail(f"{e.format_message()} (see '{command} --help')")
+    except click.ClickException as e:
+        return _fail(e.format_message())
+    except (click.Abort, KeyboardInterrupt):
+        print("maltpy: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader of our output went away (as `maltpy parse ... | head` does): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        return _fail(f"{where}{e.strerror or e}")
+    return status if isinstance(status, int) else 0  # --help and --version return 0
+
+
+def _fail(message: str) -> int:
+    print(f"maltpy: error: {message}", file=sys.stderr)
+    return 2

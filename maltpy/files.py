@@ -1,0 +1,78 @@
+"""Opening inputs and outputs the way every command does.
+
+``-`` or no path means standard input or output. An output file is written under a temporary
+name beside it and renamed only when the command succeeds, so a failed or interrupted run
+never leaves a half-written file (and ``-i x -o x`` is safe).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
+
+from .conll import ConllReader
+from .errors import MaltpyError
+
+STDIN_NAME = "<stdin>"
+
+
+def is_std(path: str | None) -> bool:
+    return path is None or path == "-"
+
+
+@contextmanager
+def open_input(path: str | None) -> Iterator[tuple[BinaryIO, str]]:
+    """(binary stream, name for messages) of a file, or of standard input."""
+    if is_std(path):
+        yield sys.stdin.buffer, STDIN_NAME
+        return
+    try:
+        stream = open(path, "rb")
+    except FileNotFoundError:
+        raise MaltpyError("no such file", path) from None
+    except IsADirectoryError:
+        raise MaltpyError("is a directory, not a file", path) from None
+    except OSError as e:
+        raise MaltpyError(f"cannot read: {e.strerror}", path) from None
+    with stream:
+        yield stream, path
+
+
+@contextmanager
+def read_conll(path: str | None, format: str = "auto") -> Iterator[ConllReader]:
+    """A ConllReader over a file or standard input."""
+    with open_input(path) as (stream, name):
+        yield ConllReader(stream, name, format)
+
+
+@contextmanager
+def atomic_output(path: str | None) -> Iterator[BinaryIO]:
+    """A binary stream that becomes ``path`` only if the block completes without an exception."""
+    if is_std(path):
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    if os.path.isdir(path):
+        raise MaltpyError("is a directory; cannot write output there", path)
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".part", dir=directory)
+    except OSError as e:
+        raise MaltpyError(f"cannot write: {e.strerror}", path) from None
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            yield stream
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

@@ -1,0 +1,162 @@
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import DATA, EXAMPLE, SWEMALT, assert_one_line_error, requires_shared, run_maltpy
+
+import maltpy
+
+MALFORMED = Path(__file__).parent / "data" / "malformed"
+CASES = json.loads((MALFORMED / "cases.json").read_text())
+
+
+@pytest.mark.parametrize("args", [["--help"], ["eval", "--help"], ["convert", "--help"], ["config", "--help"]])
+def test_help(args):
+    result = run_maltpy(*args)
+    assert result.returncode == 0 and b"Usage: maltpy" in result.stdout
+
+
+def test_version_and_the_console_script():
+    result = run_maltpy("--version")
+    assert result.stdout.decode().strip() == f"maltpy, version {maltpy.__version__}"
+    script = Path(sys.executable).parent / "maltpy"
+    if script.exists():  # installed with pip: the console script is there too
+        assert subprocess.run([script, "--help"], capture_output=True).returncode == 0
+
+
+def test_usage_errors_are_one_line_too():
+    assert_one_line_error(run_maltpy("eval", "only-one-file"), "Missing argument")
+    assert_one_line_error(run_maltpy("convert", "--to", "xml"), "Invalid value")
+    assert_one_line_error(run_maltpy("frobnicate"), "No such command")
+    no_command = run_maltpy()
+    assert no_command.returncode == 2 and b"Commands:" in no_command.stderr and not no_command.stdout
+
+
+def test_eval_on_the_example_treebank():
+    result = run_maltpy("eval", "--json", EXAMPLE / "en-test.conllu", EXAMPLE / "en-test.baseline.conllu")
+    scores = json.loads(result.stdout)
+    assert result.returncode == 0 and result.stderr == b""
+    assert (scores["tokens"], scores["sentences"]) == (102, 12)
+    assert set(scores) >= {"LAS", "UAS", "LA", "EM"}
+
+
+@requires_shared
+def test_eval_json_acceptance_command():
+    gold = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    result = run_maltpy("eval", "--json", gold, parsed)
+    scores = json.loads(result.stdout)
+    # counted here, straight from the columns of the two files
+    g = [line.split("\t") for line in gold.read_text("utf-8").splitlines() if line]
+    p = [line.split("\t") for line in parsed.read_text("utf-8").splitlines() if line]
+    assert [x[1] for x in g] == [x[1] for x in p]
+    n = len(g)
+    assert scores["tokens"] == n == 2651 and scores["sentences"] == 230
+    assert scores["LAS"] == round(100 * sum(a[6] == b[6] and a[7] == b[7] for a, b in zip(g, p)) / n, 2)
+    assert scores["UAS"] == round(100 * sum(a[6] == b[6] for a, b in zip(g, p)) / n, 2)
+    assert scores["LA"] == round(100 * sum(a[7] == b[7] for a, b in zip(g, p)) / n, 2)
+
+
+@requires_shared
+def test_eval_text_per_label_and_punctuation():
+    gold = DATA / "conllx" / "la_perseus-ud-test.conllx"
+    result = run_maltpy("eval", "--punct", "exclude", "--per-label", gold, gold)
+    out = result.stdout.decode()
+    assert result.returncode == 0
+    assert "punctuation  excluded" in out and "LAS     100.00" in out
+    assert "\nnsubj " in out and "precision" in out
+
+
+@requires_shared
+def test_eval_reads_one_side_from_stdin():
+    gold = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    piped = run_maltpy("eval", "--json", gold, "-", input=parsed.read_bytes())
+    direct = run_maltpy("eval", "--json", gold, parsed)
+    assert json.loads(piped.stdout) == json.loads(direct.stdout)
+
+
+def test_eval_of_files_that_do_not_line_up(tmp_path):
+    gold = EXAMPLE / "en-test.conllu"
+    text = gold.read_text("utf-8")
+    shorter = tmp_path / "short.conllu"
+    shorter.write_text(text[: text.rindex("# sent_id")], "utf-8")
+    err = assert_one_line_error(run_maltpy("eval", gold, shorter), f"{gold}:")
+    assert "sentence 12 has no counterpart there" in err
+    changed = tmp_path / "changed.conllu"
+    changed.write_text(text.replace("\tbus\t", "\ttram\t"), "utf-8")
+    err = assert_one_line_error(run_maltpy("eval", gold, changed), f"{changed}:")
+    assert "sentence 7 does not line up" in err and "'tram' here, 'bus' there" in err
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_malformed_input_makes_convert_and_eval_fail_cleanly(tmp_path, name):
+    line, fragment = CASES[name]
+    bad = tmp_path / name
+    bad.write_bytes((MALFORMED / name).read_bytes())
+    out = tmp_path / "out.conll"
+    err = assert_one_line_error(run_maltpy("convert", "-i", bad, "-o", out, "--to", "conllu"), f"{bad}:{line}: ")
+    assert fragment in err
+    assert sorted(os.listdir(tmp_path)) == [name]  # no output, no temporary file left behind
+    good = EXAMPLE / "en-test.conllu"
+    assert_one_line_error(run_maltpy("eval", bad, good), f"{bad}:{line}: ")
+    assert_one_line_error(run_maltpy("eval", good, bad), f"{bad}:{line}: ")
+
+
+def test_a_failed_convert_keeps_the_old_output(tmp_path):
+    out = tmp_path / "out.conllu"
+    out.write_text("precious\n")
+    bad = MALFORMED / "head-cycle.conllx"
+    assert_one_line_error(run_maltpy("convert", "-i", bad, "-o", out, "--to", "conllu"), str(bad))
+    assert out.read_text() == "precious\n" and os.listdir(tmp_path) == ["out.conllu"]
+
+
+def test_missing_and_unwritable_paths(tmp_path):
+    assert_one_line_error(
+        run_maltpy("convert", "-i", tmp_path / "absent", "--to", "conllu"), f"{tmp_path / 'absent'}: no such file"
+    )
+    assert_one_line_error(run_maltpy("convert", "-i", tmp_path, "--to", "conllu"), f"{tmp_path}: is a directory")
+    target = tmp_path / "no" / "such" / "dir" / "out.conllu"
+    assert_one_line_error(
+        run_maltpy("convert", "-i", EXAMPLE / "en-test.conllu", "-o", target, "--to", "conllu"),
+        f"{target}: cannot write",
+    )
+
+
+def test_convert_in_a_pipeline_and_in_place(tmp_path):
+    source = EXAMPLE / "en-train.conllu"
+    result = run_maltpy("convert", "--to", "conllu", input=source.read_bytes())
+    assert result.returncode == 0 and result.stdout == source.read_bytes() and result.stderr == b""
+    copy = tmp_path / "copy.conllu"
+    copy.write_bytes(source.read_bytes())
+    assert run_maltpy("convert", "-i", copy, "-o", copy, "--to", "conllx").returncode == 0
+    text = copy.read_text("utf-8")
+    assert "# sent_id" not in text and "\n2-3\t" not in text and "\n5.1\t" not in text
+    assert text.count("\n\n") == 40
+
+
+def test_a_closed_pipe_is_not_an_error_message(tmp_path):
+    big = tmp_path / "big.conllu"
+    big.write_bytes((EXAMPLE / "en-train.conllu").read_bytes() * 200)
+    pipeline = subprocess.run(
+        f"'{sys.executable}' -m maltpy convert -i '{big}' --to conllu | head -n 1",
+        shell=True,
+        capture_output=True,
+    )
+    assert pipeline.stdout == b"# sent_id = maltpy-example-train-01\n"
+    assert pipeline.stderr == b""
+
+
+def test_config_command(tmp_path):
+    result = run_maltpy("config", "-a", "stackeager", "-l", "libsvm", "-lo", "-c 0.5", "-nr", "false")
+    out = result.stdout.decode()
+    assert result.returncode == 0
+    assert "parsing_algorithm: stackeager" in out and "learner: libsvm" in out and "c: 0.5" in out
+    assert "allow_root: false" in out
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("nivre:\n  allow_reduce: sometimes\n")
+    err = assert_one_line_error(run_maltpy("config", "-c", bad), f"{bad}:2: ")
+    assert "nivre.allow_reduce" in err
