@@ -33,3 +33,68 @@ def find_cycle(heads: list[int]) -> list[int] | None:
         for w in walk:
             state[w] = 2
     return None
+
+
+def is_projective(heads: list[int]) -> bool:
+    """True if every arc is projective: each word between a head and its dependent is
+    dominated by the head (Nivre 2008, §2, Definition 3)."""
+    return not nonprojective_arcs(heads)
+
+
+def nonprojective_arcs(heads: list[int]) -> list[int]:
+    """The dependents d whose arc heads[d] → d is non-projective, in word order."""
+    n = len(heads) - 1
+    depth = _depths(heads)
+    out = []
+    for d in range(1, n + 1):
+        h = heads[d]
+        lo, hi = min(h, d), max(h, d)
+        for k in range(lo + 1, hi):
+            # k is dominated by h iff walking up from k to h's depth arrives at h
+            a = k
+            while depth[a] > depth[h]:
+                a = heads[a]
+            if a != h:
+                out.append(d)
+                break
+    return out
+
+
+def _depths(heads: list[int]) -> list[int]:
+    depth = [-1] * len(heads)
+    depth[0] = 0
+    for start in range(1, len(heads)):
+        path = []
+        d = start
+        while depth[d] == -1:
+            path.append(d)
+            d = heads[d]
+        for node in reversed(path):
+            depth[node] = depth[heads[node]] + 1
+    return depth
+
+
+def arc_degree(heads: list[int], head: int, dependent: int, limit: int | None = None) -> int:
+    """The degree of non-projectivity of the arc head → dependent (Nivre 2006, Definition 3.1,
+    as used in Nivre 2007, §2): the number of connected components of the graph restricted to
+    the words strictly between the two that are not dominated by ``head`` within the span.
+
+    A component's root is a word whose head is outside the open interval; it is dominated from
+    within the span exactly when that head is ``head`` or ``dependent`` (whose head ``head``
+    is). So the degree counts the words between whose head lies outside the span, or who have
+    no head yet in a partial graph. Counting stops once it passes ``limit``.
+    """
+    lo, hi = (head, dependent) if head < dependent else (dependent, head)
+    count = 0
+    for k in range(lo + 1, hi):
+        h = heads[k]
+        if h == -1 or h < lo or h > hi:
+            count += 1
+            if limit is not None and count > limit:
+                break
+    return count
+
+
+def degree(heads: list[int]) -> int:
+    """The degree of non-projectivity of a tree: the largest degree of any of its arcs."""
+    return max((arc_degree(heads, heads[d], d) for d in range(1, len(heads))), default=0)
