@@ -11,6 +11,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 
 import click
 
@@ -20,13 +21,22 @@ from .conll import FORMATS, format_sentence
 from .errors import MaltpyError
 from .evaluate import Scores, attachment_scores
 from .files import atomic_output, is_std, read_conll
+from .transition import count_swaps, rebuild, system_for
+from .tree import is_projective
 
 FORMAT_CHOICE = click.Choice(("auto",) + FORMATS)
 
 
-def config_options(command: Callable) -> Callable:
-    """Add MaltParser's flag of every config option (``-a``, ``-l``, ``-F``, ``-nr`` ...)."""
+def config_options(*groups: str) -> Callable[[Callable], Callable]:
+    """Add ``-c FILE`` and MaltParser's flag of every option in ``groups`` (all if none given):
+    ``-a``, ``-l``, ``-F``, ``-nr`` ..."""
+    return lambda command: _add_config_options(command, groups)
+
+
+def _add_config_options(command: Callable, groups: tuple[str, ...]) -> Callable:
     for (group, name), option in reversed(OPTIONS.items()):
+        if groups and group not in groups:
+            continue
         command = click.option(
             f"-{option.flag}",
             f"cfg_{group}_{name}",
@@ -150,8 +160,78 @@ def convert_command(
             out.write(format_sentence(sentence, to_format, postag_from).encode("utf-8"))
 
 
+@cli.command("oracle")
+@config_options("singlemalt", "nivre", "covington", "graph", "input")
+@click.option("-i", "--input", "input_path", metavar="FILE", help="Gold treebank (default: standard input).")
+@click.option("-o", "--output", "output_path", metavar="FILE", help="Write the rebuilt trees here.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+def oracle_command(input_path: str | None, output_path: str | None, as_json: bool, **kwargs: object) -> None:
+    """Replay a transition system's oracle over every gold tree and rebuild the trees.
+
+    Prints sentences, tokens, non-projective sentences, sentences rebuilt exactly (heads
+    and labels), transitions, transitions per token and swaps. A projective system rebuilds
+    what it can of a non-projective tree. The algorithm and its options come from -c and
+    the flags (-a, -nr, -ne, -cr, -cs, -cd, -grl).
+
+    \b
+    Example:
+      maltpy oracle -a stacklazy -i la_perseus-ud-train.conllu --json
+    """
+    config = config_from(kwargs)
+    system = system_for(config)
+    stats = {
+        "algorithm": system.name,
+        "sentences": 0,
+        "tokens": 0,
+        "nonprojective": 0,
+        "rebuilt": 0,
+        "transitions": 0,
+        "swaps": 0,
+    }
+    writing = output_path is not None
+    with (
+        read_conll(input_path, config.input.format) as reader,
+        atomic_output(output_path) if writing else nullcontext() as out,
+    ):
+        for sentence in reader:
+            heads = sentence.heads
+            if heads is None:
+                raise MaltpyError("the oracle needs gold trees, but HEAD is _", reader.name, sentence.line)
+            labels = sentence.labels
+            transitions, rebuilt_heads, rebuilt_labels = rebuild(system, heads, labels, config.graph.root_label)
+            stats["sentences"] += 1
+            stats["tokens"] += len(sentence)
+            stats["nonprojective"] += not is_projective(heads)
+            stats["rebuilt"] += rebuilt_heads == heads and rebuilt_labels[1:] == labels[1:]
+            stats["transitions"] += len(transitions)
+            stats["swaps"] += count_swaps(transitions)
+            if writing:
+                sentence.set_arcs(rebuilt_heads, rebuilt_labels)
+                out.write(format_sentence(sentence).encode("utf-8"))
+    stats["transitions_per_token"] = round(stats["transitions"] / stats["tokens"], 3) if stats["tokens"] else None
+    to_stderr = writing and is_std(output_path)  # the trees have standard output
+    if as_json:
+        click.echo(json.dumps(stats), err=to_stderr)
+        return
+
+    def share(key: str) -> str:
+        return f"  ({100 * stats[key] / stats['sentences']:.2f}%)" if stats["sentences"] else ""
+
+    click.echo(
+        f"algorithm              {stats['algorithm']}\n"
+        f"sentences              {stats['sentences']}\n"
+        f"tokens                 {stats['tokens']}\n"
+        f"non-projective         {stats['nonprojective']}{share('nonprojective')}\n"
+        f"rebuilt exactly        {stats['rebuilt']}{share('rebuilt')}\n"
+        f"transitions            {stats['transitions']}\n"
+        f"transitions per token  {stats['transitions_per_token']}\n"
+        f"swaps                  {stats['swaps']}",
+        err=to_stderr,
+    )
+
+
 @cli.command("config")
-@config_options
+@config_options()
 def config_command(**kwargs: object) -> None:
     """Check a configuration and print it in full: every option, defaults filled in.
 

@@ -71,6 +71,13 @@ class Sentence:
     def column(self, index: int) -> list[str]:
         return [w[index] for w in self.words]
 
+    def set_arcs(self, heads: list[int], labels: list[str]) -> None:
+        """Replace HEAD and DEPREL of every word (``heads``/``labels`` indexed from 1, as in
+        ``tree``); every other column and line stays as it was."""
+        for d, word in enumerate(self.words, 1):
+            word[HEAD] = str(heads[d])
+            word[DEPREL] = labels[d]
+
 
 class ConllReader:
     """Sentences from a binary stream, one at a time.

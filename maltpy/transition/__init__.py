@@ -1,0 +1,47 @@
+"""The parsing algorithms: one transition system per MaltParser name, each with its oracle."""
+
+from __future__ import annotations
+
+from ..config import Config
+from .base import SW, Gold, Transition, finish, run_oracle
+from .covington import CovingtonNonProjective, CovingtonProjective
+from .nivre import NivreEager, NivreStandard
+from .stack import StackEager, StackLazy, StackProjective
+
+SYSTEMS = {
+    "nivreeager": NivreEager,
+    "nivrestandard": NivreStandard,
+    "covproj": CovingtonProjective,
+    "covnonproj": CovingtonNonProjective,
+    "stackproj": StackProjective,
+    "stackeager": StackEager,
+    "stacklazy": StackLazy,
+}
+
+
+def system_for(config: Config):
+    """The transition system the configuration names, with its options."""
+    name = config.singlemalt.parsing_algorithm
+    if name == "nivreeager":
+        return NivreEager(config.nivre.allow_root, config.nivre.allow_reduce)
+    if name == "nivrestandard":
+        return NivreStandard(config.nivre.allow_root)
+    if name == "covnonproj":
+        return CovingtonNonProjective(
+            config.covington.allow_root, config.covington.allow_shift, config.covington.max_degree
+        )
+    if name == "covproj":
+        return CovingtonProjective(config.covington.allow_root, config.covington.allow_shift)
+    return SYSTEMS[name]()
+
+
+def rebuild(
+    system, heads: list[int], labels: list[str], root_label: str
+) -> tuple[list[Transition], list[int], list[str]]:
+    """Run the system's oracle over a gold tree: the transitions and the tree they build."""
+    transitions, c = run_oracle(system, Gold(heads, labels))
+    return (transitions, *finish(c.arcs, root_label))
+
+
+def count_swaps(transitions: list[Transition]) -> int:
+    return sum(name == SW for name, _ in transitions)

@@ -1,0 +1,148 @@
+"""What every transition system shares: transition names, the partial graph, the gold tree.
+
+A transition is a pair (name, label): ``("SH", None)``, ``("LA", "nsubj")``. The names are
+MaltParser's: SH shift, RE reduce, LA left-arc, RA right-arc, NA no-arc, SW swap. A system
+(nivre.py, covington.py, stack.py) offers the same small interface, after Parsito's shape:
+
+    system.initial(n)               -> configuration for a sentence of n words
+    system.is_terminal(c)           -> bool
+    system.deterministic(c)         -> name of the only possible move, or None (MaltParser
+                                       applies such moves without asking the classifier)
+    system.allowed(c)               -> the names of the transitions whose preconditions hold
+    system.apply(c, name, label)
+    system.oracle(c, gold)          -> (name, label): the static oracle's transition
+
+and ``finish(c.arcs, root_label)`` turns a terminal configuration into a tree.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from dataclasses import dataclass
+
+SH, RE, LA, RA, NA, SW = "SH", "RE", "LA", "RA", "NA", "SW"
+ARC_NAMES = (LA, RA)
+
+Transition = tuple[str, "str | None"]
+
+
+@dataclass(slots=True)
+class Arcs:
+    """The partial dependency graph of a configuration over nodes 0..n.
+
+    ``heads[d]`` is -1 until d has a head; ``left[h]`` and ``right[h]`` hold h's dependents
+    before and after it, each in word order (MaltParser's left and right dependents).
+    """
+
+    heads: list[int]
+    labels: list[str | None]
+    left: list[list[int]]
+    right: list[list[int]]
+
+    @classmethod
+    def empty(cls, n: int) -> Arcs:
+        return cls([-1] * (n + 1), [None] * (n + 1), [[] for _ in range(n + 1)], [[] for _ in range(n + 1)])
+
+    def add(self, head: int, dependent: int, label: str | None) -> None:
+        self.heads[dependent] = head
+        self.labels[dependent] = label
+        insort(self.left[head] if dependent < head else self.right[head], dependent)
+
+    def leftmost(self, node: int) -> int:
+        """The leftmost left dependent of node, or -1."""
+        deps = self.left[node]
+        return deps[0] if deps else -1
+
+    def rightmost(self, node: int) -> int:
+        """The rightmost right dependent of node, or -1."""
+        deps = self.right[node]
+        return deps[-1] if deps else -1
+
+
+class Gold:
+    """The target tree of the oracle, with its dependents in word order."""
+
+    __slots__ = ("heads", "labels", "arcs", "_order", "_by_order")
+
+    def __init__(self, heads: list[int], labels: list[str]) -> None:
+        self.heads = heads
+        self.labels = labels
+        self.arcs = Arcs.empty(len(heads) - 1)
+        for d in range(1, len(heads)):
+            self.arcs.add(heads[d], d, labels[d])
+        self._order: list[int] | None = None
+        self._by_order: list[int] | None = None
+
+    def projective_order(self) -> list[int]:
+        """``order[i]`` is the position of node i in the projective order <_G of Nivre (2009), §3.2:
+        the order of an in-order traversal (left dependents, the node, right dependents)."""
+        if self._order is None:
+            order = [0] * len(self.heads)
+            position = 0
+            stack: list[tuple[int, bool]] = [(0, False)]
+            while stack:
+                node, visited = stack.pop()
+                if visited:
+                    order[node] = position
+                    position += 1
+                    continue
+                for d in reversed(self.arcs.right[node]):
+                    stack.append((d, False))
+                stack.append((node, True))
+                for d in reversed(self.arcs.left[node]):
+                    stack.append((d, False))
+            self._order = order
+        return self._order
+
+    def nodes_in_projective_order(self) -> list[int]:
+        """The inverse of ``projective_order``: the node at each position."""
+        if self._by_order is None:
+            by_order = [0] * len(self.heads)
+            for node, position in enumerate(self.projective_order()):
+                by_order[position] = node
+            self._by_order = by_order
+        return self._by_order
+
+    def complete(self, arcs: Arcs, node: int) -> bool:
+        """Has node collected its dependents in ``arcs``? MaltParser's test of Nivre (2009)'s
+        "A_i ⊆ A_c": its leftmost and its rightmost gold dependents are attached (dependents are
+        attached from the inside out, so the outermost ones come last)."""
+        gold = self.arcs
+        return gold.leftmost(node) == arcs.leftmost(node) and gold.rightmost(node) == arcs.rightmost(node)
+
+    def rightmost_descendant(self, node: int) -> int:
+        """The largest word index among node's proper descendants, or -1."""
+        best = -1
+        todo = list(self.arcs.left[node]) + list(self.arcs.right[node])
+        while todo:
+            d = todo.pop()
+            best = max(best, d)
+            todo.extend(self.arcs.left[d])
+            todo.extend(self.arcs.right[d])
+        return best
+
+
+def finish(arcs: Arcs, root_label: str) -> tuple[list[int], list[str]]:
+    """The tree of a terminal configuration: words without a head attach to the root with
+    ``root_label``, as MaltParser does after parsing (Nivre 2008, §6.1)."""
+    heads = list(arcs.heads)
+    labels = list(arcs.labels)
+    for d in range(1, len(heads)):
+        if heads[d] == -1:
+            heads[d] = 0
+            labels[d] = root_label
+    return heads, labels
+
+
+def run_oracle(system, gold: Gold) -> tuple[list[Transition], object]:
+    """Replay the oracle over ``gold`` from the initial configuration to a terminal one;
+    deterministic moves are taken as MaltParser takes them. Returns the transitions and the
+    terminal configuration."""
+    c = system.initial(len(gold.heads) - 1)
+    transitions: list[Transition] = []
+    while not system.is_terminal(c):
+        name = system.deterministic(c)
+        transition = (name, None) if name is not None else system.oracle(c, gold)
+        system.apply(c, *transition)
+        transitions.append(transition)
+    return transitions, c

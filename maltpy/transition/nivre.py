@@ -1,0 +1,155 @@
+"""Nivre's stack-based systems: arc-standard and arc-eager (Nivre 2008, §4.1 and §4.2).
+
+A configuration is a stack σ, a buffer β and a set of arcs A. Both systems start with the root
+on the stack and every word in the buffer, and stop when the buffer is empty (MaltParser's
+terminal condition: words left on the stack without a head are attached to the root with the
+root label afterwards).
+
+Options, as MaltParser's ``nivre`` group:
+- ``allow_root`` (-nr): the root is a node like any other, so RIGHT-ARC can attach root
+  dependents. If false, nothing is done while the root is on top but SHIFT, and root
+  dependents are attached only after parsing.
+- ``allow_reduce`` (-ne, arc-eager): REDUCE is allowed for a word without a head, which then
+  goes to the root after parsing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .base import LA, RA, RE, SH, Arcs, Gold, Transition
+
+
+@dataclass(slots=True)
+class NivreConfiguration:
+    """σ as a list with its top last; β as a list with its first node last."""
+
+    stack: list[int]
+    buffer: list[int]
+    arcs: Arcs
+
+
+def _initial(n: int) -> NivreConfiguration:
+    return NivreConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
+
+
+class NivreEager:
+    """Arc-eager (Nivre 2008, §4.2, Fig. 5):
+
+    LEFT-ARC_l   (σ|i, j|β) ⇒ (σ, j|β),    A ∪ {(j, l, i)}   i ≠ 0, i has no head
+    RIGHT-ARC_l  (σ|i, j|β) ⇒ (σ|i|j, β),  A ∪ {(i, l, j)}
+    REDUCE       (σ|i, β)   ⇒ (σ, β)                          i ≠ 0, i has a head
+    SHIFT        (σ, j|β)   ⇒ (σ|j, β)
+    """
+
+    name = "nivreeager"
+    transitions = (SH, RE, RA, LA)
+    projective = True
+
+    def __init__(self, allow_root: bool = True, allow_reduce: bool = False) -> None:
+        self.allow_root = allow_root
+        self.allow_reduce = allow_reduce
+
+    def initial(self, n: int) -> NivreConfiguration:
+        return _initial(n)
+
+    def is_terminal(self, c: NivreConfiguration) -> bool:
+        return not c.buffer
+
+    def deterministic(self, c: NivreConfiguration) -> str | None:
+        return SH if not self.allow_root and c.stack[-1] == 0 else None
+
+    def allowed(self, c: NivreConfiguration) -> list[str]:
+        top = c.stack[-1]
+        if top == 0:
+            return [SH, RA] if self.allow_root else [SH]
+        moves = [SH, RA]
+        if c.arcs.heads[top] == -1:
+            moves.append(LA)
+        if c.arcs.heads[top] != -1 or self.allow_reduce:
+            moves.append(RE)
+        return moves
+
+    def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
+        if name == SH:
+            c.stack.append(c.buffer.pop())
+        elif name == RA:
+            j = c.buffer.pop()
+            c.arcs.add(c.stack[-1], j, label)
+            c.stack.append(j)
+        elif name == LA:
+            c.arcs.add(c.buffer[-1], c.stack.pop(), label)
+        elif name == RE:
+            c.stack.pop()
+        else:
+            raise ValueError(f"{self.name} has no transition {name}")
+
+    def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
+        """LEFT-ARC or RIGHT-ARC for a gold arc between i and j; REDUCE once i has no gold arc
+        left with j or any word after it (some word k < i is j's head or left dependent);
+        SHIFT otherwise, and always for a headless i unless allow_reduce (MaltParser's order)."""
+        i, j = c.stack[-1], c.buffer[-1]
+        if i != 0 and gold.heads[i] == j:
+            return LA, gold.labels[i]
+        if gold.heads[j] == i:
+            return RA, gold.labels[j]
+        if not self.allow_reduce and c.arcs.heads[i] == -1:
+            return SH, None
+        if -1 < gold.arcs.leftmost(j) < i:
+            return RE, None
+        if gold.heads[j] < i and (gold.heads[j] != 0 or self.allow_root):
+            return RE, None
+        return SH, None
+
+
+class NivreStandard:
+    """Arc-standard (Nivre 2008, §4.1, Fig. 3), with MaltParser's RIGHT-ARC that keeps the
+    root on the stack:
+
+    LEFT-ARC_l   (σ|i, j|β) ⇒ (σ, j|β),   A ∪ {(j, l, i)}   i ≠ 0
+    RIGHT-ARC_l  (σ|i, j|β) ⇒ (σ, i|β),   A ∪ {(i, l, j)}   (i = 0: (σ|0, β))
+    SHIFT        (σ, j|β)   ⇒ (σ|j, β)
+    """
+
+    name = "nivrestandard"
+    transitions = (SH, RA, LA)
+    projective = True
+
+    def __init__(self, allow_root: bool = True) -> None:
+        self.allow_root = allow_root
+
+    def initial(self, n: int) -> NivreConfiguration:
+        return _initial(n)
+
+    def is_terminal(self, c: NivreConfiguration) -> bool:
+        return not c.buffer
+
+    def deterministic(self, c: NivreConfiguration) -> str | None:
+        return SH if not self.allow_root and c.stack[-1] == 0 else None
+
+    def allowed(self, c: NivreConfiguration) -> list[str]:
+        if c.stack[-1] == 0:
+            return [SH, RA] if self.allow_root else [SH]
+        return [SH, RA, LA]
+
+    def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
+        if name == SH:
+            c.stack.append(c.buffer.pop())
+        elif name == RA:
+            c.arcs.add(c.stack[-1], c.buffer.pop(), label)
+            if c.stack[-1] != 0:
+                c.buffer.append(c.stack.pop())
+        elif name == LA:
+            c.arcs.add(c.buffer[-1], c.stack.pop(), label)
+        else:
+            raise ValueError(f"{self.name} has no transition {name}")
+
+    def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
+        """LEFT-ARC for a gold arc j → i; RIGHT-ARC for i → j once j has all its right
+        dependents (its gold rightmost one is attached); SHIFT otherwise."""
+        i, j = c.stack[-1], c.buffer[-1]
+        if i != 0 and gold.heads[i] == j:
+            return LA, gold.labels[i]
+        if gold.heads[j] == i and gold.arcs.rightmost(j) == c.arcs.rightmost(j):
+            return RA, gold.labels[j]
+        return SH, None

@@ -1,0 +1,289 @@
+import io
+import json
+import random
+from pathlib import Path
+
+import pytest
+from conftest import DATA, requires_shared, run_maltpy
+
+from maltpy.config import load_config
+from maltpy.conll import ConllReader
+from maltpy.transition import SYSTEMS, count_swaps, rebuild, system_for
+from maltpy.transition.base import LA, NA, RA, RE, SH, SW, Gold, finish, run_oracle
+from maltpy.transition.covington import CovingtonNonProjective
+from maltpy.transition.nivre import NivreEager, NivreStandard
+from maltpy.transition.stack import StackEager
+from maltpy.tree import arc_degree, degree, find_cycle, is_projective
+
+PROJECTIVE = ("nivreeager", "nivrestandard", "covproj", "stackproj")
+UNRESTRICTED = ("covnonproj", "stackeager", "stacklazy")
+assert set(PROJECTIVE + UNRESTRICTED) == set(SYSTEMS)
+
+# Nivre (2009), Fig. 1: "A hearing is scheduled on the issue today ."
+FIG1_HEADS = [-1, 2, 3, 0, 3, 2, 7, 5, 4, 3]
+FIG1_LABELS = [None, "DET", "SBJ", "ROOT", "VG", "NMOD", "DET", "PC", "ADV", "P"]
+
+
+def treebanks() -> list[Path]:
+    if not DATA.is_dir():
+        return []
+    return sorted(
+        list(DATA.glob("ud/*/*.conllu"))
+        + list(DATA.glob("conllx/*.conllx"))
+        + list(DATA.glob("maltparser-examples/*.conll"))
+        + list(DATA.glob("maltparser-examples/swemalt-mini/gold/*.conll"))
+    )
+
+
+def trees(path: Path) -> list[tuple[list[int], list[str]]]:
+    with open(path, "rb") as f:
+        return [(s.heads, s.labels) for s in ConllReader(f, str(path))]
+
+
+def replay(system, heads, labels, root_label="ROOT"):
+    return rebuild(system, heads, labels, root_label)
+
+
+def names(transitions) -> str:
+    return " ".join(name if label is None else f"{name}({label})" for name, label in transitions)
+
+
+# --- whole treebanks ---------------------------------------------------------------------------
+
+
+@requires_shared
+@pytest.mark.parametrize("path", treebanks(), ids=lambda p: p.name)
+def test_oracles_rebuild_every_tree_they_can(path):
+    sentences = trees(path)
+    projective = [is_projective(h) for h, _ in sentences]
+    for name, cls in SYSTEMS.items():
+        system = cls()
+        rebuilt = 0
+        for (heads, labels), proj in zip(sentences, projective):
+            _, h, lab = replay(system, heads, labels)
+            exact = h == heads and lab[1:] == labels[1:]
+            rebuilt += exact
+            if proj or name in UNRESTRICTED:
+                assert exact, (name, heads)
+        if name in PROJECTIVE:
+            assert rebuilt + projective.count(False) == len(sentences), name
+        else:
+            assert rebuilt == len(sentences), name
+
+
+@requires_shared
+def test_lazy_swaps_less_than_eager_on_latin():
+    path = DATA / "ud" / "UD_Latin-Perseus" / "la_perseus-ud-train.conllu"
+    results = {}
+    for name in ("stackeager", "stacklazy"):
+        result = run_maltpy("oracle", "-a", name, "-i", path, "--json")
+        assert result.returncode == 0, result.stderr
+        results[name] = json.loads(result.stdout)
+    eager, lazy = results["stackeager"], results["stacklazy"]
+    assert lazy["swaps"] < eager["swaps"]
+    for r in (eager, lazy):
+        assert r["rebuilt"] == r["sentences"] == 1334
+        # Nivre (2009), §3.2: a terminating sequence has 2n + 2k transitions for k swaps
+        assert r["transitions"] == 2 * r["tokens"] + 2 * r["swaps"]
+        assert r["transitions_per_token"] == round(r["transitions"] / r["tokens"], 3)
+    assert 2.0 <= lazy["transitions_per_token"] <= 2.2 < eager["transitions_per_token"]
+
+
+@requires_shared
+def test_degree_bounds_on_latin():
+    # max_degree bounds the arcs that transitions build (Nivre 2007, §3). Words left without a
+    # head go to the root afterwards; with d = 0 that keeps the tree projective.
+    path = DATA / "ud" / "UD_Latin-Perseus" / "la_perseus-ud-train.conllu"
+    sentences = trees(path)
+    for d in (0, 1, 2):
+        system = CovingtonNonProjective(max_degree=d)
+        for heads, labels in sentences:
+            _, c = run_oracle(system, Gold(heads, labels))
+            built = [dep for dep in range(1, len(heads)) if c.arcs.heads[dep] != -1]
+            h, lab = finish(c.arcs, "ROOT")
+            assert all(arc_degree(h, h[dep], dep) <= d for dep in built)
+            if d == 0:
+                assert is_projective(h)
+            if degree(heads) <= d:
+                assert (h, lab[1:]) == (heads, labels[1:])
+
+
+@requires_shared
+def test_projectivity_is_degree_zero_on_real_trees():
+    for heads, _ in trees(DATA / "conllx" / "la_perseus-ud-train.conllx"):
+        assert is_projective(heads) == (degree(heads) == 0)
+
+
+# --- the papers' examples ----------------------------------------------------------------------
+
+
+def test_stackeager_makes_the_30_transitions_of_nivre_2009_fig_3():
+    transitions, heads, labels = replay(StackEager(), FIG1_HEADS, FIG1_LABELS)
+    assert names(transitions) == (
+        "SH SH LA(DET) SH SH SH SW SW SH SH SH SW SW SH SH SH SW SW LA(DET) RA(PC) RA(NMOD) "
+        "SH LA(SBJ) SH SH RA(ADV) RA(VG) SH RA(P) RA(ROOT)"
+    )
+    assert (heads, labels[1:]) == (FIG1_HEADS, FIG1_LABELS[1:])
+
+
+def test_stacklazy_swaps_later_and_less_on_fig_1():
+    transitions, heads, _ = replay(SYSTEMS["stacklazy"](), FIG1_HEADS, FIG1_LABELS)
+    assert heads == FIG1_HEADS and count_swaps(transitions) == 2
+    assert names(transitions).startswith("SH SH LA(DET) SH SH SH SH SH LA(DET) RA(PC) SW SW RA(NMOD)")
+
+
+def test_a_degree_1_tree_needs_max_degree_1():
+    assert degree(FIG1_HEADS) == 1
+    _, heads, _ = replay(CovingtonNonProjective(max_degree=1), FIG1_HEADS, FIG1_LABELS)
+    assert heads == FIG1_HEADS
+    _, heads, _ = replay(CovingtonNonProjective(max_degree=0), FIG1_HEADS, FIG1_LABELS)
+    assert heads != FIG1_HEADS and is_projective(heads)
+    _, heads, _ = replay(CovingtonNonProjective(), FIG1_HEADS, FIG1_LABELS)
+    assert heads == FIG1_HEADS
+
+
+def test_projective_systems_rebuild_what_they_can_of_fig_1():
+    for name in PROJECTIVE:
+        _, heads, labels = replay(SYSTEMS[name](), FIG1_HEADS, FIG1_LABELS)
+        assert heads != FIG1_HEADS and len(heads) == len(FIG1_HEADS)
+        assert all(h >= 0 for h in heads[1:])  # every word has a head, the leftovers the root
+
+
+# --- preconditions on small trees --------------------------------------------------------------
+
+
+def test_arc_eager_root_handling_and_reduce():
+    s = NivreEager()
+    c = s.initial(3)
+    assert sorted(s.allowed(c)) == [RA, SH]  # the root on top: no LEFT-ARC, no REDUCE
+    assert s.deterministic(c) is None
+    s.apply(c, SH)
+    assert sorted(s.allowed(c)) == [LA, RA, SH]  # word 1 has no head: no REDUCE
+    s.apply(c, RA, "obj")
+    assert c.stack == [0, 1, 2] and sorted(s.allowed(c)) == [RA, RE, SH]  # 2 has a head: no LEFT-ARC
+    s = NivreEager(allow_reduce=True)
+    c = s.initial(2)
+    s.apply(c, SH)
+    assert RE in s.allowed(c)
+    s = NivreEager(allow_root=False)
+    c = s.initial(2)
+    assert s.allowed(c) == [SH] and s.deterministic(c) == SH
+
+
+def test_arc_eager_without_allow_root_leaves_root_dependents_to_the_end():
+    transitions, heads, labels = replay(NivreEager(allow_root=False), [-1, 2, 0], [None, "nsubj", "root"], "ROOT")
+    assert heads == [-1, 2, 0] and labels == [None, "nsubj", "ROOT"]
+    assert (RA, "root") not in transitions
+
+
+def test_arc_standard_keeps_the_root_on_the_stack():
+    s = NivreStandard()
+    c = s.initial(2)
+    s.apply(c, RA, "root")  # 0 -> 1; the root stays, word 2 comes next
+    assert c.stack == [0] and c.buffer == [2] and c.arcs.heads[1] == 0
+    assert NivreStandard(allow_root=False).allowed(s.initial(1)) == [SH]
+
+
+def test_covington_cycles_are_not_allowed():
+    s = CovingtonNonProjective()
+    c = s.initial(3)
+    c.left, c.right = 1, 2
+    s.apply(c, RA, "a")  # 1 -> 2; i moves on to the root
+    assert (c.left, c.right) == (0, 2)
+    s.apply(c, NA)
+    assert (c.left, c.right) == (2, 3)
+    s.apply(c, RA, "b")  # 2 -> 3; 1 is in 3's component, so i skips to 0
+    assert c.left == 0
+    c.left = 1  # 1 has no head, but 3 -> 1 would close the cycle 1 -> 2 -> 3 -> 1
+    assert LA not in s.allowed(c) and RA not in s.allowed(c)
+    c.left = 0
+    assert LA not in s.allowed(c)  # the root never gets a head
+
+
+def test_covington_without_allow_root_never_compares_with_the_root():
+    s = CovingtonNonProjective(allow_root=False)
+    transitions, c = run_oracle(s, Gold([-1, 0, 1, 1], [None, "root", "a", "b"]))
+    assert c.leftstop == 1 and all(name in (LA, RA, NA) for name, _ in transitions)
+    assert finish(c.arcs, "ROOT")[1] == [None, "ROOT", "a", "b"]
+
+
+def test_covington_shift_only_when_allowed():
+    assert SH not in CovingtonNonProjective().allowed(CovingtonNonProjective().initial(2))
+    assert SH in CovingtonNonProjective(allow_shift=True).allowed(CovingtonNonProjective().initial(2))
+
+
+def test_swap_never_moves_the_root_or_a_pair_already_swapped():
+    s = StackEager()
+    c = s.initial(3)
+    s.apply(c, SH)
+    assert SW not in s.allowed(c)  # [0, 1]: the root is second
+    s.apply(c, SH)
+    assert SW in s.allowed(c)  # [0, 1, 2]
+    s.apply(c, SW)  # [0, 2] with 1 back in the buffer
+    assert c.stack == [0, 2] and c.buffer == [3, 1] and c.swapped == 1
+    s.apply(c, SH)  # [0, 2, 1]: 1 and 2 were swapped once, not again
+    assert c.swapped == 0 and SW not in s.allowed(c)
+    assert LA in s.allowed(c) and RA in s.allowed(c)
+
+
+def test_every_system_ends_in_a_tree_from_any_legal_sequence():
+    # The parser will choose among allowed() moves; whatever it picks must end in a tree.
+    rng = random.Random(7)
+    for name, cls in SYSTEMS.items():
+        system = cls()
+        for n in range(1, 12):
+            c = system.initial(n)
+            steps = 0
+            while not system.is_terminal(c):
+                move = system.deterministic(c) or rng.choice(system.allowed(c))
+                system.apply(c, move, "x" if move in (LA, RA) else None)
+                steps += 1
+                assert steps < 10 * n * n + 10, name
+            heads, _ = finish(c.arcs, "ROOT")
+            assert find_cycle(heads) is None and all(h >= 0 for h in heads[1:]), name
+
+
+def test_system_for_reads_the_options():
+    config = load_config(
+        None,
+        {
+            ("singlemalt", "parsing_algorithm"): "covnonproj",
+            ("covington", "max_degree"): "1",
+            ("covington", "allow_shift"): "true",
+        },
+    )
+    s = system_for(config)
+    assert isinstance(s, CovingtonNonProjective) and s.max_degree == 1 and s.allow_shift
+
+
+def test_oracle_command_writes_rebuilt_trees(tmp_path):
+    text = (
+        "".join(
+            f"{i}\tw{i}\t_\tX\tX\t_\t{h}\t{lab}\t_\t_\n"
+            for i, (h, lab) in enumerate(zip(FIG1_HEADS[1:], FIG1_LABELS[1:]), 1)
+        )
+        + "\n"
+    )
+    gold = tmp_path / "fig1.conll"
+    gold.write_text(text)
+    out = tmp_path / "rebuilt.conll"
+    result = run_maltpy("oracle", "-a", "nivreeager", "-i", gold, "-o", out, "--json")
+    stats = json.loads(result.stdout)
+    assert stats == {
+        "algorithm": "nivreeager",
+        "sentences": 1,
+        "tokens": 9,
+        "nonprojective": 1,
+        "rebuilt": 0,
+        "transitions": stats["transitions"],
+        "swaps": 0,
+        "transitions_per_token": stats["transitions_per_token"],
+    }
+    rebuilt = list(ConllReader(io.BytesIO(out.read_bytes()), "out"))
+    assert len(rebuilt) == 1 and rebuilt[0].heads != FIG1_HEADS and is_projective(rebuilt[0].heads)
+    piped = run_maltpy("oracle", "-a", "stackeager", "-o", "-", input=text.encode())
+    assert piped.stdout == text.encode() and b"rebuilt exactly        1" in piped.stderr
+    unparsed = tmp_path / "blind.conll"
+    unparsed.write_text("1\ta\t_\tX\tX\t_\t_\t_\t_\t_\n")
+    err = run_maltpy("oracle", "-a", "stackeager", "-i", unparsed).stderr.decode()
+    assert err == f"maltpy: error: {unparsed}:1: the oracle needs gold trees, but HEAD is _\n"
