@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable
 from contextlib import nullcontext
 
@@ -158,6 +159,130 @@ def convert_command(
     with read_conll(input_path, format_) as reader, atomic_output(output_path) as out:
         for sentence in reader:
             out.write(format_sentence(sentence, to_format, postag_from).encode("utf-8"))
+
+
+@cli.command("learn")
+@config_options()
+@click.option("-i", "--input", "input_path", metavar="FILE", help="Training treebank (default: standard input).")
+@click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="The model archive to write.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
+def learn_command(input_path: str | None, model_path: str, quiet: bool, **kwargs: object) -> None:
+    """Induce a parser from a treebank (MaltParser's learning mode) and write the model archive.
+
+    With no -c, MaltParser's defaults: nivreeager, liblinear, its default feature model for
+    the algorithm, learner and input format. The flags override the configuration.
+
+    \b
+    Example:
+      maltpy learn -c configs/nivreeager-libsvm.yaml -i train.conllu -m en.mpm
+    """
+    from .parser import learn
+
+    config = config_from(kwargs)
+    say = None if quiet else _progress_line
+    started = time.perf_counter()
+    with read_conll(input_path, config.input.format) as reader:
+        model = learn(config, reader, reader.format, reader.name, say)
+    model.save(model_path)
+    if not quiet:
+        s = model.statistics
+        _progress_line(
+            f"learned {config.singlemalt.parsing_algorithm} with {config.guide.learner} from {s['sentences']} "
+            f"sentences ({s['instances']} instances, {len(model.guide.all_models())} classifier(s)) "
+            f"in {time.perf_counter() - started:.1f}s -> {model_path}",
+            final=True,
+        )
+
+
+@cli.command("parse")
+@click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="A model made by maltpy learn.")
+@click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input).")
+@click.option("-o", "--output", "output_path", metavar="FILE", help="Output (default: standard output).")
+@click.option("--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True, help="Input format.")
+def parse_command(model_path: str, input_path: str | None, output_path: str | None, format_: str) -> None:
+    """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).
+
+    HEAD and DEPREL are filled in; every other column and line is written as it was read,
+    in the input's format. Works in pipelines: maltpy parse -m m.mpm < in.conllu > out.conllu
+
+    \b
+    Example:
+      maltpy parse -m en.mpm -i test.conllu -o parsed.conllu
+    """
+    from .parser import Model
+
+    model = Model.load(model_path)
+    bar = _ProgressBar() if sys.stderr.isatty() else None
+    with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
+        for sentence in model.parse(reader, bar.add if bar else None):
+            out.write(format_sentence(sentence).encode("utf-8"))
+    if bar:
+        bar.close()
+
+
+@cli.command("info")
+@click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="A model made by maltpy learn.")
+@click.option("--json", "as_json", is_flag=True, help="Print the model's manifest summary as JSON.")
+def info_command(model_path: str, as_json: bool) -> None:
+    """Describe a model: configuration, feature model, labels, classifiers, training statistics."""
+    from .parser import Model
+
+    model = Model.load(model_path)
+    summary = model.describe()
+    if as_json:
+        click.echo(json.dumps(summary, ensure_ascii=False, indent=1))
+        return
+    labels = summary["labels"]
+    lines = [
+        f"model              {model_path}",
+        f"algorithm          {summary['algorithm']}",
+        f"learner            {summary['learner']}",
+        f"trained on         {summary['data_format']} ({summary['training'].get('treebank', '?')})",
+        "",
+        "configuration:",
+        *("  " + line for line in dump_config(model.config).splitlines()),
+        "",
+        f"feature model ({model.feature_model.source}, {len(model.feature_model)} features):",
+        *("  " + s.text for s in model.feature_model.specs),
+        "",
+        f"labels ({len(labels)}): {' '.join(labels)}",
+        f"classes ({len(summary['classes'])}): {' '.join(summary['classes'])}",
+        "",
+        "classifiers:",
+        "  name                 kind       instances  classes  features  size",
+        *(
+            f"  {c['name']:<20} {c['kind']:<10} {c['instances']:>9} {c['classes']:>8} {c['features']:>9}  {c['size']}"
+            for c in summary["classifiers"]
+        ),
+        "",
+        "training:",
+        *(f"  {k:<24} {v}" for k, v in summary["training"].items()),
+    ]
+    click.echo("\n".join(lines))
+
+
+def _progress_line(message: str, final: bool = False) -> None:
+    """A progress message on stderr: rewritten in place on a terminal, only the final one otherwise."""
+    if sys.stderr.isatty():
+        click.echo(f"\r\033[Kmaltpy: {message}", err=True, nl=final)
+    elif final:
+        click.echo(f"maltpy: {message}", err=True)
+
+
+class _ProgressBar:
+    """Tokens parsed so far, on a terminal's stderr."""
+
+    def __init__(self) -> None:
+        self.tokens = 0
+        self.started = time.perf_counter()
+
+    def add(self, tokens: int) -> None:
+        self.tokens += tokens
+        rate = self.tokens / max(time.perf_counter() - self.started, 1e-9)
+        click.echo(f"\r\033[Kmaltpy: parsed {self.tokens} tokens ({rate:.0f} tokens/s)", err=True, nl=False)
+
+    def close(self) -> None:
+        click.echo("", err=True)
 
 
 @cli.command("oracle")

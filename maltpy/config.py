@@ -175,7 +175,7 @@ FLAGS: dict[str, tuple[str, str]] = {opt.flag: key for key, opt in OPTIONS.items
 #: Defaults are MaltParser 1.9.2's (LibSvm.getDefaultLibOptions, LibLinear.getDefaultLibOptions).
 LEARNER_OPTIONS: dict[str, dict[str, tuple[type, int | float, float | None, float | None]]] = {
     "libsvm": {
-        "s": (int, 0, 0, 4),  # svm type: C-SVC
+        "s": (int, 0, 0, 1),  # svm type: C-SVC (1: nu-SVC); the others are not classifiers
         "t": (int, 1, 0, 3),  # kernel: polynomial (gamma*u'v + coef0)^degree
         "d": (int, 2, 1, None),  # degree
         "g": (float, 0.2, 0, None),  # gamma
@@ -298,10 +298,36 @@ def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | Non
         except OSError as e:
             raise MaltpyError(f"cannot read config file: {e.strerror}", path) from None
         raw = _read_yaml(text, path)
-    source = {key: path for key in raw}
+    source: dict[tuple[str, str], str | None] = {key: path for key in raw}
     for key, value in (overrides or {}).items():
         raw[key] = (value, None)
         source[key] = None
+    return _build(raw, source, path, base_dir)
+
+
+def config_from_dict(data: Any, where: str) -> Config:
+    """A configuration kept as plain data (in a model archive), checked like a file."""
+    raw: dict[tuple[str, str], tuple[Any, int | None]] = {}
+    if not isinstance(data, Mapping):
+        raise MaltpyError("the configuration is not a mapping", where)
+    for group, options in data.items():
+        if not isinstance(options, Mapping):
+            raise MaltpyError(f"configuration group {group!r} is not a mapping", where)
+        for name, value in options.items():
+            if (group, name) not in OPTIONS:
+                raise MaltpyError(f"unknown configuration key {group}.{name}", where)
+            raw[(group, name)] = (value, None)
+    return _build(raw, {key: where for key in raw}, where, None)
+
+
+def _build(
+    raw: dict[tuple[str, str], tuple[Any, int | None]],
+    source: dict[tuple[str, str], str | None],
+    path: str | None,
+    base_dir: str | None,
+) -> Config:
+    """Check every value (those with source None came from the command line, as text) and
+    assemble the Config; relative feature-model paths from a file are taken from base_dir."""
     values: dict[tuple[str, str], Any] = {}
     for key, (value, line) in raw.items():
         if key == ("lib", "options"):
@@ -310,7 +336,7 @@ def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | Non
             values[key] = _check(OPTIONS[key], value, from_text=source[key] is None)
         except ValueError as e:
             raise MaltpyError(f"{key[0]}.{key[1]}: {e}", source[key] or "command line", line) from None
-        if key == ("guide", "features") and values[key] is not None and source[key] is not None:
+        if key == ("guide", "features") and values[key] is not None and source[key] is not None and base_dir:
             values[key] = os.path.normpath(os.path.join(base_dir, values[key]))
     learner = values.get(("guide", "learner"), Guide().learner)
     lib_value, lib_line = raw.get(("lib", "options"), (None, None))

@@ -86,12 +86,16 @@ class ConllReader:
     (comments, multiword tokens, empty nodes and the DEPS column mean CoNLL-U, an integer PHEAD
     means CoNLL-X), then from the file name's extension, and falls back to CoNLL-X, MaltParser's
     default. The decision is in ``self.format`` as soon as the reader exists.
+
+    ``blind`` (for parsing) also accepts CoNLL-X words of six columns, ID to FEATS, as
+    MaltParser's blind test files have them; the missing four become ``_``.
     """
 
-    def __init__(self, stream: BinaryIO, name: str, format: str = "auto") -> None:
+    def __init__(self, stream: BinaryIO, name: str, format: str = "auto", blind: bool = False) -> None:
         if format not in FORMATS + ("auto",):
             raise ValueError(f"unknown format {format!r}")
         self.name = name
+        self.blind = blind
         lines = _decoded_lines(stream, name)
         if format == "auto":
             peeked = []
@@ -148,6 +152,8 @@ class _SentenceBuilder:
         if not line.strip():
             raise error("line holds only blanks (tabs or spaces); a line between sentences must be empty", number)
         fields = line.split("\t")
+        if len(fields) == 6 and self.reader.blind and not self.conllu:
+            fields += ["_", "_", "_", "_"]
         if len(fields) != 10:
             hint = " (columns must be separated by tabs)" if len(fields) < 10 and " " in line else ""
             raise error(f"expected 10 tab-separated columns, found {len(fields)}{hint}", number)

@@ -43,10 +43,10 @@ def open_input(path: str | None) -> Iterator[tuple[BinaryIO, str]]:
 
 
 @contextmanager
-def read_conll(path: str | None, format: str = "auto") -> Iterator[ConllReader]:
+def read_conll(path: str | None, format: str = "auto", blind: bool = False) -> Iterator[ConllReader]:
     """A ConllReader over a file or standard input."""
     with open_input(path) as (stream, name):
-        yield ConllReader(stream, name, format)
+        yield ConllReader(stream, name, format, blind)
 
 
 @contextmanager

@@ -81,6 +81,10 @@ class CovingtonNonProjective:
     def deterministic(self, c: CovingtonConfiguration) -> str | None:
         return None  # MaltParser's NO-ARC for i = 0 without allow_root never arises: i stops at 1
 
+    def default(self, c: CovingtonConfiguration, root_label: str) -> Transition:
+        """MaltParser's move when no ranked transition is allowed."""
+        return NA, None
+
     def allowed(self, c: CovingtonConfiguration) -> list[str]:
         i, j = c.left, c.right
         moves = [SH, NA] if self.allow_shift else [NA]

@@ -59,6 +59,10 @@ class NivreEager:
     def deterministic(self, c: NivreConfiguration) -> str | None:
         return SH if not self.allow_root and c.stack[-1] == 0 else None
 
+    def default(self, c: NivreConfiguration, root_label: str) -> Transition:
+        """MaltParser's move when no ranked transition is allowed."""
+        return SH, None
+
     def allowed(self, c: NivreConfiguration) -> list[str]:
         top = c.stack[-1]
         if top == 0:
@@ -126,6 +130,10 @@ class NivreStandard:
 
     def deterministic(self, c: NivreConfiguration) -> str | None:
         return SH if not self.allow_root and c.stack[-1] == 0 else None
+
+    def default(self, c: NivreConfiguration, root_label: str) -> Transition:
+        """MaltParser's move when no ranked transition is allowed."""
+        return SH, None
 
     def allowed(self, c: NivreConfiguration) -> list[str]:
         if c.stack[-1] == 0:

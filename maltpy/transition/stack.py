@@ -50,6 +50,11 @@ class StackProjective:
     def deterministic(self, c: StackConfiguration) -> str | None:
         return None
 
+    def default(self, c: StackConfiguration, root_label: str) -> Transition:
+        """MaltParser's move when no ranked transition is allowed: attach to the root label at
+        the end of the buffer, shift before."""
+        return (SH, None) if c.buffer else (RA, root_label)
+
     def allowed(self, c: StackConfiguration) -> list[str]:
         moves = [SH] if c.buffer else []
         if len(c.stack) >= 2:

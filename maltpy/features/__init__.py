@@ -1,0 +1,80 @@
+"""Feature models: MaltParser's feature language, loaded, checked and compiled for an algorithm."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from ..errors import MaltpyError
+from .functions import NULL_SYMBOLS, compile_feature
+from .spec import FAMILY, FeatureSpec, parse_feature, parse_feature_model, read_feature_model
+
+#: The default model of each algorithm, as MaltParser 1.9.2 picks them.
+DEFAULT_MODELS = {
+    "nivreeager": "nivreeager", "nivrestandard": "nivrestandard", "covproj": "covproj",
+    "covnonproj": "covnonproj", "stackproj": "stackproj", "stackeager": "stackswap", "stacklazy": "stackswap",
+}  # fmt: skip
+
+
+class FeatureModel:
+    """The features of a model in MaltParser's order, compiled for one algorithm.
+
+    ``extract(c, columns)`` gives one value per feature for configuration ``c`` (see
+    ``functions``). ``split_position`` is the position of the data split feature
+    (``InputColumn(d, s)``), if there is one and the model has it.
+    """
+
+    def __init__(self, specs: list[FeatureSpec], algorithm: str, null_value: str, source: str) -> None:
+        self.specs = specs
+        self.algorithm = algorithm
+        self.null_value = null_value
+        self.source = source
+        family = FAMILY[algorithm]
+        self.functions = [compile_feature(s.feature, family, null_value) for s in specs]
+        self.nulls = frozenset(NULL_SYMBOLS[null_value]) if null_value == "none" else frozenset()
+
+    def __len__(self) -> int:
+        return len(self.specs)
+
+    def text(self) -> str:
+        """The model as maltpy's text format, one feature per line in MaltParser's order."""
+        return "".join(s.text + "\n" for s in self.specs)
+
+    def extract(self, c, columns: list[list]) -> list:
+        return [f(c, columns) for f in self.functions]
+
+    def split_feature(self, column: str, structure: str):
+        """The data split feature ``InputColumn(column, structure)``, compiled, and its position
+        in the model (None if the model does not have it)."""
+        feature = parse_feature(f"InputColumn({column},{structure})")
+        position = next((i for i, s in enumerate(self.specs) if s.feature == feature), None)
+        return compile_feature(feature, FAMILY[self.algorithm], self.null_value), position
+
+
+def load_feature_model(
+    path: str | None, algorithm: str, learner: str, data_format: str, null_value: str
+) -> FeatureModel:
+    """The feature model in ``path``, or the default one for the algorithm, learner and input
+    format (MaltParser's defaults: CoNLL-X models use POSTAG, CoNLL-U models UPOSTAG)."""
+    if path is not None:
+        return FeatureModel(read_feature_model(path, algorithm), algorithm, null_value, path)
+    name = f"{learner}/{data_format}/{DEFAULT_MODELS[algorithm]}.txt"
+    data = _default_models().joinpath(name).read_bytes()
+    return FeatureModel(parse_feature_model(data, name, algorithm), algorithm, null_value, f"default: {name}")
+
+
+def feature_model_from_text(text: str, algorithm: str, null_value: str, source: str) -> FeatureModel:
+    """The feature model stored in a model archive."""
+    try:
+        return FeatureModel(parse_feature_model(text.encode("utf-8"), source, algorithm), algorithm, null_value, source)
+    except MaltpyError as e:
+        raise MaltpyError(f"damaged model: its feature model does not load ({e})") from None
+
+
+def _default_models():
+    """The folder of default models: installed as the package maltpy.feature_models, or, when
+    maltpy runs from its source tree, the project's top-level feature_models/."""
+    try:
+        return resources.files("maltpy.feature_models")
+    except ModuleNotFoundError:
+        return Path(__file__).resolve().parents[2] / "feature_models"

@@ -1,0 +1,338 @@
+"""Feature specifications in MaltParser's feature language, read from its XML container or from
+maltpy's plain text file, and checked against the parsing algorithm.
+
+The language (Nivre et al. 2007, §3.3; MaltParser's user guide): a feature applies an
+*attribute function* to a node found by an *address function*:
+
+    InputColumn(POSTAG, Stack[0])            the part of speech of the top of the stack
+    OutputColumn(DEPREL, ldep(Input[0]))     the label of the leftmost dependent of the next word
+    Merge(InputColumn(POSTAG, Stack[0]), InputColumn(POSTAG, Input[0]))
+
+Containers. MaltParser's XML, ``<featuremodels><featuremodel><feature>...</feature>``, loads as
+it is (only the first ``<featuremodel>`` counts, as in MaltParser); the text file has one feature
+per line, ``#`` starting a comment. As in MaltParser, whitespace inside a feature is ignored,
+identical features count once, and the features are ordered by their text (MaltParser sorts
+them so; the order numbers the features of a training instance).
+"""
+
+from __future__ import annotations
+
+import re
+import xml.parsers.expat
+from dataclasses import dataclass
+
+from ..errors import MaltpyError
+
+#: Column names of CoNLL-X and CoNLL-U, as MaltParser's data formats name them, with aliases.
+COLUMNS = {
+    "ID": 0, "FORM": 1, "LEMMA": 2,
+    "CPOSTAG": 3, "UPOSTAG": 3, "UPOS": 3,
+    "POSTAG": 4, "XPOSTAG": 4, "XPOS": 4,
+    "FEATS": 5, "HEAD": 6, "DEPREL": 7,
+    "PHEAD": 8, "DEPS": 8, "PDEPREL": 9, "MISC": 9,
+}  # fmt: skip
+INTEGER_COLUMNS = ("ID", "HEAD", "PHEAD")
+OUTPUT_COLUMNS = ("DEPREL",)
+
+#: The base address functions of each family of parsing algorithms.
+BASE_ADDRESSES = {
+    "nivre": ("Stack", "Input"),
+    "stack": ("Stack", "Input", "Lookahead"),
+    "covington": ("Left", "Right", "LeftContext", "RightContext"),
+}
+FAMILY = {
+    "nivreeager": "nivre", "nivrestandard": "nivre",
+    "stackproj": "stack", "stackeager": "stack", "stacklazy": "stack",
+    "covproj": "covington", "covnonproj": "covington",
+}  # fmt: skip
+GRAPH_ADDRESSES = (
+    "head", "ldep", "rdep", "rdep2", "lsib", "rsib", "pred", "succ", "anc", "panc", "ldesc", "pldesc", "rdesc", "prdesc",
+)  # fmt: skip
+ALL_BASES = sorted({name for names in BASE_ADDRESSES.values() for name in names})
+
+#: Each feature function's parameters: c column, a address, f feature, i integer,
+#: b bins (``0|1|2|5``), r NumOf relation, d Split delimiter (a regular expression).
+SIGNATURES = {
+    "InputColumn": "ca", "OutputColumn": "ca", "InputArc": "caa", "InputArcDir": "ca", "OutputArc": "caa",
+    "Exists": "a", "Distance": "aab", "NumOf": "arb", "Split": "fd", "Suffix": "fi", "Prefix": "fi",
+    "Merge": "ff", "Merge3": "fff",
+}  # fmt: skip
+MULTI_VALUED = ("Split", "Suffix", "Prefix")
+NUMOF_RELATIONS = ("ldeps", "rdeps", "deps", "ldep", "rdep", "dep")
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """``Stack[0]`` (name, index) or ``head(Stack[0])`` (name, inner)."""
+
+    name: str
+    index: int | None = None
+    inner: Address | None = None
+
+    def __str__(self) -> str:
+        return f"{self.name}[{self.index}]" if self.inner is None else f"{self.name}({self.inner})"
+
+
+@dataclass(frozen=True, slots=True)
+class Feature:
+    """A feature function applied to its arguments (addresses, features, strings, integers)."""
+
+    name: str
+    args: tuple
+
+    def __str__(self) -> str:
+        return f"{self.name}({','.join(str(a) for a in self.args)})"
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureSpec:
+    """One line of a feature model: the feature, its text without whitespace, where it came from."""
+
+    feature: Feature
+    text: str
+    line: int
+
+
+class SpecError(ValueError):
+    pass
+
+
+def parse_feature(text: str) -> Feature:
+    """Parse one feature; raise SpecError saying what is wrong."""
+    compact = re.sub(r"\s+", "", text)
+    if not compact:
+        raise SpecError("empty feature")
+    feature, end = _parse_feature(compact, 0)
+    if end != len(compact):
+        raise SpecError(f"unexpected {compact[end:]!r} after the feature")
+    return feature
+
+
+_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def _expect(text: str, pos: int, char: str) -> int:
+    if pos >= len(text) or text[pos] != char:
+        found = repr(text[pos]) if pos < len(text) else "the end"
+        raise SpecError(f"expected {char!r} at {text[:pos]}\u2038, found {found}")
+    return pos + 1
+
+
+def _parse_feature(text: str, pos: int) -> tuple[Feature, int]:
+    m = _NAME.match(text, pos)
+    if not m:
+        raise SpecError(f"expected a feature function at {text[:pos]}\u2038")
+    name = m.group()
+    if name not in SIGNATURES:
+        if name in ALL_BASES or name in GRAPH_ADDRESSES:
+            raise SpecError(f"{name} is an address, not a feature (use e.g. InputColumn(POSTAG, {name}...))")
+        raise SpecError(f"unknown feature function {name!r} (known: {', '.join(SIGNATURES)})")
+    pos = _expect(text, m.end(), "(")
+    args: list = []
+    for i, kind in enumerate(SIGNATURES[name]):
+        if i:
+            pos = _expect(text, pos, ",")
+        if kind == "a":
+            arg, pos = _parse_address(text, pos)
+        elif kind == "f":
+            arg, pos = _parse_feature(text, pos)
+        elif kind == "d":
+            end = text.rfind(")")  # the delimiter runs to the call's closing parenthesis
+            arg, pos = text[pos:end], end
+            if not arg:
+                raise SpecError(f"{name}: empty delimiter")
+            try:
+                re.compile(arg)
+            except re.error as e:
+                raise SpecError(f"{name}: delimiter {arg!r} is not a regular expression ({e})") from None
+        else:
+            m = re.compile(r"[^,()\[\]]+").match(text, pos)
+            if not m:
+                raise SpecError(f"{name}: expected an argument at {text[:pos]}\u2038")
+            arg, pos = m.group(), m.end()
+            if kind == "i":
+                if not re.fullmatch(r"[0-9]+", arg):
+                    raise SpecError(f"{name}: {arg!r} is not a non-negative integer")
+                arg = int(arg)
+        args.append(arg)
+    pos = _expect(text, pos, ")")
+    return _check(Feature(name, tuple(args))), pos
+
+
+def _parse_address(text: str, pos: int) -> tuple[Address, int]:
+    m = _NAME.match(text, pos)
+    if not m:
+        raise SpecError(f"expected an address such as Stack[0] at {text[:pos]}\u2038")
+    name, pos = m.group(), m.end()
+    if name in GRAPH_ADDRESSES:
+        pos = _expect(text, pos, "(")
+        inner, pos = _parse_address(text, pos)
+        return Address(name, None, inner), _expect(text, pos, ")")
+    if name not in ALL_BASES:
+        raise SpecError(f"unknown address function {name!r}")
+    pos = _expect(text, pos, "[")
+    m = re.compile(r"[0-9]+").match(text, pos)
+    if not m:
+        raise SpecError(f"{name}[...] needs a non-negative integer index")
+    return Address(name, int(m.group())), _expect(text, m.end(), "]")
+
+
+def _check(f: Feature) -> Feature:
+    """The argument checks MaltParser makes when it initialises a function, made at load time."""
+    name, args = f.name, f.args
+    if name in ("InputColumn", "OutputColumn", "InputArc", "InputArcDir", "OutputArc"):
+        column = args[0]
+        if column not in COLUMNS:
+            raise SpecError(f"{name}: unknown column {column!r} (columns: {', '.join(COLUMNS)})")
+        if name == "OutputColumn" and column not in OUTPUT_COLUMNS:
+            raise SpecError(f"OutputColumn: {column} is an input column (the output column is DEPREL)")
+        if name == "InputColumn" and column in OUTPUT_COLUMNS + ("HEAD",):
+            raise SpecError(f"InputColumn: {column} is what the parser predicts (use OutputColumn(DEPREL, ...))")
+        if name != "InputColumn" and name != "OutputColumn" and column not in INTEGER_COLUMNS:
+            raise SpecError(f"{name}: {column} is not a column of word numbers ({', '.join(INTEGER_COLUMNS)})")
+    elif name in ("Distance", "NumOf"):
+        bins = args[2]
+        parts = bins.split("|")
+        if (
+            not all(re.fullmatch(r"[0-9]+", p) for p in parts)
+            or parts[0] != "0"
+            or any(int(a) >= int(b) for a, b in zip(parts, parts[1:]))
+        ):
+            raise SpecError(f"{name}: bins {bins!r} must be ascending integers from 0, such as 0|1|2|5")
+        if name == "NumOf" and args[1] not in NUMOF_RELATIONS:
+            raise SpecError(f"NumOf: relation {args[1]!r} is not one of ldeps, rdeps, deps")
+    elif name == "Split":
+        inner = args[0]
+        if inner.name not in ("InputColumn", "OutputColumn") or inner.args[0] in INTEGER_COLUMNS:
+            raise SpecError("Split: the first argument must be an InputColumn or OutputColumn of text")
+    elif name in ("Suffix", "Prefix"):
+        inner = args[0]
+        if inner.name != "InputColumn" or inner.args[0] in INTEGER_COLUMNS:
+            raise SpecError(f"{name}: the first argument must be an InputColumn of text")
+        if args[1] < 1:
+            raise SpecError(f"{name}: the length must be at least 1")
+    elif name in ("Merge", "Merge3"):
+        for inner in args:
+            if inner.name in MULTI_VALUED + ("Exists",) or (inner.name == "InputColumn" and inner.args[0] == "ID"):
+                raise SpecError(f"{name}: cannot merge {inner.name} values (merge text-valued features)")
+    return f
+
+
+def addresses(f: Feature):
+    """Every base address (Stack, Input, ...) the feature uses."""
+    for arg in f.args:
+        if isinstance(arg, Feature):
+            yield from addresses(arg)
+        elif isinstance(arg, Address):
+            a = arg
+            while a.inner is not None:
+                a = a.inner
+            yield a
+
+
+# --- containers ---------------------------------------------------------------------------------
+
+
+def read_feature_model(path: str, algorithm: str) -> list[FeatureSpec]:
+    """The features of the file at ``path`` (XML or text), checked for ``algorithm``, de-duplicated
+    and in MaltParser's order. Errors name the file, the line and the offending text."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise MaltpyError("no such feature model file", path) from None
+    except IsADirectoryError:
+        raise MaltpyError("is a directory, not a feature model file", path) from None
+    except OSError as e:
+        raise MaltpyError(f"cannot read feature model: {e.strerror}", path) from None
+    return parse_feature_model(data, path, algorithm)
+
+
+def parse_feature_model(data: bytes, name: str, algorithm: str) -> list[FeatureSpec]:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise MaltpyError("feature model is not UTF-8 text", name) from None
+    stripped = text.lstrip("\ufeff \t\r\n")
+    lines = _xml_features(data, name) if stripped.startswith("<") else _text_features(text)
+    if not lines:
+        raise MaltpyError("the feature model has no features", name)
+    bases = BASE_ADDRESSES[FAMILY[algorithm]]
+    specs: dict[str, FeatureSpec] = {}
+    for raw, line in lines:
+        try:
+            feature = parse_feature(raw)
+        except SpecError as e:
+            raise MaltpyError(f"bad feature {raw.strip()!r}: {e}", name, line) from None
+        for a in addresses(feature):
+            if a.name not in bases:
+                raise MaltpyError(
+                    f"bad feature {raw.strip()!r}: {a.name}[...] is not an address of {algorithm} "
+                    f"(it has {', '.join(b + '[i]' for b in bases)})",
+                    name,
+                    line,
+                )
+        compact = re.sub(r"\s+", "", raw)
+        specs.setdefault(compact, FeatureSpec(feature, compact, line))
+    return [specs[key] for key in sorted(specs)]
+
+
+def _text_features(text: str) -> list[tuple[str, int]]:
+    """One feature per line; ``#`` at the start of a line or after a blank starts a comment."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = re.sub(r"(^|\s)#.*", "", line).strip()
+        if line:
+            out.append((line, number))
+    return out
+
+
+def _xml_features(data: bytes, name: str) -> list[tuple[str, int]]:
+    """The <feature> texts of the first <featuremodel>; if it has <submodel>s, those of the first
+    submodel (MaltParser's main feature vector)."""
+    parser = xml.parsers.expat.ParserCreate()
+    state = {"models": 0, "in_model": False, "feature": None, "line": 0, "submodel": 0, "in_sub": False}
+    plain: list[tuple[str, int]] = []
+    sub: list[tuple[str, int]] = []
+
+    def start(tag, attrs):
+        if tag == "featuremodel":
+            state["models"] += 1
+            state["in_model"] = state["models"] == 1
+        elif tag == "submodel" and state["in_model"]:
+            state["submodel"] += 1
+            state["in_sub"] = True
+        elif tag == "feature" and state["in_model"]:
+            state["feature"] = []
+            state["line"] = parser.CurrentLineNumber
+
+    def end(tag):
+        if tag == "featuremodel":
+            state["in_model"] = False
+        elif tag == "submodel":
+            state["in_sub"] = False
+        elif tag == "feature" and state["feature"] is not None:
+            content = "".join(state["feature"]).strip()
+            if len(content) > 1:
+                if not state["in_sub"]:
+                    plain.append((content, state["line"]))
+                elif state["submodel"] == 1:
+                    sub.append((content, state["line"]))
+            state["feature"] = None
+
+    def chars(data):
+        if state["feature"] is not None:
+            state["feature"].append(data)
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = chars
+    try:
+        parser.Parse(data, True)
+    except xml.parsers.expat.ExpatError as e:
+        raise MaltpyError(
+            f"feature model is not well-formed XML: {xml.parsers.expat.errors.messages[e.code]}", name, e.lineno
+        ) from None
+    if state["models"] == 0:
+        raise MaltpyError("no <featuremodel> element in the XML feature model", name)
+    return sub if state["submodel"] else plain

@@ -1,0 +1,96 @@
+"""LIBLINEAR, through scikit-learn, as MaltParser 1.9.2 uses it (its default learner).
+
+MaltParser trains with ``-s 4`` (the Crammer-Singer multi-class SVM), C 0.1, eps 0.1 and no bias
+term, and ranks the classes of an instance by their decision values w_c · x. scikit-learn bundles
+LIBLINEAR's solvers: ``-s 4`` is ``LinearSVC(multi_class="crammer_singer")``, ``-s 1/2/3/5``
+are ``LinearSVC`` with the matching loss, penalty and dual, ``-s 0/6/7`` are
+``LogisticRegression(solver="liblinear")``. scikit-learn shuffles with its own random generator
+where LIBLINEAR uses Java's, so weights agree with MaltParser's up to the solver's tolerance.
+
+The weights are kept as a sparse matrix (features x classes) in an .npz file; predicting needs
+only NumPy and SciPy.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+SOLVERS = {
+    0: ("logistic", {"penalty": "l2", "dual": False}),
+    1: ("svc", {"loss": "squared_hinge", "penalty": "l2", "dual": True}),
+    2: ("svc", {"loss": "squared_hinge", "penalty": "l2", "dual": False}),
+    3: ("svc", {"loss": "hinge", "penalty": "l2", "dual": True}),
+    4: ("svc", {"multi_class": "crammer_singer"}),
+    5: ("svc", {"loss": "squared_hinge", "penalty": "l1", "dual": False}),
+    6: ("logistic", {"penalty": "l1", "dual": False}),
+    7: ("logistic", {"penalty": "l2", "dual": True}),
+}
+
+
+class LibLinear:
+    """A linear classifier: ``scores(X)`` are the decision values w_c · x (+ bias) of each class."""
+
+    kind = "liblinear"
+
+    def __init__(self, weights: sp.csr_matrix, intercept: np.ndarray) -> None:
+        self.weights = weights  # features x classes; X's column j is feature index j
+        self.intercept = intercept
+
+    @classmethod
+    def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict) -> LibLinear:
+        """Train on instances X with classes y in 0..k-1."""
+        if n_classes < 2:
+            return cls(sp.csr_matrix((X.shape[1], n_classes)), np.zeros(n_classes))
+        weights, intercept = _train(X, y, options)
+        return cls(sp.csr_matrix(weights), intercept)
+
+    def scores(self, X: sp.csr_matrix) -> np.ndarray:
+        width = self.weights.shape[0]
+        if X.shape[1] != width:  # instances are built with the model's own number of columns
+            X = X[:, :width]
+        return (X @ self.weights).toarray() + self.intercept
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        w = self.weights.tocsr()
+        return {
+            "data": w.data,
+            "indices": w.indices,
+            "indptr": w.indptr,
+            "shape": np.array(w.shape),
+            "intercept": self.intercept,
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> LibLinear:
+        shape = tuple(int(x) for x in arrays["shape"])
+        weights = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape)
+        return cls(weights, np.asarray(arrays["intercept"], dtype=float))
+
+
+def _train(X: sp.csr_matrix, y: np.ndarray, options: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The weights (features x classes, classes in the order 0..k-1 of y) and the bias terms."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.svm import LinearSVC
+
+    family, params = SOLVERS[int(options["s"])]
+    fit_intercept = options["B"] >= 0  # LIBLINEAR's -B: a bias feature of that value, or none
+    common = {"C": options["c"], "tol": options["e"], "fit_intercept": fit_intercept, "random_state": 0}
+    if fit_intercept:
+        common["intercept_scaling"] = options["B"]
+    if family == "svc":
+        model = LinearSVC(max_iter=100_000, **common, **params)
+    else:
+        model = LogisticRegression(solver="liblinear", max_iter=100_000, **common, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(X, y)
+    coef = model.coef_
+    intercept = np.asarray(model.intercept_, dtype=float).reshape(-1) if fit_intercept else np.zeros(len(coef))
+    if coef.shape[0] == 1:  # two classes: scikit-learn keeps one weight vector, for class 1
+        coef = np.vstack([np.zeros_like(coef[0]), coef[0]])
+        intercept = np.array([0.0, intercept[0]])
+    return coef.T, intercept

@@ -1,0 +1,332 @@
+"""Learning mode and parsing mode (Nivre et al. 2007, §2; Nivre 2008, §6.1).
+
+Learning replays each gold tree through the algorithm's oracle; every configuration where the
+oracle, not a deterministic rule, decides becomes an instance: the feature model's values and
+the transition with its label as one class (MaltParser's ``T.TRANS+A.DEPREL``, written
+``RA~nsubj``). Classifiers are trained on the instances in that order.
+
+Parsing moves a batch of sentences in lock step: at each step every unfinished sentence gives
+one instance, the classifiers answer the whole batch in one call each, and every sentence
+takes its best allowed transition. As in MaltParser, the classes are ranked by score (ties to
+the class learned first), the lowest-ranked class is never tried, and when no ranked class is
+allowed the algorithm's default move is made. Words left without a head go to the root.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import __version__
+from .archive import Archive, npz_bytes, write_archive
+from .config import Config, config_from_dict
+from .conll import Sentence
+from .errors import MaltpyError
+from .features import FeatureModel, feature_model_from_text, load_feature_model
+from .features.functions import NULL_SYMBOLS
+from .features.spec import COLUMNS
+from .learners import LEARNERS, AtomicModel, FeatureMap
+from .learners.divide import Guide, train_guide
+from .transition import system_for
+from .transition.base import LA, NA, RA, RE, SH, Gold, finish
+from .tree import is_projective
+
+SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
+FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's default transition)
+    "nivreeager": RE, "nivrestandard": SH, "covproj": NA, "covnonproj": NA,
+    "stackproj": SH, "stackeager": SH, "stacklazy": SH,
+}  # fmt: skip
+BATCH_SENTENCES = 1000
+
+
+def columns_of(sentence: Sentence) -> list[list]:
+    """``columns[k][i]``: column k of word i; index 0 stands for the root, whose columns are never read."""
+    words = sentence.words
+    return [[None] + [w[k] for w in words] for k in range(10)]
+
+
+@dataclass
+class Classes:
+    """The classes (transition, label), numbered in order of registration."""
+
+    items: list[tuple[str, str | None]] = field(default_factory=list)
+    index: dict[tuple[str, str | None], int] = field(default_factory=dict)
+
+    def add(self, name: str, label: str | None = None) -> int:
+        key = (name, label)
+        number = self.index.get(key)
+        if number is None:
+            number = self.index[key] = len(self.items)
+            self.items.append(key)
+        return number
+
+    def names(self) -> list[str]:
+        return [name if label is None else f"{name}{SEPARATOR}{label}" for name, label in self.items]
+
+    @classmethod
+    def from_names(cls, names: list[str]) -> Classes:
+        classes = cls()
+        for text in names:
+            name, _, label = text.partition(SEPARATOR)
+            classes.add(name, label or None)
+        return classes
+
+
+class Model:
+    """A trained parser: configuration, feature model, classes and classifiers."""
+
+    def __init__(self, config: Config, feature_model: FeatureModel, classes: Classes, guide: Guide,
+                 data_format: str, statistics: dict) -> None:  # fmt: skip
+        self.config = config
+        self.feature_model = feature_model
+        self.classes = classes
+        self.guide = guide
+        self.data_format = data_format
+        self.statistics = statistics
+        self.system = system_for(config)
+        self.root_label = config.graph.root_label
+
+    # --- parsing ---------------------------------------------------------------------------------
+
+    def parse(self, sentences: Iterable[Sentence], progress: Callable[[int], None] | None = None) -> Iterator[Sentence]:
+        """Parse the sentences (HEAD and DEPREL are replaced), yielding them in input order."""
+        batch: list[Sentence] = []
+        for sentence in sentences:
+            batch.append(sentence)
+            if len(batch) >= BATCH_SENTENCES:
+                yield from self._parse_batch(batch, progress)
+                batch = []
+        if batch:
+            yield from self._parse_batch(batch, progress)
+
+    def _parse_batch(self, batch: list[Sentence], progress) -> list[Sentence]:
+        system, extract = self.system, self.feature_model.extract
+        configs = [system.initial(len(s)) for s in batch]
+        columns = [columns_of(s) for s in batch]
+        active = list(range(len(batch)))
+        while active:
+            waiting: dict[int, list[int]] = {}  # classifier -> sentences asking it
+            models: dict[int, AtomicModel | None] = {}
+            for i in active:
+                c = configs[i]
+                name = system.deterministic(c)
+                while name is not None and not system.is_terminal(c):
+                    system.apply(c, name)
+                    name = None if system.is_terminal(c) else system.deterministic(c)
+                if system.is_terminal(c):
+                    continue
+                model = self.guide.model_for(c, columns[i])
+                models[id(model)] = model
+                waiting.setdefault(id(model), []).append(i)
+            for key, members in waiting.items():
+                model = models[key]
+                if model is None:  # no classifier for this split value: MaltParser's first class
+                    for i in members:
+                        self._apply_best(configs[i], None, None)
+                    continue
+                scores = model.scores([extract(configs[i], columns[i]) for i in members])
+                for i, row in zip(members, scores):
+                    self._apply_best(configs[i], model, row)
+            active = [i for i in active if not system.is_terminal(configs[i])]
+        for sentence, c in zip(batch, configs):
+            heads, labels = finish(c.arcs, self.root_label)
+            sentence.set_arcs(heads, labels)
+        if progress:
+            progress(sum(len(s) for s in batch))
+        return batch
+
+    def _apply_best(self, c, model: AtomicModel | None, row: np.ndarray | None) -> None:
+        """Apply the best-ranked allowed transition (MaltParser's DeterministicParser.predict)."""
+        system = self.system
+        allowed = system.allowed(c)
+        items = self.classes.items
+        if model is None:
+            name, label = items[0]
+            if name not in allowed:
+                name, label = system.default(c, self.root_label)
+            system.apply(c, name, label)
+            return
+        labels = model.labels
+        best = int(np.argmax(row))  # the first maximum, as MaltParser's selection sort takes it
+        if len(labels) > 1 and items[labels[best]][0] in allowed:
+            system.apply(c, *items[labels[best]])
+            return
+        # MaltParser ranks by an in-place selection sort (not stable, ties to the earlier place)
+        # and tries every class but the last-ranked one.
+        values = row.tolist()
+        order = list(range(len(labels)))
+        for step in range(len(labels) - 1):
+            top = step
+            for j in range(step + 1, len(labels)):
+                if values[j] > values[top]:
+                    top = j
+            values[step], values[top] = values[top], values[step]
+            order[step], order[top] = order[top], order[step]
+            name, label = items[labels[order[step]]]
+            if name in allowed:
+                system.apply(c, name, label)
+                return
+        system.apply(c, *system.default(c, self.root_label))
+
+    def describe(self) -> dict:
+        """What ``maltpy info`` shows."""
+        classifiers = []
+        for model in self.guide.all_models():
+            c = model.classifier
+            size = f"{c.support.shape[0]} support vectors" if c.kind == "libsvm" else f"{c.weights.nnz} weights"
+            classifiers.append(
+                {
+                    "name": model.name,
+                    "kind": c.kind,
+                    "instances": model.instances,
+                    "classes": len(model.labels),
+                    "features": model.featuremap.size,
+                    "size": size,
+                }
+            )
+        return {
+            "algorithm": self.config.singlemalt.parsing_algorithm,
+            "learner": self.config.guide.learner,
+            "data_format": self.data_format,
+            "labels": sorted({label for _, label in self.classes.items if label is not None}),
+            "classes": self.classes.names(),
+            "classifiers": classifiers,
+            "training": self.statistics,
+        }
+
+    # --- the archive -------------------------------------------------------------------------------
+
+    def save(self, path: str) -> None:
+        files = {}
+        models = []
+        for n, model in enumerate(self.guide.all_models()):
+            classifier = model.classifier
+            if classifier.kind == "libsvm":
+                file = f"classifiers/{n:03d}.libsvm"
+                files[file] = classifier.to_text().encode("ascii")
+            else:
+                file = f"classifiers/{n:03d}.npz"
+                files[file] = npz_bytes(**classifier.to_arrays())
+            models.append({
+                "name": model.name, "kind": classifier.kind, "file": file, "instances": model.instances,
+                "labels": model.labels, "positions": model.featuremap.positions,
+                "features": model.featuremap.keys(),
+            })  # fmt: skip
+        manifest = {
+            "maltpy_version": __version__,
+            "config": self.config.to_dict(),
+            "data_format": self.data_format,
+            "feature_model": {"source": self.feature_model.source, "text": self.feature_model.text()},
+            "classes": self.classes.names(),
+            "models": models,
+            "training": self.statistics,
+        }
+        write_archive(path, manifest, files)
+
+    @classmethod
+    def load(cls, path: str) -> Model:
+        archive = Archive(path)
+        try:
+            m = archive.manifest
+            try:
+                config = config_from_dict(m["config"], path)
+                algorithm = config.singlemalt.parsing_algorithm
+                null_value = config.singlemalt.null_value
+                fm = feature_model_from_text(m["feature_model"]["text"], algorithm, null_value, path)
+                classes = Classes.from_names(m["classes"])
+                skip = fm.nulls
+                atomic = {}
+                for entry in m["models"]:
+                    featuremap = FeatureMap.from_keys(entry["positions"], entry["features"], skip)
+                    kind = entry["kind"]
+                    if kind == "libsvm":
+                        classifier = LEARNERS[kind](archive.text(entry["file"]), featuremap.size)
+                    else:
+                        classifier = LEARNERS[kind].from_arrays(archive.arrays(entry["file"]))
+                    atomic[entry["name"]] = AtomicModel(
+                        entry["name"], featuremap, entry["labels"], classifier, entry["instances"]
+                    )
+                statistics = m.get("training", {})
+                data_format = m["data_format"]
+            except (KeyError, TypeError, ValueError, IndexError) as e:
+                raise MaltpyError(f"damaged model: {type(e).__name__}: {e}", path) from None
+        finally:
+            archive.close()
+        return cls(config, fm, classes, _guide(atomic, fm, config), data_format, statistics)
+
+
+def _guide(models: dict[str, AtomicModel], fm: FeatureModel, config: Config) -> Guide:
+    if "main" in models:
+        return Guide({}, models["main"])
+    split, _ = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
+    by_value = {name.partition(":")[2]: m for name, m in models.items() if name.startswith("split:")}
+    return Guide(by_value, models.get("master"), split)
+
+
+def learn(
+    config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
+    progress: Callable[[str], None] | None = None,
+) -> Model:  # fmt: skip
+    """Induce a parser from the gold trees in ``sentences`` (read from ``name``)."""
+    if config.pproj.marking_strategy != "none" or config.pproj.covered_root != "none":
+        raise MaltpyError("pseudo-projective parsing (pproj options) is not implemented yet", "configuration")
+    started = time.perf_counter()
+    algorithm, learner = config.singlemalt.parsing_algorithm, config.guide.learner
+    system = system_for(config)
+    fm = load_feature_model(config.guide.features, algorithm, learner, data_format, config.singlemalt.null_value)
+    split = split_column = None
+    if config.guide.data_split_column is not None:
+        split, split_position = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
+        split_column = COLUMNS[config.guide.data_split_column]
+    else:
+        split_position = None
+    value_order = {v: i for i, v in enumerate(dict.fromkeys(NULL_SYMBOLS[config.singlemalt.null_value]))}
+    classes = Classes()
+    classes.add(FIRST_CLASS[algorithm])
+    rows: list[list] = []
+    ys: list[int] = []
+    split_values: list[str] | None = [] if split else None
+    n_sentences = n_tokens = nonprojective = 0
+    for sentence in sentences:
+        heads = sentence.heads
+        if heads is None:
+            raise MaltpyError("learning needs gold trees, but HEAD is _", name, sentence.line)
+        n_sentences += 1
+        n_tokens += len(sentence)
+        nonprojective += not is_projective(heads)
+        columns = columns_of(sentence)
+        if split_column is not None:
+            for value in columns[split_column][1:]:
+                value_order.setdefault(value, len(value_order))
+        gold = Gold(heads, sentence.labels)
+        c = system.initial(len(sentence))
+        while not system.is_terminal(c):
+            move = system.deterministic(c)
+            if move is not None:
+                classes.add(move)
+                system.apply(c, move)
+                continue
+            move, label = system.oracle(c, gold)
+            rows.append(fm.extract(c, columns))
+            ys.append(classes.add(move, label if move in (LA, RA) else None))
+            if split is not None:
+                split_values.append(split(c, columns))
+            system.apply(c, move, label)
+        if progress and n_sentences % 500 == 0:
+            progress(f"{n_sentences} sentences, {len(rows)} instances")
+    if not rows:
+        raise MaltpyError("no training instances: the treebank has no sentences", name)
+    extracted = time.perf_counter()
+    models = train_guide(
+        rows, ys, split_values, value_order, len(fm), split_position, config.guide.data_split_threshold,
+        learner, dict(config.lib.options), fm.nulls, progress,
+    )  # fmt: skip
+    statistics = {
+        "treebank": name, "sentences": n_sentences, "tokens": n_tokens, "nonprojective_sentences": nonprojective,
+        "instances": len(rows), "classes": len(classes.items),
+        "seconds_features": round(extracted - started, 2), "seconds_training": round(time.perf_counter() - extracted, 2),
+    }  # fmt: skip
+    return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics)
