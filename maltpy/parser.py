@@ -28,7 +28,7 @@ from .errors import MaltpyError
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS
-from .learners import LEARNERS, AtomicModel, FeatureMap
+from .learners import LEARNERS, AtomicModel, FeatureMap, Instances
 from .learners.divide import Guide, train_guide
 from .transition import system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
@@ -88,6 +88,13 @@ class Model:
         self.statistics = statistics
         self.system = system_for(config)
         self.root_label = config.graph.root_label
+        self._encoders = {}
+        for model in guide.all_models():
+            model.transitions = [classes.items[label] for label in model.labels]
+            fmap = model.featuremap
+            encode = feature_model.encoder(fmap.tables, fmap.positions)
+            if encode is not None:
+                self._encoders[model.name] = encode
 
     # --- parsing ---------------------------------------------------------------------------------
 
@@ -103,33 +110,33 @@ class Model:
             yield from self._parse_batch(batch, progress)
 
     def _parse_batch(self, batch: list[Sentence], progress) -> list[Sentence]:
-        system, extract = self.system, self.feature_model.extract
+        system, guide, extract = self.system, self.guide, self.feature_model.extract
         configs = [system.initial(len(s)) for s in batch]
         columns = [columns_of(s) for s in batch]
         active = list(range(len(batch)))
         while active:
-            waiting: dict[int, list[int]] = {}  # classifier -> sentences asking it
-            models: dict[int, AtomicModel | None] = {}
+            asking: dict[int, list[int]] = {}  # classifier -> sentences asking it this step
             for i in active:
                 c = configs[i]
                 name = system.deterministic(c)
                 while name is not None and not system.is_terminal(c):
                     system.apply(c, name)
                     name = None if system.is_terminal(c) else system.deterministic(c)
-                if system.is_terminal(c):
-                    continue
-                model = self.guide.model_for(c, columns[i])
-                models[id(model)] = model
-                waiting.setdefault(id(model), []).append(i)
-            for key, members in waiting.items():
-                model = models[key]
+                if not system.is_terminal(c):
+                    model = guide.model_for(c, columns[i])
+                    asking.setdefault(id(model), [model]).append(i)
+            for model, *members in asking.values():
                 if model is None:  # no classifier for this split value: MaltParser's first class
                     for i in members:
-                        self._apply_best(configs[i], None, None)
+                        self._apply_ranked(configs[i], None, None, 0)
                     continue
-                scores = model.scores([extract(configs[i], columns[i]) for i in members])
-                for i, row in zip(members, scores):
-                    self._apply_best(configs[i], model, row)
+                encode = self._encoders.get(model.name)
+                if encode is not None:
+                    scores = model.scores_of_columns([encode(configs[i], columns[i]) for i in members])
+                else:
+                    scores = model.scores([extract(configs[i], columns[i]) for i in members])
+                for i, row, best in zip(members, scores, scores.argmax(axis=1).tolist()):
+                    self._apply_ranked(configs[i], model, row, best)
             active = [i for i in active if not system.is_terminal(configs[i])]
         for sentence, c in zip(batch, configs):
             heads, labels = finish(c.arcs, self.root_label)
@@ -138,34 +145,33 @@ class Model:
             progress(sum(len(s) for s in batch))
         return batch
 
-    def _apply_best(self, c, model: AtomicModel | None, row: np.ndarray | None) -> None:
-        """Apply the best-ranked allowed transition (MaltParser's DeterministicParser.predict)."""
+    def _apply_ranked(self, c, model: AtomicModel | None, row: np.ndarray | None, best: int) -> None:
+        """Apply the best-ranked allowed transition (MaltParser's DeterministicParser.predict);
+        ``best`` is the row's first maximum, where MaltParser's ranking starts."""
         system = self.system
         allowed = system.allowed(c)
-        items = self.classes.items
         if model is None:
-            name, label = items[0]
+            name, label = self.classes.items[0]
             if name not in allowed:
                 name, label = system.default(c, self.root_label)
             system.apply(c, name, label)
             return
-        labels = model.labels
-        best = int(np.argmax(row))  # the first maximum, as MaltParser's selection sort takes it
-        if len(labels) > 1 and items[labels[best]][0] in allowed:
-            system.apply(c, *items[labels[best]])
+        transitions = model.transitions
+        if len(transitions) > 1 and transitions[best][0] in allowed:
+            system.apply(c, *transitions[best])
             return
         # MaltParser ranks by an in-place selection sort (not stable, ties to the earlier place)
         # and tries every class but the last-ranked one.
         values = row.tolist()
-        order = list(range(len(labels)))
-        for step in range(len(labels) - 1):
+        order = list(range(len(transitions)))
+        for step in range(len(transitions) - 1):
             top = step
-            for j in range(step + 1, len(labels)):
+            for j in range(step + 1, len(transitions)):
                 if values[j] > values[top]:
                     top = j
             values[step], values[top] = values[top], values[step]
             order[step], order[top] = order[top], order[step]
-            name, label = items[labels[order[step]]]
+            name, label = transitions[order[step]]
             if name in allowed:
                 system.apply(c, name, label)
                 return
@@ -286,9 +292,8 @@ def learn(
     value_order = {v: i for i, v in enumerate(dict.fromkeys(NULL_SYMBOLS[config.singlemalt.null_value]))}
     classes = Classes()
     classes.add(FIRST_CLASS[algorithm])
-    rows: list[list] = []
-    ys: list[int] = []
-    split_values: list[str] | None = [] if split else None
+    instances = Instances(len(fm), fm.nulls)
+    extract = fm.extract
     n_sentences = n_tokens = nonprojective = 0
     for sentence in sentences:
         heads = sentence.heads
@@ -310,23 +315,23 @@ def learn(
                 system.apply(c, move)
                 continue
             move, label = system.oracle(c, gold)
-            rows.append(fm.extract(c, columns))
-            ys.append(classes.add(move, label if move in (LA, RA) else None))
+            instances.add(extract(c, columns), classes.add(move, label if move in (LA, RA) else None))
             if split is not None:
-                split_values.append(split(c, columns))
+                instances.split_values.append(split(c, columns))
             system.apply(c, move, label)
         if progress and n_sentences % 500 == 0:
-            progress(f"{n_sentences} sentences, {len(rows)} instances")
-    if not rows:
+            progress(f"{n_sentences} sentences, {len(instances)} instances")
+    if not len(instances):
         raise MaltpyError("no training instances: the treebank has no sentences", name)
     extracted = time.perf_counter()
     models = train_guide(
-        rows, ys, split_values, value_order, len(fm), split_position, config.guide.data_split_threshold,
-        learner, dict(config.lib.options), fm.nulls, progress,
+        instances, value_order, split_position, config.guide.data_split_threshold, learner,
+        dict(config.lib.options), progress,
     )  # fmt: skip
     statistics = {
         "treebank": name, "sentences": n_sentences, "tokens": n_tokens, "nonprojective_sentences": nonprojective,
-        "instances": len(rows), "classes": len(classes.items),
-        "seconds_features": round(extracted - started, 2), "seconds_training": round(time.perf_counter() - extracted, 2),
+        "instances": len(instances), "classes": len(classes.items),
+        "seconds_features": round(extracted - started, 2),
+        "seconds_training": round(time.perf_counter() - extracted, 2),
     }  # fmt: skip
     return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics)

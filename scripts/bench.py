@@ -86,9 +86,11 @@ def main() -> int:
                 print(f"{row['name']:<42} skipped: {row['options']} not supported yet", file=sys.stderr)
                 continue
             r = bench(row, Path(tmp))
-            cells = (r["run"], f"{r['learn_s']:.1f}", f"{r['malt_learn_s']:.1f}", f"{r['parse_s']:.1f}",
-                     f"{r['malt_parse_s']:.1f}", f"{r['tok_s']:.0f}", f"{r['malt_tok_s']:.0f}", f"{r['LAS']:.2f}",
-                     f"{r['malt_LAS']:.2f}", f"{r['LAS'] - r['malt_LAS']:+.2f}", f"{r['UAS']:.2f}", f"{r['malt_UAS']:.2f}")  # fmt: skip
+            cells = (
+                r["run"], f"{r['learn_s']:.1f}", f"{r['malt_learn_s']:.1f}", f"{r['parse_s']:.1f}",
+                f"{r['malt_parse_s']:.1f}", f"{r['tok_s']:.0f}", f"{r['malt_tok_s']:.0f}", f"{r['LAS']:.2f}",
+                f"{r['malt_LAS']:.2f}", f"{r['LAS'] - r['malt_LAS']:+.2f}", f"{r['UAS']:.2f}", f"{r['malt_UAS']:.2f}",
+            )  # fmt: skip
             if args.markdown:
                 print("| " + " | ".join(cells) + " |", flush=True)
             else:

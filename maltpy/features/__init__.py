@@ -6,6 +6,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import MaltpyError
+from .compile import compile_extractor
 from .functions import NULL_SYMBOLS, compile_feature
 from .spec import FAMILY, FeatureSpec, parse_feature, parse_feature_model, read_feature_model
 
@@ -20,7 +21,7 @@ class FeatureModel:
     """The features of a model in MaltParser's order, compiled for one algorithm.
 
     ``extract(c, columns)`` gives one value per feature for configuration ``c`` (see
-    ``functions``). ``split_position`` is the position of the data split feature
+    ``functions``; ``compile`` makes it fast). ``split_position`` is the position of the data split feature
     (``InputColumn(d, s)``), if there is one and the model has it.
     """
 
@@ -31,7 +32,10 @@ class FeatureModel:
         self.source = source
         family = FAMILY[algorithm]
         self.functions = [compile_feature(s.feature, family, null_value) for s in specs]
+        self.extract = compile_extractor([s.feature for s in specs], family, null_value)
         self.nulls = frozenset(NULL_SYMBOLS[null_value]) if null_value == "none" else frozenset()
+        #: every value is a string or None: no Split (several values) and no ID (a number)
+        self.plain = not any("Split(" in s.text or "InputColumn(ID," in s.text for s in specs)
 
     def __len__(self) -> int:
         return len(self.specs)
@@ -40,7 +44,17 @@ class FeatureModel:
         """The model as maltpy's text format, one feature per line in MaltParser's order."""
         return "".join(s.text + "\n" for s in self.specs)
 
-    def extract(self, c, columns: list[list]) -> list:
+    def encoder(self, tables: list[dict], positions: list[int]):
+        """For a classifier whose value tables are ``tables`` (for the features at ``positions``):
+        a function ``(c, columns) -> list of the columns of c's known values``, or None if the
+        model's values are not all plain strings."""
+        if not self.plain:
+            return None
+        return compile_extractor([s.feature for s in self.specs], FAMILY[self.algorithm], self.null_value,
+                                 tables, positions)  # fmt: skip
+
+    def extract_slowly(self, c, columns: list[list]) -> list:
+        """The values one closure at a time: what ``extract`` computes, by the definitions."""
         return [f(c, columns) for f in self.functions]
 
     def split_feature(self, column: str, structure: str):

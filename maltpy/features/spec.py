@@ -46,7 +46,8 @@ FAMILY = {
     "covproj": "covington", "covnonproj": "covington",
 }  # fmt: skip
 GRAPH_ADDRESSES = (
-    "head", "ldep", "rdep", "rdep2", "lsib", "rsib", "pred", "succ", "anc", "panc", "ldesc", "pldesc", "rdesc", "prdesc",
+    "head", "ldep", "rdep", "rdep2", "lsib", "rsib", "pred", "succ",
+    "anc", "panc", "ldesc", "pldesc", "rdesc", "prdesc",
 )  # fmt: skip
 ALL_BASES = sorted({name for names in BASE_ADDRESSES.values() for name in names})
 

@@ -9,7 +9,10 @@ in the training instances as MaltParser's FeatureMap numbers them.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 
 import numpy as np
 import scipy.sparse as sp
@@ -22,9 +25,9 @@ NUMBER = "#number#"  # the one column of a numeric feature, whose value is the n
 
 
 class FeatureMap:
-    """(feature position, value) -> column of X, numbered by first appearance.
+    """(feature position, value) -> column of X, for one classifier.
 
-    ``positions`` are the positions in the feature model this map reads (a data split's
+    ``positions`` are the positions in the feature model the classifier reads (a data split's
     sub-models leave out the split feature). Values: a string is one binary feature, a tuple
     several, a number one feature with that value, None (or a null left out) nothing.
     """
@@ -32,66 +35,160 @@ class FeatureMap:
     def __init__(self, positions: list[int], skip: frozenset = frozenset()) -> None:
         self.positions = positions
         self.skip = skip
-        self.columns: list[dict[object, int]] = [{} for _ in positions]
+        self.tables: list[dict[object, int]] = [{} for _ in positions]
         self.size = 0
 
     def keys(self) -> list[list]:
         """[position, value] of every column, in column order (for the model archive)."""
         out: list[list] = [[]] * self.size
-        for p, table in zip(self.positions, self.columns):
+        for p, table in zip(self.positions, self.tables):
             for value, column in table.items():
                 out[column] = [p, value]
         return out
 
     @classmethod
-    def from_keys(cls, positions: list[int], keys: list[list], skip: frozenset = frozenset()) -> FeatureMap:
+    def from_keys(cls, positions: list[int], keys: list, skip: frozenset = frozenset()) -> FeatureMap:
         fmap = cls(positions, skip)
         slot = {p: i for i, p in enumerate(positions)}
         for column, (p, value) in enumerate(keys):
-            fmap.columns[slot[p]][value] = column
+            fmap.tables[slot[p]][value] = column
         fmap.size = len(keys)
         return fmap
 
-    def fit(self, rows: list[list]) -> sp.csr_matrix:
-        """X for the training rows, numbering every new (position, value) as it comes."""
-        return self._matrix(rows, grow=True)
-
-    def transform(self, rows: list[list]) -> sp.csr_matrix:
-        """X for new rows; values never seen in training are left out."""
-        return self._matrix(rows, grow=False)
-
-    def _matrix(self, rows: list[list], grow: bool) -> sp.csr_matrix:
+    def transform(self, rows: list[tuple], plain: bool = False) -> sp.csr_matrix:
+        """X for rows of feature values; values never seen in training are left out.
+        ``plain``: every value is a string or None (no Split, no numbers): the fast way."""
+        if plain:
+            return self._transform_plain(rows)
         indptr = [0]
         indices: list[int] = []
         data: list[float] = []
+        slots = list(zip(self.positions, self.tables))
         skip = self.skip
-        slots = list(zip(self.positions, self.columns))
         for row in rows:
             for p, table in slots:
                 value = row[p]
-                if value is None or value in skip:
-                    continue
-                if isinstance(value, str):
-                    items, weight = (value,), 1.0
+                if type(value) is str:  # the common case, first
+                    column = table.get(value)
+                    if column is not None and value not in skip:
+                        indices.append(column)
+                        data.append(1.0)
                 elif isinstance(value, tuple):
-                    items, weight = value, 1.0
-                else:
-                    items, weight = (NUMBER,), float(value)
-                for item in items:
-                    column = table.get(item)
-                    if column is None:
-                        if not grow:
-                            continue
-                        column = table[item] = self.size
-                        self.size += 1
-                    indices.append(column)
-                    data.append(weight)
+                    for item in value:
+                        column = table.get(item)
+                        if column is not None and item not in skip:
+                            indices.append(column)
+                            data.append(1.0)
+                elif value is not None:
+                    column = table.get(NUMBER)
+                    if column is not None:
+                        indices.append(column)
+                        data.append(float(value))
             indptr.append(len(indices))
         X = sp.csr_matrix(
             (np.array(data), np.array(indices, dtype=np.int32), np.array(indptr)), shape=(len(rows), self.size)
         )
         X.sort_indices()
         return X
+
+    def _transform_plain(self, rows: list[tuple]) -> sp.csr_matrix:
+        tables = self.tables
+        pick = itemgetter(*self.positions) if len(self.positions) > 1 else (lambda row: (row[self.positions[0]],))
+        indices: list[int] = []
+        indptr = [0]
+        for row in rows:
+            # dict.get over all positions at C speed; unseen values (and nulls left out) give None
+            indices.extend([c for c in map(dict.get, tables, pick(row)) if c is not None])
+            indptr.append(len(indices))
+        return sp.csr_matrix(
+            (np.ones(len(indices)), np.array(indices, dtype=np.int32), np.array(indptr)), shape=(len(rows), self.size)
+        )
+
+
+class Instances:
+    """The training instances, encoded as they come (they can be many: a compact buffer).
+
+    Every (position, value) gets a code by first appearance; an instance is its codes, its
+    class and, with a data split, its split value. ``matrix`` numbers a classifier's own
+    columns by first appearance in its instances.
+    """
+
+    def __init__(self, n_positions: int, skip: frozenset = frozenset()) -> None:
+        self.tables: list[dict[object, int]] = [{} for _ in range(n_positions)]
+        self.keys: list[tuple[int, object]] = []
+        self.skip = skip
+        self.codes = array("i")
+        self.weights: dict[int, float] = {}  # entry -> value, for numeric features only
+        self.ends = array("q")
+        self.classes = array("i")
+        self.split_values: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.classes)
+
+    def add(self, values: tuple, cls: int) -> None:
+        # Known string values, the usual case, are looked up at C speed; the rest one by one.
+        row = list(map(dict.get, self.tables, values))
+        if None in row:
+            row = self._encode(values, row)
+        self.codes.extend(row)
+        self.ends.append(len(self.codes))
+        self.classes.append(cls)
+
+    def _encode(self, values: tuple, known: list) -> list[int]:
+        row: list[int] = []
+        for p, (value, code) in enumerate(zip(values, known)):
+            if code is not None:
+                row.append(code)
+                continue
+            if value is None:
+                continue
+            if type(value) is str:
+                items = (value,)
+            elif isinstance(value, tuple):
+                items = value
+            else:
+                self.weights[len(self.codes) + len(row)] = float(value)
+                items = (NUMBER,)
+            table = self.tables[p]
+            for item in items:
+                if item in self.skip:
+                    continue
+                code = table.get(item)
+                if code is None:
+                    code = table[item] = len(self.keys)
+                    self.keys.append((p, item))
+                row.append(code)
+        return row
+
+    def matrix(self, members: np.ndarray, positions: list[int]) -> tuple[sp.csr_matrix, FeatureMap]:
+        """X for the instances ``members`` (in that order), reading only ``positions``."""
+        ends = np.frombuffer(self.ends, dtype=np.int64)
+        starts = np.concatenate([[0], ends[:-1]])
+        lengths = ends[members] - starts[members]
+        first_entry = np.repeat(starts[members] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+        entries = np.arange(int(lengths.sum())) + first_entry
+        codes = np.frombuffer(self.codes, dtype=np.int32)[entries]
+        weights = np.ones(len(codes))
+        if self.weights:
+            numeric = np.array(sorted(self.weights))
+            where = np.searchsorted(entries, numeric)
+            found = (where < len(entries)) & (entries[np.minimum(where, len(entries) - 1)] == numeric)
+            weights[where[found]] = [self.weights[e] for e in numeric[found]]
+        rows = np.repeat(np.arange(len(members)), lengths)
+        if len(positions) < len(self.tables):
+            position_of = np.array([p for p, _ in self.keys], dtype=np.int32)
+            keep = np.isin(position_of[codes], positions)
+            codes, weights, rows = codes[keep], weights[keep], rows[keep]
+        unique, first = np.unique(codes, return_index=True)
+        in_order = unique[np.argsort(first, kind="stable")]  # first appearance, as MaltParser's FeatureMap
+        column = np.zeros(len(self.keys), dtype=np.int32)
+        column[in_order] = np.arange(len(in_order), dtype=np.int32)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(members)))])
+        X = sp.csr_matrix((weights, column[codes], indptr), shape=(len(members), len(in_order)))
+        X.sort_indices()
+        fmap = FeatureMap.from_keys(positions, [self.keys[c] for c in in_order], self.skip)
+        return X, fmap
 
 
 @dataclass
@@ -105,7 +202,15 @@ class AtomicModel:
     labels: list[int]
     classifier: LibLinear | LibSvm
     instances: int
+    transitions: list = None  # the (transition, label) of each class, set by the parser
 
-    def scores(self, rows: list[list]) -> np.ndarray:
-        X = self.featuremap.transform(rows)
+    def scores(self, rows: list[tuple], plain: bool = False) -> np.ndarray:
+        return self.classifier.scores(self.featuremap.transform(rows, plain))
+
+    def scores_of_columns(self, rows: list[list[int]]) -> np.ndarray:
+        """Scores for instances given as their lists of columns (see FeatureModel.encoder)."""
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([len(r) for r in rows], out=indptr[1:])
+        indices = np.fromiter(chain.from_iterable(rows), dtype=np.int32, count=int(indptr[-1]))
+        X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), self.featuremap.size))
         return self.classifier.scores(X)

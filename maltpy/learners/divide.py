@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import LEARNERS, AtomicModel, FeatureMap
+from . import LEARNERS, AtomicModel, FeatureMap, Instances
 
 
 class Guide:
@@ -34,26 +34,22 @@ class Guide:
 
 
 def train_guide(
-    rows: list[list],
-    classes: list[int],
-    split_values: list[str] | None,
+    instances: Instances,
     value_order: dict[str, int],
-    n_features: int,
     split_position: int | None,
     threshold: int,
     learner: str,
     options: dict,
-    skip: frozenset,
     progress=None,
 ) -> dict[str, AtomicModel]:
     """Train the classifiers, by name: "main" without a split; "split:<value>" and "master"
-    with one. ``rows[i]`` holds instance i's feature values, ``classes[i]`` its class."""
-    everything = list(range(n_features))
-    if split_values is None:
-        groups = {"main": (everything, list(range(len(rows))))}
+    with one (``instances.split_values`` holds each instance's split value)."""
+    everything = list(range(len(instances.tables)))
+    if not instances.split_values:
+        groups = {"main": (everything, np.arange(len(instances)))}
     else:
         by_value: dict[str, list[int]] = {}
-        for i, value in enumerate(split_values):
+        for i, value in enumerate(instances.split_values):
             by_value.setdefault(value, []).append(i)
         reduced = [p for p in everything if p != split_position]
         groups = {}
@@ -61,34 +57,26 @@ def train_guide(
         for value in sorted(by_value, key=lambda v: value_order.get(v, len(value_order))):
             members = by_value[value]
             if len(members) > threshold:
-                groups[f"split:{value}"] = (reduced, members)
+                groups[f"split:{value}"] = (reduced, np.array(members))
             else:
                 master.extend(members)
         if master:
-            groups["master"] = (everything, master)
+            groups["master"] = (everything, np.array(master))
+    classes = np.frombuffer(instances.classes, dtype=np.int32)
     models = {}
     for n, (name, (positions, members)) in enumerate(groups.items(), 1):
         if progress:
             progress(f"training {learner} classifier {n}/{len(groups)} ({name}, {len(members)} instances)")
-        models[name] = train_atomic(
-            name, [rows[i] for i in members], [classes[i] for i in members], positions, learner, options, skip
-        )
+        X, featuremap = instances.matrix(members, positions)
+        models[name] = train_atomic(name, X, featuremap, classes[members], learner, options)
     return models
 
 
-def train_atomic(
-    name: str, rows: list[list], classes: list[int], positions: list[int], learner: str, options: dict, skip: frozenset
-) -> AtomicModel:
-    """One classifier on rows in oracle order; its classes are numbered by first appearance."""
-    featuremap = FeatureMap(positions, skip)
-    X = featuremap.fit(rows)
-    labels: list[int] = []
-    local: dict[int, int] = {}
-    y = np.empty(len(classes), dtype=np.int64)
-    for i, c in enumerate(classes):
-        if c not in local:
-            local[c] = len(labels)
-            labels.append(c)
-        y[i] = local[c]
-    classifier = LEARNERS[learner].fit(X, y, len(labels), options)
-    return AtomicModel(name, featuremap, labels, classifier, len(rows))
+def train_atomic(name: str, X, featuremap: FeatureMap, classes: np.ndarray, learner: str, options: dict) -> AtomicModel:
+    """One classifier; its classes are numbered by first appearance in its instances."""
+    unique, first = np.unique(classes, return_index=True)
+    labels = unique[np.argsort(first, kind="stable")]
+    local = np.zeros(int(classes.max()) + 1, dtype=np.int64)
+    local[labels] = np.arange(len(labels))
+    classifier = LEARNERS[learner].fit(X, local[classes], len(labels), options)
+    return AtomicModel(name, featuremap, [int(c) for c in labels], classifier, len(classes))

@@ -30,6 +30,9 @@ SOLVERS = {
 }
 
 
+_DENSE_LIMIT = 20_000_000  # weights (features x classes) up to 160 MB are expanded for parsing
+
+
 class LibLinear:
     """A linear classifier: ``scores(X)`` are the decision values w_c · x (+ bias) of each class."""
 
@@ -38,6 +41,7 @@ class LibLinear:
     def __init__(self, weights: sp.csr_matrix, intercept: np.ndarray) -> None:
         self.weights = weights  # features x classes; X's column j is feature index j
         self.intercept = intercept
+        self._dense: np.ndarray | None = None
 
     @classmethod
     def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict) -> LibLinear:
@@ -48,10 +52,14 @@ class LibLinear:
         return cls(sp.csr_matrix(weights), intercept)
 
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
-        width = self.weights.shape[0]
-        if X.shape[1] != width:  # instances are built with the model's own number of columns
-            X = X[:, :width]
-        return (X @ self.weights).toarray() + self.intercept
+        """w_c · x + b_c for each row. The weights are expanded to a dense array when that is
+        not too big: a sparse-times-dense product is several times faster than sparse-sparse."""
+        n_features, n_classes = self.weights.shape
+        if n_features * n_classes > _DENSE_LIMIT:
+            return (X @ self.weights).toarray() + self.intercept
+        if self._dense is None:
+            self._dense = self.weights.toarray()
+        return X @ self._dense + self.intercept
 
     def to_arrays(self) -> dict[str, np.ndarray]:
         w = self.weights.tocsr()

@@ -16,7 +16,14 @@ import numpy as np
 import scipy.sparse as sp
 
 KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}
-_CHUNK = 256  # rows per kernel computation: keeps the rows x support vectors matrix small
+_CHUNK = 128  # rows per kernel computation: keeps the rows x support vectors matrices small
+
+
+def _dot(X: sp.csr_matrix, support: sp.csr_matrix) -> np.ndarray:
+    """The dense matrix of dot products sv · x (support vectors x rows). Sparse support vectors
+    times dense rows is the fast order; float32 holds counts of shared binary features exactly."""
+    dense = X.T.toarray().astype(np.float32)
+    return (support @ dense).astype(np.float64)
 
 
 class LibSvm:
@@ -56,76 +63,72 @@ class LibSvm:
         self.degree = int(fields.get("degree", ["3"])[0])
         self.gamma = float(fields.get("gamma", ["0"])[0])
         self.coef0 = float(fields.get("coef0", ["0"])[0])
-        k = int(fields["nr_class"][0])
-        self.n_classes = k
+        k = self.n_classes = int(fields["nr_class"][0])
         self.labels = [int(x) for x in fields["label"]] if "label" in fields else list(range(k))
         counts = [int(x) for x in fields["nr_sv"]] if "nr_sv" in fields else [0] * k
-        rho = np.array([float(x) for x in fields["rho"]]) if "rho" in fields else np.zeros(0)
-        coef_rows, rows, cols, vals = [], [], [], []
-        for r, line in enumerate(body.splitlines()):
-            parts = line.split()
-            coef_rows.append([float(x) for x in parts[: k - 1]])
-            for item in parts[k - 1 :]:
-                index, _, value = item.partition(":")
-                rows.append(r)
-                cols.append(int(index) - 1)
-                vals.append(float(value))
-        n_sv = len(coef_rows)
+        self.rho = np.array([float(x) for x in fields.get("rho", [])])
+        # The SV lines: k-1 coefficients, then index:value pairs; parsed in one pass.
+        lines = body.splitlines()
+        n_sv = len(lines)
+        pairs_per_line = np.array([line.count(":") for line in lines], dtype=int)
+        numbers = np.array(body.replace(":", " ").split(), dtype=float)
+        line_starts = np.concatenate([[0], np.cumsum(k - 1 + 2 * pairs_per_line)[:-1]]).astype(int)
+        coef_at = line_starts[:, None] + np.arange(k - 1)[None, :]
+        self.coef = numbers[coef_at] if n_sv else np.zeros((0, k - 1))
+        rows = np.repeat(np.arange(n_sv), pairs_per_line)
+        pair_starts = np.repeat(line_starts + k - 1, pairs_per_line)
+        within = np.arange(len(rows)) - np.repeat(np.cumsum(pairs_per_line) - pairs_per_line, pairs_per_line)
+        cols = numbers[pair_starts + 2 * within].astype(int) - 1
+        vals = numbers[pair_starts + 2 * within + 1].astype(np.float32)
         self.support = sp.csr_matrix((vals, (rows, cols)), shape=(n_sv, width))
-        self.support_norms = np.asarray(self.support.multiply(self.support).sum(axis=1)).ravel()
-        # One column per pair (i, j), i < j: sv_coef[j-1] on the support vectors of class i and
-        # sv_coef[i] on those of class j (LIBSVM's svm_predict_values), so decisions = K @ C - rho.
-        starts = np.concatenate([[0], np.cumsum(counts)])
-        coef = np.array(coef_rows).reshape(n_sv, max(k - 1, 0))
-        c_rows, c_cols, c_vals, first, second = [], [], [], [], []
-        pair = 0
-        for i in range(k):
-            for j in range(i + 1, k):
-                on_i = np.arange(starts[i], starts[i + 1])
-                on_j = np.arange(starts[j], starts[j + 1])
-                c_rows += [on_i, on_j]
-                c_cols.append(np.full(len(on_i) + len(on_j), pair))
-                c_vals += [coef[on_i, j - 1], coef[on_j, i]]
-                first.append(i)
-                second.append(j)
-                pair += 1
-        c_rows = np.concatenate(c_rows) if c_rows else np.zeros(0, dtype=int)
-        c_cols = np.concatenate(c_cols) if c_cols else np.zeros(0, dtype=int)
-        c_vals = np.concatenate(c_vals) if c_vals else np.zeros(0)
-        self.pair_coef = sp.csr_matrix((c_vals, (c_rows, c_cols)), shape=(n_sv, pair))
-        self.rho = rho
-        # votes = wins @ to_first + losses @ to_second, with one row per pair
-        self.to_first = sp.csr_matrix((np.ones(pair), (np.arange(pair), first)), shape=(pair, k))
-        self.to_second = sp.csr_matrix((np.ones(pair), (np.arange(pair), second)), shape=(pair, k))
+        self.sv_norms = np.asarray(self.support.multiply(self.support).sum(axis=1), dtype=np.float64).ravel()
+        self.starts = np.concatenate([[0], np.cumsum(counts)]).astype(int)
+        # Pair p = (i, j), i < j, in LIBSVM's order: its decision is the sum of sv_coef[j-1]
+        # times the kernel over class i's support vectors plus sv_coef[i] over class j's, - rho.
+        pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+        self.from_i = np.array([i * (k - 1) + j - 1 for i, j in pairs], dtype=int)
+        self.from_j = np.array([j * (k - 1) + i for i, j in pairs], dtype=int)
+        to_first = np.zeros((len(pairs), k))
+        to_second = np.zeros((len(pairs), k))
+        for p, (i, j) in enumerate(pairs):
+            to_first[p, i] = to_second[p, j] = 1
+        self.to_first, self.to_second = to_first, to_second
 
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
-        """The votes of each class 0..k-1 for each row of X."""
-        votes = np.zeros((X.shape[0], self.n_classes))
-        if self.n_classes < 2:
+        """The votes of each class 0..k-1 for each row of X (LIBSVM's svm_predict_values)."""
+        k = self.n_classes
+        votes = np.zeros((X.shape[0], k))
+        if k < 2:
             votes[:, :] = 1
             return votes
+        X.sort_indices()
         for start in range(0, X.shape[0], _CHUNK):
             chunk = X[start : start + _CHUNK]
-            product = self._kernel(chunk) @ self.pair_coef
-            decisions = (product.toarray() if sp.issparse(product) else np.asarray(product)) - self.rho
-            wins = decisions > 0  # LIBSVM: a positive decision is a vote for i, otherwise for j
-            votes[start : start + _CHUNK, self.labels] = wins @ self.to_first + ~wins @ self.to_second
+            kernel = self._kernel(chunk)  # support vectors x rows
+            sums = np.empty((k, k - 1, chunk.shape[0]))  # sums[c] = coef[class c]ᵀ K[class c]
+            for c in range(k):
+                lo, hi = self.starts[c], self.starts[c + 1]
+                sums[c] = self.coef[lo:hi].T @ kernel[lo:hi]
+            flat = sums.reshape(k * (k - 1), -1)
+            decisions = flat[self.from_i] + flat[self.from_j] - self.rho[:, None]
+            wins = (decisions > 0).astype(float)  # LIBSVM: positive is a vote for i, else for j
+            votes[start : start + _CHUNK, self.labels] = (self.to_first.T @ wins + self.to_second.T @ (1 - wins)).T
         return votes
 
-    def _kernel(self, X: sp.csr_matrix):
-        dot = X @ self.support.T
+    def _kernel(self, X: sp.csr_matrix) -> np.ndarray:
+        """K(sv, x) for every support vector and the rows of X, dense (support vectors x rows)."""
+        dot = _dot(X, self.support)
         if self.kernel == KERNELS["linear"]:
             return dot
         if self.kernel == KERNELS["polynomial"]:
-            if self.coef0 == 0:  # zero stays zero: keep it sparse
-                dot = dot.tocsr()
-                dot.data = (self.gamma * dot.data) ** self.degree
-                return dot
-            return (self.gamma * dot.toarray() + self.coef0) ** self.degree
+            if self.coef0 == 0 and self.degree == 2:
+                dot *= self.gamma
+                return np.square(dot, out=dot)
+            return (self.gamma * dot + self.coef0) ** self.degree
         if self.kernel == KERNELS["rbf"]:
-            norms = np.asarray(X.multiply(X).sum(axis=1))
-            return np.exp(-self.gamma * (norms + self.support_norms - 2 * dot.toarray()))
-        return np.tanh(self.gamma * dot.toarray() + self.coef0)
+            row_norms = np.asarray(X.multiply(X).sum(axis=1)).ravel()
+            return np.exp(-self.gamma * (self.sv_norms[:, None] + row_norms[None, :] - 2 * dot))
+        return np.tanh(self.gamma * dot + self.coef0)
 
     def to_text(self) -> str:
         return self.text

@@ -70,6 +70,9 @@ class CovingtonNonProjective:
         self.allow_root = allow_root
         self.allow_shift = allow_shift
         self.max_degree = max_degree
+        base = (SH, NA) if allow_shift else (NA,)
+        self._moves = {ra: {la: base + ((RA,) if ra else ()) + ((LA,) if la else ()) for la in (False, True)}
+                       for ra in (False, True)}  # fmt: skip
 
     def initial(self, n: int) -> CovingtonConfiguration:
         leftstop = 0 if self.allow_root else 1
@@ -85,17 +88,14 @@ class CovingtonNonProjective:
         """MaltParser's move when no ranked transition is allowed."""
         return NA, None
 
-    def allowed(self, c: CovingtonConfiguration) -> list[str]:
+    def allowed(self, c: CovingtonConfiguration) -> tuple[str, ...]:
         i, j = c.left, c.right
-        moves = [SH, NA] if self.allow_shift else [NA]
-        heads = c.arcs.heads
         if _component(c, i) == _component(c, j):
-            return moves
-        if heads[j] == -1 and self._within_degree(c, i, j):
-            moves.append(RA)
-        if i != 0 and heads[i] == -1 and self._within_degree(c, j, i):
-            moves.append(LA)
-        return moves
+            return self._moves[False][False]
+        heads = c.arcs.heads
+        right_arc = heads[j] == -1 and self._within_degree(c, i, j)
+        left_arc = i != 0 and heads[i] == -1 and self._within_degree(c, j, i)
+        return self._moves[right_arc][left_arc]
 
     def _within_degree(self, c: CovingtonConfiguration, head: int, dependent: int) -> bool:
         return self.max_degree is None or arc_degree(c.arcs.heads, head, dependent, self.max_degree) <= self.max_degree
