@@ -14,6 +14,7 @@ allowed the algorithm's default move is made. Words left without a head go to th
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ import numpy as np
 from . import __version__
 from .archive import Archive, npz_bytes, write_archive
 from .config import Config, config_from_dict
-from .conll import Sentence
+from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
@@ -177,6 +178,31 @@ class Model:
                 return
         system.apply(c, *system.default(c, self.root_label))
 
+    def parse_conll(self, text: str, format: str = "auto") -> str:
+        """Parse CoNLL-X or CoNLL-U text; the same text back with HEAD and DEPREL filled in."""
+        reader = ConllReader(io.BytesIO(text.encode("utf-8")), "<text>", format, blind=True)
+        return "".join(format_sentence(s) for s in self.parse(reader))
+
+    def parse_tokens(self, sentences: Iterable[list]) -> list[list[tuple[int, str]]]:
+        """Parse sentences given as lists of tokens: a token is its form (a string) or a dict
+        with any of form, lemma, upos (or cpostag), xpos (or postag), feats. Returns, for each
+        sentence, each token's (head, label)."""
+        built = []
+        for number, tokens in enumerate(sentences, 1):
+            words = []
+            for i, token in enumerate(tokens, 1):
+                t = {"form": token} if isinstance(token, str) else dict(token)
+                fields = [str(i), t.get("form"), t.get("lemma"), t.get("upos", t.get("cpostag")),
+                          t.get("xpos", t.get("postag")), t.get("feats"), "_", "_", "_", "_"]  # fmt: skip
+                fields = ["_" if f is None or f == "" else str(f) for f in fields]
+                if any(ch in f for f in fields for ch in "\t\n\r"):
+                    raise ValueError(f"sentence {number}, token {i}: values cannot hold tabs or line breaks")
+                words.append(fields)
+            if not words:
+                raise ValueError(f"sentence {number} has no tokens")
+            built.append(Sentence(words, self.data_format, number))
+        return [[(int(w[HEAD]), w[DEPREL]) for w in s.words] for s in self.parse(built)]
+
     def describe(self) -> dict:
         """What ``maltpy info`` shows."""
         classifiers = []
@@ -242,6 +268,7 @@ class Model:
                 algorithm = config.singlemalt.parsing_algorithm
                 null_value = config.singlemalt.null_value
                 fm = feature_model_from_text(m["feature_model"]["text"], algorithm, null_value, path)
+                fm.source = m["feature_model"]["source"]
                 classes = Classes.from_names(m["classes"])
                 skip = fm.nulls
                 atomic = {}
@@ -262,6 +289,11 @@ class Model:
         finally:
             archive.close()
         return cls(config, fm, classes, _guide(atomic, fm, config), data_format, statistics)
+
+
+def load_model(path: str) -> Model:
+    """A model made by ``maltpy learn`` (or ``Model.save``)."""
+    return Model.load(path)
 
 
 def _guide(models: dict[str, AtomicModel], fm: FeatureModel, config: Config) -> Guide:

@@ -138,7 +138,8 @@ def _parse_feature(text: str, pos: int) -> tuple[Feature, int]:
         elif kind == "f":
             arg, pos = _parse_feature(text, pos)
         elif kind == "d":
-            end = text.rfind(")")  # the delimiter runs to the call's closing parenthesis
+            end = text.find(")", pos)  # as in MaltParser, a delimiter cannot hold ( ) [ ] or ,
+            end = len(text) if end < 0 else end
             arg, pos = text[pos:end], end
             if not arg:
                 raise SpecError(f"{name}: empty delimiter")

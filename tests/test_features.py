@@ -1,0 +1,261 @@
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+from conftest import DATA, REFERENCE, ROOT, SHARED, SWEMALT, requires_shared
+
+from maltpy.config import load_config
+from maltpy.errors import MaltpyError
+from maltpy.features import DEFAULT_MODELS, FeatureModel, load_feature_model
+from maltpy.features.functions import NOVALUE, NULL, ROOTNODE
+from maltpy.features.spec import COLUMNS, parse_feature, parse_feature_model, read_feature_model
+from maltpy.files import read_conll
+from maltpy.parser import columns_of
+from maltpy.transition import SYSTEMS, system_for
+from maltpy.transition.base import LA, RA, SH, Gold
+
+
+def model(text: str, algorithm: str = "nivreeager", null_value: str = "one") -> FeatureModel:
+    return FeatureModel(parse_feature_model(text.encode(), "m.txt", algorithm), algorithm, null_value, "m.txt")
+
+
+# --- reading feature specifications ------------------------------------------------------------
+
+
+@requires_shared
+def test_swedish_swap_xml_loads_unchanged():
+    path = SWEMALT / "swedish-swap.xml"
+    specs = read_feature_model(str(path), "stackeager")
+    assert len(specs) == len(re.findall(r"<feature>", path.read_text())) == 38
+    names = {s.feature.name for s in specs}
+    assert {"InputColumn", "OutputColumn", "Merge", "Merge3", "Distance"} <= names
+    assert [s.text for s in specs] == sorted(s.text for s in specs)  # MaltParser's order
+
+
+@requires_shared
+@pytest.mark.parametrize("learner", ["liblinear", "libsvm"])
+@pytest.mark.parametrize("data_format", ["conllx", "conllu"])
+def test_default_models_hold_maltparsers_features(learner, data_format):
+    xml_names = {
+        "nivreeager": "NivreEager",
+        "nivrestandard": "NivreStandard",
+        "covproj": "CovingtonProjective",
+        "covnonproj": "CovingtonNonProjective",
+        "stackproj": "StackProjective",
+        "stackswap": "StackSwap",
+    }
+    for algorithm, default in DEFAULT_MODELS.items():
+        ours = load_feature_model(None, algorithm, learner, data_format, "one")
+        theirs = read_feature_model(
+            str(REFERENCE / "features" / learner / data_format / f"{xml_names[default]}.xml"), algorithm
+        )
+        assert [s.text for s in ours.specs] == [s.text for s in theirs]
+
+
+def test_the_text_format_and_its_comments():
+    fm = model(
+        "# a comment\nInputColumn(POSTAG, Stack[0])   # the top\n\n  Merge(InputColumn(POSTAG, Stack[0]),"
+        " InputColumn(POSTAG, Input[0]))\nInputColumn(POSTAG,Stack[0])\n"
+    )
+    assert [s.text for s in fm.specs] == [
+        "InputColumn(POSTAG,Stack[0])",
+        "Merge(InputColumn(POSTAG,Stack[0]),InputColumn(POSTAG,Input[0]))",
+    ]
+    assert fm.specs[1].line == 4
+
+
+def test_every_function_parses():
+    for text in [
+        "InputColumn(FORM, pred(succ(ldesc(Stack[0]))))",
+        "OutputColumn(DEPREL, lsib(rsib(head(Input[1]))))",
+        "InputArc(HEAD, Stack[0], Input[0])",
+        "InputArcDir(PHEAD, Stack[0])",
+        "OutputArc(HEAD, Stack[1], Stack[0])",
+        "Exists(anc(Stack[0]))",
+        "Distance(Stack[0], Input[0], 0|1|2|5)",
+        "NumOf(Stack[0], ldeps, 0|1|3)",
+        "Split(InputColumn(FEATS, Stack[0]), \\|)",
+        "Suffix(InputColumn(FORM, Input[0]), 3)",
+        "Prefix(InputColumn(LEMMA, Input[0]), 2)",
+        "Merge3(InputColumn(UPOS, Stack[0]), InputColumn(XPOSTAG, Stack[0]),"
+        " OutputColumn(DEPREL, rdep2(panc(pldesc(prdesc(rdesc(Stack[0])))))))",
+    ]:
+        assert str(parse_feature(text)) == re.sub(r"\s", "", text)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("InputColumn(POSTAG, Stack[0]", "expected ')'"),
+    ("InputColum(POSTAG, Stack[0])", "unknown feature function 'InputColum'"),
+    ("InputColumn(TAG, Stack[0])", "unknown column 'TAG'"),
+    ("InputColumn(POSTAG, Top[0])", "unknown address function 'Top'"),
+    ("InputColumn(POSTAG, Stack[-1])", "non-negative integer index"),
+    ("OutputColumn(POSTAG, Stack[0])", "is an input column"),
+    ("InputColumn(DEPREL, Stack[0])", "is what the parser predicts"),
+    ("Distance(Stack[0], Input[0], 1|2)", "ascending integers from 0"),
+    ("NumOf(Stack[0], kids, 0|1)", "relation 'kids'"),
+    ("Merge(Split(InputColumn(FEATS, Stack[0]), \\|), InputColumn(POSTAG, Stack[0]))", "cannot merge Split"),
+    ("Suffix(InputColumn(FORM, Input[0]), 0)", "at least 1"),
+    ("Stack[0]", "is an address, not a feature"),
+    ("InputColumn(POSTAG, Stack[0]) extra", "unexpected"),
+])  # fmt: skip
+def test_bad_features_name_file_line_and_text(text, message):
+    with pytest.raises(MaltpyError) as caught:
+        parse_feature_model(f"InputColumn(FORM, Stack[0])\n{text}\n".encode(), "f.txt", "nivreeager")
+    assert (caught.value.file, caught.value.line) == ("f.txt", 2)
+    assert message in caught.value.message and re.sub(r"\s+", " ", text.strip())[:12] in caught.value.message
+
+
+def test_addresses_of_another_algorithm_are_refused_at_load_time():
+    with pytest.raises(MaltpyError, match=r"Lookahead\[\.\.\.\] is not an address of nivreeager"):
+        model("InputColumn(POSTAG, Lookahead[0])")
+    with pytest.raises(MaltpyError, match=r"Stack\[\.\.\.\] is not an address of covnonproj"):
+        model("InputColumn(POSTAG, Stack[0])", "covnonproj")
+    model("InputColumn(POSTAG, Lookahead[0])", "stacklazy")
+    model("InputColumn(POSTAG, RightContext[0])", "covproj")
+
+
+def test_bad_xml_and_missing_files(tmp_path):
+    with pytest.raises(MaltpyError, match="not well-formed XML") as caught:
+        parse_feature_model(b"<featuremodels>\n<featuremodel>\n<feature>x</featuremodel>", "m.xml", "nivreeager")
+    assert caught.value.line == 3
+    with pytest.raises(MaltpyError, match="no features"):
+        parse_feature_model(b"# nothing\n", "m.txt", "nivreeager")
+    with pytest.raises(MaltpyError, match="no such feature model file"):
+        read_feature_model(str(tmp_path / "absent.xml"), "nivreeager")
+
+
+def test_only_the_first_featuremodel_counts_as_in_maltparser():
+    xml = (
+        b"<featuremodels><featuremodel><feature>InputColumn(FORM, Stack[0])</feature></featuremodel>"
+        b"<featuremodel><feature>InputColumn(POSTAG, Stack[0])</feature></featuremodel></featuremodels>"
+    )
+    assert [s.text for s in parse_feature_model(xml, "m.xml", "nivreeager")] == ["InputColumn(FORM,Stack[0])"]
+
+
+# --- values ------------------------------------------------------------------------------------
+
+SENTENCE = (
+    "1\tThe\tthe\tDET\tDT\tDef=Y|Num=S\t2\tdet\t_\t_\n"
+    "2\tdog\tdog\tNOUN\tNN\tNum=S\t3\tnsubj\t_\t_\n"
+    "3\tbarks\tbark\tVERB\tVBZ\t_\t0\troot\t_\t_\n"
+)
+
+
+def sentence():
+    import io
+
+    from maltpy.conll import ConllReader
+
+    return next(iter(ConllReader(io.BytesIO(SENTENCE.encode()), "s")))
+
+
+def test_values_of_a_configuration_and_the_null_values():
+    s = sentence()
+    cols = columns_of(s)
+    system = SYSTEMS["nivreeager"]()
+    c = system.initial(3)
+    features = (
+        "InputColumn(POSTAG, Stack[0])\nInputColumn(POSTAG, Stack[1])\nInputColumn(FORM, Input[0])\n"
+        "OutputColumn(DEPREL, Input[0])\nMerge(InputColumn(POSTAG, Stack[1]), InputColumn(POSTAG, Stack[2]))\n"
+        "Merge(InputColumn(POSTAG, Stack[0]), InputColumn(POSTAG, Input[0]))\nExists(Stack[1])\n"
+        "Distance(Stack[0], Input[0], 0|1|2|5)\nSplit(InputColumn(FEATS, Input[0]), \\|)\n"
+        "Suffix(InputColumn(FORM, Input[1]), 2)\nNumOf(Stack[0], deps, 0|1|2)\n"
+    )
+    for null_value, (root, no_value) in {
+        "one": (NULL, NULL),
+        "rootnode": (ROOTNODE, ROOTNODE),
+        "novalue": (ROOTNODE, NOVALUE),
+    }.items():
+        fm = model(features, null_value=null_value)
+        values = dict(zip((x.text for x in fm.specs), fm.extract(c, cols)))
+        assert values["InputColumn(POSTAG,Stack[0])"] == root  # the root
+        assert values["InputColumn(POSTAG,Stack[1])"] == NULL  # no node
+        assert values["OutputColumn(DEPREL,Input[0])"] == no_value  # no head yet
+        assert values["InputColumn(FORM,Input[0])"] == "The"
+        assert values["Merge(InputColumn(POSTAG,Stack[1]),InputColumn(POSTAG,Stack[2]))"] is None  # all null
+        assert values["Merge(InputColumn(POSTAG,Stack[0]),InputColumn(POSTAG,Input[0]))"] == f"{root}~DT"
+        assert values["Exists(Stack[1])"] is None
+        assert values["Distance(Stack[0],Input[0],0|1|2|5)"] == NULL  # the root
+        assert values["Split(InputColumn(FEATS,Input[0]),\\|)"] == ("Def=Y", "Num=S")
+        assert values["Suffix(InputColumn(FORM,Input[1]),2)"] == "og"
+        assert values["NumOf(Stack[0],deps,0|1|2)"] == ">=0"
+    # after SH, RA: the stack is [0, 1, 2] with 1 -> 2
+    system.apply(c, SH)
+    system.apply(c, RA, "x")
+    fm = model(
+        "OutputColumn(DEPREL, Stack[0])\nInputColumn(FORM, head(Stack[0]))\nOutputColumn(DEPREL, rdep(Stack[1]))"
+        "\nDistance(Stack[0], Input[0], 0|1|2|5)\nNumOf(Stack[1], rdeps, 0|1|2)\nInputColumn(FORM, pred(Stack[1]))"
+    )
+    assert dict(zip((x.text for x in fm.specs), fm.extract(c, cols))) == {
+        "OutputColumn(DEPREL,Stack[0])": "x",
+        "InputColumn(FORM,head(Stack[0]))": "The",
+        "OutputColumn(DEPREL,rdep(Stack[1]))": "x",
+        "Distance(Stack[0],Input[0],0|1|2|5)": ">=1",
+        "NumOf(Stack[1],rdeps,0|1|2)": ">=1",
+        "InputColumn(FORM,pred(Stack[1]))": NULL,
+    }
+
+
+@requires_shared
+@pytest.mark.parametrize("algorithm", list(SYSTEMS))
+def test_the_compiled_extractor_gives_the_definitions_values(algorithm):
+    models = [
+        load_feature_model(None, algorithm, learner, "conllx", nv)
+        for learner in ("liblinear", "libsvm")
+        for nv in ("one", "novalue")
+    ]
+    if algorithm.startswith("stack"):
+        models.append(
+            FeatureModel(
+                read_feature_model(str(SWEMALT / "swedish-swap.xml"), algorithm), algorithm, "one", "swedish-swap.xml"
+            )
+        )
+    system = SYSTEMS[algorithm]()
+    with read_conll(str(DATA / "conllx" / "la_perseus-ud-train.conllx")) as reader:
+        for s in itertools.islice(reader, 60):
+            cols, gold, c = columns_of(s), Gold(s.heads, s.labels), system.initial(len(s))
+            while not system.is_terminal(c):
+                for fm in models:
+                    assert list(fm.extract(c, cols)) == fm.extract_slowly(c, cols)
+                system.apply(c, *system.oracle(c, gold))
+
+
+@requires_shared
+def test_instances_are_maltparsers_instances():
+    # ../shared/reference/timbl holds the instances MaltParser 1.9.2 wrote (-li) for arc-eager with
+    # its LIBSVM feature model on la_perseus-ud-train: its symbol codes, features in its order,
+    # the class code last. Coding our values the same way must give the same lines.
+    fm = load_feature_model(None, "nivreeager", "libsvm", "conllx", "one")
+    system = system_for(load_config(None, {("guide", "learner"): "libsvm"}))
+    tables = {"FORM": {NULL: 0}, "POSTAG": {NULL: 0}, "DEPREL": {NULL: 0, "ROOT": 1}}  # codes by first appearance
+    classes = {"RE": 1}
+    columns = [
+        ("DEPREL" if s.text.startswith("OutputColumn") else "FORM" if "FORM" in s.text else "POSTAG") for s in fm.specs
+    ]
+    ours = []
+    with read_conll(str(DATA / "conllx" / "la_perseus-ud-train.conllx")) as reader:
+        for s in reader:
+            for w in s.words:
+                for name, table in tables.items():
+                    table.setdefault(w[COLUMNS[name]], len(table))
+            cols, gold, c = columns_of(s), Gold(s.heads, s.labels), system.initial(len(s))
+            while not system.is_terminal(c):
+                name, label = system.oracle(c, gold)
+                codes = [f"f{tables[col][v]}" for col, v in zip(columns, fm.extract(c, cols))]
+                number = classes.setdefault(name if name not in (LA, RA) else f"{name}~{label}", len(classes) + 1)
+                ours.append(" ".join(codes) + f" {number}")
+                system.apply(c, name, label)
+    reference = SHARED / "reference" / "timbl"
+    theirs = (reference / "la_perseus-nivreeager.train.col").read_text().splitlines()
+    theirs += (reference / "la_perseus-nivreeager.test.col").read_text().splitlines()
+    assert len(ours) == len(theirs) == 31377
+    assert ours == theirs
+
+
+def test_configs_name_features_relative_to_themselves(tmp_path):
+    (tmp_path / "m.txt").write_text("InputColumn(POSTAG, Stack[0])\n")
+    (tmp_path / "c.yaml").write_text("guide:\n  features: m.txt\n")
+    config = load_config(str(tmp_path / "c.yaml"))
+    assert Path(config.guide.features) == tmp_path / "m.txt"
+    assert (ROOT / "feature_models" / "liblinear" / "conllx" / "nivreeager.txt").exists()

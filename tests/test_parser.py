@@ -1,0 +1,250 @@
+"""Learning and parsing on real treebanks, against MaltParser 1.9.2's own figures and outputs."""
+
+import csv
+import gzip
+import io
+import json
+import zipfile
+
+import numpy as np
+import pytest
+from conftest import DATA, EXAMPLE, REFERENCE, SWEMALT, assert_one_line_error, requires_shared, run_maltpy
+
+import maltpy
+from maltpy.conll import ConllReader
+from maltpy.transition import SYSTEMS
+from maltpy.tree import find_cycle
+
+TRAIN = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll"
+TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+BLIND = SWEMALT / "input" / "sv-stb-dep-mini-test-blind.conll"
+
+
+def reference(name: str) -> dict:
+    rows = csv.DictReader(open(REFERENCE / "scores.tsv", encoding="utf-8"), delimiter="\t")
+    return next(r for r in rows if r["name"] == name)
+
+
+def learn_and_parse(tmp_path, train, test, *options: str) -> tuple[bytes, dict]:
+    model, parsed = tmp_path / "m.mpm", tmp_path / "parsed.conll"
+    result = run_maltpy("learn", "-q", "-i", train, "-m", model, *options)
+    assert result.returncode == 0, result.stderr.decode()
+    result = run_maltpy("parse", "-m", model, "-i", test, "-o", parsed)
+    assert result.returncode == 0, result.stderr.decode()
+    scores = json.loads(run_maltpy("eval", "--json", test if "blind" not in str(test) else TEST, parsed).stdout)
+    return parsed.read_bytes(), scores
+
+
+def assert_trees(data: bytes, expected_sentences: int) -> None:
+    """Every sentence a well-formed tree: the strict reader checks IDs, heads in range and
+    cycles; here also that every word has a head and a label."""
+    sentences = list(ConllReader(io.BytesIO(data), "parsed"))
+    assert len(sentences) == expected_sentences
+    for s in sentences:
+        heads = s.heads
+        assert heads is not None and find_cycle(heads) is None and min(heads[1:]) >= 0
+        assert all(label not in ("", "_") for label in s.labels[1:])
+
+
+# --- the swemalt-mini runs of the reference: every algorithm, both learners -----------------------
+
+
+@requires_shared
+@pytest.mark.parametrize("algorithm", list(SYSTEMS))
+def test_libsvm_parses_as_maltparser_does(tmp_path, algorithm):
+    # With the same instances in the same order, LIBSVM's solution is MaltParser's: the parse
+    # is tree for tree the one in MaltParser's reference output.
+    parsed, scores = learn_and_parse(tmp_path, TRAIN, BLIND, "-a", algorithm, "-l", "libsvm")
+    expected = gzip.open(REFERENCE / "outputs" / f"sv-{algorithm}-libsvm.conll.gz").read()
+    assert parsed == expected
+    assert scores["LAS"] == float(reference(f"sv-{algorithm}-libsvm")["LAS"])
+
+
+@requires_shared
+@pytest.mark.parametrize("algorithm", list(SYSTEMS))
+def test_liblinear_scores_within_1_5_of_maltparser(tmp_path, algorithm):
+    parsed, scores = learn_and_parse(tmp_path, TRAIN, TEST, "-a", algorithm, "-l", "liblinear")
+    assert abs(scores["LAS"] - float(reference(f"sv-{algorithm}-liblinear")["LAS"])) <= 1.5
+    assert_trees(parsed, 230)
+
+
+@requires_shared
+@pytest.mark.parametrize("algorithm", ["nivreeager", "covnonproj", "stacklazy"])
+def test_latin_with_liblinear_within_0_5_of_maltparser(tmp_path, algorithm):
+    train, test = DATA / "conllx" / "la_perseus-ud-train.conllx", DATA / "conllx" / "la_perseus-ud-test.conllx"
+    parsed, scores = learn_and_parse(tmp_path, train, test, "-a", algorithm)
+    assert abs(scores["LAS"] - float(reference(f"la_perseus-{algorithm}-liblinear")["LAS"])) <= 0.5
+    assert_trees(parsed, 939)
+
+
+@requires_shared
+def test_a_data_split_as_maltparser_does(tmp_path):
+    # la_perseus-nivreeager-libsvm-split: -d POSTAG -s Input[0] -T 1000, tree for tree MaltParser's
+    train, test = DATA / "conllx" / "la_perseus-ud-train.conllx", DATA / "conllx" / "la_perseus-ud-test.conllx"
+    parsed, _ = learn_and_parse(tmp_path, train, test, "-l", "libsvm", "-d", "POSTAG", "-s", "Input[0]", "-T", "1000")
+    assert parsed == gzip.open(REFERENCE / "outputs" / "la_perseus-nivreeager-libsvm-split.conll.gz").read()
+    info = json.loads(run_maltpy("info", "-m", tmp_path / "m.mpm", "--json").stdout)
+    names = [c["name"] for c in info["classifiers"]]
+    assert names[-1] == "master" and len(names) > 3
+    assert all(n.startswith("split:") for n in names[:-1])
+    split_instances = sum(c["instances"] for c in info["classifiers"][:-1])
+    assert all(c["instances"] > 1000 for c in info["classifiers"][:-1])
+    assert split_instances + info["classifiers"][-1]["instances"] == info["training"]["instances"]
+    text = run_maltpy("info", "-m", tmp_path / "m.mpm").stdout.decode()
+    assert "split:NOUN" in text and "master" in text
+
+
+@requires_shared
+def test_swedish_swap_xml_trains_with_stackeager(tmp_path):
+    parsed, scores = learn_and_parse(tmp_path, TRAIN, TEST, "-a", "stackeager", "-F", SWEMALT / "swedish-swap.xml")
+    assert scores["LAS"] > 70
+    assert_trees(parsed, 230)
+    info = json.loads(run_maltpy("info", "-m", tmp_path / "m.mpm", "--json").stdout)
+    assert info["algorithm"] == "stackeager"
+    text = run_maltpy("info", "-m", tmp_path / "m.mpm").stdout.decode()
+    assert "Distance(Stack[0],Lookahead[0],0|1|2|5)" in text and "38 features" in text
+
+
+# --- parse: formats, pipelines, determinism --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def example_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("model") / "en.mpm"
+    result = run_maltpy(
+        "learn",
+        "-q",
+        "-c",
+        EXAMPLE.parent.parent / "configs" / "nivreeager-liblinear.yaml",
+        "-i",
+        EXAMPLE / "en-train.conllu",
+        "-m",
+        path,
+    )
+    assert result.returncode == 0, result.stderr
+    return path
+
+
+def test_parse_keeps_every_other_column_and_line(example_model, tmp_path):
+    source = (EXAMPLE / "en-test.conllu").read_bytes()
+    result = run_maltpy("parse", "-m", example_model, input=source)
+    assert result.returncode == 0 and result.stderr == b""
+    original, parsed = source.decode().splitlines(), result.stdout.decode().splitlines()
+    assert len(original) == len(parsed)
+    for a, b in zip(original, parsed):
+        fa, fb = a.split("\t"), b.split("\t")
+        if len(fa) == 10 and fa[0].isdigit():
+            assert fa[:6] + fa[8:] == fb[:6] + fb[8:]
+        else:  # comments, multiword tokens, empty nodes, empty lines
+            assert a == b
+    assert_trees(result.stdout, 12)
+    scores = json.loads(run_maltpy("eval", "--json", EXAMPLE / "en-test.conllu", "-", input=result.stdout).stdout)
+    assert scores["LAS"] > 80
+
+
+def test_parse_is_deterministic_and_works_in_a_pipeline(example_model, tmp_path):
+    first, second = tmp_path / "1.conllu", tmp_path / "2.conllu"
+    for out in (first, second):
+        assert run_maltpy("parse", "-m", example_model, "-i", EXAMPLE / "en-test.conllu", "-o", out).returncode == 0
+    assert first.read_bytes() == second.read_bytes()
+    import subprocess
+    import sys
+
+    pipeline = subprocess.run(
+        f"cat '{EXAMPLE / 'en-test.conllu'}' | '{sys.executable}' -m maltpy parse -m '{example_model}' | cut -f 7,8",
+        shell=True,
+        capture_output=True,
+    )
+    assert pipeline.returncode == 0 and pipeline.stderr == b""
+    heads_labels = [line for line in pipeline.stdout.decode().splitlines() if line and not line.startswith("#")]
+    assert len(heads_labels) == sum(
+        1 for line in first.read_text().splitlines() if "\t" in line and not line.startswith("#")
+    )
+
+
+@requires_shared
+def test_blind_six_column_input_parses(example_model, tmp_path):
+    result = run_maltpy("parse", "-m", example_model, "-i", SWEMALT / "input" / "sv-stb-dep-mini-test-blind-00.conll")
+    assert result.returncode == 0
+    lines = [line for line in result.stdout.decode().splitlines() if line]
+    assert all(len(line.split("\t")) == 10 for line in lines)
+
+
+def test_the_python_api(example_model):
+    model = maltpy.load_model(str(example_model))
+    parsed = model.parse_tokens([
+        [{"form": "The", "upos": "DET", "xpos": "DT"}, {"form": "dog", "upos": "NOUN", "xpos": "NN"},
+         {"form": "sleeps", "upos": "VERB", "xpos": "VBZ"}, {"form": ".", "upos": "PUNCT", "xpos": "."}],
+        ["Hello"],
+    ])  # fmt: skip
+    assert parsed[0] == [(2, "det"), (3, "nsubj"), (0, "root"), (3, "punct")]
+    assert len(parsed[1]) == 1 and parsed[1][0][0] == 0
+    text = (EXAMPLE / "en-test.conllu").read_text()
+    assert model.parse_conll(text) == run_maltpy("parse", "-m", example_model, input=text.encode()).stdout.decode()
+
+
+# --- the archive -----------------------------------------------------------------------------------
+
+
+def test_the_archive_is_data_only(example_model):
+    with zipfile.ZipFile(example_model) as z:
+        names = z.namelist()
+        assert names[0] == "manifest.json" and all(n.endswith((".json", ".npz", ".libsvm")) for n in names)
+        manifest = json.loads(z.read("manifest.json"))
+        for name in names[1:]:
+            with np.load(io.BytesIO(z.read(name)), allow_pickle=False) as arrays:  # raises if anything is pickled
+                assert all(arrays[key].dtype != object for key in arrays.files)
+    assert (
+        manifest["format"] == "maltpy-model" and manifest["config"]["singlemalt"]["parsing_algorithm"] == "nivreeager"
+    )
+    assert "InputColumn(FORM,Input[0])" in manifest["feature_model"]["text"]
+
+
+def test_info_shows_the_model(example_model):
+    out = run_maltpy("info", "-m", example_model).stdout.decode()
+    for part in ("algorithm          nivreeager", "learner            liblinear", "configuration:",
+                 "feature model (default: liblinear/conllu/nivreeager.txt, 22 features)", "labels (", "nsubj",
+                 "main", "training:", "instances"):  # fmt: skip
+        assert part in out
+
+
+def test_damaged_and_foreign_models_are_one_line_errors(example_model, tmp_path):
+    text = tmp_path / "text.mpm"
+    text.write_text("not a model")
+    assert_one_line_error(run_maltpy("parse", "-m", text, input=b""), f"{text}: not a maltpy model")
+    foreign = tmp_path / "foreign.mpm"
+    with zipfile.ZipFile(foreign, "w") as z:
+        z.writestr("hello.txt", "hi")
+    assert_one_line_error(run_maltpy("info", "-m", foreign), f"{foreign}: damaged model: manifest.json is missing")
+    truncated = tmp_path / "truncated.mpm"
+    truncated.write_bytes(example_model.read_bytes()[:-300])
+    assert_one_line_error(run_maltpy("parse", "-m", truncated, input=b""), f"{truncated}:")
+    broken = tmp_path / "broken.mpm"
+    with zipfile.ZipFile(example_model) as src, zipfile.ZipFile(broken, "w") as dst:
+        manifest = json.loads(src.read("manifest.json"))
+        manifest["models"][0]["file"] = "classifiers/missing.npz"
+        dst.writestr("manifest.json", json.dumps(manifest))
+    assert_one_line_error(run_maltpy("parse", "-m", broken, input=b""), f"{broken}: damaged model")
+    assert_one_line_error(run_maltpy("parse", "-m", tmp_path / "absent.mpm"), f"{tmp_path / 'absent.mpm'}: no such")
+
+
+def test_learning_errors(tmp_path):
+    blind = tmp_path / "blind.conll"
+    blind.write_text("1\tHi\t_\tX\tX\t_\t_\t_\t_\t_\n")
+    err = assert_one_line_error(run_maltpy("learn", "-i", blind, "-m", tmp_path / "m.mpm"), f"{blind}:1: ")
+    assert "gold trees" in err and not (tmp_path / "m.mpm").exists()
+    assert_one_line_error(
+        run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-a", "planar"),
+        "command line: singlemalt.parsing_algorithm",
+    )
+    bad = tmp_path / "bad.txt"
+    bad.write_text("InputColumn(POSTAG, Stack[0])\nInputColumn(POSTAG, Left[0])\n")
+    err = assert_one_line_error(
+        run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-F", bad), f"{bad}:2: "
+    )
+    assert "Left[...] is not an address of nivreeager" in err
+    assert_one_line_error(
+        run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-pp", "head"),
+        "configuration: pseudo-projective",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "blind.conll"]
