@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from .errors import MaltpyError
+from .files import read_file
 
 ALGORITHMS = ("nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy")
 LEARNERS = ("liblinear", "libsvm")
@@ -287,16 +288,9 @@ def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | Non
     if path is not None:
         base_dir = os.path.dirname(os.path.abspath(path))
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except FileNotFoundError:
-            raise MaltpyError("no such config file", path) from None
-        except IsADirectoryError:
-            raise MaltpyError("is a directory, not a config file", path) from None
+            text = read_file(path, "config file").decode("utf-8")
         except UnicodeDecodeError:
             raise MaltpyError("config file is not UTF-8 text", path) from None
-        except OSError as e:
-            raise MaltpyError(f"cannot read config file: {e.strerror}", path) from None
         raw = _read_yaml(text, path)
     source: dict[tuple[str, str], str | None] = {key: path for key in raw}
     for key, value in (overrides or {}).items():

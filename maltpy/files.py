@@ -24,21 +24,31 @@ def is_std(path: str | None) -> bool:
     return path is None or path == "-"
 
 
+def open_file(path: str, what: str = "file") -> BinaryIO:
+    """The file opened for reading in binary; a missing or unreadable file is a MaltpyError
+    that says what was expected there (``what``: "file", "config file" ...)."""
+    try:
+        return open(path, "rb")
+    except FileNotFoundError:
+        raise MaltpyError(f"no such {what}", path) from None
+    except IsADirectoryError:
+        raise MaltpyError(f"is a directory, not a {what}", path) from None
+    except OSError as e:
+        raise MaltpyError(f"cannot read {what}: {e.strerror}", path) from None
+
+
+def read_file(path: str, what: str = "file") -> bytes:
+    with open_file(path, what) as f:
+        return f.read()
+
+
 @contextmanager
 def open_input(path: str | None) -> Iterator[tuple[BinaryIO, str]]:
     """(binary stream, name for messages) of a file, or of standard input."""
     if is_std(path):
         yield sys.stdin.buffer, STDIN_NAME
         return
-    try:
-        stream = open(path, "rb")
-    except FileNotFoundError:
-        raise MaltpyError("no such file", path) from None
-    except IsADirectoryError:
-        raise MaltpyError("is a directory, not a file", path) from None
-    except OSError as e:
-        raise MaltpyError(f"cannot read: {e.strerror}", path) from None
-    with stream:
+    with open_file(path) as stream:
         yield stream, path
 
 

@@ -248,3 +248,19 @@ def test_learning_errors(tmp_path):
         "configuration: pseudo-projective",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "blind.conll"]
+
+
+@pytest.mark.parametrize("path", sorted((EXAMPLE.parent.parent / "configs").glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_shipped_config_learns_and_parses(path):
+    from maltpy.config import load_config
+    from maltpy.evaluate import attachment_scores
+    from maltpy.parser import learn
+
+    config = load_config(str(path))
+    with open(EXAMPLE / "en-train.conllu", "rb") as f:
+        model = learn(config, ConllReader(f, "train"), "conllu", "train")
+    with open(EXAMPLE / "en-test.conllu", "rb") as f:
+        parsed = list(model.parse(ConllReader(f, "test")))
+    with open(EXAMPLE / "en-test.conllu", "rb") as f:
+        scores = attachment_scores(ConllReader(f, "gold"), parsed, "gold", "parsed")
+    assert scores.las > 70

@@ -22,6 +22,7 @@ import xml.parsers.expat
 from dataclasses import dataclass
 
 from ..errors import MaltpyError
+from ..files import read_file
 
 #: Column names of CoNLL-X and CoNLL-U, as MaltParser's data formats name them, with aliases.
 COLUMNS = {
@@ -238,16 +239,7 @@ def addresses(f: Feature):
 def read_feature_model(path: str, algorithm: str) -> list[FeatureSpec]:
     """The features of the file at ``path`` (XML or text), checked for ``algorithm``, de-duplicated
     and in MaltParser's order. Errors name the file, the line and the offending text."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise MaltpyError("no such feature model file", path) from None
-    except IsADirectoryError:
-        raise MaltpyError("is a directory, not a feature model file", path) from None
-    except OSError as e:
-        raise MaltpyError(f"cannot read feature model: {e.strerror}", path) from None
-    return parse_feature_model(data, path, algorithm)
+    return parse_feature_model(read_file(path, "feature model file"), path, algorithm)
 
 
 def parse_feature_model(data: bytes, name: str, algorithm: str) -> list[FeatureSpec]:

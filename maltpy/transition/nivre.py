@@ -29,29 +29,16 @@ class NivreConfiguration:
     arcs: Arcs
 
 
-def _initial(n: int) -> NivreConfiguration:
-    return NivreConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
+class _Nivre:
+    """What the two systems share: the start, the end, root handling and the default move."""
 
-
-class NivreEager:
-    """Arc-eager (Nivre 2008, §4.2, Fig. 5):
-
-    LEFT-ARC_l   (σ|i, j|β) ⇒ (σ, j|β),    A ∪ {(j, l, i)}   i ≠ 0, i has no head
-    RIGHT-ARC_l  (σ|i, j|β) ⇒ (σ|i|j, β),  A ∪ {(i, l, j)}
-    REDUCE       (σ|i, β)   ⇒ (σ, β)                          i ≠ 0, i has a head
-    SHIFT        (σ, j|β)   ⇒ (σ|j, β)
-    """
-
-    name = "nivreeager"
-    transitions = (SH, RE, RA, LA)
     projective = True
 
-    def __init__(self, allow_root: bool = True, allow_reduce: bool = False) -> None:
+    def __init__(self, allow_root: bool = True) -> None:
         self.allow_root = allow_root
-        self.allow_reduce = allow_reduce
 
     def initial(self, n: int) -> NivreConfiguration:
-        return _initial(n)
+        return NivreConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
 
     def is_terminal(self, c: NivreConfiguration) -> bool:
         return not c.buffer
@@ -62,6 +49,23 @@ class NivreEager:
     def default(self, c: NivreConfiguration, root_label: str) -> Transition:
         """MaltParser's move when no ranked transition is allowed."""
         return SH, None
+
+
+class NivreEager(_Nivre):
+    """Arc-eager (Nivre 2008, §4.2, Fig. 5):
+
+    LEFT-ARC_l   (σ|i, j|β) ⇒ (σ, j|β),    A ∪ {(j, l, i)}   i ≠ 0, i has no head
+    RIGHT-ARC_l  (σ|i, j|β) ⇒ (σ|i|j, β),  A ∪ {(i, l, j)}
+    REDUCE       (σ|i, β)   ⇒ (σ, β)                          i ≠ 0, i has a head
+    SHIFT        (σ, j|β)   ⇒ (σ|j, β)
+    """
+
+    name = "nivreeager"
+    transitions = (SH, RE, RA, LA)
+
+    def __init__(self, allow_root: bool = True, allow_reduce: bool = False) -> None:
+        super().__init__(allow_root)
+        self.allow_reduce = allow_reduce
 
     def allowed(self, c: NivreConfiguration) -> list[str]:
         top = c.stack[-1]
@@ -106,7 +110,7 @@ class NivreEager:
         return SH, None
 
 
-class NivreStandard:
+class NivreStandard(_Nivre):
     """Arc-standard (Nivre 2008, §4.1, Fig. 3), with MaltParser's RIGHT-ARC that keeps the
     root on the stack:
 
@@ -117,23 +121,6 @@ class NivreStandard:
 
     name = "nivrestandard"
     transitions = (SH, RA, LA)
-    projective = True
-
-    def __init__(self, allow_root: bool = True) -> None:
-        self.allow_root = allow_root
-
-    def initial(self, n: int) -> NivreConfiguration:
-        return _initial(n)
-
-    def is_terminal(self, c: NivreConfiguration) -> bool:
-        return not c.buffer
-
-    def deterministic(self, c: NivreConfiguration) -> str | None:
-        return SH if not self.allow_root and c.stack[-1] == 0 else None
-
-    def default(self, c: NivreConfiguration, root_label: str) -> Transition:
-        """MaltParser's move when no ranked transition is allowed."""
-        return SH, None
 
     def allowed(self, c: NivreConfiguration) -> list[str]:
         if c.stack[-1] == 0:
