@@ -147,6 +147,8 @@ class _SentenceBuilder:
         if line.startswith("#"):
             if not self.conllu:
                 raise error("comment line in CoNLL-X input (for CoNLL-U, use --format conllu)", number)
+            if self.sentence.words or self.range_end or self.empty_nodes:
+                raise error("comment line inside a sentence (comments come before its first word)", number)
             self.sentence.extra.append((len(self.sentence.words), line))
             return
         if not line.strip():
