@@ -122,6 +122,17 @@ class Gold:
         return best
 
 
+def arc_standard_oracle(i: int, j: int, gold: Gold, arcs: Arcs) -> Transition:
+    """The static oracle of arc-standard parsing for two adjacent nodes i < j (Nivre 2008, §4.1;
+    the same for Sp, Nivre 2009, §3.1): LEFT-ARC for a gold arc j → i; RIGHT-ARC for i → j once j
+    has all its right dependents (its gold rightmost one is attached); SHIFT otherwise."""
+    if i != 0 and gold.heads[i] == j:
+        return LA, gold.labels[i]
+    if gold.heads[j] == i and gold.arcs.rightmost(j) == arcs.rightmost(j):
+        return RA, gold.labels[j]
+    return SH, None
+
+
 def finish(arcs: Arcs, root_label: str) -> tuple[list[int], list[str]]:
     """The tree of a terminal configuration: words without a head attach to the root with
     ``root_label``, as MaltParser does after parsing (Nivre 2008, §6.1)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import LA, RA, RE, SH, Arcs, Gold, Transition
+from .base import LA, RA, RE, SH, Arcs, Gold, Transition, arc_standard_oracle
 
 
 @dataclass(slots=True)
@@ -140,11 +140,5 @@ class NivreStandard(_Nivre):
             raise ValueError(f"{self.name} has no transition {name}")
 
     def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
-        """LEFT-ARC for a gold arc j → i; RIGHT-ARC for i → j once j has all its right
-        dependents (its gold rightmost one is attached); SHIFT otherwise."""
-        i, j = c.stack[-1], c.buffer[-1]
-        if i != 0 and gold.heads[i] == j:
-            return LA, gold.labels[i]
-        if gold.heads[j] == i and gold.arcs.rightmost(j) == c.arcs.rightmost(j):
-            return RA, gold.labels[j]
-        return SH, None
+        """The arc-standard oracle on the top of the stack and the first of the buffer."""
+        return arc_standard_oracle(c.stack[-1], c.buffer[-1], gold, c.arcs)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import LA, RA, SH, SW, Arcs, Gold, Transition
+from .base import LA, RA, SH, SW, Arcs, Gold, Transition, arc_standard_oracle
 
 
 @dataclass(slots=True)
@@ -32,8 +32,7 @@ class StackConfiguration:
 
 
 class StackProjective:
-    """Sp (Nivre 2009, §3.1), with the oracle of MaltParser's stackproj: LEFT-ARC for a gold
-    arc j → i; RIGHT-ARC for i → j once j has its right dependents; SHIFT otherwise. On a tree
+    """Sp (Nivre 2009, §3.1), with the arc-standard oracle, as MaltParser's stackproj. On a tree
     Sp cannot build, the oracle may SHIFT with an empty buffer: as in MaltParser, that pops j,
     which ends without a head (and goes to the root after parsing)."""
 
@@ -83,14 +82,10 @@ class StackProjective:
             raise ValueError(f"{self.name} has no transition {name}")
 
     def oracle(self, c: StackConfiguration, gold: Gold) -> Transition:
+        """The arc-standard oracle on the two top nodes of the stack (SHIFT while there are fewer)."""
         if len(c.stack) < 2:
             return SH, None
-        i, j = c.stack[-2], c.stack[-1]
-        if i != 0 and gold.heads[i] == j:
-            return LA, gold.labels[i]
-        if gold.heads[j] == i and gold.arcs.rightmost(j) == c.arcs.rightmost(j):
-            return RA, gold.labels[j]
-        return SH, None
+        return arc_standard_oracle(c.stack[-2], c.stack[-1], gold, c.arcs)
 
 
 class StackEager(StackProjective):
