@@ -31,7 +31,7 @@ def write_archive(path: str, manifest: dict[str, Any], files: dict[str, bytes]) 
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest}
     with atomic_output(path) as out:
         with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
-            z.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=1))
+            z.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False, separators=(",", ":")))
             for name, data in files.items():
                 z.writestr(name, data)
 

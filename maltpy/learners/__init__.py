@@ -114,7 +114,7 @@ class Instances:
     """
 
     def __init__(self, n_positions: int, skip: frozenset = frozenset()) -> None:
-        self.tables: list[dict[object, int]] = [{} for _ in range(n_positions)]
+        self.tables: list[dict[object, int]] = [{None: -1} for _ in range(n_positions)]  # None: no value
         self.keys: list[tuple[int, object]] = []
         self.skip = skip
         self.codes = array("i")
@@ -131,6 +131,8 @@ class Instances:
         row = list(map(dict.get, self.tables, values))
         if None in row:
             row = self._encode(values, row)
+        elif -1 in row:
+            row = [code for code in row if code >= 0]
         self.codes.extend(row)
         self.ends.append(len(self.codes))
         self.classes.append(cls)
@@ -139,9 +141,8 @@ class Instances:
         row: list[int] = []
         for p, (value, code) in enumerate(zip(values, known)):
             if code is not None:
-                row.append(code)
-                continue
-            if value is None:
+                if code >= 0:
+                    row.append(code)
                 continue
             if type(value) is str:
                 items = (value,)
