@@ -264,3 +264,21 @@ def test_every_shipped_config_learns_and_parses(path):
     with open(EXAMPLE / "en-test.conllu", "rb") as f:
         scores = attachment_scores(ConllReader(f, "gold"), parsed, "gold", "parsed")
     assert scores.las > 70
+
+
+def test_split_and_numeric_features_learn_and_parse(tmp_path):
+    # Split gives several values per feature and ID a number: the general (non-plain) path
+    features = tmp_path / "f.txt"
+    features.write_text(
+        (EXAMPLE.parent.parent / "feature_models" / "liblinear" / "conllu" / "nivreeager.txt").read_text()
+        + "Split(InputColumn(FEATS, Input[0]), \\|)\nInputColumn(ID, Stack[0])\n"
+    )
+    model = tmp_path / "m.mpm"
+    assert run_maltpy("learn", "-q", "-F", features, "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
+    result = run_maltpy("parse", "-m", model, "-i", EXAMPLE / "en-test.conllu")
+    assert result.returncode == 0, result.stderr
+    assert_trees(result.stdout, 12)
+    scores = json.loads(run_maltpy("eval", "--json", EXAMPLE / "en-test.conllu", "-", input=result.stdout).stdout)
+    assert scores["LAS"] > 70
+    keys = [value for _, value in json.loads(zipfile.ZipFile(model).read("manifest.json"))["models"][0]["features"]]
+    assert "Number=Sing" in keys and "#number#" in keys

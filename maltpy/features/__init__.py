@@ -21,8 +21,7 @@ class FeatureModel:
     """The features of a model in MaltParser's order, compiled for one algorithm.
 
     ``extract(c, columns)`` gives one value per feature for configuration ``c`` (see
-    ``functions``; ``compile`` makes it fast). ``split_position`` is the position of the data split feature
-    (``InputColumn(d, s)``), if there is one and the model has it.
+    ``functions``; ``compile`` makes it fast).
     """
 
     def __init__(self, specs: list[FeatureSpec], algorithm: str, null_value: str, source: str) -> None:

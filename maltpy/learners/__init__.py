@@ -12,7 +12,6 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 from itertools import chain
-from operator import itemgetter
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,11 +54,9 @@ class FeatureMap:
         fmap.size = len(keys)
         return fmap
 
-    def transform(self, rows: list[tuple], plain: bool = False) -> sp.csr_matrix:
-        """X for rows of feature values; values never seen in training are left out.
-        ``plain``: every value is a string or None (no Split, no numbers): the fast way."""
-        if plain:
-            return self._transform_plain(rows)
+    def transform(self, rows: list[tuple]) -> sp.csr_matrix:
+        """X for rows of feature values; values never seen in training are left out. (Models
+        whose values are all plain strings go faster through FeatureModel.encoder.)"""
         indptr = [0]
         indices: list[int] = []
         data: list[float] = []
@@ -90,19 +87,6 @@ class FeatureMap:
         )
         X.sort_indices()
         return X
-
-    def _transform_plain(self, rows: list[tuple]) -> sp.csr_matrix:
-        tables = self.tables
-        pick = itemgetter(*self.positions) if len(self.positions) > 1 else (lambda row: (row[self.positions[0]],))
-        indices: list[int] = []
-        indptr = [0]
-        for row in rows:
-            # dict.get over all positions at C speed; unseen values (and nulls left out) give None
-            indices.extend([c for c in map(dict.get, tables, pick(row)) if c is not None])
-            indptr.append(len(indices))
-        return sp.csr_matrix(
-            (np.ones(len(indices)), np.array(indices, dtype=np.int32), np.array(indptr)), shape=(len(rows), self.size)
-        )
 
 
 class Instances:
@@ -205,8 +189,8 @@ class AtomicModel:
     instances: int
     transitions: list = None  # the (transition, label) of each class, set by the parser
 
-    def scores(self, rows: list[tuple], plain: bool = False) -> np.ndarray:
-        return self.classifier.scores(self.featuremap.transform(rows, plain))
+    def scores(self, rows: list[tuple]) -> np.ndarray:
+        return self.classifier.scores(self.featuremap.transform(rows))
 
     def scores_of_columns(self, rows: list[list[int]]) -> np.ndarray:
         """Scores for instances given as their lists of columns (see FeatureModel.encoder)."""

@@ -20,8 +20,8 @@ class Guide:
     """The classifiers of a parser and how an instance finds its classifier."""
 
     def __init__(self, models: dict[str, AtomicModel], master: AtomicModel | None, split=None) -> None:
-        self.models = models  # split value -> classifier (the only one is under "")
-        self.master = master
+        self.models = models  # split value -> its own classifier (none without a split)
+        self.master = master  # the classifier for every other value (the only one without a split)
         self.split = split  # compiled split feature, or None
 
     def model_for(self, c, columns) -> AtomicModel | None:
