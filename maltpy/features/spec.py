@@ -251,24 +251,27 @@ def parse_feature_model(data: bytes, name: str, algorithm: str) -> list[FeatureS
     lines = _xml_features(data, name) if stripped.startswith("<") else _text_features(text)
     if not lines:
         raise MaltpyError("the feature model has no features", name)
-    bases = BASE_ADDRESSES[FAMILY[algorithm]]
     specs: dict[str, FeatureSpec] = {}
     for raw, line in lines:
         try:
             feature = parse_feature(raw)
         except SpecError as e:
             raise MaltpyError(f"bad feature {raw.strip()!r}: {e}", name, line) from None
-        for a in addresses(feature):
-            if a.name not in bases:
-                raise MaltpyError(
-                    f"bad feature {raw.strip()!r}: {a.name}[...] is not an address of {algorithm} "
-                    f"(it has {', '.join(b + '[i]' for b in bases)})",
-                    name,
-                    line,
-                )
+        foreign = foreign_address(feature, algorithm)
+        if foreign:
+            raise MaltpyError(f"bad feature {raw.strip()!r}: {foreign}", name, line)
         compact = re.sub(r"\s+", "", raw)
         specs.setdefault(compact, FeatureSpec(feature, compact, line))
     return [specs[key] for key in sorted(specs)]
+
+
+def foreign_address(feature: Feature, algorithm: str) -> str | None:
+    """What is wrong if the feature reads an address the algorithm does not have, else None."""
+    bases = BASE_ADDRESSES[FAMILY[algorithm]]
+    for a in addresses(feature):
+        if a.name not in bases:
+            return f"{a.name}[...] is not an address of {algorithm} (it has {', '.join(b + '[i]' for b in bases)})"
+    return None
 
 
 def _text_features(text: str) -> list[tuple[str, int]]:
