@@ -22,15 +22,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import __version__
-from .archive import Archive, npz_bytes, write_archive
+from .archive import Archive, write_archive
 from .config import Config, config_from_dict
 from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS
-from .learners import LEARNERS, AtomicModel, FeatureMap, Instances
-from .learners.divide import Guide, train_guide
+from .learners import LEARNERS, AtomicModel
+from .learners.divide import Guide, classifier_groups, train_guide
+from .learners.encoding import FeatureMap, Instances
 from .transition import system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .tree import is_projective
@@ -133,11 +134,11 @@ class Model:
                     continue
                 encode = self._encoders.get(model.name)
                 if encode is not None:
-                    scores = model.scores_of_columns([encode(configs[i], columns[i]) for i in members])
+                    scores, best = model.classify_columns([encode(configs[i], columns[i]) for i in members])
                 else:
-                    scores = model.scores([extract(configs[i], columns[i]) for i in members])
-                for i, row, best in zip(members, scores, scores.argmax(axis=1).tolist()):
-                    self._apply_ranked(configs[i], model, row, best)
+                    scores, best = model.classify([extract(configs[i], columns[i]) for i in members])
+                for i, row, b in zip(members, scores, best.tolist()):
+                    self._apply_ranked(configs[i], model, row, b)
             active = [i for i in active if not system.is_terminal(configs[i])]
         for sentence, c in zip(batch, configs):
             heads, labels = finish(c.arcs, self.root_label)
@@ -148,7 +149,8 @@ class Model:
 
     def _apply_ranked(self, c, model: AtomicModel | None, row: np.ndarray | None, best: int) -> None:
         """Apply the best-ranked allowed transition (MaltParser's DeterministicParser.predict);
-        ``best`` is the row's first maximum, where MaltParser's ranking starts."""
+        ``best`` is the classifier's choice (the row's first maximum, where MaltParser's ranking
+        starts)."""
         system = self.system
         allowed = system.allowed(c)
         if model is None:
@@ -208,7 +210,6 @@ class Model:
         classifiers = []
         for model in self.guide.all_models():
             c = model.classifier
-            size = f"{c.support.shape[0]} support vectors" if c.kind == "libsvm" else f"{c.weights.nnz} weights"
             classifiers.append(
                 {
                     "name": model.name,
@@ -216,7 +217,7 @@ class Model:
                     "instances": model.instances,
                     "classes": len(model.labels),
                     "features": model.featuremap.size,
-                    "size": size,
+                    "size": c.describe_size(),
                 }
             )
         return {
@@ -236,12 +237,8 @@ class Model:
         models = []
         for n, model in enumerate(self.guide.all_models()):
             classifier = model.classifier
-            if classifier.kind == "libsvm":
-                file = f"classifiers/{n:03d}.libsvm"
-                files[file] = classifier.to_text().encode("ascii")
-            else:
-                file = f"classifiers/{n:03d}.npz"
-                files[file] = npz_bytes(**classifier.to_arrays())
+            file = f"classifiers/{n:03d}.{classifier.suffix}"
+            files[file] = classifier.to_bytes()
             models.append({
                 "name": model.name, "kind": classifier.kind, "file": file, "instances": model.instances,
                 "labels": model.labels, "positions": model.featuremap.positions,
@@ -270,15 +267,14 @@ class Model:
                 fm = feature_model_from_text(m["feature_model"]["text"], algorithm, null_value, path)
                 fm.source = m["feature_model"]["source"]
                 classes = Classes.from_names(m["classes"])
-                skip = fm.nulls
                 atomic = {}
                 for entry in m["models"]:
-                    featuremap = FeatureMap.from_keys(entry["positions"], entry["features"], skip)
                     kind = entry["kind"]
-                    if kind == "libsvm":
-                        classifier = LEARNERS[kind](archive.text(entry["file"]), featuremap.size)
-                    else:
-                        classifier = LEARNERS[kind].from_arrays(archive.arrays(entry["file"]))
+                    if kind != config.guide.learner:
+                        raise ValueError(f"a {kind} classifier in a {config.guide.learner} model")
+                    featuremap = FeatureMap.from_keys(entry["positions"], entry["features"], fm.nulls)
+                    classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap,
+                                                             len(entry["labels"]), config.lib.options)  # fmt: skip
                     atomic[entry["name"]] = AtomicModel(
                         entry["name"], featuremap, entry["labels"], classifier, entry["instances"]
                     )
@@ -356,10 +352,8 @@ def learn(
     if not len(instances):
         raise MaltpyError("no training instances: the treebank has no sentences", name)
     extracted = time.perf_counter()
-    models = train_guide(
-        instances, value_order, split_position, config.guide.data_split_threshold, learner,
-        dict(config.lib.options), progress,
-    )  # fmt: skip
+    groups = classifier_groups(instances, value_order, split_position, config.guide.data_split_threshold)
+    models = train_guide(instances, groups, learner, dict(config.lib.options), progress)
     statistics = {
         "treebank": name, "sentences": n_sentences, "tokens": n_tokens, "nonprojective_sentences": nonprojective,
         "instances": len(instances), "classes": len(classes.items),

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import LEARNERS, AtomicModel, FeatureMap, Instances
+from . import LEARNERS, AtomicModel
+from .encoding import Instances
 
 
 class Guide:
@@ -33,35 +34,34 @@ class Guide:
         return list(self.models.values()) + ([self.master] if self.master is not None else [])
 
 
-def train_guide(
-    instances: Instances,
-    value_order: dict[str, int],
-    split_position: int | None,
-    threshold: int,
-    learner: str,
-    options: dict,
-    progress=None,
-) -> dict[str, AtomicModel]:
-    """Train the classifiers, by name: "main" without a split; "split:<value>" and "master"
-    with one (``instances.split_values`` holds each instance's split value)."""
+def classifier_groups(instances: Instances, value_order: dict[str, int], split_position: int | None,
+                      threshold: int) -> dict[str, tuple[list[int], np.ndarray]]:  # fmt: skip
+    """Which instances each classifier learns from, and which feature positions it reads, by
+    name: "main" without a split; "split:<value>" and "master" with one
+    (``instances.split_values`` holds each instance's split value)."""
     everything = list(range(len(instances.tables)))
     if not instances.split_values:
-        groups = {"main": (everything, np.arange(len(instances)))}
-    else:
-        by_value: dict[str, list[int]] = {}
-        for i, value in enumerate(instances.split_values):
-            by_value.setdefault(value, []).append(i)
-        reduced = [p for p in everything if p != split_position]
-        groups = {}
-        master: list[int] = []
-        for value in sorted(by_value, key=lambda v: value_order.get(v, len(value_order))):
-            members = by_value[value]
-            if len(members) > threshold:
-                groups[f"split:{value}"] = (reduced, np.array(members))
-            else:
-                master.extend(members)
-        if master:
-            groups["master"] = (everything, np.array(master))
+        return {"main": (everything, np.arange(len(instances)))}
+    by_value: dict[str, list[int]] = {}
+    for i, value in enumerate(instances.split_values):
+        by_value.setdefault(value, []).append(i)
+    reduced = [p for p in everything if p != split_position]
+    groups = {}
+    master: list[int] = []
+    for value in sorted(by_value, key=lambda v: value_order.get(v, len(value_order))):
+        members = by_value[value]
+        if len(members) > threshold:
+            groups[f"split:{value}"] = (reduced, np.array(members))
+        else:
+            master.extend(members)
+    if master:
+        groups["master"] = (everything, np.array(master))
+    return groups
+
+
+def train_guide(instances: Instances, groups: dict[str, tuple[list[int], np.ndarray]], learner: str,
+                options: dict, progress=None) -> dict[str, AtomicModel]:  # fmt: skip
+    """Train the classifiers of ``groups`` (see classifier_groups), by name."""
     classes = np.frombuffer(instances.classes, dtype=np.int32)
     models = {}
     for n, (name, (positions, members)) in enumerate(groups.items(), 1):
@@ -72,7 +72,7 @@ def train_guide(
     return models
 
 
-def train_atomic(name: str, X, featuremap: FeatureMap, classes: np.ndarray, learner: str, options: dict) -> AtomicModel:
+def train_atomic(name: str, X, featuremap, classes: np.ndarray, learner: str, options: dict) -> AtomicModel:
     """One classifier; its classes are numbered by first appearance in its instances."""
     unique, first = np.unique(classes, return_index=True)
     labels = unique[np.argsort(first, kind="stable")]

@@ -18,6 +18,9 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from ..archive import npz_bytes
+from .base import Classifier
+
 SOLVERS = {
     0: ("logistic", {"penalty": "l2", "dual": False}),
     1: ("svc", {"loss": "squared_hinge", "penalty": "l2", "dual": True}),
@@ -33,10 +36,11 @@ SOLVERS = {
 _DENSE_LIMIT = 20_000_000  # weights (features x classes) up to 160 MB are expanded for parsing
 
 
-class LibLinear:
+class LibLinear(Classifier):
     """A linear classifier: ``scores(X)`` are the decision values w_c · x (+ bias) of each class."""
 
     kind = "liblinear"
+    suffix = "npz"
 
     def __init__(self, weights: sp.csr_matrix, intercept: np.ndarray) -> None:
         self.weights = weights  # features x classes; X's column j is feature index j
@@ -61,21 +65,20 @@ class LibLinear:
             self._dense = self.weights.toarray()
         return X @ self._dense + self.intercept
 
-    def to_arrays(self) -> dict[str, np.ndarray]:
+    def to_bytes(self) -> bytes:
         w = self.weights.tocsr()
-        return {
-            "data": w.data,
-            "indices": w.indices,
-            "indptr": w.indptr,
-            "shape": np.array(w.shape),
-            "intercept": self.intercept,
-        }
+        return npz_bytes(data=w.data, indices=w.indices, indptr=w.indptr, shape=np.array(w.shape),
+                         intercept=self.intercept)  # fmt: skip
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> LibLinear:
+    def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: dict) -> LibLinear:
+        arrays = archive.arrays(name)
         shape = tuple(int(x) for x in arrays["shape"])
         weights = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape)
         return cls(weights, np.asarray(arrays["intercept"], dtype=float))
+
+    def describe_size(self) -> str:
+        return f"{self.weights.nnz} weights"
 
 
 def _train(X: sp.csr_matrix, y: np.ndarray, options: dict) -> tuple[np.ndarray, np.ndarray]:

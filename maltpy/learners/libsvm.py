@@ -15,6 +15,8 @@ import tempfile
 import numpy as np
 import scipy.sparse as sp
 
+from .base import Classifier
+
 KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}
 _CHUNK = 128  # rows per kernel computation: keeps the rows x support vectors matrices small
 
@@ -26,10 +28,11 @@ def _dot(X: sp.csr_matrix, support: sp.csr_matrix) -> np.ndarray:
     return (support @ dense).astype(np.float64)
 
 
-class LibSvm:
+class LibSvm(Classifier):
     """A one-vs-one SVM read from LIBSVM's model text."""
 
     kind = "libsvm"
+    suffix = "libsvm"
 
     def __init__(self, text: str, width: int) -> None:
         self.text = text
@@ -130,5 +133,12 @@ class LibSvm:
             return np.exp(-self.gamma * (self.sv_norms[:, None] + row_norms[None, :] - 2 * dot))
         return np.tanh(self.gamma * dot + self.coef0)
 
-    def to_text(self) -> str:
-        return self.text
+    def to_bytes(self) -> bytes:
+        return self.text.encode("ascii")
+
+    @classmethod
+    def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: dict) -> LibSvm:
+        return cls(archive.text(name), featuremap.size)
+
+    def describe_size(self) -> str:
+        return f"{self.support.shape[0]} support vectors"

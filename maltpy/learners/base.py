@@ -1,0 +1,34 @@
+"""The interface every learner's classifier has, so that the parser and the archive treat them alike.
+
+A classifier is trained with ``fit(X, y, n_classes, options)``: X holds the training instances in
+the learner's encoding (``symbolic``: one symbol code per feature, for k-NN; otherwise binarized
+columns, see ``encoding``), y their classes 0..n_classes-1. ``classify(X)`` answers a batch: a
+score per class (higher is better; the parser ranks the classes by it when the best transition
+is not allowed) and the class the learner picks. It is saved as one archive member
+(``to_bytes``, ``suffix``) and read back with ``from_archive``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class Classifier:
+    kind: str  # the learner's name, as in the configuration
+    suffix: str  # the archive member's extension
+    symbolic = False  # instances as symbols (True) or as binarized columns
+
+    def scores(self, X) -> np.ndarray:
+        raise NotImplementedError
+
+    def classify(self, X) -> tuple[np.ndarray, np.ndarray]:
+        """The scores, and the first class with the highest score (where MaltParser's ranking starts)."""
+        scores = self.scores(X)
+        return scores, scores.argmax(axis=1)
+
+    def to_bytes(self) -> bytes:
+        raise NotImplementedError
+
+    def describe_size(self) -> str:
+        """What ``maltpy info`` shows of the classifier's size."""
+        raise NotImplementedError

@@ -1,0 +1,168 @@
+"""Feature values as a classifier's input: binarized columns (Nivre 2008, §6.1).
+
+Every (feature, value) pair is a column of a sparse 0/1 matrix, numbered in order of first
+appearance in the training instances as MaltParser's FeatureMap numbers them; a Split value
+gives several columns, a number one column holding it, a null left out nothing.
+"""
+
+from __future__ import annotations
+
+from array import array
+
+import numpy as np
+import scipy.sparse as sp
+
+NUMBER = "#number#"  # the one column of a numeric feature, whose value is the number
+
+
+class FeatureMap:
+    """(feature position, value) -> column of X, for one classifier.
+
+    ``positions`` are the positions in the feature model the classifier reads (a data split's
+    sub-models leave out the split feature). Values: a string is one binary feature, a tuple
+    several, a number one feature with that value, None (or a null left out) nothing.
+    """
+
+    def __init__(self, positions: list[int], skip: frozenset = frozenset()) -> None:
+        self.positions = positions
+        self.skip = skip
+        self.tables: list[dict[object, int]] = [{} for _ in positions]
+        self.size = 0
+
+    def keys(self) -> list[list]:
+        """[position, value] of every column, in column order (for the model archive)."""
+        out: list[list] = [[]] * self.size
+        for p, table in zip(self.positions, self.tables):
+            for value, column in table.items():
+                out[column] = [p, value]
+        return out
+
+    @classmethod
+    def from_keys(cls, positions: list[int], keys: list, skip: frozenset = frozenset()) -> FeatureMap:
+        fmap = cls(positions, skip)
+        slot = {p: i for i, p in enumerate(positions)}
+        for column, (p, value) in enumerate(keys):
+            fmap.tables[slot[p]][value] = column
+        fmap.size = len(keys)
+        return fmap
+
+    def transform(self, rows: list[tuple]) -> sp.csr_matrix:
+        """X for rows of feature values; values never seen in training are left out. (Models
+        whose values are all plain strings go faster through FeatureModel.encoder.)"""
+        indptr = [0]
+        indices: list[int] = []
+        data: list[float] = []
+        slots = list(zip(self.positions, self.tables))
+        skip = self.skip
+        for row in rows:
+            for p, table in slots:
+                value = row[p]
+                if type(value) is str:  # the common case, first
+                    column = table.get(value)
+                    if column is not None and value not in skip:
+                        indices.append(column)
+                        data.append(1.0)
+                elif isinstance(value, tuple):
+                    for item in value:
+                        column = table.get(item)
+                        if column is not None and item not in skip:
+                            indices.append(column)
+                            data.append(1.0)
+                elif value is not None:
+                    column = table.get(NUMBER)
+                    if column is not None:
+                        indices.append(column)
+                        data.append(float(value))
+            indptr.append(len(indices))
+        X = sp.csr_matrix(
+            (np.array(data), np.array(indices, dtype=np.int32), np.array(indptr)), shape=(len(rows), self.size)
+        )
+        X.sort_indices()
+        return X
+
+
+class Instances:
+    """The training instances, encoded as they come (they can be many: a compact buffer).
+
+    Every (position, value) gets a code by first appearance; an instance is its codes, its
+    class and, with a data split, its split value. ``matrix`` numbers a classifier's own
+    columns by first appearance in its instances.
+    """
+
+    def __init__(self, n_positions: int, skip: frozenset = frozenset()) -> None:
+        self.tables: list[dict[object, int]] = [{None: -1} for _ in range(n_positions)]  # None: no value
+        self.keys: list[tuple[int, object]] = []
+        self.skip = skip
+        self.codes = array("i")
+        self.weights: dict[int, float] = {}  # entry -> value, for numeric features only
+        self.ends = array("q")
+        self.classes = array("i")
+        self.split_values: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.classes)
+
+    def add(self, values: tuple, cls: int) -> None:
+        # Known string values, the usual case, are looked up at C speed; the rest one by one.
+        row = list(map(dict.get, self.tables, values))
+        if None in row:
+            row = self._encode(values, row)
+        elif -1 in row:
+            row = [code for code in row if code >= 0]
+        self.codes.extend(row)
+        self.ends.append(len(self.codes))
+        self.classes.append(cls)
+
+    def _encode(self, values: tuple, known: list) -> list[int]:
+        row: list[int] = []
+        for p, (value, code) in enumerate(zip(values, known)):
+            if code is not None:
+                if code >= 0:
+                    row.append(code)
+                continue
+            if type(value) is str:
+                items = (value,)
+            elif isinstance(value, tuple):
+                items = value
+            else:
+                self.weights[len(self.codes) + len(row)] = float(value)
+                items = (NUMBER,)
+            table = self.tables[p]
+            for item in items:
+                if item in self.skip:
+                    continue
+                code = table.get(item)
+                if code is None:
+                    code = table[item] = len(self.keys)
+                    self.keys.append((p, item))
+                row.append(code)
+        return row
+
+    def matrix(self, members: np.ndarray, positions: list[int]) -> tuple[sp.csr_matrix, FeatureMap]:
+        """X for the instances ``members`` (in that order), reading only ``positions``."""
+        ends = np.frombuffer(self.ends, dtype=np.int64)
+        starts = np.concatenate([[0], ends[:-1]])
+        lengths = ends[members] - starts[members]
+        first_entry = np.repeat(starts[members] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+        entries = np.arange(int(lengths.sum())) + first_entry
+        codes = np.frombuffer(self.codes, dtype=np.int32)[entries]
+        weights = np.ones(len(codes))
+        if self.weights:
+            numeric = np.array(sorted(self.weights))
+            where = np.searchsorted(entries, numeric)
+            found = (where < len(entries)) & (entries[np.minimum(where, len(entries) - 1)] == numeric)
+            weights[where[found]] = [self.weights[e] for e in numeric[found]]
+        rows = np.repeat(np.arange(len(members)), lengths)
+        if len(positions) < len(self.tables):
+            position_of = np.array([p for p, _ in self.keys], dtype=np.int32)
+            keep = np.isin(position_of[codes], positions)
+            codes, weights, rows = codes[keep], weights[keep], rows[keep]
+        unique, first = np.unique(codes, return_index=True)
+        in_order = unique[np.argsort(first, kind="stable")]  # first appearance, as MaltParser's FeatureMap
+        column = np.zeros(len(self.keys), dtype=np.int32)
+        column[in_order] = np.arange(len(in_order), dtype=np.int32)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(members)))])
+        X = sp.csr_matrix((weights, column[codes], indptr), shape=(len(members), len(in_order)))
+        X.sort_indices()
+        fmap = FeatureMap.from_keys(positions, [self.keys[c] for c in in_order], self.skip)
+        return X, fmap
