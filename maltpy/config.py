@@ -26,7 +26,7 @@ from .errors import MaltpyError
 from .files import read_file
 
 ALGORITHMS = ("nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy")
-LEARNERS = ("liblinear", "libsvm")
+LEARNERS = ("liblinear", "libsvm", "knn")
 
 #: Column names a data split or a feature may name; CoNLL-X and CoNLL-U spellings are aliases.
 COLUMN_NAMES = (
@@ -87,7 +87,7 @@ class Guide:
 @dataclass(frozen=True, slots=True)
 class Lib:
     #: Learner options by flag, MaltParser's ``-lo``; filled in with the learner's defaults.
-    options: Mapping[str, int | float] = field(default_factory=dict)
+    options: Mapping[str, int | float | str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,28 +172,52 @@ FLAGS: dict[str, tuple[str, str]] = {opt.flag: key for key, opt in OPTIONS.items
 
 # --- learner options (-lo) ---------------------------------------------------------------------
 
-#: Each learner's options: flag -> (type, default, minimum, maximum); None bounds are open.
-#: Defaults are MaltParser 1.9.2's (LibSvm.getDefaultLibOptions, LibLinear.getDefaultLibOptions).
-LEARNER_OPTIONS: dict[str, dict[str, tuple[type, int | float, float | None, float | None]]] = {
+
+@dataclass(frozen=True, slots=True)
+class LibOption:
+    """One learner option: its type (int, float or str), default, bounds (None: open) and, for a
+    string, the values it takes (a regular expression, matched whole, case ignored)."""
+
+    kind: type
+    default: int | float | str
+    low: float | None = None
+    high: float | None = None
+    pattern: str | None = None
+    shown: str = ""  # the values of a string option, as the error message names them
+
+
+#: Each learner's options by flag. LIBSVM's and LIBLINEAR's defaults are MaltParser 1.9.2's
+#: (LibSvm.getDefaultLibOptions, LibLinear.getDefaultLibOptions); k-NN's take TiMBL's letters with
+#: the settings of Nivre et al. (2007), §4.1, as defaults.
+LEARNER_OPTIONS: dict[str, dict[str, LibOption]] = {
     "libsvm": {
-        "s": (int, 0, 0, 1),  # svm type: C-SVC (1: nu-SVC); the others are not classifiers
-        "t": (int, 1, 0, 3),  # kernel: polynomial (gamma*u'v + coef0)^degree
-        "d": (int, 2, 1, None),  # degree
-        "g": (float, 0.2, 0, None),  # gamma
-        "r": (float, 0.0, None, None),  # coef0
-        "c": (float, 1.0, 0, None),  # cost C
-        "n": (float, 0.5, 0, 1),  # nu
-        "p": (float, 0.1, 0, None),  # epsilon of the epsilon-SVR loss
-        "m": (float, 100.0, 0, None),  # cache size in MB
-        "e": (float, 1.0, 0, None),  # stopping tolerance
-        "h": (int, 1, 0, 1),  # shrinking heuristics
-        "b": (int, 0, 0, 1),  # probability estimates
+        "s": LibOption(int, 0, 0, 1),  # svm type: C-SVC (1: nu-SVC); the others are not classifiers
+        "t": LibOption(int, 1, 0, 3),  # kernel: polynomial (gamma*u'v + coef0)^degree
+        "d": LibOption(int, 2, 1),  # degree
+        "g": LibOption(float, 0.2, 0),  # gamma
+        "r": LibOption(float, 0.0),  # coef0
+        "c": LibOption(float, 1.0, 0),  # cost C
+        "n": LibOption(float, 0.5, 0, 1),  # nu
+        "p": LibOption(float, 0.1, 0),  # epsilon of the epsilon-SVR loss
+        "m": LibOption(float, 100.0, 0),  # cache size in MB
+        "e": LibOption(float, 1.0, 0),  # stopping tolerance
+        "h": LibOption(int, 1, 0, 1),  # shrinking heuristics
+        "b": LibOption(int, 0, 0, 1),  # probability estimates
     },
     "liblinear": {
-        "s": (int, 4, 0, 7),  # solver: Crammer-Singer multi-class SVM
-        "c": (float, 0.1, 0, None),  # cost C
-        "e": (float, 0.1, 0, None),  # stopping tolerance
-        "B": (float, -1.0, None, None),  # bias; negative = no bias term
+        "s": LibOption(int, 4, 0, 7),  # solver: Crammer-Singer multi-class SVM
+        "c": LibOption(float, 0.1, 0),  # cost C
+        "e": LibOption(float, 0.1, 0),  # stopping tolerance
+        "B": LibOption(float, -1.0),  # bias; negative = no bias term
+    },
+    "knn": {
+        "k": LibOption(int, 5, 1, 100_000),  # the k nearest distances
+        "m": LibOption(str, "M", pattern="M|O", shown="M or O"),  # metric: MVDM or Overlap
+        "L": LibOption(int, 3, 1, 100_000),  # MVDM for values seen at least L times, Overlap below
+        "d": LibOption(
+            str, "ID", pattern=r"Z|ID|IL|ED:[0-9]+(\.[0-9]*)?(:[0-9]+(\.[0-9]*)?)?", shown="Z, ID, IL or ED:a[:b]"
+        ),  # class votes weighted by distance: equally, inverse distance, inverse linear, exponential decay
+        "w": LibOption(int, 1, 0, 4),  # weighting: none, gain ratio, information gain, chi-square, shared variance
     },
 }
 
@@ -220,19 +244,25 @@ _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
 
-def parse_learner_options(value: Any, learner: str) -> dict[str, int | float]:
-    """Learner options from MaltParser's ``-lo`` string (``-s 4 -c 0.1``, blanks or ``_`` between)
-    or from a mapping {flag: value}, checked against the learner's flags and merged over its
-    defaults. Raises ValueError with a message naming the offending flag."""
+def parse_learner_options(value: Any, learner: str) -> dict[str, int | float | str]:
+    """Learner options from MaltParser's ``-lo`` string (``-s 4 -c 0.1``, blanks or ``_`` between,
+    or TiMBL's ``-k5 -mM`` with the value joined to its one-letter flag) or from a mapping
+    {flag: value}, checked against the learner's flags and merged over its defaults. Raises
+    ValueError with a message naming the offending flag."""
     allowed = LEARNER_OPTIONS[learner]
     if isinstance(value, str):
         tokens = [t for t in re.split(r"[_\s]+", value.strip()) if t]
-        if len(tokens) % 2:
-            raise ValueError(f"{value!r}: every flag needs a value (-flag value ...)")
         given = {}
-        for flag, raw in zip(tokens[::2], tokens[1::2]):
+        while tokens:
+            flag = tokens.pop(0)
             if not flag.startswith("-") or len(flag) < 2:
                 raise ValueError(f"{flag!r} is not a flag (flags start with -)")
+            if len(flag) > 2 and flag[1] in allowed and flag[1:] not in allowed:
+                flag, raw = flag[:2], flag[2:]
+            elif tokens:
+                raw = tokens.pop(0)
+            else:
+                raise ValueError(f"{value!r}: every flag needs a value (-flag value ...)")
             given[flag[1:]] = raw
     elif isinstance(value, Mapping):
         given = {str(k).lstrip("-"): v for k, v in value.items()}
@@ -240,19 +270,29 @@ def parse_learner_options(value: Any, learner: str) -> dict[str, int | float]:
         given = {}
     else:
         raise ValueError("expected a string such as '-c 0.1' or a mapping such as {c: 0.1}")
-    options = {flag: spec[1] for flag, spec in allowed.items()}
+    options = {flag: spec.default for flag, spec in allowed.items()}
     for flag, raw in given.items():
         if flag not in allowed:
             raise ValueError(f"-{flag} is not a {learner} option (known: {' '.join('-' + f for f in allowed)})")
-        kind, _, low, high = allowed[flag]
-        number = _number(raw, kind)
-        if number is None:
-            raise ValueError(f"-{flag} takes {'an integer' if kind is int else 'a number'}, not {raw!r}")
-        if (low is not None and number < low) or (high is not None and number > high):
-            bounds = f"{low if low is not None else '-inf'}..{high if high is not None else 'inf'}"
-            raise ValueError(f"-{flag} {raw} is outside {bounds}")
-        options[flag] = number
+        options[flag] = _lib_value(flag, raw, allowed[flag])
     return options
+
+
+def _lib_value(flag: str, raw: Any, spec: LibOption) -> int | float | str:
+    """The value of one learner option, or ValueError saying what is wrong with it."""
+    if spec.kind is str:
+        text = str(raw).strip().upper() if isinstance(raw, (str, int, float)) and not isinstance(raw, bool) else None
+        if text is None or not re.fullmatch(spec.pattern, text):
+            raise ValueError(f"-{flag} takes {spec.shown}, not {raw!r}")
+        return text
+    number = _number(raw, spec.kind)
+    if number is None:
+        raise ValueError(f"-{flag} takes {'an integer' if spec.kind is int else 'a number'}, not {raw!r}")
+    low, high = spec.low, spec.high
+    if (low is not None and number < low) or (high is not None and number > high):
+        bounds = f"{low if low is not None else '-inf'}..{high if high is not None else 'inf'}"
+        raise ValueError(f"-{flag} {raw} is outside {bounds}")
+    return number
 
 
 def _number(raw: Any, kind: type) -> int | float | None:

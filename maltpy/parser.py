@@ -29,9 +29,9 @@ from .errors import MaltpyError
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS
-from .learners import LEARNERS, AtomicModel
+from .learners import LEARNERS, AtomicModel, map_class
 from .learners.divide import Guide, classifier_groups, train_guide
-from .learners.encoding import FeatureMap, Instances
+from .learners.encoding import Instances
 from .transition import system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .tree import is_projective
@@ -94,7 +94,7 @@ class Model:
         for model in guide.all_models():
             model.transitions = [classes.items[label] for label in model.labels]
             fmap = model.featuremap
-            encode = feature_model.encoder(fmap.tables, fmap.positions)
+            encode = None if model.classifier.symbolic else feature_model.encoder(fmap.tables, fmap.positions)
             if encode is not None:
                 self._encoders[model.name] = encode
 
@@ -150,7 +150,7 @@ class Model:
     def _apply_ranked(self, c, model: AtomicModel | None, row: np.ndarray | None, best: int) -> None:
         """Apply the best-ranked allowed transition (MaltParser's DeterministicParser.predict);
         ``best`` is the classifier's choice (the row's first maximum, where MaltParser's ranking
-        starts)."""
+        starts; k-NN's choice settles ties its own way)."""
         system = self.system
         allowed = system.allowed(c)
         if model is None:
@@ -272,7 +272,7 @@ class Model:
                     kind = entry["kind"]
                     if kind != config.guide.learner:
                         raise ValueError(f"a {kind} classifier in a {config.guide.learner} model")
-                    featuremap = FeatureMap.from_keys(entry["positions"], entry["features"], fm.nulls)
+                    featuremap = map_class(kind).from_keys(entry["positions"], entry["features"], fm.nulls)
                     classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap,
                                                              len(entry["labels"]), config.lib.options)  # fmt: skip
                     atomic[entry["name"]] = AtomicModel(
@@ -320,7 +320,8 @@ def learn(
     value_order = {v: i for i, v in enumerate(dict.fromkeys(NULL_SYMBOLS[config.singlemalt.null_value]))}
     classes = Classes()
     classes.add(FIRST_CLASS[algorithm])
-    instances = Instances(len(fm), fm.nulls)
+    symbolic = LEARNERS[learner].symbolic
+    instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic)
     extract = fm.extract
     n_sentences = n_tokens = nonprojective = 0
     for sentence in sentences:

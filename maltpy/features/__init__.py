@@ -15,6 +15,10 @@ DEFAULT_MODELS = {
     "nivreeager": "nivreeager", "nivrestandard": "nivrestandard", "covproj": "covproj",
     "covnonproj": "covnonproj", "stackproj": "stackproj", "stackeager": "stackswap", "stacklazy": "stackswap",
 }  # fmt: skip
+#: The folder of each learner's default models. k-NN takes the LIBSVM ones: their arc-eager model
+#: is the standard model of the memory-based experiments (Nivre et al. 2007, §3.2), and none of
+#: them has the conjunctions (Merge) that only a linear classifier needs.
+MODEL_FOLDERS = {"liblinear": "liblinear", "libsvm": "libsvm", "knn": "libsvm"}
 
 
 class FeatureModel:
@@ -74,7 +78,7 @@ def load_feature_model(
     format (MaltParser's defaults: CoNLL-X models use POSTAG, CoNLL-U models UPOSTAG)."""
     if path is not None:
         return FeatureModel(read_feature_model(path, algorithm), algorithm, null_value, path)
-    name = f"{learner}/{data_format}/{DEFAULT_MODELS[algorithm]}.txt"
+    name = f"{MODEL_FOLDERS[learner]}/{data_format}/{DEFAULT_MODELS[algorithm]}.txt"
     data = _default_models().joinpath(name).read_bytes()
     return FeatureModel(parse_feature_model(data, name, algorithm), algorithm, null_value, f"default: {name}")
 

@@ -1,6 +1,6 @@
 """Learners behind one small interface (``base.Classifier``), and a classifier with its encoding.
 
-``liblinear`` and ``libsvm`` read binarized instances (see ``encoding``).
+``liblinear`` and ``libsvm`` read binarized instances, ``knn`` symbolic ones (see ``encoding``).
 """
 
 from __future__ import annotations
@@ -12,21 +12,28 @@ import numpy as np
 import scipy.sparse as sp
 
 from .base import Classifier
-from .encoding import FeatureMap
+from .encoding import FeatureMap, SymbolMap
+from .knn import Knn
 from .liblinear import LibLinear
 from .libsvm import LibSvm
 
-LEARNERS: dict[str, type[Classifier]] = {"liblinear": LibLinear, "libsvm": LibSvm}
+LEARNERS: dict[str, type[Classifier]] = {"liblinear": LibLinear, "libsvm": LibSvm, "knn": Knn}
+
+
+def map_class(learner: str) -> type[FeatureMap] | type[SymbolMap]:
+    """How the learner's instances are encoded."""
+    return SymbolMap if LEARNERS[learner].symbolic else FeatureMap
 
 
 @dataclass
 class AtomicModel:
     """One classifier with its feature map; ``labels[i]`` is the class (an index into the
     parser's class list) of the classifier's class i, in order of first appearance in its
-    training instances (the order LIBSVM and LIBLINEAR number classes in, which settles ties)."""
+    training instances (the order LIBSVM and LIBLINEAR number classes in, which settles ties,
+    and TiMBL too)."""
 
     name: str
-    featuremap: FeatureMap
+    featuremap: FeatureMap | SymbolMap
     labels: list[int]
     classifier: Classifier
     instances: int

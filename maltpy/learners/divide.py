@@ -63,11 +63,15 @@ def train_guide(instances: Instances, groups: dict[str, tuple[list[int], np.ndar
                 options: dict, progress=None) -> dict[str, AtomicModel]:  # fmt: skip
     """Train the classifiers of ``groups`` (see classifier_groups), by name."""
     classes = np.frombuffer(instances.classes, dtype=np.int32)
+    symbolic = LEARNERS[learner].symbolic
     models = {}
     for n, (name, (positions, members)) in enumerate(groups.items(), 1):
         if progress:
             progress(f"training {learner} classifier {n}/{len(groups)} ({name}, {len(members)} instances)")
-        X, featuremap = instances.matrix(members, positions)
+        if symbolic:
+            X, featuremap = instances.symbols(members, positions)
+        else:
+            X, featuremap = instances.matrix(members, positions)
         models[name] = train_atomic(name, X, featuremap, classes[members], learner, options)
     return models
 

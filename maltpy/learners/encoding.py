@@ -1,8 +1,11 @@
-"""Feature values as a classifier's input: binarized columns (Nivre 2008, §6.1).
+"""Feature values as a classifier's input: binarized columns for the SVMs, symbols for k-NN.
 
-Every (feature, value) pair is a column of a sparse 0/1 matrix, numbered in order of first
-appearance in the training instances as MaltParser's FeatureMap numbers them; a Split value
-gives several columns, a number one column holding it, a null left out nothing.
+Binarized (Nivre 2008, §6.1): every (feature, value) pair is a column of a sparse 0/1 matrix,
+numbered in order of first appearance in the training instances as MaltParser's FeatureMap
+numbers them; a Split value gives several columns, a number one column holding it, a null left
+out nothing. Symbolic (the k-NN learner, as TiMBL reads instances): each feature's value, whole,
+is one symbol, numbered per feature in order of first appearance; a value never seen in
+training is -1 at parse time.
 """
 
 from __future__ import annotations
@@ -81,21 +84,63 @@ class FeatureMap:
         return X
 
 
+class SymbolMap:
+    """(feature position, value) -> symbol, for one k-NN classifier: ``tables[k]`` numbers the
+    values of feature ``positions[k]`` (any value: a string, a tuple, a number, None)."""
+
+    def __init__(self, positions: list[int], tables: list[dict[object, int]]) -> None:
+        self.positions = positions
+        self.tables = tables
+        self.size = sum(len(t) for t in tables)
+
+    def keys(self) -> list[list]:
+        """Each feature's values in symbol order (for the model archive)."""
+        return [list(table) for table in self.tables]
+
+    @classmethod
+    def from_keys(cls, positions: list[int], keys: list, skip: frozenset = frozenset()) -> SymbolMap:
+        """The map kept by ``keys``; JSON holds a tuple as a list. ValueError if it is not one.
+        (``skip`` is FeatureMap's: for k-NN a null is a symbol like any other value.)"""
+        if not isinstance(keys, list) or len(keys) != len(positions):
+            raise ValueError("a symbol table per feature expected")
+        tables = []
+        for values in keys:
+            if not isinstance(values, list):
+                raise ValueError("a symbol table is not a list")
+            table = {tuple(v) if isinstance(v, list) else v: code for code, v in enumerate(values)}
+            if len(table) != len(values):
+                raise ValueError("a symbol table holds a value twice")
+            tables.append(table)
+        return cls(positions, tables)
+
+    def transform(self, rows: list[tuple]) -> np.ndarray:
+        """The symbols of rows of feature values, -1 for a value never seen in training."""
+        slots = list(zip(self.positions, self.tables))
+        codes = [table.get(row[p], -1) for row in rows for p, table in slots]
+        return np.array(codes, dtype=np.int32).reshape(len(rows), len(slots))
+
+
 class Instances:
     """The training instances, encoded as they come (they can be many: a compact buffer).
 
-    Every (position, value) gets a code by first appearance; an instance is its codes, its
-    class and, with a data split, its split value. ``matrix`` numbers a classifier's own
-    columns by first appearance in its instances.
+    Binarized: every (position, value) gets a code by first appearance; an instance is its
+    codes; ``matrix`` numbers a classifier's own columns by first appearance in its instances.
+    Symbolic: every value gets a symbol per position by first appearance; ``symbols`` renumbers
+    them per classifier the same way. Each instance has its class and, with a data split, its
+    split value.
     """
 
-    def __init__(self, n_positions: int, skip: frozenset = frozenset()) -> None:
+    def __init__(self, n_positions: int, skip: frozenset = frozenset(), binary: bool = True,
+                 symbolic: bool = False) -> None:  # fmt: skip
         self.tables: list[dict[object, int]] = [{None: -1} for _ in range(n_positions)]  # None: no value
         self.keys: list[tuple[int, object]] = []
         self.skip = skip
+        self.binary = binary
         self.codes = array("i")
         self.weights: dict[int, float] = {}  # entry -> value, for numeric features only
         self.ends = array("q")
+        self.symbol_tables: list[dict[object, int]] | None = [{} for _ in range(n_positions)] if symbolic else None
+        self.symbols_of = array("i")  # n_positions symbols per instance
         self.classes = array("i")
         self.split_values: list[str] = []
 
@@ -103,15 +148,34 @@ class Instances:
         return len(self.classes)
 
     def add(self, values: tuple, cls: int) -> None:
-        # Known string values, the usual case, are looked up at C speed; the rest one by one.
-        row = list(map(dict.get, self.tables, values))
-        if None in row:
-            row = self._encode(values, row)
-        elif -1 in row:
-            row = [code for code in row if code >= 0]
-        self.codes.extend(row)
-        self.ends.append(len(self.codes))
+        if self.binary:
+            # Known string values, the usual case, are looked up at C speed; the rest one by one.
+            row = list(map(dict.get, self.tables, values))
+            if None in row:
+                row = self._encode(values, row)
+            elif -1 in row:
+                row = [code for code in row if code >= 0]
+            self.codes.extend(row)
+            self.ends.append(len(self.codes))
+        if self.symbol_tables is not None:
+            self.symbols_of.extend([table.setdefault(v, len(table)) for table, v in zip(self.symbol_tables, values)])
         self.classes.append(cls)
+
+    def symbols(self, members: np.ndarray, positions: list[int]) -> tuple[np.ndarray, SymbolMap]:
+        """The symbols of the instances ``members`` (in that order) at ``positions``, renumbered by
+        first appearance among them, and their map."""
+        everything = np.frombuffer(self.symbols_of, dtype=np.int32).reshape(len(self), len(self.symbol_tables))
+        X = np.empty((len(members), len(positions)), dtype=np.int32)
+        tables = []
+        for k, p in enumerate(positions):
+            unique, first, inverse = np.unique(everything[members, p], return_index=True, return_inverse=True)
+            order = np.argsort(first, kind="stable")
+            renumbered = np.empty(len(unique), dtype=np.int32)
+            renumbered[order] = np.arange(len(unique), dtype=np.int32)
+            X[:, k] = renumbered[inverse.ravel()]
+            values = list(self.symbol_tables[p])
+            tables.append({values[unique[o]]: code for code, o in enumerate(order.tolist())})
+        return X, SymbolMap(positions, tables)
 
     def _encode(self, values: tuple, known: list) -> list[int]:
         row: list[int] = []

@@ -1,0 +1,522 @@
+"""Memory-based learning (Nivre et al. 2007, §2.4 and §4.1): TiMBL's IB1, the k-nearest-neighbour
+classifier with the Modified Value Difference Metric, giving the answers of TiMBL 6.5.
+
+The paper's settings are the defaults: k = 5 nearest distances, MVDM for values seen at least
+l = 3 times with Overlap below, class votes weighted by inverse distance, and features weighted
+by gain ratio, TiMBL's own default. What TiMBL computes (its reference guide, and timbl 6.5
+itself where the guide leaves a detail open):
+
+- distance(x, y) = sum over features f of w_f * delta_f(x_f, y_f), added up in TiMBL's feature
+  order (gain ratio divided by the number of values, highest first): the order settles the
+  rounding, and so which distances are equal.
+- delta_f is 0 for equal values and 1 for different ones (Overlap). Under MVDM two values each
+  seen at least L times are 1/2 * sum over classes c of |P(c|v1) - P(c|v2)| apart instead. A
+  value never seen in training mismatches everything.
+- w_f: 1 (-w 0), gain ratio (-w 1), information gain (2), chi-square (3), shared variance (4).
+- The neighbours: every stored instance at one of the k smallest distances. Distances less than
+  machine epsilon apart are one distance; identical instances are one, with their class counts.
+- The vote of a class: its count at each of those distances d_1 < ... < d_k, times the weight of
+  the distance: 1 (-d Z), 1 / (d_j + epsilon) (ID), (d_k - d_j) / (d_k - d_1) with 1 for the
+  nearest (IL), exp(-a * d_j ** b) (ED:a:b).
+- The answer: the class with the largest vote. Votes less than epsilon apart tie; a tie goes to
+  the class seen more often in training, unless the k+1 nearest distances give a single winner,
+  which then stands. With k = 1 an instance identical to the query is its only neighbour at
+  distance 0.
+
+Finding the neighbours among all stored instances is the costly part: ``_knn.c`` does it, as a
+branch-and-bound search that returns every instance within a query's k+1 nearest distances,
+give or take rounding. This module computes the exact distances, the votes and the answer from
+what it returns, so every definition above lives here.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..archive import npz_bytes
+from . import _knn
+from .base import Classifier
+
+EPSILON = float(np.finfo(float).eps)  # TiMBL's Common::Epsilon
+FAR = sys.float_info.max  # TiMBL's distance of a place among the nearest that nothing fills
+WEIGHTINGS = ("none", "gain ratio", "information gain", "chi-square", "shared variance")
+TABLE_SIDE = 256  # MVDM is tabled for each feature's most frequent values, computed when met otherwise
+BATCH = 1024  # queries per search: bounds the memory of their neighbours' class counts
+
+
+@dataclass(slots=True)
+class TimblRun:
+    """What timbl 6.5 carries from one test instance to the next within a run. Its first tie
+    makes its array of nearest distances one place longer (k+1, for the second try), and the
+    array never shrinks: every later neighbour set has that extra place, empty, at distance
+    DBL_MAX. Only inverse-linear votes feel it: the furthest distance is then that place's, and
+    every real neighbour weighs 1. Kept when classifying a file as timbl does; parsing does not
+    (its order of queries is the batch's, and the rule above holds)."""
+
+    tied: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """TiMBL's options: -k, -m (M or O), -L, -d (Z, ID, IL or ED:a:b) and -w."""
+
+    k: int = 5
+    metric: str = "M"
+    limit: int = 3
+    decay: str = "ID"
+    alpha: float = 1.0
+    beta: float = 1.0
+    weighting: int = 1
+
+    @classmethod
+    def from_options(cls, options: Mapping) -> Settings:
+        """From the learner options as the configuration checks them (flags k, m, L, d, w)."""
+        decay, _, parameters = str(options["d"]).partition(":")
+        a, _, b = parameters.partition(":")
+        return cls(int(options["k"]), str(options["m"]), int(options["L"]), decay, float(a or 1), float(b or 1),
+                   int(options["w"]))  # fmt: skip
+
+    def describe(self) -> str:
+        decay = self.decay if self.decay != "ED" else f"ED:{self.alpha:g}:{self.beta:g}"
+        limit = f" -L {self.limit}" if self.metric == "M" else ""
+        return f"-k {self.k} -m {self.metric}{limit} -d {decay} -w {self.weighting}"
+
+
+# --- feature weights (TiMBL's Feature::Statistics, in its order of additions) --------------------
+
+
+def _log2(x: np.ndarray) -> np.ndarray:
+    """TiMBL's Log2: the C library's log2 (NumPy's own may differ in the last bit), 0 below epsilon."""
+    unique, inverse = np.unique(x, return_inverse=True)
+    logs = np.array([math.log2(u) if abs(u) >= EPSILON else 0.0 for u in unique.tolist()])
+    return logs[inverse.ravel()].reshape(x.shape)
+
+
+def _added_up(terms: np.ndarray, start: float = 0.0) -> float:
+    """``start`` and the terms added one after the other, as a C loop does (NumPy's sum pairs
+    them up, which rounds differently)."""
+    return float(np.cumsum(np.r_[start, terms])[-1])
+
+
+@dataclass
+class FeatureStatistics:
+    """How much a feature tells about the class (TiMBL's per-feature statistics)."""
+
+    info_gain: float
+    gain_ratio: float
+    chi_square: float
+    shared_variance: float
+
+
+def class_entropy(class_frequency: np.ndarray) -> float:
+    """H(C) of the training instances, in bits (TiMBL's DBEntropy)."""
+    p = class_frequency[class_frequency > 0] / float(class_frequency.sum())
+    return abs(-_added_up(p * _log2(p)))
+
+
+_CELLS = 1 << 21  # values x classes held at once
+
+
+def feature_statistics(value_classes: sp.csr_matrix, class_frequency: np.ndarray, db_entropy: float,
+                       full: bool) -> FeatureStatistics:  # fmt: skip
+    """Information gain, gain ratio and (``full``) chi-square and shared variance of a feature
+    whose value x class counts are ``value_classes`` (values in order of first appearance,
+    classes likewise), computed as TiMBL does: sums over values of sums over classes, each
+    added in that order. The values are taken a slice at a time, to bound the memory."""
+    m = value_classes.tocsr()
+    m.sort_indices()
+    n_values, n_classes = m.shape
+    frequency = np.asarray(m.sum(axis=1), dtype=np.float64).ravel()
+    total = float(frequency.sum())
+    row_of = np.repeat(np.arange(n_values), np.diff(m.indptr))
+    p = m.data / frequency[row_of]
+    p_log_p = p * _log2(p)
+    expected_per_value = class_frequency.astype(np.float64)[None, :]
+    entropy = chi_square = 0.0
+    step = max(1, _CELLS // max(n_classes, 1))
+    for lo in range(0, n_values, step):
+        hi = min(lo + step, n_values)
+        entries = slice(m.indptr[lo], m.indptr[hi])
+        rows, cols = row_of[entries] - lo, m.indices[entries]
+        cell = np.zeros((hi - lo, n_classes))
+        cell[rows, cols] = p_log_p[entries]
+        value_entropy = np.cumsum(cell, axis=1)[:, -1]  # per value, its classes in order
+        entropy = _added_up(-value_entropy * frequency[lo:hi] / total, entropy)
+        if full:  # each cell: (E - O)^2 / E where the value has the class, E where it has not
+            expected = (expected_per_value * frequency[lo:hi, None]) / total
+            observed = m.data[entries].astype(np.float64)
+            e = expected[rows, cols]
+            terms = expected
+            terms[rows, cols] = np.where(np.abs(e) > EPSILON, (e - observed) * (e - observed) / e, 0.0)
+            chi_square = _added_up(terms.ravel(), chi_square)
+    entropy = abs(entropy)
+    info_gain = max(db_entropy - entropy, 0.0)
+    share = frequency / total
+    split_info = -_added_up(share * _log2(share))
+    gain_ratio = 0.0 if abs(split_info) < EPSILON else info_gain / split_info
+    shared_variance = 0.0
+    if full:
+        k = min(int((class_frequency > 0).sum()), int((frequency > 0).sum())) - 1
+        shared_variance = 0.0 if k == 0 else chi_square / float(int(total) * k)
+    return FeatureStatistics(info_gain, gain_ratio, chi_square, shared_variance)
+
+
+def timbl_order(statistics: list[FeatureStatistics], n_values: np.ndarray) -> list[int]:
+    """The order TiMBL's IB1 adds the features' distances in: gain ratio over the number of
+    values, highest first, ties to the earlier feature (TiMBL's GRoverFeature permutation)."""
+    left = [s.gain_ratio / v for s, v in zip(statistics, n_values.tolist())]
+    order = []
+    for _ in left:
+        best = 0
+        for f in range(1, len(left)):
+            if left[f] > left[best]:
+                best = f
+        left[best] = -1.0
+        order.append(best)
+    return order
+
+
+# --- the classifier -------------------------------------------------------------------------------
+
+
+class Knn(Classifier):
+    """The instance base: the distinct training instances with their class counts, and what
+    classifying needs of it (feature weights, value statistics, the search index)."""
+
+    kind = "knn"
+    suffix = "npz"
+    symbolic = True
+
+    def __init__(self, instances: np.ndarray, counts: sp.csr_matrix, n_values: np.ndarray,
+                 settings: Settings) -> None:  # fmt: skip
+        """``instances``: the distinct instances (rows), symbols 0..n_values[f]-1 per feature f;
+        ``counts``: their class counts (rows x classes)."""
+        self.settings = settings
+        self.n_values = np.asarray(n_values, dtype=np.int64)
+        self.class_frequency = np.asarray(counts.sum(axis=0), dtype=np.int64).ravel()
+        db_entropy = class_entropy(self.class_frequency)
+        self.value_classes = [_value_classes(instances[:, f], counts, int(v)) for f, v in enumerate(self.n_values)]
+        self.frequency = [np.asarray(m.sum(axis=1), dtype=np.int64).ravel() for m in self.value_classes]
+        full = settings.weighting >= 3
+        self.statistics = [feature_statistics(m, self.class_frequency, db_entropy, full) for m in self.value_classes]
+        self.weights = np.array([_weight(s, settings.weighting) for s in self.statistics])
+        self.order = timbl_order(self.statistics, self.n_values)
+        # P(c|v) of every value, for MVDM (TiMBL: count / (double) frequency)
+        self.distributions = []
+        for m, freq in zip(self.value_classes, self.frequency):
+            m = m.tocsr()
+            m.sort_indices()
+            rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+            self.distributions.append((m.indptr.astype(np.int64), m.indices.astype(np.int32),
+                                       m.data.astype(np.float64) / freq[rows].astype(np.float64)))  # fmt: skip
+        self.index = _SearchIndex(self, instances)
+        self.instances = instances[self.index.rows]
+        self.counts = counts[self.index.rows]
+        self._row_of: dict[bytes, int] | None = None  # instance -> row, for k = 1
+
+    @classmethod
+    def fit(cls, X: np.ndarray, y: np.ndarray, n_classes: int, options: Mapping) -> Knn:
+        """Store the instances X (symbols, every one of 0..max used) with their classes y."""
+        rows, inverse = np.unique(X, axis=0, return_inverse=True)
+        counts = sp.csr_matrix((np.ones(len(y), dtype=np.int64), (inverse.ravel(), y)), shape=(len(rows), n_classes))
+        counts.sum_duplicates()
+        return cls(rows.astype(np.int32), counts, X.max(axis=0) + 1, Settings.from_options(options))
+
+    # --- classifying ------------------------------------------------------------------------
+
+    def classify(self, X: np.ndarray, run: TimblRun | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The class votes (the distribution TiMBL decided on) and TiMBL's answer for each row;
+        with ``run``, as timbl answers the rows one after the other in a run (see TimblRun)."""
+        X = np.ascontiguousarray(X, dtype=np.int32)
+        scores = np.zeros((len(X), len(self.class_frequency)))
+        best = np.zeros(len(X), dtype=np.int64)
+        for start in range(0, len(X), BATCH):
+            batch = X[start : start + BATCH]
+            scores[start : start + BATCH], best[start : start + BATCH] = self._classify(batch, run)
+        return scores, best
+
+    def scores(self, X: np.ndarray) -> np.ndarray:
+        return self.classify(X)[0]
+
+    def _classify(self, X: np.ndarray, run: TimblRun | None) -> tuple[np.ndarray, np.ndarray]:
+        k = self.settings.k
+        if self.index.levels:
+            query, rows = self.index.candidates(X)
+            distance = self.distances(X[query], self.instances[rows])
+            place, counts = self.neighbours(query, rows, distance, len(X))
+        else:  # every feature weighs 0: every instance is at distance 0
+            place = np.full((len(X), k + 1), FAR)
+            place[:, 0] = 0.0
+            counts = np.zeros((len(X), k + 1, len(self.class_frequency)))
+            counts[:, 0] = self.class_frequency
+        if k == 1:
+            self._exact_match_alone(X, place, counts)
+        votes, present = self.votes(place, counts, k)
+        best, tie = self.best_class(votes, present)
+        if run is not None and (run.tied or tie.any()):
+            after = 0 if run.tied else int(np.argmax(tie)) + 1  # the rows after timbl's first tie
+            run.tied = True
+            empty_place = np.c_[place[after:, :k], np.full(len(X) - after, FAR)]
+            no_counts = np.concatenate([counts[after:, :k], np.zeros_like(counts[after:, :1])], axis=1)
+            votes[after:], present[after:] = self.votes(empty_place, no_counts, k + 1)
+            best[after:], tie[after:] = self.best_class(votes[after:], present[after:])
+        if tie.any():  # TiMBL tries k+1 distances: a single winner there stands
+            wider, present = self.votes(place[tie], counts[tie], k + 1)
+            best_wider, tie_wider = self.best_class(wider, present)
+            settled = np.flatnonzero(tie)[~tie_wider]
+            best[settled] = best_wider[~tie_wider]
+            votes[settled] = wider[~tie_wider]
+        return votes, best
+
+    def distances(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """distance(a[i], b[i]) for rows of symbols (-1: unknown in a), added in TiMBL's order."""
+        total = np.zeros(len(a))
+        for f in self.order:
+            total += self.weights[f] * self.delta(f, a[:, f], b[:, f])
+        return total
+
+    def delta(self, f: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """delta_f between the values a[i] and b[i] of feature f (b known; a may be -1, unknown)."""
+        d = (a != b).astype(np.float64)
+        if self.settings.metric == "M":
+            frequency, limit = self.frequency[f], self.settings.limit
+            mvdm = np.flatnonzero(a != b)
+            mvdm = mvdm[a[mvdm] >= 0]
+            mvdm = mvdm[(frequency[a[mvdm]] >= limit) & (frequency[b[mvdm]] >= limit)]
+            d[mvdm] = self.vd(f, a[mvdm], b[mvdm])
+        return d
+
+    def vd(self, f: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """The MVDM of value pairs of feature f (computed in _knn.c, in TiMBL's order)."""
+        out = np.empty(len(a))
+        _knn.vd(*self.distributions[f], a.astype(np.int32), b.astype(np.int32), out)
+        return out
+
+    def neighbours(self, query: np.ndarray, rows: np.ndarray, distance: np.ndarray, n_queries: int
+                   ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+        """The k+1 nearest distances of each query (FAR where there are fewer) and the class
+        counts at each: (queries x k+1), (queries x k+1 x classes)."""
+        places = self.settings.k + 1
+        n_classes = len(self.class_frequency)
+        order = np.lexsort((distance, query))
+        query, rows, distance = query[order], rows[order], distance[order]
+        first_of_query = np.r_[True, query[1:] != query[:-1]]
+        new = first_of_query | np.r_[True, np.diff(distance) >= EPSILON]
+        group = np.cumsum(new) - 1
+        rank = group - (group[first_of_query])[np.cumsum(first_of_query) - 1]
+        near = rank < places
+        place = np.full((n_queries, places), FAR)
+        starts = new & near
+        place[query[starts], rank[starts]] = distance[starts]
+        query, rows, rank = query[near], rows[near], rank[near]
+        # the class counts of the instances at each place
+        indptr, classes, found = self.counts.indptr, self.counts.indices, self.counts.data
+        lengths = indptr[rows + 1] - indptr[rows]
+        pair = np.repeat(np.arange(len(rows)), lengths)
+        entry = indptr[rows][pair] + np.arange(len(pair)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        cell = (query[pair] * places + rank[pair]) * n_classes + classes[entry]
+        counts = np.bincount(cell, weights=found[entry], minlength=n_queries * places * n_classes)
+        return place, counts.reshape(n_queries, places, n_classes)
+
+    def _exact_match_alone(self, X: np.ndarray, place: np.ndarray, counts: np.ndarray) -> None:
+        """With k = 1 TiMBL takes an instance identical to the query as its nearest neighbour,
+        alone: other instances at distance 0 do not join it (they are left out of both places)."""
+        if self._row_of is None:
+            self._row_of = {row.tobytes(): r for r, row in enumerate(self.instances)}
+        found = [(q, self._row_of.get(row.tobytes())) for q, row in enumerate(X)]
+        found = [(q, r) for q, r in found if r is not None]
+        if found:
+            q, r = map(np.array, zip(*found))
+            counts[q, 0] = self.counts[r].toarray()
+            place[q, 0] = 0.0
+
+    def votes(self, place: np.ndarray, counts: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each class's vote from the n nearest distances, added place by place as TiMBL does,
+        and which classes are among the neighbours at all."""
+        weight = self.distance_weights(place[:, :n])
+        votes = np.zeros((len(place), counts.shape[2]))
+        for j in range(n):
+            votes = votes + counts[:, j] * weight[:, j, None]
+        return votes, counts[:, :n].sum(axis=1) > 0
+
+    def distance_weights(self, place: np.ndarray) -> np.ndarray:
+        """The weight of the votes at each of the nearest distances (TiMBL's -d)."""
+        s = self.settings
+        if s.decay == "Z":
+            return np.ones_like(place)
+        if s.decay == "ID":
+            return 1.0 / (place + EPSILON)
+        if s.decay == "IL":
+            weight = np.ones_like(place)
+            if place.shape[1] > 1:
+                nearest, furthest = place[:, :1], place[:, -1:]
+                weight[:, 1:] = (furthest - place[:, 1:]) / (furthest - nearest)
+            return weight
+        weight = [_exponential_decay(d, s.alpha, s.beta) for d in place.ravel().tolist()]
+        return np.array(weight).reshape(place.shape)
+
+    def best_class(self, votes: np.ndarray, present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """TiMBL's choice among the classes present, in class order: a larger vote wins; a vote
+        within epsilon of the leader is a tie, won by the class more frequent in training."""
+        n = len(votes)
+        best = np.full(n, -1)
+        top = np.zeros(n)
+        tie = np.zeros(n, dtype=bool)
+        for c in range(votes.shape[1]):
+            here = present[:, c]
+            if not here.any():
+                continue
+            vote = votes[:, c]
+            leads = here & ((best < 0) | (vote > top))
+            near = here & ~leads & (np.abs(vote - top) < EPSILON)
+            best[leads], top[leads], tie[leads] = c, vote[leads], False
+            tie[near] = True
+            best[near & (self.class_frequency[c] > self.class_frequency[np.maximum(best, 0)])] = c
+        return best, tie
+
+    # --- the archive ----------------------------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        c = self.counts
+        return npz_bytes(instances=self.instances, indptr=c.indptr.astype(np.int64), classes=c.indices.astype(np.int32),
+                         counts=c.data.astype(np.int64))  # fmt: skip
+
+    @classmethod
+    def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: Mapping) -> Knn:
+        """Read and check the instance base (ValueError if it is not a consistent one)."""
+        a = archive.arrays(name)
+        instances, indptr, classes, counts = a["instances"], a["indptr"], a["classes"], a["counts"]
+        n_values = np.array([len(t) for t in featuremap.tables], dtype=np.int64)
+        for x in (instances, indptr, classes, counts):
+            if x.dtype.kind not in "iu":
+                raise ValueError("instance base: arrays of integers expected")
+        if instances.ndim != 2 or instances.shape[1] != len(n_values) or len(instances) == 0:
+            raise ValueError("instance base: not a table of instances, one symbol per feature")
+        if (instances < 0).any() or (instances >= n_values).any():
+            raise ValueError("instance base: a symbol out of range")
+        n = len(instances)
+        if indptr.shape != (n + 1,) or indptr[0] != 0 or (np.diff(indptr) < 1).any() or indptr[-1] != len(classes):
+            raise ValueError("instance base: class counts are not one nonempty list per instance")
+        if classes.shape != counts.shape or (classes < 0).any() or (classes >= n_classes).any() or (counts < 1).any():
+            raise ValueError("instance base: a class or count out of range")
+        matrix = sp.csr_matrix((counts.astype(np.int64), classes.astype(np.int32), indptr.astype(np.int64)),
+                               shape=(n, n_classes))  # fmt: skip
+        matrix.sum_duplicates()
+        return cls(instances.astype(np.int32), matrix, n_values, Settings.from_options(options))
+
+    def describe_size(self) -> str:
+        return f"{len(self.instances)} distinct instances ({self.settings.describe()})"
+
+
+def _value_classes(values: np.ndarray, counts: sp.csr_matrix, n_values: int) -> sp.csr_matrix:
+    """value x class counts of one feature, from the instances' values and class counts."""
+    which = sp.csr_matrix((np.ones(len(values)), (values, np.arange(len(values)))), shape=(n_values, len(values)))
+    return (which @ counts.astype(np.float64)).tocsr()
+
+
+def _weight(s: FeatureStatistics, weighting: int) -> float:
+    return (1.0, s.gain_ratio, s.info_gain, s.chi_square, s.shared_variance)[weighting]
+
+
+def _exponential_decay(d: float, alpha: float, beta: float) -> float:
+    """exp(-a * d ** b) with the C library, as TiMBL: a weight of 0 becomes epsilon."""
+    try:
+        weight = math.exp(-alpha * math.pow(d, beta))
+    except OverflowError:
+        weight = 0.0
+    return weight if weight != 0 else EPSILON
+
+
+class _SearchIndex:
+    """The instance base as _knn.c searches it: a trie over the features of nonzero weight, in
+    the order that prunes soonest, with the MVDM of each feature's most frequent values tabled.
+    ``rows`` is the order of the instances in it."""
+
+    def __init__(self, knn: Knn, instances: np.ndarray) -> None:
+        weights = knn.weights
+        # Features that cost much to mismatch, tell the classes apart and branch little go first
+        # (measured on Latin: 1.5 to 3 times fewer nodes than by weight or in TiMBL's order).
+        worth = [w * s.gain_ratio / math.log2(1 + v) for w, s, v in zip(weights, knn.statistics, knn.n_values)]
+        self.levels = [f for f in sorted(range(len(weights)), key=lambda f: (-worth[f], -weights[f], f))
+                       if weights[f] > 0]  # fmt: skip
+        metric_is_mvdm = knn.settings.metric == "M"
+        limit = knn.settings.limit if metric_is_mvdm else 0
+        n = len(instances)
+        if not self.levels:  # every instance is at distance 0 of every query
+            self.rows = np.arange(n)
+            return
+        columns = instances[:, self.levels]
+        self.rows = np.lexsort(columns.T[::-1])
+        columns = columns[self.rows]
+        # the nodes of each level: runs of rows sharing their values up to that level
+        new = np.zeros(n, dtype=bool)
+        new[0] = True
+        starts = []
+        for level in range(len(self.levels)):
+            new[1:] |= columns[1:, level] != columns[:-1, level]
+            starts.append(np.flatnonzero(new))
+        loff = np.r_[0, np.cumsum([len(x) for x in starts])].astype(np.int64)
+        if loff[-1] >= 2**31:
+            raise ValueError("instance base too large for the search (2**31 nodes)")
+        value = np.concatenate([columns[x, level] for level, x in enumerate(starts)])
+        first, end, only = [], [], []
+        for level, x in enumerate(starts):
+            ends = np.r_[x[1:], n]
+            only.append(np.where(ends - x == 1, x, -1))
+            if level + 1 < len(starts):  # children: the nodes of the next level within the run
+                below, offset = starts[level + 1], loff[level + 1]
+                x, ends = np.searchsorted(below, x) + offset, np.searchsorted(below, ends) + offset
+            first.append(x)
+            end.append(ends)
+        nodes = np.stack([value, np.concatenate(first), np.concatenate(end), np.concatenate(only)], axis=1)
+        nodes = np.ascontiguousarray(nodes, dtype=np.int32)
+        row = np.ascontiguousarray(columns, dtype=np.int32)
+        weight = weights[self.levels].astype(np.float64)
+        mvdm = np.full(len(self.levels), metric_is_mvdm, dtype=np.uint8)
+        sizes = knn.n_values[self.levels]
+        voff = np.r_[0, np.cumsum(sizes)].astype(np.int64)
+        vfreq = np.concatenate([knn.frequency[f] for f in self.levels]).astype(np.int32)
+        starts, classes, probs, slots, tables, toff, tsize = [], [], [], [], [], [], []
+        nnz = table_size = 0
+        for f in self.levels:
+            indptr, cls, prob = knn.distributions[f]
+            starts.append(indptr[:-1] + nnz)
+            classes.append(cls)
+            probs.append(prob)
+            nnz += len(cls)
+            slot = np.full(len(indptr) - 1, -1, dtype=np.int32)
+            tabled = np.zeros(0, dtype=np.int32)
+            if metric_is_mvdm:
+                by_frequency = np.argsort(-knn.frequency[f], kind="stable")
+                tabled = by_frequency[knn.frequency[f][by_frequency] >= limit][:TABLE_SIDE].astype(np.int32)
+                slot[tabled] = np.arange(len(tabled), dtype=np.int32)
+            side = len(tabled)
+            tables.append(knn.vd(f, np.repeat(tabled, side), np.tile(tabled, side)))
+            slots.append(slot)
+            toff.append(table_size)
+            tsize.append(side)
+            table_size += side * side
+        self.index = _knn.Index(
+            n, len(self.levels), limit, knn.settings.k + 1, loff, nodes, row,
+            weight, mvdm, voff, vfreq, np.concatenate(slots), np.array(toff, dtype=np.int64),
+            np.array(tsize, dtype=np.int32), np.concatenate(tables).astype(np.float64),
+            np.concatenate([*starts, [nnz]]).astype(np.int64), np.concatenate(classes).astype(np.int32),
+            np.concatenate(probs).astype(np.float64),
+        )  # fmt: skip
+
+    def candidates(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(query, row) pairs: for each query, every instance (row in ``rows`` order) within its
+        k+1 nearest distances, and perhaps a few more."""
+        if not self.levels:
+            n = len(self.rows)
+            return np.repeat(np.arange(len(X)), n), np.tile(np.arange(n), len(X))
+        queries = np.ascontiguousarray(X[:, self.levels], dtype=np.int32)
+        counts, rows = self.index.search(queries)
+        counts = np.frombuffer(counts, dtype=np.int32)
+        return np.repeat(np.arange(len(X)), counts), np.frombuffer(rows, dtype=np.int32).astype(np.int64)
