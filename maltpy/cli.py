@@ -166,7 +166,14 @@ def convert_command(
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Training treebank (default: standard input).")
 @click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="The model archive to write.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
-def learn_command(input_path: str | None, model_path: str, quiet: bool, **kwargs: object) -> None:
+@click.option(
+    "--save-instances",
+    "instances_path",
+    metavar="DIR",
+    help="Also write each classifier's training instances to DIR/<classifier>.col, TiMBL's columns format.",
+)
+def learn_command(input_path: str | None, model_path: str, quiet: bool, instances_path: str | None,
+                  **kwargs: object) -> None:  # fmt: skip
     """Induce a parser from a treebank (MaltParser's learning mode) and write the model archive.
 
     With no -c, MaltParser's defaults: nivreeager, liblinear, its default feature model for
@@ -182,7 +189,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, **kwargs
     say = None if quiet else _progress_line
     started = time.perf_counter()
     with read_conll(input_path, config.input.format) as reader:
-        model = learn(config, reader, reader.format, reader.name, say)
+        model = learn(config, reader, reader.format, reader.name, say, instances_path)
     model.save(model_path)
     if not quiet:
         s = model.statistics
@@ -352,6 +359,61 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
         f"transitions per token  {stats['transitions_per_token']}\n"
         f"swaps                  {stats['swaps']}",
         err=to_stderr,
+    )
+
+
+@cli.command("knn")
+@click.option("-f", "train_path", metavar="FILE", required=True, help="Training instances, TiMBL's columns format.")
+@click.option("-t", "test_path", metavar="FILE", required=True, help="Test instances, the same format.")
+@click.option("-o", "output_path", metavar="FILE", help="Output (default: standard output).")
+@click.option("-k", "k", metavar="N", default="5", show_default=True, help="Nearest distances that vote.")
+@click.option("-m", "metric", metavar="M|O", default="M", show_default=True, help="Metric: MVDM or Overlap.")
+@click.option("-L", "limit", metavar="N", default="3", show_default=True,
+              help="MVDM for values seen at least N times, Overlap below.")  # fmt: skip
+@click.option("-d", "decay", metavar="Z|ID|IL|ED:a[:b]", default="ID", show_default=True,
+              help="Votes weighted: equally, by inverse distance, inverse linear, exponential decay.")  # fmt: skip
+@click.option("-w", "weighting", metavar="0..4", default="1", show_default=True,
+              help="Feature weights: none, gain ratio, information gain, chi-square, shared variance.")  # fmt: skip
+def knn_command(train_path: str, test_path: str, output_path: str | None, k: str, metric: str, limit: str,
+                decay: str, weighting: str) -> None:  # fmt: skip
+    """Classify instances with the k-NN learner, as TiMBL's IB1 does (timbl -f TRAIN -t TEST -o OUT).
+
+    The files are in TiMBL's columns format: one instance a line, its feature values and then its
+    class, separated by blanks. Each test instance is written back with the class maltpy gives
+    appended, as timbl -o writes it; accuracy and speed go to stderr. The defaults are the
+    settings of the MaltParser paper (Nivre et al. 2007): timbl's own are -k 1 -m O -L 1 -d Z.
+
+    \b
+    Example:
+      maltpy knn -f train.col -t test.col -k 5 -m M -L 3 -d ID -o test.out
+    """
+    from .columns import read_columns, write_columns
+    from .config import parse_learner_options
+    from .learners.knn import Settings, experiment
+
+    given = {"k": k, "m": metric, "L": limit, "d": decay, "w": weighting}
+    try:
+        options = parse_learner_options(given, "knn")
+    except ValueError as e:
+        raise MaltpyError(str(e), "command line") from None
+    train = read_columns(train_path)
+    test = read_columns(test_path)
+    if not train:
+        raise MaltpyError("no instances to learn from", train_path)
+    if test and len(test[0]) != len(train[0]):
+        raise MaltpyError(f"{len(test[0]) - 1} features where the training instances have {len(train[0]) - 1}",
+                          test_path, 1)  # fmt: skip
+    started = time.perf_counter()
+    answers = experiment(train, test, options)
+    seconds = time.perf_counter() - started
+    with atomic_output(output_path) as out:
+        write_columns(out, (row + [answer] for row, answer in zip(test, answers)))
+    right = sum(row[-1] == answer for row, answer in zip(test, answers))
+    accuracy = f"{100 * right / len(test):.2f}%" if test else "n/a"
+    _progress_line(
+        f"knn {Settings.from_options(options).describe()}: {len(train)} training instances, {len(test)} tested, "
+        f"{right} correct ({accuracy}), {seconds:.2f}s ({len(test) / max(seconds, 1e-9):.0f} instances/s)",
+        final=True,
     )
 
 

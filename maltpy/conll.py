@@ -96,7 +96,7 @@ class ConllReader:
             raise ValueError(f"unknown format {format!r}")
         self.name = name
         self.blind = blind
-        lines = _decoded_lines(stream, name)
+        lines = decoded_lines(stream, name)
         if format == "auto":
             peeked = []
             for item in lines:
@@ -229,7 +229,7 @@ class _SentenceBuilder:
         return sentence
 
 
-def _decoded_lines(stream: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
+def decoded_lines(stream: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line, without its line end (LF or CRLF); UTF-8 only."""
     for number, raw in enumerate(stream, 1):
         if raw.endswith(b"\n"):

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import __version__
 from .archive import Archive, write_archive
+from .columns import write_instance_files
 from .config import Config, config_from_dict
 from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError
@@ -302,9 +303,11 @@ def _guide(models: dict[str, AtomicModel], fm: FeatureModel, config: Config) -> 
 
 def learn(
     config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
-    progress: Callable[[str], None] | None = None,
+    progress: Callable[[str], None] | None = None, save_instances: str | None = None,
 ) -> Model:  # fmt: skip
-    """Induce a parser from the gold trees in ``sentences`` (read from ``name``)."""
+    """Induce a parser from the gold trees in ``sentences`` (read from ``name``). With
+    ``save_instances``, each classifier's training instances are also written to that folder
+    in TiMBL's columns format (``<classifier>.col``), as MaltParser's -li writes them."""
     if config.pproj.marking_strategy != "none" or config.pproj.covered_root != "none":
         raise MaltpyError("pseudo-projective parsing (pproj options) is not implemented yet", "configuration")
     started = time.perf_counter()
@@ -321,7 +324,7 @@ def learn(
     classes = Classes()
     classes.add(FIRST_CLASS[algorithm])
     symbolic = LEARNERS[learner].symbolic
-    instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic)
+    instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or save_instances is not None)
     extract = fm.extract
     n_sentences = n_tokens = nonprojective = 0
     for sentence in sentences:
@@ -354,6 +357,8 @@ def learn(
         raise MaltpyError("no training instances: the treebank has no sentences", name)
     extracted = time.perf_counter()
     groups = classifier_groups(instances, value_order, split_position, config.guide.data_split_threshold)
+    if save_instances is not None:
+        write_instance_files(save_instances, instances, groups, classes.names())
     models = train_guide(instances, groups, learner, dict(config.lib.options), progress)
     statistics = {
         "treebank": name, "sentences": n_sentences, "tokens": n_tokens, "nonprojective_sentences": nonprojective,

@@ -177,6 +177,12 @@ class Instances:
             tables.append({values[unique[o]]: code for code, o in enumerate(order.tolist())})
         return X, SymbolMap(positions, tables)
 
+    def values_of(self, members: np.ndarray, positions: list[int]) -> list[list]:
+        """The values themselves of the instances ``members`` at ``positions`` (symbolic only)."""
+        everything = np.frombuffer(self.symbols_of, dtype=np.int32).reshape(len(self), len(self.symbol_tables))
+        values = [list(self.symbol_tables[p]) for p in positions]
+        return [[values[k][code] for k, code in enumerate(row)] for row in everything[members][:, positions].tolist()]
+
     def _encode(self, values: tuple, known: list) -> list[int]:
         row: list[int] = []
         for p, (value, code) in enumerate(zip(values, known)):

@@ -56,8 +56,8 @@ class TimblRun:
     makes its array of nearest distances one place longer (k+1, for the second try), and the
     array never shrinks: every later neighbour set has that extra place, empty, at distance
     DBL_MAX. Only inverse-linear votes feel it: the furthest distance is then that place's, and
-    every real neighbour weighs 1. Kept when classifying a file as timbl does; parsing does not
-    (its order of queries is the batch's, and the rule above holds)."""
+    every real neighbour weighs 1. ``maltpy knn`` keeps this state, to give timbl's answers on a
+    file; parsing does not (its order of queries is the batch's, and the rule above holds)."""
 
     tied: bool = False
 
@@ -520,3 +520,18 @@ class _SearchIndex:
         counts, rows = self.index.search(queries)
         counts = np.frombuffer(counts, dtype=np.int32)
         return np.repeat(np.arange(len(X)), counts), np.frombuffer(rows, dtype=np.int32).astype(np.int64)
+
+
+def experiment(train: list[list[str]], test: list[list[str]], options: Mapping) -> list[str]:
+    """What ``timbl -f TRAIN -t TEST`` answers: the class of each test instance, learned from the
+    training instances (rows of symbols, the class last; symbols and classes are numbered in
+    order of first appearance, as TiMBL numbers them)."""
+    tables: list[dict[str, int]] = [{} for _ in range(len(train[0]) - 1)]
+    classes: dict[str, int] = {}
+    X = np.array([[t.setdefault(v, len(t)) for t, v in zip(tables, row)] for row in train], dtype=np.int32)
+    y = np.array([classes.setdefault(row[-1], len(classes)) for row in train], dtype=np.int64)
+    Q = np.array([[t.get(v, -1) for t, v in zip(tables, row)] for row in test], dtype=np.int32)
+    knn = Knn.fit(X, y, len(classes), options)
+    names = list(classes)
+    _, best = knn.classify(Q.reshape(len(test), len(tables)), TimblRun())
+    return [names[c] for c in best.tolist()]

@@ -1,0 +1,95 @@
+"""TiMBL's "columns" instance format: one instance a line, its feature values and then its class,
+separated by blanks (TiMBL's reference guide, "Data formats"). ``maltpy knn`` reads it, as
+``timbl -f TRAIN -t TEST`` does, and ``maltpy learn --save-instances`` writes each classifier's
+training instances in it, as MaltParser's ``-li`` writes its instance files.
+
+A value is written as text that no other value of its feature shares: ``%``, blanks and other
+whitespace are percent-encoded (``%25``, ``%20`` ...); a Split value (a tuple) is its items joined
+by ``|`` (``|`` inside an item is ``%7C``); a feature with no value (None) is ``%00``. TiMBL
+compares values only for equality, so it gives the same answers on these files as on the values.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from typing import BinaryIO
+
+import numpy as np
+
+from .conll import decoded_lines
+from .errors import MaltpyError
+from .files import atomic_output, open_file
+
+_UNSAFE = re.compile(r"[%\s]")
+_UNSAFE_IN_ITEM = re.compile(r"[%\s|]")
+NO_VALUE = "%00"
+
+
+def read_columns(path: str) -> list[list[str]]:
+    """The instances of a columns file, each its values and class; blank lines are skipped (as
+    TiMBL skips them). A line with another number of fields than the first is an error, where
+    TiMBL would skip it and answer for fewer instances than it was given."""
+    rows: list[list[str]] = []
+    width = None
+    with open_file(path, "instance file") as stream:
+        for number, line in decoded_lines(stream, path):
+            fields = line.split()
+            if not fields:
+                continue
+            if width is None:
+                if len(fields) < 2:
+                    raise MaltpyError("an instance needs at least one feature value and a class", path, number)
+                width = len(fields)
+            elif len(fields) != width:
+                raise MaltpyError(f"{len(fields)} fields where the first instance has {width}", path, number)
+            rows.append(fields)
+    return rows
+
+
+def column_text(value: object) -> str:
+    """A feature value (or class) as one blank-free field."""
+    if value is None:
+        return NO_VALUE
+    if isinstance(value, tuple):
+        return "|".join(_UNSAFE_IN_ITEM.sub(_escape, str(item)) for item in value)
+    return _UNSAFE.sub(_escape, str(value))
+
+
+def _escape(match: re.Match) -> str:
+    return "".join(f"%{byte:02X}" for byte in match.group().encode("utf-8"))
+
+
+def write_columns(stream: BinaryIO, rows: Iterable[list[str]]) -> None:
+    """Instances already made of fields, one a line."""
+    for fields in rows:
+        stream.write((" ".join(fields) + "\n").encode("utf-8"))
+
+
+_UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._:+~-]")
+_CHUNK = 10_000
+
+
+def instance_file_name(classifier: str) -> str:
+    """``<classifier>.col``, with the characters a file name cannot hold percent-encoded."""
+    return _UNSAFE_IN_NAME.sub(_escape, classifier) + ".col"
+
+
+def write_instance_files(directory: str, instances, groups: dict, class_names: list[str]) -> None:
+    """Each classifier's training instances (``instances``, an ``encoding.Instances`` that keeps
+    symbols; ``groups`` as ``divide.classifier_groups`` gives them) as ``directory/<name>.col``:
+    ``main.col``, or ``master.col`` and ``split:<value>.col`` (see instance_file_name)."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as e:
+        raise MaltpyError(f"cannot make the folder for instance files: {e.strerror}", directory) from None
+    classes = np.frombuffer(instances.classes, dtype=np.int32)
+    class_text = [column_text(name) for name in class_names]
+    for name, (positions, members) in groups.items():
+        path = os.path.join(directory, instance_file_name(name))
+        with atomic_output(path) as out:
+            for start in range(0, len(members), _CHUNK):
+                chunk = members[start : start + _CHUNK]
+                rows = instances.values_of(chunk, positions)
+                write_columns(out, ([*map(column_text, row), class_text[c]] for row, c in zip(rows, classes[chunk])))
