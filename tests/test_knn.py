@@ -1,0 +1,324 @@
+"""The k-NN learner: TiMBL's answers, its rules on small cases, the search, and k-NN in learn/parse."""
+
+import io
+import json
+import random
+import re
+import shutil
+import subprocess
+import zipfile
+
+import numpy as np
+import pytest
+from conftest import DATA, EXAMPLE, SHARED, assert_one_line_error, requires_shared, run_maltpy
+
+import maltpy
+from maltpy.columns import instance_file_name
+from maltpy.config import parse_learner_options
+from maltpy.conll import ConllReader
+from maltpy.learners.knn import FAR, Knn, experiment
+from maltpy.tree import find_cycle
+
+TIMBL = SHARED / "reference" / "timbl"
+LATIN_TRAIN = TIMBL / "la_perseus-nivreeager.train.col"
+LATIN_TEST = TIMBL / "la_perseus-nivreeager.test.col"
+CONLLX = DATA / "conllx"
+
+
+def columns(text: str) -> list[list[str]]:
+    return [line.split() for line in text.strip().splitlines()]
+
+
+def answers(train: str, test: str, options: str) -> list[str]:
+    return experiment(columns(train), columns(test), parse_learner_options(options, "knn"))
+
+
+def agreement(ours: list[str], theirs: list[str]) -> float:
+    assert len(ours) == len(theirs)
+    return sum(a == b for a, b in zip(ours, theirs)) / len(theirs)
+
+
+# --- TiMBL 6.5's own answers, kept beside the instances --------------------------------------------
+
+
+@requires_shared
+@pytest.mark.parametrize("options", ["k5-mM-L3-dID", "k5-mM-L3-dID-w0", "k5-mO-dID"])
+def test_maltpy_knn_gives_timbls_answers(tmp_path, options):
+    out = tmp_path / "out"
+    flags = ["-" + part[0] + " " + part[1:] for part in options.split("-")]
+    result = run_maltpy("knn", "-f", LATIN_TRAIN, "-t", LATIN_TEST, *" ".join(flags).split(), "-o", out)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stderr.decode().count("\n") == 1 and "6276 tested" in result.stderr.decode()
+    ours = out.read_text().splitlines()
+    theirs = (TIMBL / f"la_perseus-nivreeager.test.{options}.out").read_text().splitlines()
+    test = LATIN_TEST.read_text().splitlines()
+    # each line: the test instance as it was, then the class, as timbl -o writes it
+    assert all(line.rpartition(" ")[0] == instance for line, instance in zip(ours, test))
+    assert agreement([x.rpartition(" ")[2] for x in ours], [x.rpartition(" ")[2] for x in theirs]) >= 0.999
+
+
+# --- TiMBL's rules, on cases worked out by hand -----------------------------------------------------
+
+
+def test_k_counts_distances_not_neighbours():
+    # -w0 -mO: every mismatch costs 1 ("v" was never seen: it mismatches everything). From "p v",
+    # three instances are at distance 1 and one at 2: with k = 1 the three vote together.
+    train = "p q A\np r B\np s B\nt u A\n"
+    assert answers(train, "p v ?", "-k 1 -m O -w 0 -d Z") == ["B"]
+
+
+def test_a_tie_goes_to_the_class_more_frequent_in_training():
+    # two instances at each of the distances 1, 2 and 3, one A and one B: with k = 2, A and B tie,
+    # and tie again with k = 3; B, seen more often in training (two more at distance 4), wins,
+    # though A comes first
+    train = "p p p q A\np p p r B\np p s q A\np p s r B\np s s q A\np s s r B\ns s s q B\ns s s r B\n"
+    assert answers(train, "p p p z ?", "-k 2 -m O -w 0 -d Z") == ["B"]
+
+
+def test_a_tie_is_settled_by_one_more_distance():
+    # k = 1: A and B tie at distance 1, and A is more frequent in training; but at distance 2
+    # there are two B: with k = 2 B wins alone, and so TiMBL answers B
+    train = "p p q A\np p r B\np s t B\np s u B\ns s t A\ns s u A\ns s w A\n"
+    assert answers(train, "p p v ?", "-k 1 -m O -w 0 -d Z") == ["B"]
+
+
+def test_inverse_distance_and_inverse_linear_votes():
+    # one A at distance 1, three B at distance 2
+    train = "p q A\nr s B\nr t B\nr u B\n"
+    query = "p v ?"
+    assert answers(train, query, "-k 2 -m O -w 0 -d Z") == ["B"]  # 3 votes to 1
+    assert answers(train, query, "-k 2 -m O -w 0 -d ID") == ["B"]  # 3/2 > 1/1
+    assert answers(train, query, "-k 2 -m O -w 0 -d IL") == ["A"]  # the furthest distance weighs 0
+    assert answers(train, query, "-k 2 -m O -w 0 -d ED:2") == ["A"]  # 3 exp(-4) < exp(-2)
+
+
+def test_unknown_values_mismatch_and_mvdm_needs_l_occurrences():
+    # "z" was never seen: it mismatches every value, so only the second feature decides
+    train = "a x A\nb x A\na y B\nb y B\nb y B\n"
+    assert answers(train, "z x ?", "-k 1 -m M -L 1 -w 0 -d Z") == ["A"]
+    # MVDM: "b" (twice with C) is like "c" (three times with C) and unlike "a" (twice with A);
+    # with L = 2 the query's "c" matches "b" closely; with L = 3 "b" is too rare for MVDM
+    train = "a A\na A\nb C\nb C\nc C\nc C\nc C\n"
+    knn = Knn.fit(np.array([[0], [0], [1], [1], [2], [2], [2]], dtype=np.int32),
+                  np.array([0, 0, 1, 1, 1, 1, 1]), 2, parse_learner_options("-L 2 -w 0", "knn"))  # fmt: skip
+    assert knn.delta(0, np.array([2]), np.array([1]))[0] == 0.0
+    assert knn.delta(0, np.array([2]), np.array([0]))[0] == 1.0
+    strict = Knn.fit(np.array([[0], [1], [2]], dtype=np.int32), np.array([0, 1, 1]), 2,
+                     parse_learner_options("-L 3 -w 0", "knn"))  # fmt: skip
+    assert strict.delta(0, np.array([2]), np.array([1]))[0] == 1.0
+    assert answers(train, "c ?", "-k 1 -m M -L 2 -w 0") == ["C"]
+
+
+# --- the search finds every neighbour ---------------------------------------------------------------
+
+
+def brute_force_neighbours(knn: Knn, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The neighbours from every stored instance, without the search."""
+    n = len(knn.instances)
+    query = np.repeat(np.arange(len(X)), n)
+    rows = np.tile(np.arange(n), len(X))
+    distance = knn.distances(X[query], knn.instances[rows])
+    return knn.neighbours(query, rows, distance, len(X))
+
+
+@requires_shared
+@pytest.mark.parametrize("options", ["-k 5 -m M -L 3 -d ID", "-k 3 -m O -w 0", "-k 1 -m M -L 1 -w 3", "-k 7 -w 2"])
+def test_the_search_misses_no_neighbour(options):
+    train, test = columns(LATIN_TRAIN.read_text()), columns(LATIN_TEST.read_text())
+    tables = [{} for _ in range(len(train[0]) - 1)]
+    X = np.array([[t.setdefault(v, len(t)) for t, v in zip(tables, row)] for row in train], dtype=np.int32)
+    classes = {c: i for i, c in enumerate(dict.fromkeys(row[-1] for row in train))}
+    knn = Knn.fit(X, np.array([classes[row[-1]] for row in train]), len(classes), parse_learner_options(options, "knn"))
+    queries = random.Random(7).sample(test, 120)
+    Q = np.array([[t.get(v, -1) for t, v in zip(tables, row)] for row in queries], dtype=np.int32)
+    query, rows = knn.index.candidates(Q)
+    found = knn.neighbours(query, rows, knn.distances(Q[query], knn.instances[rows]), len(Q))
+    expected = brute_force_neighbours(knn, Q)
+    assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
+    assert (found[0][:, 0] < FAR).all()
+
+
+# --- TiMBL itself, where it is installed, on instances of other treebanks --------------------------
+
+
+@pytest.fixture(scope="module")
+def danish_instances(tmp_path_factory):
+    """Instances of covnonproj on Danish (other features than the Latin ones above): the training
+    instances of da_ddt dev, and 400 instances of da_ddt test in the same encoding."""
+    folder = tmp_path_factory.mktemp("instances")
+    for part in ("dev", "test"):
+        result = run_maltpy("learn", "-q", "-a", "covnonproj", "-l", "knn", "-i", CONLLX / f"da_ddt-ud-{part}.conllx",
+                            "-m", folder / f"{part}.mpm", "--save-instances", folder / part)  # fmt: skip
+        assert result.returncode == 0, result.stderr.decode()
+    test = (folder / "test" / "main.col").read_text().splitlines()
+    (folder / "test.col").write_text("\n".join(random.Random(3).sample(test, 400)) + "\n")
+    return folder / "dev" / "main.col", folder / "test.col"
+
+
+@requires_shared
+@pytest.mark.skipif(shutil.which("timbl") is None, reason="timbl is not installed (Debian: apt-get install timbl)")
+@pytest.mark.parametrize(
+    "options",
+    ["-k 5 -m M -L 3 -d ID -w 1", "-k 3 -m M -L 2 -d Z -w 2", "-k 7 -m O -d IL -w 1", "-k 1 -m M -L 3 -d Z -w 3",
+     "-k 5 -m M -L 1 -d ED:2:1.5 -w 4", "-k 4 -m M -L 5 -d IL -w 0"],
+)  # fmt: skip
+def test_maltpy_knn_agrees_with_timbl(tmp_path, danish_instances, options):
+    train, test = danish_instances
+    theirs, ours = tmp_path / "timbl.out", tmp_path / "maltpy.out"
+    flags = options.split()
+    timbl = subprocess.run(["timbl", "-f", train, "-t", test, *[f + v for f, v in zip(flags[::2], flags[1::2])],
+                            "-o", theirs], capture_output=True, timeout=600)  # fmt: skip
+    assert timbl.returncode == 0, timbl.stderr.decode()
+    result = run_maltpy("knn", "-f", train, "-t", test, *flags, "-o", ours)
+    assert result.returncode == 0, result.stderr.decode()
+    last = [[line.rpartition(" ")[2] for line in path.read_text().splitlines()] for path in (ours, theirs)]
+    assert agreement(*last) >= 0.999
+
+
+# --- learning and parsing with k-NN -------------------------------------------------------------------
+
+
+def assert_trees(data: bytes, sentences: int) -> None:
+    parsed = list(ConllReader(io.BytesIO(data), "parsed"))
+    assert len(parsed) == sentences
+    for s in parsed:
+        assert s.heads is not None and find_cycle(s.heads) is None and min(s.heads[1:]) >= 0
+
+
+@requires_shared
+@pytest.mark.parametrize("algorithm, bar", [("nivreeager", 39.0), ("covnonproj", 38.5)])
+def test_latin_learns_and_parses_with_knn(tmp_path, algorithm, bar):
+    model, parsed = tmp_path / "m.mpm", tmp_path / "parsed.conllx"
+    train, test = CONLLX / "la_perseus-ud-train.conllx", CONLLX / "la_perseus-ud-test.conllx"
+    assert run_maltpy("learn", "-q", "-a", algorithm, "-l", "knn", "-i", train, "-m", model).returncode == 0
+    result = run_maltpy("parse", "-m", model, "-i", test, "-o", parsed)
+    assert result.returncode == 0, result.stderr.decode()
+    assert_trees(parsed.read_bytes(), 939)
+    scores = json.loads(run_maltpy("eval", "--json", test, parsed).stdout)
+    assert scores["LAS"] >= bar
+
+
+@pytest.fixture(scope="module")
+def example_knn(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("knn")
+    result = run_maltpy("learn", "-q", "-l", "knn", "-i", EXAMPLE / "en-train.conllu", "-m", folder / "en.mpm",
+                        "--save-instances", folder / "instances")  # fmt: skip
+    assert result.returncode == 0, result.stderr.decode()
+    return folder
+
+
+def test_the_knn_archive_holds_the_instance_base(example_knn, tmp_path):
+    model = example_knn / "en.mpm"
+    with zipfile.ZipFile(model) as z:
+        manifest = json.loads(z.read("manifest.json"))
+        entry = manifest["models"][0]
+        assert entry["kind"] == "knn" and entry["file"].endswith(".npz")
+        with np.load(io.BytesIO(z.read(entry["file"])), allow_pickle=False) as arrays:
+            assert sorted(arrays.files) == ["classes", "counts", "indptr", "instances"]
+            assert all(arrays[key].dtype.kind == "i" for key in arrays.files)
+            assert arrays["counts"].sum() == entry["instances"]
+    info = run_maltpy("info", "-m", model).stdout.decode()
+    assert "learner            knn" in info and "distinct instances (-k 5 -m M -L 3 -d ID -w 1)" in info
+    text = (EXAMPLE / "en-test.conllu").read_text()
+    parsed = run_maltpy("parse", "-m", model, input=text.encode())
+    assert parsed.returncode == 0 and maltpy.load_model(str(model)).parse_conll(text) == parsed.stdout.decode()
+    scores = json.loads(run_maltpy("eval", "--json", EXAMPLE / "en-test.conllu", "-", input=parsed.stdout).stdout)
+    assert scores["LAS"] > 70
+
+
+def rewritten(model, tmp_path, change) -> str:
+    """A copy of ``model`` with its k-NN arrays changed by ``change(arrays)``."""
+    out = tmp_path / "changed.mpm"
+    with zipfile.ZipFile(model) as src, zipfile.ZipFile(out, "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name.endswith(".npz"):
+                with np.load(io.BytesIO(data)) as arrays:
+                    arrays = {key: arrays[key] for key in arrays.files}
+                change(arrays)
+                buffer = io.BytesIO()
+                np.savez(buffer, **arrays)
+                data = buffer.getvalue()
+            dst.writestr(name, data)
+    return out
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda a: a["instances"].__setitem__((0, 0), 10**6),  # a symbol no table has
+        lambda a: a["instances"].__setitem__((0, 0), -1),
+        lambda a: a["counts"].__setitem__(0, 0),
+        lambda a: a["classes"].__setitem__(0, 999),
+        lambda a: a.__setitem__("indptr", a["indptr"][:-1]),
+        lambda a: a.__setitem__("instances", a["instances"][:, :3]),
+        lambda a: a.__setitem__("instances", a["instances"].astype(float)),
+    ],
+    ids=["symbol", "negative", "count", "class", "indptr", "width", "type"],
+)
+def test_a_damaged_instance_base_is_a_one_line_error(example_knn, tmp_path, change):
+    damaged = rewritten(example_knn / "en.mpm", tmp_path, change)
+    assert_one_line_error(run_maltpy("parse", "-m", damaged, input=b""), f"{damaged}: damaged model")
+
+
+def test_save_instances_writes_timbl_columns(example_knn, tmp_path):
+    lines = (example_knn / "instances" / "main.col").read_text().splitlines()
+    manifest = json.loads(zipfile.ZipFile(example_knn / "en.mpm").read("manifest.json"))
+    assert len(lines) == manifest["training"]["instances"]
+    assert {len(line.split(" ")) for line in lines} == {len(manifest["models"][0]["positions"]) + 1}
+    assert {line.rpartition(" ")[2] for line in lines} <= set(manifest["classes"])
+    # with a data split, one file per classifier; the liblinear learner writes them too
+    folder = tmp_path / "split"
+    result = run_maltpy("learn", "-q", "-d", "POSTAG", "-s", "Input[0]", "-T", "40", "-i", EXAMPLE / "en-train.conllu",
+                        "-m", tmp_path / "m.mpm", "--save-instances", folder)  # fmt: skip
+    assert result.returncode == 0, result.stderr.decode()
+    manifest = json.loads(zipfile.ZipFile(tmp_path / "m.mpm").read("manifest.json"))
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == sorted(instance_file_name(m["name"]) for m in manifest["models"]) and "master.col" in names
+    assert "split:NN.col" in names and instance_file_name("split:a/b c") == "split:a%2Fb%20c.col"
+    for m in manifest["models"]:
+        rows = (folder / instance_file_name(m["name"])).read_text().splitlines()
+        assert len(rows) == m["instances"] and {len(r.split(" ")) for r in rows} == {len(m["positions"]) + 1}
+
+
+def test_values_are_written_as_blank_free_fields():
+    from maltpy.columns import column_text
+
+    assert column_text("New York") == "New%20York" and column_text("50%") == "50%25"
+    assert column_text(("a|b", "c")) == "a%7Cb|c" and column_text(None) == "%00" and column_text(3) == "3"
+    assert column_text("#null#") == "#null#"
+
+
+def test_knn_options_in_timbls_letters():
+    assert parse_learner_options("", "knn") == {"k": 5, "m": "M", "L": 3, "d": "ID", "w": 1}
+    assert parse_learner_options("-k7 -mo -L5 -dED:2:1 -w0", "knn") == {"k": 7, "m": "O", "L": 5, "d": "ED:2:1", "w": 0}
+    assert parse_learner_options({"k": 3, "d": "il"}, "knn")["d"] == "IL"
+    bad = {"-m J": "-m takes M or O", "-d ED": "-d takes Z, ID, IL or ED:a", "-k 0": "outside 1..100000",
+           "-w 5": "outside 0..4", "-c 1": "-c is not a knn option"}  # fmt: skip
+    for options, message in bad.items():
+        with pytest.raises(ValueError, match=re.escape(message)):
+            parse_learner_options(options, "knn")
+
+
+def test_maltpy_knn_errors_are_one_line(tmp_path):
+    train, test, out = tmp_path / "train.col", tmp_path / "test.col", tmp_path / "out"
+    train.write_text("a b X\n\nc d Y\n")
+    test.write_text("a b X\n")
+    assert run_maltpy("knn", "-f", train, "-t", test, "-o", out, "-k", "1").returncode == 0
+    assert out.read_text() == "a b X X\n"
+    out.unlink()
+    ragged = tmp_path / "ragged.col"
+    ragged.write_text("a b X\nc Y\n")
+    assert_one_line_error(run_maltpy("knn", "-f", ragged, "-t", test, "-o", out), f"{ragged}:2: 2 fields")
+    wide = tmp_path / "wide.col"
+    wide.write_text("a b c X\n")
+    assert_one_line_error(run_maltpy("knn", "-f", train, "-t", wide, "-o", out), f"{wide}:1: 3 features")
+    assert_one_line_error(run_maltpy("knn", "-f", train, "-t", test, "-m", "J"), "command line: -m takes M or O")
+    assert_one_line_error(run_maltpy("knn", "-f", tmp_path / "none", "-t", test), f"{tmp_path / 'none'}: no such")
+    empty = tmp_path / "empty.col"
+    empty.write_text("\n")
+    assert_one_line_error(run_maltpy("knn", "-f", empty, "-t", test), f"{empty}: no instances")
+    binary = tmp_path / "binary.col"
+    binary.write_bytes(b"a b \xff\n")
+    assert_one_line_error(run_maltpy("knn", "-f", binary, "-t", test), f"{binary}:1: not UTF-8")
+    assert not out.exists()
