@@ -5,18 +5,21 @@
    its k nearest distances, the class vote and its ties. Finding those neighbours is a search
    over every stored instance, the one part too slow in NumPy; this file does only that search.
 
-   Index(...).search(queries): for each query, every stored instance whose distance lies within the query's k+1
-   smallest distinct distances (give or take rounding), found by branch and bound over the
-   instance base kept as a trie. Its levels are features, in the search order knn.py chooses
-   (heaviest weight first); a node of level l stands for the instances sharing their values up to
-   level l, and its children, sorted by value, are contiguous in level l+1. A child is not
+   Index(...).search(queries): for each query, every stored instance whose distance lies within
+   the query's k+1 smallest distinct distances (give or take rounding), found by branch and bound
+   over the instance base kept as a trie. Its levels are features, in the order knn.py chooses
+   (the one that prunes soonest); a node of level l stands for the instances sharing their values
+   up to level l, and its children, sorted by value, are contiguous in level l+1. A node with a
+   single instance below it is finished on that instance's row, without descending. A child is not
    entered when the distance so far, plus the weights of the remaining levels whose query value is
    unknown (always a mismatch), exceeds the current (k+1)-th smallest distance. The child with the
    query's value goes first: it tends to hold the nearest instances, which brings the bound down
    early. When every other child is a full mismatch (Overlap, or a query value unknown or, under
-   MVDM, seen fewer than L times), they are all passed over at once if one of them would be.
-   knn.py recomputes the exact distances of what this returns in TiMBL's own order, so the order
-   of additions here does not matter.
+   MVDM, seen fewer than L times), they are all passed over at once if one of them would be. A
+   query's MVDM values are remembered while it is searched. The Index is checked once, when
+   built, so that the search never reads outside its arrays. knn.py recomputes the exact
+   distances of what this returns in TiMBL's own order, so the order of additions here does not
+   matter.
 
    vd(): the Modified Value Difference of value pairs of one feature, TiMBL's vd_distance:
    half the sum over classes of |P(c|v1) - P(c|v2)|, added in class order (the only order that
