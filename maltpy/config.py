@@ -215,7 +215,10 @@ LEARNER_OPTIONS: dict[str, dict[str, LibOption]] = {
         "m": LibOption(str, "M", pattern="M|O", shown="M or O"),  # metric: MVDM or Overlap
         "L": LibOption(int, 3, 1, 100_000),  # MVDM for values seen at least L times, Overlap below
         "d": LibOption(
-            str, "ID", pattern=r"Z|ID|IL|ED:[0-9]+(\.[0-9]*)?(:[0-9]+(\.[0-9]*)?)?", shown="Z, ID, IL or ED:a[:b]"
+            str,
+            "ID",
+            pattern=r"Z|ID|IL|ED:[0-9]{1,15}(\.[0-9]{0,15})?(:[0-9]{1,15}(\.[0-9]{0,15})?)?",
+            shown="Z, ID, IL or ED:a[:b]",
         ),  # class votes weighted by distance: equally, inverse distance, inverse linear, exponential decay
         "w": LibOption(int, 1, 0, 4),  # weighting: none, gain ratio, information gain, chi-square, shared variance
     },

@@ -294,6 +294,7 @@ def test_knn_options_in_timbls_letters():
     assert parse_learner_options("-k7 -mo -L5 -dED:2:1 -w0", "knn") == {"k": 7, "m": "O", "L": 5, "d": "ED:2:1", "w": 0}
     assert parse_learner_options({"k": 3, "d": "il"}, "knn")["d"] == "IL"
     bad = {"-m J": "-m takes M or O", "-d ED": "-d takes Z, ID, IL or ED:a", "-k 0": "outside 1..100000",
+           "-d ED:" + "9" * 400: "-d takes Z, ID, IL or ED:a",  # a weight of infinity
            "-w 5": "outside 0..4", "-c 1": "-c is not a knn option"}  # fmt: skip
     for options, message in bad.items():
         with pytest.raises(ValueError, match=re.escape(message)):
