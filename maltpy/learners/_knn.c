@@ -61,7 +61,8 @@ static double vd(const Distributions *d, int64_t x, int64_t y)
 }
 
 /* A node of the trie: its value at its level; its children, nodes of the next level (or, at
-   the last level, rows of the instance base) first..end-1; the one row below it, or -1. */
+   the last level, rows of the instance base) first..end-1; the one row below it, or -1 (a node
+   with one row has no children below the last level: the search finishes on the row). */
 typedef struct {
     int32_t value, first, end, only;
 } Node;
@@ -352,10 +353,11 @@ static const char *bad_index(const Base *b, const Array *a)
             const Node *node = b->node + i;
             if (node->value < 0 || node->value >= values)
                 return "nodes: a value out of range";
-            if (node->first < lo || node->end <= node->first || node->end > hi)
-                return "nodes: a node without children or with children of another level";
             if (node->only < -1 || node->only >= b->n_rows)
                 return "nodes: `only` out of range";
+            if ((node->only < 0 || l + 1 == b->n_levels)  /* below one row, children are not read */
+                && (node->first < lo || node->end <= node->first || node->end > hi))
+                return "nodes: a node without children or with children of another level";
         }
         for (int64_t r = 0; r < b->n_rows; r++)
             if (b->row[r * b->n_levels + l] < 0 || b->row[r * b->n_levels + l] >= values)

@@ -454,28 +454,33 @@ class _SearchIndex:
         columns = instances[:, self.levels]
         self.rows = np.lexsort(columns.T[::-1])
         columns = columns[self.rows]
-        # the nodes of each level: runs of rows sharing their values up to that level
+        # The nodes of each level: runs of rows sharing their values up to that level. Below a node
+        # with a single row none are kept (the search finishes on the row itself).
         new = np.zeros(n, dtype=bool)
         new[0] = True
-        starts = []
+        kept: list[tuple[np.ndarray, np.ndarray]] = []  # each level's nodes: first rows, numbers of rows
+        starts, sizes = np.zeros(1, dtype=np.int64), np.array([n])  # the root
         for level in range(len(self.levels)):
+            above, above_sizes = starts, sizes
             new[1:] |= columns[1:, level] != columns[:-1, level]
-            starts.append(np.flatnonzero(new))
-        loff = np.r_[0, np.cumsum([len(x) for x in starts])].astype(np.int64)
+            starts = np.flatnonzero(new)
+            sizes = np.diff(np.r_[starts, n])
+            keep = (above_sizes[np.searchsorted(above, starts, side="right") - 1] >= 2) | (level == 0)
+            kept.append((starts[keep], sizes[keep]))
+        loff = np.r_[0, np.cumsum([len(x) for x, _ in kept])].astype(np.int64)
         if loff[-1] >= 2**31:
             raise ValueError("instance base too large for the search (2**31 nodes)")
-        value = np.concatenate([columns[x, level] for level, x in enumerate(starts)])
-        first, end, only = [], [], []
-        for level, x in enumerate(starts):
-            ends = np.r_[x[1:], n]
-            only.append(np.where(ends - x == 1, x, -1))
-            if level + 1 < len(starts):  # children: the nodes of the next level within the run
-                below, offset = starts[level + 1], loff[level + 1]
-                x, ends = np.searchsorted(below, x) + offset, np.searchsorted(below, ends) + offset
-            first.append(x)
-            end.append(ends)
-        nodes = np.stack([value, np.concatenate(first), np.concatenate(end), np.concatenate(only)], axis=1)
-        nodes = np.ascontiguousarray(nodes, dtype=np.int32)
+        nodes = np.empty((loff[-1], 4), dtype=np.int32)  # value, first child, end of children, the only row
+        for level, (x, sizes) in enumerate(kept):
+            at = slice(loff[level], loff[level + 1])
+            nodes[at, 0] = columns[x, level]
+            nodes[at, 3] = np.where(sizes == 1, x, -1)
+            if level + 1 < len(kept):  # children: the next level's nodes within the run (none below one row)
+                below = kept[level + 1][0]
+                nodes[at, 1] = np.searchsorted(below, x) + loff[level + 1]
+                nodes[at, 2] = np.searchsorted(below, x + sizes) + loff[level + 1]
+            else:  # at the last level, rows
+                nodes[at, 1], nodes[at, 2] = x, x + sizes
         row = np.ascontiguousarray(columns, dtype=np.int32)
         weight = weights[self.levels].astype(np.float64)
         mvdm = np.full(len(self.levels), metric_is_mvdm, dtype=np.uint8)
