@@ -397,12 +397,9 @@ def knn_command(train_path: str, test_path: str, output_path: str | None, k: str
     except ValueError as e:
         raise MaltpyError(str(e), "command line") from None
     train = read_columns(train_path)
-    test = read_columns(test_path)
     if not train:
         raise MaltpyError("no instances to learn from", train_path)
-    if test and len(test[0]) != len(train[0]):
-        raise MaltpyError(f"{len(test[0]) - 1} features where the training instances have {len(train[0]) - 1}",
-                          test_path, 1)  # fmt: skip
+    test = read_columns(test_path, len(train[0]))
     started = time.perf_counter()
     answers = experiment(train, test, options)
     seconds = time.perf_counter() - started

@@ -27,12 +27,12 @@ _UNSAFE_IN_ITEM = re.compile(r"[%\s|]")
 NO_VALUE = "%00"
 
 
-def read_columns(path: str) -> list[list[str]]:
+def read_columns(path: str, width: int | None = None) -> list[list[str]]:
     """The instances of a columns file, each its values and class; blank lines are skipped (as
-    TiMBL skips them). A line with another number of fields than the first is an error, where
-    TiMBL would skip it and answer for fewer instances than it was given."""
+    TiMBL skips them). Every line must have ``width`` fields, or as many as the first: a line
+    with another number is an error, where TiMBL would skip it and answer for fewer instances
+    than it was given."""
     rows: list[list[str]] = []
-    width = None
     with open_file(path, "instance file") as stream:
         for number, line in decoded_lines(stream, path):
             fields = line.split()
@@ -43,7 +43,8 @@ def read_columns(path: str) -> list[list[str]]:
                     raise MaltpyError("an instance needs at least one feature value and a class", path, number)
                 width = len(fields)
             elif len(fields) != width:
-                raise MaltpyError(f"{len(fields)} fields where the first instance has {width}", path, number)
+                raise MaltpyError(f"{len(fields) - 1} features and a class where {width - 1} features were expected",
+                                  path, number)  # fmt: skip
             rows.append(fields)
     return rows
 

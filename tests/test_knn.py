@@ -310,10 +310,10 @@ def test_maltpy_knn_errors_are_one_line(tmp_path):
     out.unlink()
     ragged = tmp_path / "ragged.col"
     ragged.write_text("a b X\nc Y\n")
-    assert_one_line_error(run_maltpy("knn", "-f", ragged, "-t", test, "-o", out), f"{ragged}:2: 2 fields")
+    assert_one_line_error(run_maltpy("knn", "-f", ragged, "-t", test, "-o", out), f"{ragged}:2: 1 features and a class")
     wide = tmp_path / "wide.col"
-    wide.write_text("a b c X\n")
-    assert_one_line_error(run_maltpy("knn", "-f", train, "-t", wide, "-o", out), f"{wide}:1: 3 features")
+    wide.write_text("\na b c X\n")
+    assert_one_line_error(run_maltpy("knn", "-f", train, "-t", wide, "-o", out), f"{wide}:2: 3 features and a class")
     assert_one_line_error(run_maltpy("knn", "-f", train, "-t", test, "-m", "J"), "command line: -m takes M or O")
     assert_one_line_error(run_maltpy("knn", "-f", tmp_path / "none", "-t", test), f"{tmp_path / 'none'}: no such")
     empty = tmp_path / "empty.col"

@@ -21,7 +21,7 @@ itself where the guide leaves a detail open):
 - The answer: the class with the largest vote. Votes less than epsilon apart tie; a tie goes to
   the class seen more often in training, unless the k+1 nearest distances give a single winner,
   which then stands. With k = 1 an instance identical to the query is its only neighbour at
-  distance 0.
+  distance 0. (timbl also carries one thing from a test instance to the next: see TimblRun.)
 
 Finding the neighbours among all stored instances is the costly part: ``_knn.c`` does it, as a
 branch-and-bound search that returns every instance within a query's k+1 nearest distances,
@@ -45,7 +45,6 @@ from .base import Classifier
 
 EPSILON = float(np.finfo(float).eps)  # TiMBL's Common::Epsilon
 FAR = sys.float_info.max  # TiMBL's distance of a place among the nearest that nothing fills
-WEIGHTINGS = ("none", "gain ratio", "information gain", "chi-square", "shared variance")
 TABLE_SIDE = 256  # MVDM is tabled for each feature's most frequent values, computed when met otherwise
 BATCH = 1024  # queries per search: bounds the memory of their neighbours' class counts
 
