@@ -226,6 +226,22 @@ def test_the_knn_archive_holds_the_instance_base(example_knn, tmp_path):
     assert scores["LAS"] > 70
 
 
+def test_knn_with_a_data_split(tmp_path):
+    # one classifier per frequent part of speech of Input[0], and a master for the rest; a
+    # classifier that saw one class only weighs every feature 0 (its gain ratio is 0)
+    model = tmp_path / "split.mpm"
+    result = run_maltpy("learn", "-q", "-l", "knn", "-d", "POSTAG", "-s", "Input[0]", "-T", "20", "-i",
+                        EXAMPLE / "en-train.conllu", "-m", model)  # fmt: skip
+    assert result.returncode == 0, result.stderr.decode()
+    info = json.loads(run_maltpy("info", "--json", "-m", model).stdout)
+    assert len(info["classifiers"]) > 3 and {c["kind"] for c in info["classifiers"]} == {"knn"}
+    parsed = run_maltpy("parse", "-m", model, "-i", EXAMPLE / "en-test.conllu")
+    assert parsed.returncode == 0, parsed.stderr.decode()
+    assert_trees(parsed.stdout, 12)
+    scores = json.loads(run_maltpy("eval", "--json", EXAMPLE / "en-test.conllu", "-", input=parsed.stdout).stdout)
+    assert scores["LAS"] > 70
+
+
 def rewritten(model, tmp_path, change) -> str:
     """A copy of ``model`` with its k-NN arrays changed by ``change(arrays)``."""
     out = tmp_path / "changed.mpm"
