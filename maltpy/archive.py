@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import zipfile
 from typing import Any
 
@@ -77,15 +78,40 @@ class Archive:
         except UnicodeDecodeError:
             raise MaltpyError(f"damaged model: {name} is not UTF-8 text", self.path) from None
 
-    def arrays(self, name: str) -> dict[str, np.ndarray]:
+    def arrays(self, name: str, keys: tuple[str, ...]) -> dict[str, np.ndarray]:
+        """The arrays ``keys`` of the .npz member ``name`` (others are not read). Each array's
+        header is read first: one that declares more data than its member holds is refused,
+        before anything is allocated."""
+        raw = self._read(name)
         try:
-            with np.load(io.BytesIO(self._read(name)), allow_pickle=False) as data:
-                return {key: data[key] for key in data.files}
-        except (ValueError, OSError, zipfile.BadZipFile) as e:
+            with zipfile.ZipFile(io.BytesIO(raw)) as z:
+                for info in z.infolist():
+                    with z.open(info) as f:
+                        _check_array_header(f, info.file_size)
+            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
+                missing = [key for key in keys if key not in data.files]
+                if missing:
+                    raise ValueError(f"no array {missing[0]!r}")
+                return {key: data[key] for key in keys}
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
             raise MaltpyError(f"damaged model: {name} is not a NumPy archive ({e})", self.path) from None
 
     def close(self) -> None:
         self._zip.close()
+
+
+def _check_array_header(f, size: int) -> None:
+    """ValueError unless ``f`` starts a NumPy array (format 1.0 or 2.0, as NumPy writes them) of
+    plain data that fits in ``size`` bytes."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+    else:
+        raise ValueError(f"array format {version} is not one maltpy writes")
+    if dtype.hasobject or math.prod(shape) * dtype.itemsize > size:
+        raise ValueError(f"an array of {shape} {dtype} does not fit in its {size} bytes")
 
 
 def npz_bytes(**arrays: np.ndarray) -> bytes:

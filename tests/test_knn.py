@@ -6,6 +6,7 @@ import random
 import re
 import shutil
 import subprocess
+import tracemalloc
 import zipfile
 
 import numpy as np
@@ -242,6 +243,11 @@ def test_knn_with_a_data_split(tmp_path):
     assert scores["LAS"] > 70
 
 
+def with_item(array: np.ndarray, index: int, value) -> np.ndarray:
+    array[index] = value
+    return array
+
+
 def rewritten(model, tmp_path, change) -> str:
     """A copy of ``model`` with its k-NN arrays changed by ``change(arrays)``."""
     out = tmp_path / "changed.mpm"
@@ -269,12 +275,66 @@ def rewritten(model, tmp_path, change) -> str:
         lambda a: a.__setitem__("indptr", a["indptr"][:-1]),
         lambda a: a.__setitem__("instances", a["instances"][:, :3]),
         lambda a: a.__setitem__("instances", a["instances"].astype(float)),
+        lambda a: a.__setitem__("indptr", with_item(a["indptr"].astype(np.uint64), 1, 10**6)),  # wraps in a diff
+        lambda a: a.__setitem__("indptr", with_item(a["indptr"].astype(np.int16), 1, 20000)),
+        lambda a: a.__setitem__("indptr", with_item(a["indptr"].astype(np.uint64), 1, 2**64 - 1)),
+        lambda a: a["counts"].__setitem__(slice(0, 3), 2**62),  # their sum overflows
     ],
-    ids=["symbol", "negative", "count", "class", "indptr", "width", "type"],
+    ids=["symbol", "negative", "count", "class", "indptr", "width", "type", "uint64", "int16", "max", "overflow"],
 )
 def test_a_damaged_instance_base_is_a_one_line_error(example_knn, tmp_path, change):
     damaged = rewritten(example_knn / "en.mpm", tmp_path, change)
     assert_one_line_error(run_maltpy("parse", "-m", damaged, input=b""), f"{damaged}: damaged model")
+
+
+def npy_declaring(shape: tuple, dtype: str = "<i8") -> bytes:
+    """An .npy file whose header declares an array of ``shape`` and holds nothing more."""
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buffer, {"descr": dtype, "fortran_order": False, "shape": shape})
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    "members",
+    [{"instances.npy": npy_declaring((10**13,))}, {"instances.npy": b""}, {"instances.npy": b"\x93NUMPY"},
+     {"instances.npy": b"not an array"}],
+    ids=["huge-header", "empty", "truncated", "not-npy"],
+)  # fmt: skip
+def test_an_array_is_checked_before_it_is_read(example_knn, tmp_path, members):
+    model = tmp_path / "m.mpm"
+    with zipfile.ZipFile(example_knn / "en.mpm") as src, zipfile.ZipFile(model, "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name.endswith(".npz"):
+                with zipfile.ZipFile(io.BytesIO(data)) as inner, zipfile.ZipFile(buffer := io.BytesIO(), "w") as out:
+                    for member in inner.namelist():
+                        out.writestr(member, members.get(member, inner.read(member)))
+                data = buffer.getvalue()
+            dst.writestr(name, data)
+    err = assert_one_line_error(run_maltpy("parse", "-m", model, input=b""), f"{model}: damaged model")
+    assert "is not a NumPy archive" in err
+
+
+def test_an_unused_array_is_not_read(example_knn, tmp_path):
+    # a large extra member (a bomb, compressed) is never decompressed: only the arrays used are read
+    model = tmp_path / "m.mpm"
+    with zipfile.ZipFile(example_knn / "en.mpm") as src, zipfile.ZipFile(model, "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name.endswith(".npz"):
+                with np.load(io.BytesIO(data)) as arrays:
+                    kept = {key: arrays[key] for key in arrays.files}
+                buffer = io.BytesIO()
+                np.savez_compressed(buffer, **kept, junk=np.zeros(200_000_000, dtype=np.uint8))
+                data = buffer.getvalue()
+            dst.writestr(name, data)
+    tracemalloc.start()  # NumPy reports its allocations to it
+    try:
+        maltpy.load_model(str(model))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50_000_000  # far below the junk's 200 MB
 
 
 def test_save_instances_writes_timbl_columns(example_knn, tmp_path):

@@ -389,28 +389,37 @@ class Knn(Classifier):
     @classmethod
     def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: Mapping) -> Knn:
         """Read and check the instance base (ValueError if it is not a consistent one)."""
-        a = archive.arrays(name)
-        instances, indptr, classes, counts = a["instances"], a["indptr"], a["classes"], a["counts"]
+        a = archive.arrays(name, ("instances", "indptr", "classes", "counts"))
         n_values = np.array([len(t) for t in featuremap.tables], dtype=np.int64)
-        for x in (instances, indptr, classes, counts):
-            if x.dtype.kind not in "iu":
-                raise ValueError("instance base: arrays of integers expected")
+        instances = _integers(a, "instances", 0, 2**31 - 1)
+        indptr, classes = _integers(a, "indptr", 0, 2**62), _integers(a, "classes", 0, n_classes - 1)
+        counts = _integers(a, "counts", 1, 2**31 - 1)
         if instances.ndim != 2 or instances.shape[1] != len(n_values) or len(instances) == 0:
             raise ValueError("instance base: not a table of instances, one symbol per feature")
-        if (instances < 0).any() or (instances >= n_values).any():
+        if (instances >= n_values).any():
             raise ValueError("instance base: a symbol out of range")
         n = len(instances)
         if indptr.shape != (n + 1,) or indptr[0] != 0 or (np.diff(indptr) < 1).any() or indptr[-1] != len(classes):
             raise ValueError("instance base: class counts are not one nonempty list per instance")
-        if classes.shape != counts.shape or (classes < 0).any() or (classes >= n_classes).any() or (counts < 1).any():
-            raise ValueError("instance base: a class or count out of range")
-        matrix = sp.csr_matrix((counts.astype(np.int64), classes.astype(np.int32), indptr.astype(np.int64)),
-                               shape=(n, n_classes))  # fmt: skip
+        if classes.shape != counts.shape or counts.sum() >= 2**53:
+            raise ValueError("instance base: the class counts do not match their classes, or are too many")
+        matrix = sp.csr_matrix((counts, classes.astype(np.int32), indptr), shape=(n, n_classes))
         matrix.sum_duplicates()
         return cls(instances.astype(np.int32), matrix, n_values, Settings.from_options(options))
 
     def describe_size(self) -> str:
         return f"{len(self.instances)} distinct instances ({self.settings.describe()})"
+
+
+def _integers(arrays: dict[str, np.ndarray], name: str, low: int, high: int) -> np.ndarray:
+    """The archive's array ``name`` as int64, if it holds integers from low to high (compared as
+    Python integers, so that no unsigned or narrow type wraps around). ValueError otherwise."""
+    x = arrays[name]
+    if x.dtype.kind not in "iu":
+        raise ValueError(f"instance base: {name} is not an array of integers")
+    if x.size and (int(x.min()) < low or int(x.max()) > high):
+        raise ValueError(f"instance base: {name} holds a number outside {low}..{high}")
+    return x.astype(np.int64)
 
 
 def _value_classes(values: np.ndarray, counts: sp.csr_matrix, n_values: int) -> sp.csr_matrix:

@@ -72,7 +72,7 @@ class LibLinear(Classifier):
 
     @classmethod
     def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: dict) -> LibLinear:
-        arrays = archive.arrays(name)
+        arrays = archive.arrays(name, ("data", "indices", "indptr", "shape", "intercept"))
         shape = tuple(int(x) for x in arrays["shape"])
         weights = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape)
         return cls(weights, np.asarray(arrays["intercept"], dtype=float))
