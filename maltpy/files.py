@@ -61,16 +61,29 @@ def read_conll(path: str | None, format: str = "auto", blind: bool = False) -> I
 
 @contextmanager
 def atomic_output(path: str | None) -> Iterator[BinaryIO]:
-    """A binary stream that becomes ``path`` only if the block completes without an exception."""
+    """A binary stream that becomes ``path`` only if the block completes without an exception.
+    A path that is not a regular file (``/dev/null``, a FIFO) is written as it is: renaming a
+    file onto it would replace the device. A symbolic link's target is written, not the link."""
     if is_std(path):
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
+    if not path:
+        raise MaltpyError("the output file name is empty", "command line")
     if os.path.isdir(path):
         raise MaltpyError("is a directory; cannot write output there", path)
-    directory = os.path.dirname(os.path.abspath(path))
+    target = os.path.realpath(path)
+    if os.path.exists(target) and not os.path.isfile(target):
+        try:
+            stream = open(target, "wb")
+        except OSError as e:
+            raise MaltpyError(f"cannot write: {e.strerror}", path) from None
+        with stream:
+            yield stream
+        return
     try:
-        fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".part", dir=directory)
+        fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".part",
+                                         dir=os.path.dirname(target))  # fmt: skip
     except OSError as e:
         raise MaltpyError(f"cannot write: {e.strerror}", path) from None
     try:
@@ -79,7 +92,7 @@ def atomic_output(path: str | None) -> Iterator[BinaryIO]:
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, path)
+        os.replace(temporary, target)
     except BaseException:
         try:
             os.unlink(temporary)

@@ -1,5 +1,6 @@
 import json
 import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -168,3 +169,18 @@ def test_config_command(tmp_path):
     bad.write_text("nivre:\n  allow_reduce: sometimes\n")
     err = assert_one_line_error(run_maltpy("config", "-c", bad), f"{bad}:2: ")
     assert "nivre.allow_reduce" in err
+
+
+def test_output_to_a_device_or_through_a_link(tmp_path):
+    # /dev/null stays the device (renaming a file onto it would replace it); a link stays a link
+    # and its target is written
+    source = EXAMPLE / "en-test.conllu"
+    assert run_maltpy("convert", "-i", source, "-o", "/dev/null", "--to", "conllu").returncode == 0
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    target, link = tmp_path / "target.conllu", tmp_path / "link.conllu"
+    target.write_text("old\n")
+    link.symlink_to(target)
+    assert run_maltpy("convert", "-i", source, "-o", link, "--to", "conllu").returncode == 0
+    assert link.is_symlink() and target.read_bytes() == source.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.conllu", "target.conllu"]
+    assert_one_line_error(run_maltpy("convert", "-i", source, "-o", "", "--to", "conllu"), "command line: the output")
