@@ -33,7 +33,7 @@ def read_columns(path: str, width: int | None = None) -> list[list[str]]:
     with another number is an error, where TiMBL would skip it and answer for fewer instances
     than it was given."""
     rows: list[list[str]] = []
-    with open_file(path, "instance file") as stream:
+    with open_file(path, "file of instances") as stream:
         for number, line in decoded_lines(stream, path):
             fields = line.split()
             if not fields:

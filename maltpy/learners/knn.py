@@ -46,7 +46,7 @@ from .base import Classifier
 EPSILON = float(np.finfo(float).eps)  # TiMBL's Common::Epsilon
 FAR = sys.float_info.max  # TiMBL's distance of a place among the nearest that nothing fills
 TABLE_SIDE = 256  # MVDM is tabled for each feature's most frequent values, computed when met otherwise
-BATCH = 1024  # queries per search: bounds the memory of their neighbours' class counts
+CELLS = 1 << 23  # class counts (queries x k+1 distances x classes) held at once: 64 MB
 
 
 @dataclass(slots=True)
@@ -168,17 +168,10 @@ def feature_statistics(value_classes: sp.csr_matrix, class_frequency: np.ndarray
 
 def timbl_order(statistics: list[FeatureStatistics], n_values: np.ndarray) -> list[int]:
     """The order TiMBL's IB1 adds the features' distances in: gain ratio over the number of
-    values, highest first, ties to the earlier feature (TiMBL's GRoverFeature permutation)."""
-    left = [s.gain_ratio / v for s, v in zip(statistics, n_values.tolist())]
-    order = []
-    for _ in left:
-        best = 0
-        for f in range(1, len(left)):
-            if left[f] > left[best]:
-                best = f
-        left[best] = -1.0
-        order.append(best)
-    return order
+    values, highest first, ties to the earlier feature (TiMBL's GRoverFeature permutation, which
+    picks the largest left, the first of equals, until none is left: a stable sort)."""
+    order = [s.gain_ratio / v for s, v in zip(statistics, n_values.tolist())]
+    return sorted(range(len(order)), key=lambda f: -order[f])
 
 
 # --- the classifier -------------------------------------------------------------------------------
@@ -235,9 +228,10 @@ class Knn(Classifier):
         X = np.ascontiguousarray(X, dtype=np.int32)
         scores = np.zeros((len(X), len(self.class_frequency)))
         best = np.zeros(len(X), dtype=np.int64)
-        for start in range(0, len(X), BATCH):
-            batch = X[start : start + BATCH]
-            scores[start : start + BATCH], best[start : start + BATCH] = self._classify(batch, run)
+        step = max(1, min(1024, CELLS // ((self.settings.k + 1) * len(self.class_frequency))))
+        for start in range(0, len(X), step):
+            batch = X[start : start + step]
+            scores[start : start + step], best[start : start + step] = self._classify(batch, run)
         return scores, best
 
     def scores(self, X: np.ndarray) -> np.ndarray:
@@ -339,9 +333,7 @@ class Knn(Classifier):
         """Each class's vote from the n nearest distances, added place by place as TiMBL does,
         and which classes are among the neighbours at all."""
         weight = self.distance_weights(place[:, :n])
-        votes = np.zeros((len(place), counts.shape[2]))
-        for j in range(n):
-            votes = votes + counts[:, j] * weight[:, j, None]
+        votes = np.cumsum(counts[:, :n] * weight[:, :, None], axis=1)[:, -1]  # cumsum: added place by place
         return votes, counts[:, :n].sum(axis=1) > 0
 
     def distance_weights(self, place: np.ndarray) -> np.ndarray:
