@@ -387,7 +387,7 @@ def knn_command(train_path: str, test_path: str, output_path: str | None, k: str
     Example:
       maltpy knn -f train.col -t test.col -k 5 -m M -L 3 -d ID -o test.out
     """
-    from .columns import read_columns, write_columns
+    from .columns import read_columns, timbl_echo, write_columns
     from .config import parse_learner_options
     from .learners.knn import Settings, experiment
 
@@ -404,7 +404,7 @@ def knn_command(train_path: str, test_path: str, output_path: str | None, k: str
     answers = experiment(train, test, options)
     seconds = time.perf_counter() - started
     with atomic_output(output_path) as out:
-        write_columns(out, (row + [answer] for row, answer in zip(test, answers)))
+        write_columns(out, (timbl_echo(row) + [answer] for row, answer in zip(test, answers)))
     right = sum(row[-1] == answer for row, answer in zip(test, answers))
     accuracy = f"{100 * right / len(test):.2f}%" if test else "n/a"
     _progress_line(

@@ -3,10 +3,17 @@ separated by blanks (TiMBL's reference guide, "Data formats"). ``maltpy knn`` re
 ``timbl -f TRAIN -t TEST`` does, and ``maltpy learn --save-instances`` writes each classifier's
 training instances in it, as MaltParser's ``-li`` writes its instance files.
 
+Read as timbl 6.5 reads it: fields are separated by spaces and tabs only (other Unicode blanks
+belong to a value), and a byte-order mark belongs to the first value. timbl takes a file whose
+first line has as many commas as blank runs for C4.5 (comma-separated); ``maltpy knn`` refuses
+such a file rather than answer otherwise than timbl.
+
 A value is written as text that no other value of its feature shares: ``%``, blanks and other
-whitespace are percent-encoded (``%25``, ``%20`` ...); a Split value (a tuple) is its items joined
-by ``|`` (``|`` inside an item is ``%7C``); a feature with no value (None) is ``%00``. TiMBL
-compares values only for equality, so it gives the same answers on these files as on the values.
+whitespace, ``,`` and ``\\`` are percent-encoded (``%25``, ``%20``, ``%2C``, ``%5C`` ...), so
+that timbl reads every file maltpy writes as columns and echoes it unchanged; a Split value (a
+tuple) is its items joined by ``|`` (``|`` inside an item is ``%7C``); a feature with no value
+(None) is ``%00``. TiMBL compares values only for equality, so it gives the same answers on
+these files as on the values.
 """
 
 from __future__ import annotations
@@ -22,8 +29,9 @@ from .conll import decoded_lines
 from .errors import MaltpyError
 from .files import atomic_output, open_file
 
-_UNSAFE = re.compile(r"[%\s]")
-_UNSAFE_IN_ITEM = re.compile(r"[%\s|]")
+_UNSAFE = re.compile(r"[%\s,\\]")
+_UNSAFE_IN_ITEM = re.compile(r"[%\s,\\|]")
+_BLANKS = re.compile(r"[ \t]+")  # timbl's field separators (and CR, LF, which end lines)
 NO_VALUE = "%00"
 
 
@@ -34,15 +42,18 @@ def read_columns(path: str, width: int | None = None) -> list[list[str]]:
     than it was given."""
     rows: list[list[str]] = []
     with open_file(path, "file of instances") as stream:
-        for number, line in decoded_lines(stream, path):
-            fields = line.split()
-            if not fields:
+        for number, line in decoded_lines(stream, path, byte_order_mark=True):
+            fields = _BLANKS.split(line.strip(" \t"))
+            if fields == [""]:
                 continue
-            if width is None:
+            if not rows:
                 if len(fields) < 2:
                     raise MaltpyError("an instance needs at least one feature value and a class", path, number)
-                width = len(fields)
-            elif len(fields) != width:
+                if line.count(",") >= len(_BLANKS.findall(line.rstrip(" \t"))):  # timbl's count, on the raw line
+                    raise MaltpyError("as many commas as blanks: timbl would read this line as C4.5, not columns",
+                                      path, number)  # fmt: skip
+                width = width or len(fields)
+            if len(fields) != width:
                 raise MaltpyError(f"{len(fields) - 1} features and a class where {width - 1} features were expected",
                                   path, number)  # fmt: skip
             rows.append(fields)
@@ -66,6 +77,12 @@ def write_columns(stream: BinaryIO, rows: Iterable[list[str]]) -> None:
     """Instances already made of fields, one a line."""
     for fields in rows:
         stream.write((" ".join(fields) + "\n").encode("utf-8"))
+
+
+def timbl_echo(fields: list[str]) -> list[str]:
+    """The fields of an instance as ``timbl -o`` writes them back: with every backslash doubled
+    (timbl escapes its input's backslashes and writes the escaped text)."""
+    return [field.replace("\\", "\\\\") for field in fields]
 
 
 _UNSAFE_IN_NAME = re.compile(r"[^A-Za-z0-9._:+~-]")

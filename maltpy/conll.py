@@ -229,8 +229,9 @@ class _SentenceBuilder:
         return sentence
 
 
-def decoded_lines(stream: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
-    """(line number, text) of each line, without its line end (LF or CRLF); UTF-8 only."""
+def decoded_lines(stream: BinaryIO, name: str, byte_order_mark: bool = False) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each line, without its line end (LF or CRLF); UTF-8 only. A
+    byte-order mark starting the first line is dropped, unless ``byte_order_mark``."""
     for number, raw in enumerate(stream, 1):
         if raw.endswith(b"\n"):
             raw = raw[:-1]
@@ -243,7 +244,7 @@ def decoded_lines(stream: BinaryIO, name: str) -> Iterator[tuple[int, str]]:
             raise MaltpyError(
                 f"not UTF-8 text: byte 0x{raw[e.start]:02x} at column {column} (maltpy reads UTF-8 only)", name, number
             ) from None
-        if number == 1 and line.startswith("\ufeff"):
+        if number == 1 and line.startswith("\ufeff") and not byte_order_mark:
             line = line[1:]
         if m := _CONTROL.search(line):
             char = m.group()

@@ -362,7 +362,22 @@ def test_values_are_written_as_blank_free_fields():
 
     assert column_text("New York") == "New%20York" and column_text("50%") == "50%25"
     assert column_text(("a|b", "c")) == "a%7Cb|c" and column_text(None) == "%00" and column_text(3) == "3"
-    assert column_text("#null#") == "#null#"
+    assert column_text("#null#") == "#null#" and column_text(",") == "%2C" and column_text("a\\b") == "a%5Cb"
+
+
+def test_columns_are_read_and_echoed_as_timbl_does(tmp_path):
+    # fields are separated by spaces and tabs only (a no-break space is part of a value); a
+    # byte-order mark belongs to the first value; the echo doubles backslashes, as timbl -o does
+    train, test, out = tmp_path / "train.col", tmp_path / "test.col", tmp_path / "out"
+    train.write_text("\ufeffa X\nb\u00a0c\tY\nb Z\n", encoding="utf-8")
+    test.write_text("a X\nb\u00a0c Y\nq\\r Y\n", encoding="utf-8")
+    assert run_maltpy("knn", "-f", train, "-t", test, "-o", out, "-k", "1", "-m", "O", "-w", "0").returncode == 0
+    # "a" is not the training file's first value (that is BOM + "a"): unknown, it ties with all
+    assert out.read_text(encoding="utf-8").splitlines() == ["a X X", "b\u00a0c Y Y", "q\\\\r Y X"]
+    # a first line with as many commas as blanks is C4.5 to timbl: refused, not read otherwise
+    c45 = tmp_path / "c45.col"
+    c45.write_text("a,b c,d X\n")
+    assert_one_line_error(run_maltpy("knn", "-f", c45, "-t", test), f"{c45}:1: as many commas as blanks")
 
 
 def test_knn_options_in_timbls_letters():
