@@ -24,6 +24,7 @@ import yaml
 
 from .errors import MaltpyError
 from .files import read_file
+from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARKING_STRATEGIES, Encoding
 
 ALGORITHMS = ("nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy")
 LEARNERS = ("liblinear", "libsvm", "knn")
@@ -91,13 +92,6 @@ class Lib:
 
 
 @dataclass(frozen=True, slots=True)
-class PProj:
-    marking_strategy: str = "none"
-    covered_root: str = "none"
-    lifting_order: str = "shortest"
-
-
-@dataclass(frozen=True, slots=True)
 class Config:
     singlemalt: SingleMalt = SingleMalt()
     input: Input = Input()
@@ -106,7 +100,7 @@ class Config:
     covington: Covington = Covington()
     guide: Guide = Guide()
     lib: Lib = Lib()
-    pproj: PProj = PProj()
+    pproj: Encoding = Encoding()
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """The settings as plain data, group by group (for YAML output and the model archive)."""
@@ -158,13 +152,9 @@ OPTIONS: dict[tuple[str, str], Option] = {
         "int", "T", "split values seen fewer times share one classifier", minimum=0
     ),
     ("lib", "options"): Option("liboptions", "lo", "learner options, as MaltParser's -lo"),
-    ("pproj", "marking_strategy"): Option(
-        "choice", "pp", "pseudo-projective label encoding", ("none", "baseline", "head", "path", "head+path")
-    ),
-    ("pproj", "covered_root"): Option(
-        "choice", "pcr", "covered-root handling", ("none", "ignore", "left", "right", "head")
-    ),
-    ("pproj", "lifting_order"): Option("choice", "plo", "which arc is lifted first", ("shortest", "deepest")),
+    ("pproj", "marking_strategy"): Option("choice", "pp", "pseudo-projective label encoding", MARKING_STRATEGIES),
+    ("pproj", "covered_root"): Option("choice", "pcr", "covered-root handling", COVERED_ROOTS),
+    ("pproj", "lifting_order"): Option("choice", "plo", "which arc is lifted first", LIFTING_ORDERS),
 }
 
 #: MaltParser's command-line flag of each option (without the dash) -> (group, name).

@@ -44,7 +44,7 @@ def is_projective(heads: list[int]) -> bool:
 def nonprojective_arcs(heads: list[int]) -> list[int]:
     """The dependents d whose arc heads[d] → d is non-projective, in word order."""
     n = len(heads) - 1
-    depth = _depths(heads)
+    depth = depths(heads)
     out = []
     for d in range(1, n + 1):
         h = heads[d]
@@ -60,7 +60,8 @@ def nonprojective_arcs(heads: list[int]) -> list[int]:
     return out
 
 
-def _depths(heads: list[int]) -> list[int]:
+def depths(heads: list[int]) -> list[int]:
+    """Each node's depth: the number of arcs from the root to it (the root's is 0)."""
     depth = [-1] * len(heads)
     depth[0] = 0
     for start in range(1, len(heads)):

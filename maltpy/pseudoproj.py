@@ -1,0 +1,357 @@
+"""Pseudo-projective parsing (Nivre & Nilsson 2005): lift, mark the labels, lower again.
+
+``projectivize`` makes a tree projective by lifting its non-projective arcs, one step at a
+time, to the head's head (Nivre & Nilsson 2005, §2, the minimal projective transformation;
+Kahane et al. 1998), and records each lift in the arc labels. ``deprojectivize`` is the
+inverse transformation guided by those labels. An arc h → d is non-projective if a word between
+h and d is not dominated by h (``tree.nonprojective_arcs``); arcs from the artificial root are
+always projective.
+
+The label encodings are MaltParser's ``marking_strategy`` values, in MaltParser's syntax so that
+files move between the two tools (d is the arc's own label, h the label of its syntactic head):
+
+    ==========  ====================  ===================================================
+    encoding    lifted arc            other marks
+    ==========  ====================  ===================================================
+    none        (nothing is lifted)
+    baseline    d                     none: the lifts are not recorded
+    head        d|h                   (Nivre & Nilsson's Head)
+    path        d|  (d|% if also on   d% on each arc the lifted arc passed through (its
+                a path)               syntactic head's arc and those above it)
+    head+path   d|h  (d|h%)           d% as for path
+    ==========  ====================  ===================================================
+
+``covered_root`` handles words attached to the root that lie inside the span of a non-root arc
+(such a word makes the arc non-projective and cannot be lifted past): ``left``, ``right`` and
+``head`` attach it to the arc's left word, right word or head and mark it ``d|null``; ``ignore``
+attaches it there only while lifting, then puts it back on the root unmarked.
+
+Where the paper leaves a choice open, this module makes MaltParser 1.9.2's: the smallest arc is
+chosen by its length in the original tree (ties to the leftmost dependent), the deepest by its
+dependent's depth now (ties to the leftmost); lowering visits the tree top-down (left
+dependents left to right, then right dependents right to left), searches below the lifted
+arc's current head breadth-first, nearest to the lifted word first, and tries a subtree twice
+when a lift in it could not be placed (once only after the sentence's first 10,000 visits).
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from dataclasses import dataclass
+
+from .tree import depths, nonprojective_arcs
+
+MARKING_STRATEGIES = ("none", "baseline", "head", "path", "head+path")
+COVERED_ROOTS = ("none", "ignore", "left", "right", "head")
+LIFTING_ORDERS = ("shortest", "deepest")
+#: The encodings that write marks into the labels.
+MARKING = ("head", "path", "head+path")
+#: The characters the label syntax gives a meaning.
+MARK_CHARACTERS = "|%"
+COVERED_MARK = "|null"
+#: The number of visits after which lowering tries each subtree once only (MaltParser's bound).
+RETRY_VISITS = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Encoding:
+    """A pseudo-projective setting: MaltParser's ``-pp``, ``-pcr`` and ``-plo``."""
+
+    marking_strategy: str = "none"
+    covered_root: str = "none"
+    lifting_order: str = "shortest"
+
+    def __post_init__(self) -> None:
+        for value, allowed in ((self.marking_strategy, MARKING_STRATEGIES), (self.covered_root, COVERED_ROOTS),
+                               (self.lifting_order, LIFTING_ORDERS)):  # fmt: skip
+            if value not in allowed:
+                raise ValueError(f"{value!r} is not one of {', '.join(allowed)}")
+
+    @property
+    def active(self) -> bool:
+        """Whether the setting changes anything (MaltParser's pseudo-projective switch)."""
+        return self.marking_strategy != "none" or self.covered_root != "none"
+
+    @property
+    def marks_labels(self) -> bool:
+        """Whether projectivized labels carry marks that deprojectivizing reads."""
+        return self.marking_strategy in MARKING or self.covered_root in ("left", "right", "head")
+
+
+@dataclass(slots=True)
+class Lifted:
+    """A projectivized tree: ``heads`` and ``labels`` (index 0 the root, as in ``tree``) and
+    the number of arcs lifted (each by one or more steps)."""
+
+    heads: list[int]
+    labels: list[str]
+    lifted: int
+
+
+def projectivize(heads: list[int], labels: list[str], encoding: Encoding) -> Lifted:
+    """Lift non-projective arcs until the tree is projective, and mark the labels.
+
+    Each step lifts one arc h → d to h's head (LIFT in Nivre & Nilsson 2005, §2) and records
+    h as the arc's syntactic head (the first time) and h's arc as part of a path.
+    """
+    n = len(heads) - 1
+    heads = list(heads)
+    lifted = [False] * (n + 1)
+    syntactic_head = [0] * (n + 1)
+    on_path = [False] * (n + 1)
+    covered = [False] * (n + 1)
+    length = [0] + [abs(d - heads[d]) for d in range(1, n + 1)]
+    strategy, covered_root = encoding.marking_strategy, encoding.covered_root
+
+    def lift(d: int) -> None:
+        lifted[d] = True
+        h = heads[d]
+        if not syntactic_head[d]:
+            syntactic_head[d] = h
+        on_path[h] = True
+        heads[d] = heads[h]
+
+    def attach_covered_roots(d: int) -> bool:
+        """Attach each word on the root inside the span of h → d whose subtree lies strictly
+        inside the span too (MaltParser's covered roots); True if there was one."""
+        h = heads[d]
+        if h == 0:
+            return False
+        lo, hi = min(h, d), max(h, d)
+        found = False
+        for i in range(lo + 1, hi):
+            if lifted[i] or heads[i] != 0:
+                continue
+            leftmost, rightmost = _span(heads, i)
+            if lo < leftmost and rightmost < hi:
+                if covered_root == "left":
+                    heads[i] = min(h, d)
+                elif covered_root == "right":
+                    heads[i] = max(h, d)
+                else:
+                    heads[i] = h
+                covered[i] = True
+                found = True
+        return found
+
+    if covered_root not in ("none", "ignore"):
+        for d in range(1, n + 1):
+            attach_covered_roots(d)
+    if strategy != "none":
+        while True:
+            arcs = nonprojective_arcs(heads)
+            if not arcs:
+                break
+            if encoding.lifting_order == "deepest":
+                depth = depths(heads)
+                d = min(arcs, key=lambda x: (-depth[x], x))
+            else:
+                d = min(arcs, key=lambda x: (length[x], x))
+            if covered_root != "ignore" or not attach_covered_roots(d):
+                lift(d)
+        if covered_root == "ignore":
+            for i in range(1, n + 1):
+                if covered[i]:
+                    heads[i] = 0
+    return Lifted(heads, _decorate(labels, encoding, lifted, syntactic_head, on_path, covered), sum(lifted))
+
+
+def _span(heads: list[int], node: int) -> tuple[int, int]:
+    """The leftmost and rightmost word of node's subtree."""
+    lo = hi = node
+    for d in range(1, len(heads)):
+        if d < lo or d > hi:
+            a = d
+            while a > 0 and a != node:
+                a = heads[a]
+            if a == node:
+                lo, hi = min(lo, d), max(hi, d)
+    return lo, hi
+
+
+def _decorate(labels, encoding, lifted, syntactic_head, on_path, covered) -> list[str]:
+    """The labels with the encoding's marks (MaltParser's merged arc labels)."""
+    strategy = encoding.marking_strategy
+    out = list(labels)
+    for d in range(1, len(labels)):
+        if covered[d]:
+            if encoding.covered_root != "ignore":
+                out[d] = labels[d] + COVERED_MARK
+            continue
+        head = f"|{labels[syntactic_head[d]]}" if lifted[d] and strategy in ("head", "head+path") else "|"
+        if strategy == "head":
+            mark = head if lifted[d] else ""
+        elif strategy in ("path", "head+path"):
+            mark = (head if lifted[d] else "") + ("%" if on_path[d] else "")
+        else:
+            mark = ""
+        out[d] = labels[d] + mark
+    return out
+
+
+@dataclass(slots=True)
+class Marks:
+    """What an encoded label says: the arc's own label, the lift (the syntactic head's label,
+    or True for an unlabelled lift, or None), whether the arc is on a path, and whether the word
+    is a covered root."""
+
+    deprel: str
+    lifted: str | bool | None = None
+    path: bool = False
+    covered: bool = False
+
+
+def read_marks(label: str, encoding: Encoding) -> Marks:
+    """Split an encoded label as MaltParser does: ``%`` and what follows, then ``|`` and what
+    follows (the syntactic head's label) unless it is ``|null``, then ``|null`` (a covered
+    root). Only the marks the encoding writes are read; other labels are left whole."""
+    marks = Marks(label)
+    if encoding.marking_strategy in MARKING:
+        cut = label.find("%")
+        if cut != -1:
+            label, marks.path = label[:cut], True
+        cut = label.find("|")
+        if cut != -1 and COVERED_MARK not in label:
+            marks.lifted = label[cut + 1 :] or True
+            label = label[:cut]
+    if encoding.covered_root in ("left", "right", "head"):
+        cut = label.find(COVERED_MARK)
+        if cut != -1:
+            label, marks.covered = label[:cut], True
+    marks.deprel = label
+    return marks
+
+
+class DeprelOf(dict):
+    """Encoded label -> its DEPREL, filled in as labels are met: what a DEPREL feature sees of
+    a pseudo-projective arc (MaltParser keeps the marks in columns of their own, PPLIFTED, PPPATH
+    and PPCOVERED, that DEPREL features do not read)."""
+
+    def __init__(self, encoding: Encoding) -> None:
+        super().__init__()
+        self.encoding = encoding
+
+    def __missing__(self, label: str) -> str:
+        deprel = self[label] = read_marks(label, self.encoding).deprel
+        return deprel
+
+
+def deprojectivize(heads: list[int], labels: list[str], encoding: Encoding) -> tuple[list[int], list[str]]:
+    """Lower every lifted arc to the node its label names, and take the marks off the labels.
+
+    Covered roots go back to the root. Then the tree is visited top-down; a lifted word is
+    attached to the first node found breadth-first below its current head (not below the word
+    itself), nearest to the word first, that the encoding's search accepts:
+
+    - head: a node whose label is the syntactic head's label;
+    - path: following only arcs marked as path, a node with no such arc below it;
+    - head+path: following path arcs, such a node with the syntactic head's label, else the
+      first path node with that label.
+
+    An arc whose node is not found stays where it is. The new head never lies below the word,
+    so the result is a tree.
+    """
+    n = len(heads) - 1
+    heads = list(heads)
+    marks = [Marks(labels[0])] + [read_marks(labels[d], encoding) for d in range(1, n + 1)]
+    for d in range(1, n + 1):
+        if marks[d].covered:
+            heads[d] = 0
+    strategy = encoding.marking_strategy
+    lifted = [strategy in MARKING and m.lifted is not None for m in marks]
+    if any(lifted):
+        _lower(heads, marks, lifted, strategy)
+    return heads, [m.deprel for m in marks]
+
+
+def _lower(heads: list[int], marks: list[Marks], lifted: list[bool], strategy: str) -> None:
+    """MaltParser's top-down lowering (deprojectivizeWithHead/Path/HeadAndPath), without recursion."""
+    n = len(heads) - 1
+    dependents: list[list[int]] = [[] for _ in range(n + 1)]
+    for d in range(1, n + 1):
+        dependents[heads[d]].append(d)
+    path = [m.path for m in marks]
+    deprel = [m.deprel for m in marks]
+
+    def nearest_first(governor: int, avoid: int, path_only: bool) -> list[int]:
+        """governor's dependents except ``avoid``, nearest to ``avoid`` first; ties keep the
+        order of MaltParser's selection sort over the dependents in word order."""
+        deps = list(dependents[governor])
+        distance = [abs(x - avoid) for x in deps]
+        for i in range(len(deps)):
+            smallest = i
+            for j in range(i, len(deps)):
+                if distance[j] < distance[smallest]:
+                    smallest = j
+            distance[i], distance[smallest] = distance[smallest], distance[i]
+            deps[i], deps[smallest] = deps[smallest], deps[i]
+        return [x for x in deps if x != avoid and (not path_only or path[x])]
+
+    def search(word: int) -> int | None:
+        wanted = marks[word].lifted
+        start = heads[word]
+        if strategy == "head":
+            queue = nearest_first(start, word, False)
+            while queue:
+                x = queue.pop(0)
+                if deprel[x] == wanted:
+                    return x
+                queue += nearest_first(x, word, False)
+            return None
+        queue = nearest_first(start, word, True)
+        second_chance = None
+        while queue:
+            x = queue.pop(0)
+            below = nearest_first(x, word, True)
+            if not below and (strategy == "path" or deprel[x] == wanted):
+                return x
+            queue += below
+            if strategy == "head+path" and second_chance is None and deprel[x] == wanted:
+                second_chance = x
+        return second_chance
+
+    def move(word: int, head: int) -> None:
+        dependents[heads[word]].remove(word)
+        insort(dependents[head], word)
+        heads[word] = head
+
+    visits = 0
+
+    def visit(node: int) -> list:
+        """Enter a node: lower it if it is lifted. A frame: [node, tries left, placed,
+        children of this try, next child, all children placed]."""
+        nonlocal visits
+        tries = 2 if visits < RETRY_VISITS else 1
+        visits += 1
+        placed = True
+        if lifted[node]:
+            head = search(node)
+            if head is None:
+                placed = False
+            else:
+                move(node, head)
+                lifted[node] = False
+        return [node, tries, placed, None, 0, True]
+
+    frames = [visit(0)]
+    returned = None
+    while frames:
+        frame = frames[-1]
+        if returned is not None:
+            frame[5] = frame[5] and returned
+            returned = None
+        children = frame[3]
+        if children is not None and frame[4] < len(children):
+            frame[4] += 1
+            frames.append(visit(children[frame[4] - 1]))
+            continue
+        if children is not None:  # a try over the children is over
+            frame[1] -= 1
+            if frame[5] or frame[1] == 0:
+                frames.pop()
+                returned = frame[5] and frame[2]
+                continue
+        node = frame[0]
+        left = [x for x in dependents[node] if x < node]
+        right = [x for x in dependents[node] if x > node]
+        frame[3], frame[4], frame[5] = left + right[::-1], 0, True
