@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
@@ -25,17 +26,20 @@ class FeatureModel:
     """The features of a model in MaltParser's order, compiled for one algorithm.
 
     ``extract(c, columns)`` gives one value per feature for configuration ``c`` (see
-    ``functions``; ``compile`` makes it fast).
+    ``functions``; ``compile`` makes it fast). ``deprel_of`` maps pseudo-projective arc labels
+    to their DEPREL, for the models that learn such labels.
     """
 
-    def __init__(self, specs: list[FeatureSpec], algorithm: str, null_value: str, source: str) -> None:
+    def __init__(self, specs: list[FeatureSpec], algorithm: str, null_value: str, source: str,
+                 deprel_of: Mapping[str, str] | None = None) -> None:  # fmt: skip
         self.specs = specs
         self.algorithm = algorithm
         self.null_value = null_value
         self.source = source
+        self.deprel_of = deprel_of
         family = FAMILY[algorithm]
-        self.functions = [compile_feature(s.feature, family, null_value) for s in specs]
-        self.extract = compile_extractor([s.feature for s in specs], family, null_value)
+        self.functions = [compile_feature(s.feature, family, null_value, False, deprel_of) for s in specs]
+        self.extract = compile_extractor([s.feature for s in specs], family, null_value, deprel_of=deprel_of)
         self.nulls = frozenset(NULL_SYMBOLS[null_value]) if null_value == "none" else frozenset()
         #: every value is a string or None: no Split (several values) and no ID (a number)
         self.plain = not any("Split(" in s.text or "InputColumn(ID," in s.text for s in specs)
@@ -54,7 +58,7 @@ class FeatureModel:
         if not self.plain:
             return None
         return compile_extractor([s.feature for s in self.specs], FAMILY[self.algorithm], self.null_value,
-                                 tables, positions)  # fmt: skip
+                                 tables, positions, self.deprel_of)  # fmt: skip
 
     def extract_slowly(self, c, columns: list[list]) -> list:
         """The values one closure at a time: what ``extract`` computes, by the definitions."""
@@ -72,21 +76,29 @@ class FeatureModel:
 
 
 def load_feature_model(
-    path: str | None, algorithm: str, learner: str, data_format: str, null_value: str
+    path: str | None,
+    algorithm: str,
+    learner: str,
+    data_format: str,
+    null_value: str,
+    deprel_of: Mapping[str, str] | None = None,
 ) -> FeatureModel:
     """The feature model in ``path``, or the default one for the algorithm, learner and input
     format (MaltParser's defaults: CoNLL-X models use POSTAG, CoNLL-U models UPOSTAG)."""
     if path is not None:
-        return FeatureModel(read_feature_model(path, algorithm), algorithm, null_value, path)
+        return FeatureModel(read_feature_model(path, algorithm), algorithm, null_value, path, deprel_of)
     name = f"{MODEL_FOLDERS[learner]}/{data_format}/{DEFAULT_MODELS[algorithm]}.txt"
     data = _default_models().joinpath(name).read_bytes()
-    return FeatureModel(parse_feature_model(data, name, algorithm), algorithm, null_value, f"default: {name}")
+    specs = parse_feature_model(data, name, algorithm)
+    return FeatureModel(specs, algorithm, null_value, f"default: {name}", deprel_of)
 
 
-def feature_model_from_text(text: str, algorithm: str, null_value: str, source: str) -> FeatureModel:
+def feature_model_from_text(text: str, algorithm: str, null_value: str, source: str,
+                            deprel_of: Mapping[str, str] | None = None) -> FeatureModel:  # fmt: skip
     """The feature model stored in a model archive."""
     try:
-        return FeatureModel(parse_feature_model(text.encode("utf-8"), source, algorithm), algorithm, null_value, source)
+        specs = parse_feature_model(text.encode("utf-8"), source, algorithm)
+        return FeatureModel(specs, algorithm, null_value, source, deprel_of)
     except MaltpyError as e:
         raise MaltpyError(f"damaged model: its feature model does not load ({e})") from None
 

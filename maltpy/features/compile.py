@@ -15,15 +15,16 @@ from .spec import COLUMNS, Address, Feature
 
 
 class _Writer:
-    def __init__(self, family: str, null_value: str) -> None:
+    def __init__(self, family: str, null_value: str, deprel_of=None) -> None:
         self.family = family
         self.null_value = null_value
+        self.deprel_of = deprel_of
         self.lines: list[str] = []
         self.names: dict[str, str] = {}  # canonical text -> local variable
         self.namespace: dict[str, object] = {}
         no_node, root_node, no_value = NULL_SYMBOLS[null_value]
         self.namespace.update(NO_NODE=no_node, ROOT_NODE=root_node, NO_VALUE=no_value,
-                              NULLS=frozenset((no_node, root_node, no_value)))  # fmt: skip
+                              NULLS=frozenset((no_node, root_node, no_value)), DEPREL_OF=deprel_of)  # fmt: skip
 
     def _local(self, key: str, expression: str) -> str:
         name = self.names.get(key)
@@ -73,7 +74,8 @@ class _Writer:
             return self._local(key, f"cols[{column}][{x}] if {x} > 0 else (NO_NODE if {x} < 0 else ROOT_NODE)")
         if f.name == "OutputColumn":
             x = self.address(f.args[1])
-            label = f"(labels[{x}] if labels[{x}] is not None else NO_VALUE)"
+            label = f"labels[{x}]" if self.deprel_of is None else f"DEPREL_OF[labels[{x}]]"
+            label = f"({label} if labels[{x}] is not None else NO_VALUE)"
             return self._local(key, f"{label} if {x} > 0 else (NO_NODE if {x} < 0 else ROOT_NODE)")
         if f.name in ("Merge", "Merge3"):
             parts = [self.value(a, True) for a in f.args]
@@ -81,10 +83,11 @@ class _Writer:
             nulls = " and ".join(f"{p} in NULLS" for p in parts)
             otherwise = parts[0] if nested else "None"
             return self._local(key, f"{otherwise} if {nulls} else {joined}")
-        return self._closure(key, compile_feature(f, self.family, self.null_value, nested))
+        return self._closure(key, compile_feature(f, self.family, self.null_value, nested, self.deprel_of))
 
 
-def compile_extractor(features: list[Feature], family: str, null_value: str, tables=None, positions=None):
+def compile_extractor(features: list[Feature], family: str, null_value: str, tables=None, positions=None,
+                      deprel_of=None):  # fmt: skip
     """A function ``(configuration, columns) -> tuple of values``, one per feature, with the
     values ``functions.compile_feature`` gives.
 
@@ -92,7 +95,7 @@ def compile_extractor(features: list[Feature], family: str, null_value: str, tab
     to columns), the function returns instead the list of the columns of the values it knows:
     the instance, ready for the classifier (only for features whose values are plain strings).
     """
-    w = _Writer(family, null_value)
+    w = _Writer(family, null_value, deprel_of)
     outputs = [w.value(f, nested=False) for f in features]
     if tables is not None:
         for k, table in enumerate(tables):

@@ -35,7 +35,7 @@ give ``#null#``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from .spec import COLUMNS, Address, Feature
 
@@ -239,10 +239,13 @@ def _bin(value: int, bins: list[int], labels: list[str]) -> str:
     return label
 
 
-def compile_feature(f: Feature, family: str, null_value: str, nested: bool = False) -> FeatureFn:
+def compile_feature(f: Feature, family: str, null_value: str, nested: bool = False,
+                    deprel_of: Mapping[str, str] | None = None) -> FeatureFn:  # fmt: skip
     """The feature as a closure ``(configuration, columns) -> value``; ``columns[k][node]`` is
     column k of the sentence's word ``node`` (index 0 is the root's place). ``nested``: the
-    feature is part of a Merge (where a Merge of nulls is a null, not nothing)."""
+    feature is part of a Merge (where a Merge of nulls is a null, not nothing). ``deprel_of``:
+    when arcs carry pseudo-projective labels (``pseudoproj``), the DEPREL of each; DEPREL
+    features see it, as MaltParser's keep the marks in columns of their own."""
     no_node, root_node, no_value = NULL_SYMBOLS[null_value]
     name, args = f.name, f.args
     if name == "InputColumn":
@@ -270,7 +273,9 @@ def compile_feature(f: Feature, family: str, null_value: str, nested: bool = Fal
             x = address(c, cols)
             if x > 0:
                 label = c.arcs.labels[x]
-                return no_value if label is None else label
+                if label is None:
+                    return no_value
+                return label if deprel_of is None else deprel_of[label]
             return no_node if x < 0 else root_node
 
         return output_column
@@ -339,7 +344,7 @@ def compile_feature(f: Feature, family: str, null_value: str, nested: bool = Fal
 
         return num_of
     if name == "Split":
-        inner = compile_feature(args[0], family, null_value, nested=True)
+        inner = compile_feature(args[0], family, null_value, True, deprel_of)
         pattern = re.compile(args[1])
         nulls = {no_node, root_node, no_value}
 
@@ -351,14 +356,14 @@ def compile_feature(f: Feature, family: str, null_value: str, nested: bool = Fal
 
         return split
     if name in ("Suffix", "Prefix"):
-        inner = compile_feature(args[0], family, null_value, nested=True)
+        inner = compile_feature(args[0], family, null_value, True, deprel_of)
         n = args[1]
         nulls = {no_node, root_node, no_value}
         if name == "Suffix":
             return lambda c, cols: v if (v := inner(c, cols)) in nulls else v[-n:]
         return lambda c, cols: v if (v := inner(c, cols)) in nulls else v[:n]
     if name in ("Merge", "Merge3"):
-        parts = [compile_feature(a, family, null_value, nested=True) for a in args]
+        parts = [compile_feature(a, family, null_value, True, deprel_of) for a in args]
         nulls = {no_node, root_node, no_value}
 
         def merge(c, cols):
