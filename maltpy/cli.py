@@ -22,6 +22,7 @@ from .conll import FORMATS, format_sentence
 from .errors import MaltpyError
 from .evaluate import Scores, attachment_scores
 from .files import atomic_output, is_std, read_conll
+from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARKING_STRATEGIES, Encoding, deprojectivize, projectivize
 from .transition import count_swaps, rebuild, system_for
 from .tree import is_projective
 
@@ -245,6 +246,7 @@ def info_command(model_path: str, as_json: bool) -> None:
         f"algorithm          {summary['algorithm']}",
         f"learner            {summary['learner']}",
         f"trained on         {summary['data_format']} ({summary['training'].get('treebank', '?')})",
+        f"pseudo-projective  {_describe_pproj(model.config.pproj)}",
         "",
         "configuration:",
         *("  " + line for line in dump_config(model.config).splitlines()),
@@ -266,6 +268,13 @@ def info_command(model_path: str, as_json: bool) -> None:
         *(f"  {k:<24} {v}" for k, v in summary["training"].items()),
     ]
     click.echo("\n".join(lines))
+
+
+def _describe_pproj(pproj) -> str:
+    if not pproj.active:
+        return "no"
+    return (f"marking strategy {pproj.marking_strategy}, covered root {pproj.covered_root}, "
+            f"lifting order {pproj.lifting_order}")  # fmt: skip
 
 
 def _progress_line(message: str, final: bool = False) -> None:
@@ -293,7 +302,7 @@ class _ProgressBar:
 
 
 @cli.command("oracle")
-@config_options("singlemalt", "nivre", "covington", "graph", "input")
+@config_options("singlemalt", "nivre", "covington", "graph", "input", "pproj")
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Gold treebank (default: standard input).")
 @click.option("-o", "--output", "output_path", metavar="FILE", help="Write the rebuilt trees here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
@@ -303,7 +312,10 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
     Prints sentences, tokens, non-projective sentences, sentences rebuilt exactly (heads
     and labels), transitions, transitions per token and swaps. A projective system rebuilds
     what it can of a non-projective tree. The algorithm and its options come from -c and
-    the flags (-a, -nr, -ne, -cr, -cs, -cd, -grl).
+    the flags (-a, -nr, -ne, -cr, -cs, -cd, -grl). With pseudo-projective parsing (-pp,
+    -pcr, -plo) the oracle runs over the projectivized trees, as learning does, it also
+    prints the sentences and arcs lifted, and a tree counts as rebuilt when its rebuilt
+    tree, deprojectivized, is the gold tree.
 
     \b
     Example:
@@ -311,11 +323,13 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
     """
     config = config_from(kwargs)
     system = system_for(config)
+    pproj = config.pproj
     stats = {
         "algorithm": system.name,
         "sentences": 0,
         "tokens": 0,
         "nonprojective": 0,
+        **({"lifted_sentences": 0, "lifted_arcs": 0} if pproj.active else {}),
         "rebuilt": 0,
         "transitions": 0,
         "swaps": 0,
@@ -330,7 +344,15 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
             if heads is None:
                 raise MaltpyError("the oracle needs gold trees, but HEAD is _", reader.name, sentence.line)
             labels = sentence.labels
-            transitions, rebuilt_heads, rebuilt_labels = rebuild(system, heads, labels, config.graph.root_label)
+            if pproj.active:
+                lifted = projectivize(heads, labels, pproj)
+                stats["lifted_sentences"] += lifted.lifted > 0
+                stats["lifted_arcs"] += lifted.lifted
+                transitions, rebuilt_heads, rebuilt_labels = rebuild(system, lifted.heads, lifted.labels,
+                                                                     config.graph.root_label)  # fmt: skip
+                rebuilt_heads, rebuilt_labels = deprojectivize(rebuilt_heads, rebuilt_labels, pproj)
+            else:
+                transitions, rebuilt_heads, rebuilt_labels = rebuild(system, heads, labels, config.graph.root_label)
             stats["sentences"] += 1
             stats["tokens"] += len(sentence)
             stats["nonprojective"] += not is_projective(heads)
@@ -354,12 +376,102 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
         f"sentences              {stats['sentences']}\n"
         f"tokens                 {stats['tokens']}\n"
         f"non-projective         {stats['nonprojective']}{share('nonprojective')}\n"
-        f"rebuilt exactly        {stats['rebuilt']}{share('rebuilt')}\n"
+        + (
+            f"lifted                 {stats['lifted_sentences']}{share('lifted_sentences')}, "
+            f"{stats['lifted_arcs']} arcs\n"
+            if pproj.active
+            else ""
+        )
+        + f"rebuilt exactly        {stats['rebuilt']}{share('rebuilt')}\n"
         f"transitions            {stats['transitions']}\n"
         f"transitions per token  {stats['transitions_per_token']}\n"
         f"swaps                  {stats['swaps']}",
         err=to_stderr,
     )
+
+
+def _pproj_options(command: Callable) -> Callable:
+    for option in reversed((
+        click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input)."),
+        click.option("-o", "--output", "output_path", metavar="FILE", help="Output (default: standard output)."),
+        click.option("--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True,
+                     help="Input format."),
+        click.option("-pp", "--marking-strategy", type=click.Choice(MARKING_STRATEGIES), required=True,
+                     help="The label encoding (MaltParser's -pp)."),
+        click.option("-q", "--quiet", is_flag=True, help="No summary on stderr."),
+    )):  # fmt: skip
+        command = option(command)
+    return command
+
+
+@cli.command("proj")
+@_pproj_options
+@click.option("-pcr", "--covered-root", type=click.Choice(COVERED_ROOTS), default="none", show_default=True,
+              help="Words on the root inside a non-root arc (MaltParser's -pcr).")  # fmt: skip
+@click.option("-plo", "--lifting-order", type=click.Choice(LIFTING_ORDERS), default="shortest", show_default=True,
+              help="The arc lifted first (MaltParser's -plo).")  # fmt: skip
+def proj_command(input_path: str | None, output_path: str | None, format_: str, marking_strategy: str,
+                 quiet: bool, covered_root: str, lifting_order: str) -> None:  # fmt: skip
+    """Projectivize a treebank (Nivre & Nilsson 2005; MaltParser's -m proj).
+
+    Lifts each non-projective arc to the head's head until the tree is projective and marks
+    the lifts in DEPREL in MaltParser's syntax: head d|h, path d| and d%, head+path d|h and
+    d%; baseline lifts without marks. Every other column and line is written as it was read.
+
+    \b
+    Example:
+      maltpy proj -i train.conllx -o train.proj.conllx --marking-strategy head+path
+    """
+    from .parser import check_unmarked
+
+    encoding = Encoding(marking_strategy, covered_root, lifting_order)
+    sentences = lifted_sentences = lifted_arcs = 0
+    with read_conll(input_path, format_) as reader, atomic_output(output_path) as out:
+        for sentence in reader:
+            heads = sentence.heads
+            if heads is None:
+                raise MaltpyError("projectivizing needs trees, but HEAD is _", reader.name, sentence.line)
+            check_unmarked(sentence, encoding, reader.name)
+            lifted = projectivize(heads, sentence.labels, encoding)
+            sentence.set_arcs(lifted.heads, lifted.labels)
+            out.write(format_sentence(sentence).encode("utf-8"))
+            sentences += 1
+            lifted_sentences += lifted.lifted > 0
+            lifted_arcs += lifted.lifted
+    if not quiet:
+        summary = f"{lifted_arcs} arcs lifted in {lifted_sentences} sentences"
+        _progress_line(f"projectivized {sentences} sentences: {summary}", final=True)
+
+
+@cli.command("deproj")
+@_pproj_options
+def deproj_command(input_path: str | None, output_path: str | None, format_: str, marking_strategy: str,
+                   quiet: bool) -> None:  # fmt: skip
+    """Deprojectivize a treebank by its labels' marks (MaltParser's -m deproj).
+
+    Each arc whose label says it was lifted is lowered to the node the label names, searched
+    breadth-first below its head; the marks are taken off the labels. A label ending in |null
+    marks a covered root (-pcr left/right/head), which goes back to the root. Needs only the
+    file and the encoding it was made with.
+
+    \b
+    Example:
+      maltpy deproj -i parsed.conllx -o parsed.deproj.conllx --marking-strategy head+path
+    """
+    encoding = Encoding(marking_strategy, "head")
+    sentences = moved = 0
+    with read_conll(input_path, format_) as reader, atomic_output(output_path) as out:
+        for sentence in reader:
+            heads = sentence.heads
+            if heads is None:
+                raise MaltpyError("deprojectivizing needs trees, but HEAD is _", reader.name, sentence.line)
+            new_heads, labels = deprojectivize(heads, sentence.labels, encoding)
+            sentence.set_arcs(new_heads, labels)
+            out.write(format_sentence(sentence).encode("utf-8"))
+            sentences += 1
+            moved += sum(a != b for a, b in zip(heads, new_heads))
+    if not quiet:
+        _progress_line(f"deprojectivized {sentences} sentences: {moved} arcs moved", final=True)
 
 
 @cli.command("knn")

@@ -68,6 +68,10 @@ class Sentence:
         """DEPREL of each word, with a placeholder for the root at index 0."""
         return [""] + [w[DEPREL] for w in self.words]
 
+    def word_line(self, word: int) -> int:
+        """The line number of word ``word`` (counted from 1) in the file it was read from."""
+        return self.line + word - 1 + sum(1 for before, _ in self.extra if before < word)
+
     def column(self, index: int) -> list[str]:
         return [w[index] for w in self.words]
 

@@ -10,10 +10,15 @@ one instance, the classifiers answer the whole batch in one call each, and every
 takes its best allowed transition. As in MaltParser, the classes are ranked by score (ties to
 the class learned first), the lowest-ranked class is never tried, and when no ranked class is
 allowed the algorithm's default move is made. Words left without a head go to the root.
+
+With pseudo-projective parsing (``pproj``, Nivre & Nilsson 2005), learning projectivizes each
+gold tree first and learns its marked labels as classes (``RA~obj|nsubj%``), while DEPREL
+features see the plain labels; parsing deprojectivizes each parsed tree by its labels' marks.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -33,6 +38,7 @@ from .features.spec import COLUMNS
 from .learners import LEARNERS, AtomicModel, map_class
 from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances
+from .pseudoproj import MARK_CHARACTERS, DeprelOf, Encoding, deprojectivize, projectivize
 from .transition import system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .tree import is_projective
@@ -143,6 +149,8 @@ class Model:
             active = [i for i in active if not system.is_terminal(configs[i])]
         for sentence, c in zip(batch, configs):
             heads, labels = finish(c.arcs, self.root_label)
+            if self.config.pproj.active:
+                heads, labels = deprojectivize(heads, labels, self.config.pproj)
             sentence.set_arcs(heads, labels)
         if progress:
             progress(sum(len(s) for s in batch))
@@ -225,6 +233,7 @@ class Model:
             "algorithm": self.config.singlemalt.parsing_algorithm,
             "learner": self.config.guide.learner,
             "data_format": self.data_format,
+            "pseudo_projective": dataclasses.asdict(self.config.pproj) if self.config.pproj.active else None,
             "labels": sorted({label for _, label in self.classes.items if label is not None}),
             "classes": self.classes.names(),
             "classifiers": classifiers,
@@ -265,7 +274,8 @@ class Model:
                 config = config_from_dict(m["config"], path)
                 algorithm = config.singlemalt.parsing_algorithm
                 null_value = config.singlemalt.null_value
-                fm = feature_model_from_text(m["feature_model"]["text"], algorithm, null_value, path)
+                deprel_of = DeprelOf(config.pproj) if config.pproj.marks_labels else None
+                fm = feature_model_from_text(m["feature_model"]["text"], algorithm, null_value, path, deprel_of)
                 fm.source = m["feature_model"]["source"]
                 classes = Classes.from_names(m["classes"])
                 atomic = {}
@@ -308,12 +318,12 @@ def learn(
     """Induce a parser from the gold trees in ``sentences`` (read from ``name``). With
     ``save_instances``, each classifier's training instances are also written to that folder
     in TiMBL's columns format (``<classifier>.col``), as MaltParser's -li writes them."""
-    if config.pproj.marking_strategy != "none" or config.pproj.covered_root != "none":
-        raise MaltpyError("pseudo-projective parsing (pproj options) is not implemented yet", "configuration")
     started = time.perf_counter()
     algorithm, learner = config.singlemalt.parsing_algorithm, config.guide.learner
     system = system_for(config)
-    fm = load_feature_model(config.guide.features, algorithm, learner, data_format, config.singlemalt.null_value)
+    pproj = config.pproj
+    fm = load_feature_model(config.guide.features, algorithm, learner, data_format, config.singlemalt.null_value,
+                            DeprelOf(pproj) if pproj.marks_labels else None)  # fmt: skip
     split = split_column = None
     if config.guide.data_split_column is not None:
         split, split_position = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
@@ -326,19 +336,25 @@ def learn(
     symbolic = LEARNERS[learner].symbolic
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or save_instances is not None)
     extract = fm.extract
-    n_sentences = n_tokens = nonprojective = 0
+    n_sentences = n_tokens = nonprojective = lifted_sentences = lifted_arcs = 0
     for sentence in sentences:
-        heads = sentence.heads
+        heads, labels = sentence.heads, sentence.labels
         if heads is None:
             raise MaltpyError("learning needs gold trees, but HEAD is _", name, sentence.line)
         n_sentences += 1
         n_tokens += len(sentence)
         nonprojective += not is_projective(heads)
+        if pproj.active:
+            check_unmarked(sentence, pproj, name)
+            lifted = projectivize(heads, labels, pproj)
+            heads, labels = lifted.heads, lifted.labels
+            lifted_sentences += lifted.lifted > 0
+            lifted_arcs += lifted.lifted
         columns = columns_of(sentence)
         if split_column is not None:
             for value in columns[split_column][1:]:
                 value_order.setdefault(value, len(value_order))
-        gold = Gold(heads, sentence.labels)
+        gold = Gold(heads, labels)
         c = system.initial(len(sentence))
         while not system.is_terminal(c):
             move = system.deterministic(c)
@@ -362,8 +378,24 @@ def learn(
     models = train_guide(instances, groups, learner, dict(config.lib.options), progress)
     statistics = {
         "treebank": name, "sentences": n_sentences, "tokens": n_tokens, "nonprojective_sentences": nonprojective,
+        **({"lifted_sentences": lifted_sentences, "lifted_arcs": lifted_arcs} if pproj.active else {}),
         "instances": len(instances), "classes": len(classes.items),
         "seconds_features": round(extracted - started, 2),
         "seconds_training": round(time.perf_counter() - extracted, 2),
     }  # fmt: skip
     return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics)
+
+
+def check_unmarked(sentence: Sentence, pproj: Encoding, name: str) -> None:
+    """Refuse a gold label that already holds a character the encoding's marks use: its
+    parses could not be told apart from a lifted arc's."""
+    if not pproj.marks_labels:
+        return
+    for i, word in enumerate(sentence.words, 1):
+        for ch in MARK_CHARACTERS:
+            if ch in word[DEPREL]:
+                raise MaltpyError(
+                    f"DEPREL {word[DEPREL]!r} holds {ch!r}, which pseudo-projective labels use for their marks "
+                    f"(pproj.marking_strategy {pproj.marking_strategy}, covered_root {pproj.covered_root})",
+                    name, sentence.word_line(i),
+                )  # fmt: skip

@@ -10,7 +10,7 @@ timed as whole processes, as the reference timed MaltParser's (its JVM start inc
     python scripts/bench.py la_perseus-nivreeager-liblinear en_lines-stacklazy-liblinear
     python scripts/bench.py --markdown sv-           # a Markdown table
 
-Runs whose options maltpy does not support yet (pseudo-projective -pp, planar, 2planar) are
+Runs whose options maltpy does not support yet (planar, 2planar) are
 listed as skipped.
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 REFERENCE = SHARED / "reference" / "maltparser-1.9.2" / "scores.tsv"
-UNSUPPORTED = ("-pp", "planar")
+UNSUPPORTED = ("planar",)
 
 
 def run(args: list[str]) -> float:

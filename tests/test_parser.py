@@ -243,10 +243,6 @@ def test_learning_errors(tmp_path):
         run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-F", bad), f"{bad}:2: "
     )
     assert "Left[...] is not an address of nivreeager" in err
-    assert_one_line_error(
-        run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-pp", "head"),
-        "configuration: pseudo-projective",
-    )
     split = ("-a", "covproj", "-d", "POSTAG", "-s", "Input[0]")  # Input: not an address of Covington's
     assert_one_line_error(
         run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", *split),
