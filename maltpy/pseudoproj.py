@@ -37,9 +37,11 @@ when a lift in it could not be placed (once only after the sentence's first 10,0
 from __future__ import annotations
 
 from bisect import insort
+from collections import deque
 from dataclasses import dataclass
+from heapq import heapify, heappop, heappush
 
-from .tree import depths, nonprojective_arcs
+from .tree import depths, is_projective_arc, preorder
 
 MARKING_STRATEGIES = ("none", "baseline", "head", "path", "head+path")
 COVERED_ROOTS = ("none", "ignore", "left", "right", "head")
@@ -138,15 +140,17 @@ def projectivize(heads: list[int], labels: list[str], encoding: Encoding) -> Lif
         for d in range(1, n + 1):
             attach_covered_roots(d)
     if strategy != "none":
+        shortest_first = sorted(range(1, n + 1), key=lambda x: (length[x], x))
         while True:
-            arcs = nonprojective_arcs(heads)
-            if not arcs:
-                break
             if encoding.lifting_order == "deepest":
                 depth = depths(heads)
-                d = min(arcs, key=lambda x: (-depth[x], x))
+                candidates = sorted(range(1, n + 1), key=lambda x: (-depth[x], x))
             else:
-                d = min(arcs, key=lambda x: (length[x], x))
+                candidates = shortest_first
+            walk = preorder(heads)
+            d = next((x for x in candidates if not is_projective_arc(heads, x, walk)), None)
+            if d is None:
+                break
             if covered_root != "ignore" or not attach_covered_roots(d):
                 lift(d)
         if covered_root == "ignore":
@@ -274,34 +278,43 @@ def _lower(heads: list[int], marks: list[Marks], lifted: list[bool], strategy: s
     deprel = [m.deprel for m in marks]
 
     def nearest_first(governor: int, avoid: int, path_only: bool) -> list[int]:
-        """governor's dependents except ``avoid``, nearest to ``avoid`` first; ties keep the
-        order of MaltParser's selection sort over the dependents in word order."""
+        """governor's dependents except ``avoid``, nearest to ``avoid`` first, ties in the order
+        MaltParser's selection sort over the dependents in word order leaves them: step i takes
+        the first nearest of places i.. and swaps it with place i (a heap of (distance, place)
+        does the same in n log n)."""
         deps = list(dependents[governor])
-        distance = [abs(x - avoid) for x in deps]
+        heap = [(abs(x - avoid), i) for i, x in enumerate(deps)]
+        heapify(heap)
+        at = list(range(len(deps)))  # at[i]: the place whose dependent now sits at place i
+        out = []
         for i in range(len(deps)):
-            smallest = i
-            for j in range(i, len(deps)):
-                if distance[j] < distance[smallest]:
-                    smallest = j
-            distance[i], distance[smallest] = distance[smallest], distance[i]
-            deps[i], deps[smallest] = deps[smallest], deps[i]
-        return [x for x in deps if x != avoid and (not path_only or path[x])]
+            while True:
+                distance, place = heappop(heap)
+                if place >= i and at[place] != -1:
+                    break
+            x = deps[at[place]]
+            out.append(x)
+            if place != i:  # the dependent at place i moves to the chosen place
+                at[place] = at[i]
+                heappush(heap, (abs(deps[at[i]] - avoid), place))
+            at[i] = -1
+        return [x for x in out if x != avoid and (not path_only or path[x])]
 
     def search(word: int) -> int | None:
         wanted = marks[word].lifted
         start = heads[word]
         if strategy == "head":
-            queue = nearest_first(start, word, False)
+            queue = deque(nearest_first(start, word, False))
             while queue:
-                x = queue.pop(0)
+                x = queue.popleft()
                 if deprel[x] == wanted:
                     return x
                 queue += nearest_first(x, word, False)
             return None
-        queue = nearest_first(start, word, True)
+        queue = deque(nearest_first(start, word, True))
         second_chance = None
         while queue:
-            x = queue.pop(0)
+            x = queue.popleft()
             below = nearest_first(x, word, True)
             if not below and (strategy == "path" or deprel[x] == wanted):
                 return x

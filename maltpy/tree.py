@@ -43,21 +43,41 @@ def is_projective(heads: list[int]) -> bool:
 
 def nonprojective_arcs(heads: list[int]) -> list[int]:
     """The dependents d whose arc heads[d] → d is non-projective, in word order."""
+    walk = preorder(heads)
+    return [d for d in range(1, len(heads)) if not is_projective_arc(heads, d, walk)]
+
+
+def is_projective_arc(heads: list[int], d: int, walk: tuple[list[int], list[int]]) -> bool:
+    """Whether every word between heads[d] and d is dominated by heads[d]. ``walk`` is
+    ``preorder(heads)``: k is dominated by h exactly when k's place in the walk falls within
+    the block of size[h] places that starts at h's own."""
+    place, size = walk
+    h = heads[d]
+    lo, hi = (h, d) if h < d else (d, h)
+    if hi - lo < 2:
+        return True
+    between = place[lo + 1 : hi]
+    return min(between) >= place[h] and max(between) < place[h] + size[h]
+
+
+def preorder(heads: list[int]) -> tuple[list[int], list[int]]:
+    """Each node's place in a preorder walk of the tree from the root, and its subtree's size."""
     n = len(heads) - 1
-    depth = depths(heads)
-    out = []
+    children: list[list[int]] = [[] for _ in range(n + 1)]
     for d in range(1, n + 1):
-        h = heads[d]
-        lo, hi = min(h, d), max(h, d)
-        for k in range(lo + 1, hi):
-            # k is dominated by h iff walking up from k to h's depth arrives at h
-            a = k
-            while depth[a] > depth[h]:
-                a = heads[a]
-            if a != h:
-                out.append(d)
-                break
-    return out
+        children[heads[d]].append(d)
+    order, stack = [], [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(children[node])
+    place = [0] * (n + 1)
+    for i, node in enumerate(order):
+        place[node] = i
+    size = [1] * (n + 1)
+    for node in reversed(order[1:]):
+        size[heads[node]] += size[node]
+    return place, size
 
 
 def depths(heads: list[int]) -> list[int]:
