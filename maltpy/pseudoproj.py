@@ -323,16 +323,17 @@ def _lower(heads: list[int], marks: list[Marks], lifted: list[bool], strategy: s
                 second_chance = x
         return second_chance
 
+    moves = visits = 0
+
     def move(word: int, head: int) -> None:
+        nonlocal moves
         dependents[heads[word]].remove(word)
         insort(dependents[head], word)
         heads[word] = head
+        moves += 1
 
-    visits = 0
-
-    def visit(node: int) -> list:
-        """Enter a node: lower it if it is lifted. A frame: [node, tries left, placed,
-        children of this try, next child, all children placed]."""
+    def visit(node: int) -> _Visit:
+        """Enter a node: lower it if it is lifted."""
         nonlocal visits
         tries = 2 if visits < RETRY_VISITS else 1
         visits += 1
@@ -344,27 +345,44 @@ def _lower(heads: list[int], marks: list[Marks], lifted: list[bool], strategy: s
             else:
                 move(node, head)
                 lifted[node] = False
-        return [node, tries, placed, None, 0, True]
+        return _Visit(node, tries, placed)
 
     frames = [visit(0)]
     returned = None
     while frames:
         frame = frames[-1]
         if returned is not None:
-            frame[5] = frame[5] and returned
+            frame.children_placed = frame.children_placed and returned
             returned = None
-        children = frame[3]
-        if children is not None and frame[4] < len(children):
-            frame[4] += 1
-            frames.append(visit(children[frame[4] - 1]))
+        if frame.children is not None and frame.next < len(frame.children):
+            frame.next += 1
+            frames.append(visit(frame.children[frame.next - 1]))
             continue
-        if children is not None:  # a try over the children is over
-            frame[1] -= 1
-            if frame[5] or frame[1] == 0:
+        if frame.children is not None:  # a try over the children is over
+            frame.tries -= 1
+            # Another try changes nothing if this one moved nothing; past RETRY_VISITS the
+            # visits it would count no longer matter, so it is skipped (MaltParser makes it).
+            futile = moves == frame.moves_before and visits >= RETRY_VISITS
+            if frame.children_placed or frame.tries == 0 or futile:
                 frames.pop()
-                returned = frame[5] and frame[2]
+                returned = frame.children_placed and frame.placed
                 continue
-        node = frame[0]
+        node = frame.node
         left = [x for x in dependents[node] if x < node]
         right = [x for x in dependents[node] if x > node]
-        frame[3], frame[4], frame[5] = left + right[::-1], 0, True
+        frame.children, frame.next, frame.children_placed = left + right[::-1], 0, True
+        frame.moves_before = moves
+
+
+@dataclass(slots=True)
+class _Visit:
+    """A node on the way down: its tries left, whether it was placed, and the children of the
+    current try (left dependents left to right, right dependents right to left)."""
+
+    node: int
+    tries: int
+    placed: bool
+    children: list[int] | None = None
+    next: int = 0
+    children_placed: bool = True
+    moves_before: int = 0
