@@ -22,7 +22,15 @@ from .conll import FORMATS, format_sentence
 from .errors import MaltpyError
 from .evaluate import Scores, attachment_scores
 from .files import atomic_output, is_std, read_conll
-from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARKING_STRATEGIES, Encoding, deprojectivize, projectivize
+from .pseudoproj import (
+    COVERED_ROOTS,
+    LIFTING_ORDERS,
+    MARKING_STRATEGIES,
+    Encoding,
+    check_unmarked,
+    deprojectivize,
+    projectivize,
+)
 from .transition import count_swaps, rebuild, system_for
 from .tree import is_projective
 
@@ -344,15 +352,16 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
             if heads is None:
                 raise MaltpyError("the oracle needs gold trees, but HEAD is _", reader.name, sentence.line)
             labels = sentence.labels
+            taught_heads, taught_labels = heads, labels  # what the oracle is shown, as in learning
             if pproj.active:
                 lifted = projectivize(heads, labels, pproj)
                 stats["lifted_sentences"] += lifted.lifted > 0
                 stats["lifted_arcs"] += lifted.lifted
-                transitions, rebuilt_heads, rebuilt_labels = rebuild(system, lifted.heads, lifted.labels,
-                                                                     config.graph.root_label)  # fmt: skip
+                taught_heads, taught_labels = lifted.heads, lifted.labels
+            transitions, rebuilt_heads, rebuilt_labels = rebuild(system, taught_heads, taught_labels,
+                                                                 config.graph.root_label)  # fmt: skip
+            if pproj.active:
                 rebuilt_heads, rebuilt_labels = deprojectivize(rebuilt_heads, rebuilt_labels, pproj)
-            else:
-                transitions, rebuilt_heads, rebuilt_labels = rebuild(system, heads, labels, config.graph.root_label)
             stats["sentences"] += 1
             stats["tokens"] += len(sentence)
             stats["nonprojective"] += not is_projective(heads)
@@ -422,8 +431,6 @@ def proj_command(input_path: str | None, output_path: str | None, format_: str, 
     Example:
       maltpy proj -i train.conllx -o train.proj.conllx --marking-strategy head+path
     """
-    from .parser import check_unmarked
-
     encoding = Encoding(marking_strategy, covered_root, lifting_order)
     sentences = lifted_sentences = lifted_arcs = 0
     with read_conll(input_path, format_) as reader, atomic_output(output_path) as out:
@@ -458,7 +465,7 @@ def deproj_command(input_path: str | None, output_path: str | None, format_: str
     Example:
       maltpy deproj -i parsed.conllx -o parsed.deproj.conllx --marking-strategy head+path
     """
-    encoding = Encoding(marking_strategy, "head")
+    encoding = Encoding(marking_strategy, "head")  # any covered-root option that writes |null marks
     sentences = moved = 0
     with read_conll(input_path, format_) as reader, atomic_output(output_path) as out:
         for sentence in reader:

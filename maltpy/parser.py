@@ -38,7 +38,7 @@ from .features.spec import COLUMNS
 from .learners import LEARNERS, AtomicModel, map_class
 from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances
-from .pseudoproj import MARK_CHARACTERS, DeprelOf, Encoding, deprojectivize, projectivize
+from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
 from .transition import system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .tree import is_projective
@@ -384,18 +384,3 @@ def learn(
         "seconds_training": round(time.perf_counter() - extracted, 2),
     }  # fmt: skip
     return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics)
-
-
-def check_unmarked(sentence: Sentence, pproj: Encoding, name: str) -> None:
-    """Refuse a gold label that already holds a character the encoding's marks use: its
-    parses could not be told apart from a lifted arc's."""
-    if not pproj.marks_labels:
-        return
-    for i, word in enumerate(sentence.words, 1):
-        for ch in MARK_CHARACTERS:
-            if ch in word[DEPREL]:
-                raise MaltpyError(
-                    f"DEPREL {word[DEPREL]!r} holds {ch!r}, which pseudo-projective labels use for their marks "
-                    f"(pproj.marking_strategy {pproj.marking_strategy}, covered_root {pproj.covered_root})",
-                    name, sentence.word_line(i),
-                )  # fmt: skip

@@ -41,6 +41,8 @@ from collections import deque
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
 
+from .conll import DEPREL, Sentence
+from .errors import MaltpyError
 from .tree import depths, is_projective_arc, preorder
 
 MARKING_STRATEGIES = ("none", "baseline", "head", "path", "head+path")
@@ -75,9 +77,14 @@ class Encoding:
         return self.marking_strategy != "none" or self.covered_root != "none"
 
     @property
+    def marks_covered_roots(self) -> bool:
+        """Whether covered roots are attached for good and marked ``|null``."""
+        return self.covered_root in ("left", "right", "head")
+
+    @property
     def marks_labels(self) -> bool:
         """Whether projectivized labels carry marks that deprojectivizing reads."""
-        return self.marking_strategy in MARKING or self.covered_root in ("left", "right", "head")
+        return self.marking_strategy in MARKING or self.marks_covered_roots
 
 
 @dataclass(slots=True)
@@ -136,7 +143,7 @@ def projectivize(heads: list[int], labels: list[str], encoding: Encoding) -> Lif
                 found = True
         return found
 
-    if covered_root not in ("none", "ignore"):
+    if encoding.marks_covered_roots:
         for d in range(1, n + 1):
             attach_covered_roots(d)
     if strategy != "none":
@@ -179,17 +186,15 @@ def _decorate(labels, encoding, lifted, syntactic_head, on_path, covered) -> lis
     out = list(labels)
     for d in range(1, len(labels)):
         if covered[d]:
-            if encoding.covered_root != "ignore":
+            if encoding.marks_covered_roots:
                 out[d] = labels[d] + COVERED_MARK
             continue
-        head = f"|{labels[syntactic_head[d]]}" if lifted[d] and strategy in ("head", "head+path") else "|"
-        if strategy == "head":
-            mark = head if lifted[d] else ""
-        elif strategy in ("path", "head+path"):
-            mark = (head if lifted[d] else "") + ("%" if on_path[d] else "")
-        else:
-            mark = ""
-        out[d] = labels[d] + mark
+        lift = path = ""
+        if lifted[d] and strategy in MARKING:
+            lift = "|" if strategy == "path" else f"|{labels[syntactic_head[d]]}"
+        if on_path[d] and strategy in ("path", "head+path"):
+            path = "%"
+        out[d] = labels[d] + lift + path
     return out
 
 
@@ -218,7 +223,7 @@ def read_marks(label: str, encoding: Encoding) -> Marks:
         if cut != -1 and COVERED_MARK not in label:
             marks.lifted = label[cut + 1 :] or True
             label = label[:cut]
-    if encoding.covered_root in ("left", "right", "head"):
+    if encoding.marks_covered_roots:
         cut = label.find(COVERED_MARK)
         if cut != -1:
             label, marks.covered = label[:cut], True
@@ -261,10 +266,9 @@ def deprojectivize(heads: list[int], labels: list[str], encoding: Encoding) -> t
     for d in range(1, n + 1):
         if marks[d].covered:
             heads[d] = 0
-    strategy = encoding.marking_strategy
-    lifted = [strategy in MARKING and m.lifted is not None for m in marks]
+    lifted = [m.lifted is not None for m in marks]
     if any(lifted):
-        _lower(heads, marks, lifted, strategy)
+        _lower(heads, marks, lifted, encoding.marking_strategy)
     return heads, [m.deprel for m in marks]
 
 
@@ -288,10 +292,9 @@ def _lower(heads: list[int], marks: list[Marks], lifted: list[bool], strategy: s
         at = list(range(len(deps)))  # at[i]: the place whose dependent now sits at place i
         out = []
         for i in range(len(deps)):
-            while True:
-                distance, place = heappop(heap)
-                if place >= i and at[place] != -1:
-                    break
+            place = heappop(heap)[1]
+            while place < i:  # an entry left behind by a dependent that has moved on
+                place = heappop(heap)[1]
             x = deps[at[place]]
             out.append(x)
             if place != i:  # the dependent at place i moves to the chosen place
@@ -386,3 +389,18 @@ class _Visit:
     next: int = 0
     children_placed: bool = True
     moves_before: int = 0
+
+
+def check_unmarked(sentence: Sentence, encoding: Encoding, name: str) -> None:
+    """Refuse a gold label that already holds a character the encoding's marks use: its
+    parses could not be told apart from a lifted arc's."""
+    if not encoding.marks_labels:
+        return
+    for i, word in enumerate(sentence.words, 1):
+        for ch in MARK_CHARACTERS:
+            if ch in word[DEPREL]:
+                raise MaltpyError(
+                    f"DEPREL {word[DEPREL]!r} holds {ch!r}, which pseudo-projective labels use for their marks "
+                    f"(pproj.marking_strategy {encoding.marking_strategy}, covered_root {encoding.covered_root})",
+                    name, sentence.word_line(i),
+                )  # fmt: skip
