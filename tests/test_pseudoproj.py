@@ -1,6 +1,7 @@
 """Pseudo-projective parsing: projectivize and deprojectivize against MaltParser 1.9.2's own files,
 adversarial labels, the proj/deproj commands, and learning and parsing with -pp."""
 
+import gzip
 import io
 import json
 import random
@@ -289,11 +290,12 @@ def test_deprel_features_see_the_label_without_its_marks():
 
 @requires_shared
 @pytest.mark.parametrize("algorithm,strategy", [("nivreeager", "head+path"), ("stackproj", "path")])
-def test_latin_pseudo_projective_within_0_5_of_maltparser_and_above_plain(tmp_path, algorithm, strategy):
+def test_latin_pseudo_projective_as_maltparser_and_above_plain(tmp_path, algorithm, strategy):
     train, test = DATA / "conllx" / "la_perseus-ud-train.conllx", DATA / "conllx" / "la_perseus-ud-test.conllx"
     parsed, scores = learn_and_parse(tmp_path, train, test, "-a", algorithm, "-pp", strategy)
     name = f"la_perseus-{algorithm}-pp_{SUFFIX[strategy]}-liblinear"
-    assert abs(scores["LAS"] - float(reference(name)["LAS"])) <= 0.5
+    assert parsed == gzip.open(REFERENCE / "outputs" / f"{name}.conll.gz").read()
+    assert scores["LAS"] == float(reference(name)["LAS"])
     assert scores["LAS"] > float(reference(f"la_perseus-{algorithm}-liblinear")["LAS"]) + 2
     assert_trees(parsed, 939)
     assert b"|" not in b"".join(line.split(b"\t")[7] for line in parsed.splitlines() if line)
@@ -302,6 +304,18 @@ def test_latin_pseudo_projective_within_0_5_of_maltparser_and_above_plain(tmp_pa
                                          "lifting_order": "shortest"}  # fmt: skip
     assert info["training"]["lifted_sentences"] == 547
     assert any("|" in label for label in info["labels"])
+
+
+@requires_shared
+def test_danish_baseline_as_maltparser_and_above_plain(tmp_path):
+    # On da_ddt the gain is small (MaltParser: 71.69 -> 71.79); with MaltParser's LIBLINEAR
+    # reproduced, maltpy's parses, plain and lifted, are MaltParser's.
+    train, test = DATA / "conllx" / "da_ddt-ud-dev.conllx", DATA / "conllx" / "da_ddt-ud-test.conllx"
+    plain, plain_scores = learn_and_parse(tmp_path, train, test, "-a", "nivreeager")
+    assert plain == gzip.open(REFERENCE / "outputs" / "da_ddt-nivreeager-liblinear.conll.gz").read()
+    lifted, scores = learn_and_parse(tmp_path, train, test, "-a", "nivreeager", "-pp", "baseline")
+    assert lifted == gzip.open(REFERENCE / "outputs" / "da_ddt-nivreeager-pp_baseline-liblinear.conll.gz").read()
+    assert scores["LAS"] > plain_scores["LAS"]
 
 
 def test_pproj_in_a_yaml_config_and_its_errors(tmp_path):

@@ -1,8 +1,9 @@
 """The interface every learner's classifier has, so that the parser and the archive treat them alike.
 
-A classifier is trained with ``fit(X, y, n_classes, options)``: X holds the training instances in
+A classifier is trained with ``fit(X, y, n_classes, options, shared)``: X holds the training instances in
 the learner's encoding (``symbolic``: one symbol code per feature, for k-NN; otherwise binarized
-columns, see ``encoding``), y their classes 0..n_classes-1. ``classify(X)`` answers a batch: a
+columns, see ``encoding``), y their classes 0..n_classes-1, and ``shared`` is what the classifiers of
+one learning run share (``new_shared()``; LIBLINEAR's random generator). ``classify(X)`` answers a batch: a
 score per class (higher is better; the parser ranks the classes by it when the best transition
 is not allowed) and the class the learner picks. It is saved as one archive member
 (``to_bytes``, ``suffix``) and read back with ``from_archive``.
@@ -17,6 +18,11 @@ class Classifier:
     kind: str  # the learner's name, as in the configuration
     suffix: str  # the archive member's extension
     symbolic = False  # instances as symbols (True) or as binarized columns
+
+    @classmethod
+    def new_shared(cls) -> object:
+        """The state shared by the classifiers of one learning run, passed to each ``fit``."""
+        return None
 
     def scores(self, X) -> np.ndarray:
         raise NotImplementedError

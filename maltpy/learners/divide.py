@@ -64,6 +64,7 @@ def train_guide(instances: Instances, groups: dict[str, tuple[list[int], np.ndar
     """Train the classifiers of ``groups`` (see classifier_groups), by name."""
     classes = np.frombuffer(instances.classes, dtype=np.int32)
     symbolic = LEARNERS[learner].symbolic
+    shared = LEARNERS[learner].new_shared()  # one for all the classifiers, in MaltParser's order
     models = {}
     for n, (name, (positions, members)) in enumerate(groups.items(), 1):
         if progress:
@@ -72,15 +73,16 @@ def train_guide(instances: Instances, groups: dict[str, tuple[list[int], np.ndar
             X, featuremap = instances.symbols(members, positions)
         else:
             X, featuremap = instances.matrix(members, positions)
-        models[name] = train_atomic(name, X, featuremap, classes[members], learner, options)
+        models[name] = train_atomic(name, X, featuremap, classes[members], learner, options, shared)
     return models
 
 
-def train_atomic(name: str, X, featuremap, classes: np.ndarray, learner: str, options: dict) -> AtomicModel:
+def train_atomic(name: str, X, featuremap, classes: np.ndarray, learner: str, options: dict,
+                 shared=None) -> AtomicModel:  # fmt: skip
     """One classifier; its classes are numbered by first appearance in its instances."""
     unique, first = np.unique(classes, return_index=True)
     labels = unique[np.argsort(first, kind="stable")]
     local = np.zeros(int(classes.max()) + 1, dtype=np.int64)
     local[labels] = np.arange(len(labels))
-    classifier = LEARNERS[learner].fit(X, local[classes], len(labels), options)
+    classifier = LEARNERS[learner].fit(X, local[classes], len(labels), options, shared)
     return AtomicModel(name, featuremap, [int(c) for c in labels], classifier, len(classes))

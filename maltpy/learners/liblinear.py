@@ -1,11 +1,17 @@
-"""LIBLINEAR, through scikit-learn, as MaltParser 1.9.2 uses it (its default learner).
+"""LIBLINEAR as MaltParser 1.9.2 uses it (its default learner).
 
 MaltParser trains with ``-s 4`` (the Crammer-Singer multi-class SVM), C 0.1, eps 0.1 and no bias
-term, and ranks the classes of an instance by their decision values w_c · x. scikit-learn bundles
-LIBLINEAR's solvers: ``-s 4`` is ``LinearSVC(multi_class="crammer_singer")``, ``-s 1/2/3/5``
-are ``LinearSVC`` with the matching loss, penalty and dual, ``-s 0/6/7`` are
-``LogisticRegression(solver="liblinear")``. scikit-learn shuffles with its own random generator
-where LIBLINEAR uses Java's, so weights agree with MaltParser's up to the solver's tolerance.
+term, and ranks the classes of an instance by their decision values w_c · x. ``-s 4`` is trained
+by ``_liblinear.c``, which reproduces the Java port of LIBLINEAR 1.8 that MaltParser bundles to
+the last bit: the same solver, the same instance order (grouped by class, as LIBLINEAR groups
+them), and the same java.util.Random stream, seeded once per learning run and shared by its
+classifiers in MaltParser's order (see ``JavaRandom``). So a model's weights, and its parses,
+are MaltParser's.
+
+The other solvers come from scikit-learn's bundled LIBLINEAR: ``-s 1/2/3/5`` are ``LinearSVC``
+with the matching loss, penalty and dual, ``-s 0/6/7`` are ``LogisticRegression(solver=
+"liblinear")``. scikit-learn shuffles with its own random generator, so their weights agree
+with MaltParser's only up to the solver's tolerance.
 
 The weights are kept as a sparse matrix (features x classes) in an .npz file; predicting needs
 only NumPy and SciPy.
@@ -19,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..archive import npz_bytes
+from . import _liblinear
 from .base import Classifier
 
 SOLVERS = {
@@ -31,6 +38,21 @@ SOLVERS = {
     6: ("logistic", {"penalty": "l1", "dual": False}),
     7: ("logistic", {"penalty": "l2", "dual": True}),
 }
+
+
+MAX_ITER = 100_000  # LIBLINEAR 1.8's limit on the Crammer-Singer solver's sweeps
+
+
+class JavaRandom:
+    """The state of the java.util.Random that the Java LIBLINEAR draws its instance orders from.
+
+    It is a static field, seeded with 0 when the class loads and never reset by MaltParser, so
+    one learning run (one Java process) draws every classifier's orders from one stream: a data
+    split's classifiers in the order MaltParser trains them (split values ascending, then the
+    master). ``state`` is the generator's 48-bit seed, already scrambled as Random(0) does."""
+
+    def __init__(self) -> None:
+        self.state = 0x5DEECE66D
 
 
 _DENSE_LIMIT = 20_000_000  # weights (features x classes) up to 160 MB are expanded for parsing
@@ -48,17 +70,28 @@ class LibLinear(Classifier):
         self._dense: np.ndarray | None = None
 
     @classmethod
-    def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict) -> LibLinear:
-        """Train on instances X with classes y in 0..k-1."""
+    def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict,
+            shared: JavaRandom | None = None) -> LibLinear:  # fmt: skip
+        """Train on instances X with classes y in 0..k-1; ``shared`` is the learning run's
+        generator (a fresh one if not given)."""
+        if int(options["s"]) == 4 and options["B"] < 0 and len(y):
+            weights = _train_crammer_singer(X, y, n_classes, options, shared or JavaRandom())
+            return cls(sp.csr_matrix(weights), np.zeros(n_classes))
         if n_classes < 2:
             return cls(sp.csr_matrix((X.shape[1], n_classes)), np.zeros(n_classes))
         weights, intercept = _train(X, y, options)
         return cls(sp.csr_matrix(weights), intercept)
 
+    @classmethod
+    def new_shared(cls) -> JavaRandom:
+        return JavaRandom()
+
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
         """w_c · x + b_c for each row. The weights are expanded to a dense array when that is
         not too big: a sparse-times-dense product is several times faster than sparse-sparse."""
         n_features, n_classes = self.weights.shape
+        if not X.has_sorted_indices:  # w · x summed by ascending column, as MaltParser sums it
+            X = X.sorted_indices()
         if n_features * n_classes > _DENSE_LIMIT:
             return (X @ self.weights).toarray() + self.intercept
         if self._dense is None:
@@ -79,6 +112,31 @@ class LibLinear(Classifier):
 
     def describe_size(self) -> str:
         return f"{self.weights.nnz} weights"
+
+
+def _train_crammer_singer(X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict,
+                          random: JavaRandom) -> np.ndarray:  # fmt: skip
+    """The weights (features x classes) of LIBLINEAR's -s 4 without bias, as MaltParser's
+    LIBLINEAR 1.8 trains them: instances grouped by class, classes in order of first appearance
+    (LIBLINEAR's group_classes), each instance's features by ascending column."""
+    y = np.asarray(y, dtype=np.int64)
+    present, first = np.unique(y, return_index=True)
+    by_appearance = present[np.argsort(first, kind="stable")]
+    rank = np.zeros(n_classes, dtype=np.int64)
+    rank[by_appearance] = np.arange(len(by_appearance))
+    grouped = rank[y]
+    order = np.argsort(grouped, kind="stable")
+    Xg = sp.csr_matrix(X[order], dtype=np.float64)
+    Xg.sum_duplicates()  # sorts each row's columns (LIBLINEAR refuses a column twice in a row)
+    flat, random.state = _liblinear.train(
+        Xg.indptr.astype(np.int64), Xg.indices.astype(np.int32), Xg.data.astype(np.float64),
+        grouped[order].astype(np.int32), len(by_appearance), Xg.shape[1],
+        float(options["c"]), float(options["e"]), MAX_ITER, random.state,
+    )  # fmt: skip
+    w = np.frombuffer(flat, dtype=np.float64).reshape(Xg.shape[1], len(by_appearance))
+    weights = np.zeros((Xg.shape[1], n_classes))
+    weights[:, by_appearance] = w
+    return weights
 
 
 def _train(X: sp.csr_matrix, y: np.ndarray, options: dict) -> tuple[np.ndarray, np.ndarray]:
