@@ -213,7 +213,7 @@ class Knn(Classifier):
         self._row_of: dict[bytes, int] | None = None  # instance -> row, for k = 1
 
     @classmethod
-    def fit(cls, X: np.ndarray, y: np.ndarray, n_classes: int, options: Mapping, run: None = None) -> Knn:
+    def fit(cls, X: np.ndarray, y: np.ndarray, n_classes: int, options: Mapping, shared: None = None) -> Knn:
         """Store the instances X (symbols, every one of 0..max used) with their classes y."""
         rows, inverse = np.unique(X, axis=0, return_inverse=True)
         counts = sp.csr_matrix((np.ones(len(y), dtype=np.int64), (inverse.ravel(), y)), shape=(len(rows), n_classes))
@@ -379,7 +379,7 @@ class Knn(Classifier):
                          counts=c.data.astype(np.int64))  # fmt: skip
 
     @classmethod
-    def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: Mapping, run: None = None) -> Knn:
+    def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: Mapping) -> Knn:
         """Read and check the instance base (ValueError if it is not a consistent one)."""
         a = archive.arrays(name, ("instances", "indptr", "classes", "counts"))
         n_values = np.array([len(t) for t in featuremap.tables], dtype=np.int64)

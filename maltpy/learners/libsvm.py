@@ -39,7 +39,7 @@ class LibSvm(Classifier):
         self._read(text, width)
 
     @classmethod
-    def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict, run: None = None) -> LibSvm:
+    def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict, shared: None = None) -> LibSvm:
         """Train on instances X (column j is feature index j + 1) with classes y in 0..k-1."""
         from libsvm.svmutil import svm_parameter, svm_problem, svm_save_model, svm_train
 
@@ -137,7 +137,7 @@ class LibSvm(Classifier):
         return self.text.encode("ascii")
 
     @classmethod
-    def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: dict, run: None = None) -> LibSvm:
+    def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: dict) -> LibSvm:
         return cls(archive.text(name), featuremap.size)
 
     def describe_size(self) -> str:
