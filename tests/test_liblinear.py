@@ -37,6 +37,10 @@ def test_the_solver_checks_its_problem_before_it_reads_it():
         dict(indptr=np.array([0, 2, 4, 6, 8, 10, 13], dtype=np.int64)),  # past the end
         dict(indptr=np.array([0, 4, 2, 6, 8, 10, 12], dtype=np.int64)),  # backwards
         dict(indptr=np.array([1, 2, 4, 6, 8, 10, 12], dtype=np.int64)),
+        dict(indptr=np.array([0, 500, 4, 6, 8, 10, 12], dtype=np.int64)),  # a row reaching far past the end
+        dict(data=np.array([1.0] * 11 + [np.nan])),  # values must be finite and sane
+        dict(data=np.array([1.0] * 11 + [np.inf])),
+        dict(data=np.array([1.0] * 11 + [1e200])),
         dict(y=np.array([0, 1, 0, 1, 2, 2], dtype=np.int32)),  # not grouped
         dict(y=np.array([0, 0, 1, 1, 2, 3], dtype=np.int32)),  # a class beyond k
         dict(y=np.array([0, 0, 1, 1, 2], dtype=np.int32)),  # one class short

@@ -18,7 +18,8 @@
 
    train(indptr, indices, data, y, n_classes, n_features, C, eps, max_iter, seed)
      -> (weights, seed): weights is a float64 buffer of n_features * n_classes, row major by
-   feature. The GIL is released while training; Ctrl-C is noticed once per sweep. */
+   feature. The arrays are copied, then checked, before training; the GIL is released while
+   training, and Ctrl-C is noticed once per sweep. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,6 +31,9 @@
 #ifdef __clang__
 #pragma clang fp contract(off)
 #endif
+#ifdef __FAST_MATH__
+#error "MaltParser's LIBLINEAR weights need IEEE arithmetic: build without -ffast-math"
+#endif
 
 /* java.util.Random: a 48-bit linear congruential generator. */
 #define JR_MULTIPLIER 0x5DEECE66DLL
@@ -38,8 +42,9 @@
 
 static int32_t jr_next31(int64_t *seed)
 {
-    *seed = (*seed * JR_MULTIPLIER + JR_ADDEND) & JR_MASK;
-    return (int32_t)(*seed >> 17);
+    uint64_t next = ((uint64_t)*seed * (uint64_t)JR_MULTIPLIER + (uint64_t)JR_ADDEND) & (uint64_t)JR_MASK;
+    *seed = (int64_t)next;
+    return (int32_t)(next >> 17);
 }
 
 /* Random.nextInt(bound), bound > 0: the same draws, and the same rejections, as Java's. */
@@ -63,6 +68,16 @@ static double java_min(double a, double b)
     if (a == 0.0 && b == 0.0 && signbit(b))
         return b;
     return a <= b ? a : b;
+}
+
+/* Java's Math.max for doubles: a NaN wins. */
+static double java_max(double a, double b)
+{
+    if (a != a)
+        return a;
+    if (a == 0.0 && b == 0.0 && signbit(a))
+        return b;
+    return a >= b ? a : b;
 }
 
 static int compare_descending(const void *a, const void *b)
@@ -130,7 +145,8 @@ static void swap_double(double *a, int64_t i, int64_t j)
 }
 
 /* Returns 0 when done, -1 when out of memory, 1 when interrupted (a Python error is set). */
-static int solve(const Problem *p, double eps, int64_t max_iter, int64_t *seed, double *w, int64_t n_features)
+static int solve(const Problem *p, double eps, int64_t max_iter, int64_t *seed, double *w, int64_t n_features,
+                 PyThreadState **released)
 {
     const int64_t l = p->l;
     const int k = p->k;
@@ -231,8 +247,7 @@ static int solve(const Problem *p, double eps, int64_t max_iter, int64_t *seed, 
             }
             if (maxG - minG <= 1e-12)
                 continue;
-            if (maxG - minG > stopping)
-                stopping = maxG - minG;
+            stopping = java_max(maxG - minG, stopping);
 
             for (m = 0; m < active; m++)
                 B[m] = G[m] - Ai * alpha_i[alpha_index_i[m]];
@@ -256,10 +271,9 @@ static int solve(const Problem *p, double eps, int64_t max_iter, int64_t *seed, 
         }
         iter++;
 
-        int interrupted;
-        PyGILState_STATE gil = PyGILState_Ensure();
-        interrupted = PyErr_CheckSignals() != 0;
-        PyGILState_Release(gil);
+        PyEval_RestoreThread(*released);
+        int interrupted = PyErr_CheckSignals() != 0;
+        *released = PyEval_SaveThread();
         if (interrupted) {
             status = 1;
             goto done;
@@ -316,6 +330,16 @@ PyDoc_STRVAR(train_doc,
     "0..n_classes-1, grouped by class in order; seed: java.util.Random's 48-bit state.\n"
     "weights: bytes of n_features * n_classes float64, by feature then class.");
 
+/* A private copy of a buffer's bytes: what is checked is what is used, whatever the caller
+   does to its arrays while the GIL is released. */
+static void *copy_of(const Py_buffer *b)
+{
+    void *copy = malloc((size_t)b->len + 1);
+    if (copy)
+        memcpy(copy, b->buf, (size_t)b->len);
+    return copy;
+}
+
 static PyObject *py_train(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *o_indptr, *o_indices, *o_data, *o_y;
@@ -327,27 +351,37 @@ static PyObject *py_train(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     Py_buffer b_indptr = {0}, b_indices = {0}, b_data = {0}, b_y = {0};
     PyObject *result = NULL, *weights = NULL;
+    int64_t *indptr = NULL;
+    int32_t *indices = NULL, *y = NULL;
+    double *data = NULL;
     if (get_buffer(o_indptr, &b_indptr, "ql", 8, "indptr") < 0 || get_buffer(o_indices, &b_indices, "il", 4, "indices") < 0 ||
         get_buffer(o_data, &b_data, "d", 8, "data") < 0 || get_buffer(o_y, &b_y, "il", 4, "y") < 0)
         goto out;
+    indptr = copy_of(&b_indptr);
+    indices = copy_of(&b_indices);
+    data = copy_of(&b_data);
+    y = copy_of(&b_y);
+    if (!indptr || !indices || !data || !y) {
+        PyErr_NoMemory();
+        goto out;
+    }
 
-    /* Everything the solver will index is checked here, once. */
+    /* Everything the solver will index is checked here, once, on the copies. */
     int64_t l = (int64_t)(b_y.len / 4);
-    const int64_t *indptr = b_indptr.buf;
-    const int32_t *indices = b_indices.buf;
-    const int32_t *y = b_y.buf;
     int64_t nnz = (int64_t)(b_indices.len / 4);
-    if (k < 1 || n_features < 0 || b_indptr.len / 8 != l + 1 || b_data.len / 8 != nnz || indptr[0] != 0 ||
-        indptr[l] != nnz || !(C > 0) || !(eps > 0) || max_iter < 0 || l > INT32_MAX || (double)l * k > 1e15 ||
-        (n_features > 0 && (int64_t)k > INT64_MAX / 8 / n_features)) {
+    if (k < 1 || n_features < 0 || n_features > INT32_MAX || b_indptr.len / 8 != l + 1 || b_data.len / 8 != nnz ||
+        indptr[0] != 0 || indptr[l] != nnz || !(C > 0) || !(eps > 0) || max_iter < 0 || l > INT32_MAX ||
+        (double)l * k * 8 > (double)PY_SSIZE_T_MAX / 2 || (double)n_features * k * 8 > (double)PY_SSIZE_T_MAX / 2) {
         PyErr_SetString(PyExc_ValueError, "train: inconsistent problem");
         goto out;
     }
     for (int64_t i = 0; i < l; i++) {
-        if (indptr[i + 1] < indptr[i] || y[i] < 0 || y[i] >= k || (i > 0 && y[i] < y[i - 1])) {
+        if (indptr[i + 1] < indptr[i] || indptr[i + 1] > nnz || y[i] < 0 || y[i] >= k || (i > 0 && y[i] < y[i - 1])) {
             PyErr_SetString(PyExc_ValueError, "train: rows or classes out of order");
             goto out;
         }
+    }
+    for (int64_t i = 0; i < l; i++) {
         for (int64_t t = indptr[i]; t < indptr[i + 1]; t++) {
             if (indices[t] < 0 || indices[t] >= n_features || (t > indptr[i] && indices[t] <= indices[t - 1])) {
                 PyErr_SetString(PyExc_ValueError, "train: columns out of range or not ascending");
@@ -355,15 +389,20 @@ static PyObject *py_train(PyObject *Py_UNUSED(self), PyObject *args)
             }
         }
     }
+    for (int64_t t = 0; t < nnz; t++) {
+        if (!(fabs(data[t]) <= 1e100)) { /* NaN fails too */
+            PyErr_SetString(PyExc_ValueError, "train: a feature value is not a finite number below 1e100");
+            goto out;
+        }
+    }
     weights = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_features * k * 8));
     if (!weights)
         goto out;
-    Problem p = {indptr, indices, b_data.buf, y, l, k, C};
-    int64_t state = (int64_t)seed & JR_MASK;
-    int status;
-    Py_BEGIN_ALLOW_THREADS
-    status = solve(&p, eps, max_iter, &state, (double *)PyBytes_AS_STRING(weights), n_features);
-    Py_END_ALLOW_THREADS
+    Problem p = {indptr, indices, data, y, l, k, C};
+    int64_t state = (int64_t)((uint64_t)seed & (uint64_t)JR_MASK);
+    PyThreadState *released = PyEval_SaveThread();
+    int status = solve(&p, eps, max_iter, &state, (double *)PyBytes_AS_STRING(weights), n_features, &released);
+    PyEval_RestoreThread(released);
     if (status < 0) {
         PyErr_NoMemory();
         goto out;
@@ -373,6 +412,10 @@ static PyObject *py_train(PyObject *Py_UNUSED(self), PyObject *args)
     result = Py_BuildValue("OL", weights, (long long)state);
 out:
     Py_XDECREF(weights);
+    free(indptr);
+    free(indices);
+    free(data);
+    free(y);
     if (b_indptr.obj)
         PyBuffer_Release(&b_indptr);
     if (b_indices.obj)
