@@ -5,8 +5,13 @@
     <classifier files>  each classifier in a native format: LIBSVM model text, NumPy .npz
 
 Nothing in an archive is code: JSON is read with ``json``, arrays with
-``numpy.load(allow_pickle=False)``, LIBSVM models by maltpy's own reader. A file that is not
-a zip, lacks the manifest, or comes from another format version is a MaltpyError.
+``numpy.load(allow_pickle=False)``, LIBSVM models by maltpy's own reader. An archive is untrusted
+input: a member is read only if its declared size is within bounds (MAX_MEMBER, and MAX_RATIO
+times its compressed size: deflate never needs more for what maltpy writes, a zip bomb does),
+never past that size, and through the zip's CRC check; the same holds for the members of an
+.npz. What is read is then validated by its reader (parser.Model.load and the learners'
+from_archive) before use. A file that is not a zip, lacks the manifest, or comes from another
+format version, or any damage, is a MaltpyError.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import io
 import json
 import math
 import zipfile
+import zlib
 from typing import Any
 
 import numpy as np
@@ -25,6 +31,30 @@ from .files import atomic_output
 FORMAT = "maltpy-model"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
+MAX_MEMBER = 4 << 30  # bytes of one member, uncompressed
+MAX_RATIO = 100  # uncompressed / compressed size of one member ...
+SMALL = 1 << 20  # ... unless it is at most this big
+
+# What reading a damaged zip member can raise: a bad CRC or header, a truncated or corrupt
+# deflate stream, an encrypted member, an unknown compression method.
+_READ_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError, NotImplementedError, ValueError)
+
+
+def _check_size(info: zipfile.ZipInfo) -> None:
+    """ValueError if the member declares more data than maltpy will read."""
+    size, packed = info.file_size, info.compress_size
+    if size > MAX_MEMBER or (size > SMALL and size > MAX_RATIO * packed):
+        raise ValueError(f"{info.filename} declares {size} bytes from {packed} (a zip bomb?)")
+
+
+def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """The member's bytes, never more than it declares, CRC checked."""
+    _check_size(info)
+    with z.open(info) as f:
+        data = f.read(info.file_size + 1)
+    if len(data) != info.file_size:
+        raise ValueError(f"{info.filename} holds {len(data)} bytes, not the {info.file_size} it declares")
+    return data
 
 
 def write_archive(path: str, manifest: dict[str, Any], files: dict[str, bytes]) -> None:
@@ -48,17 +78,17 @@ class Archive:
             raise MaltpyError("no such model file", path) from None
         except IsADirectoryError:
             raise MaltpyError("is a directory, not a model file", path) from None
-        except (zipfile.BadZipFile, OSError) as e:
-            raise MaltpyError(f"not a maltpy model (not a zip archive: {e})", path) from None
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+            raise MaltpyError(f"not a maltpy model (not a zip archive: {_cut(e)})", path) from None
         try:
             manifest = json.loads(self._read(MANIFEST).decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise MaltpyError(f"damaged model: {MANIFEST} is not JSON ({e})", path) from None
+        except (UnicodeDecodeError, ValueError, RecursionError) as e:  # ValueError: also a 5,000-digit number
+            raise MaltpyError(f"damaged model: {MANIFEST} is not JSON maltpy reads ({_cut(e)})", path) from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise MaltpyError("not a maltpy model (no maltpy manifest)", path)
         if manifest.get("format_version") != FORMAT_VERSION:
             raise MaltpyError(
-                f"model format version {manifest.get('format_version')} is not supported "
+                f"model format version {_cut(manifest.get('format_version'), 20)} is not supported "
                 f"(this maltpy reads version {FORMAT_VERSION})",
                 path,
             )
@@ -66,11 +96,13 @@ class Archive:
 
     def _read(self, name: str) -> bytes:
         try:
-            return self._zip.read(name)
+            info = self._zip.getinfo(name)
         except KeyError:
-            raise MaltpyError(f"damaged model: {name} is missing", self.path) from None
-        except (zipfile.BadZipFile, OSError, EOFError) as e:
-            raise MaltpyError(f"damaged model: cannot read {name} ({e})", self.path) from None
+            raise MaltpyError(f"damaged model: {_cut(name)} is missing", self.path) from None
+        try:
+            return _read_member(self._zip, info)
+        except _READ_ERRORS as e:
+            raise MaltpyError(f"damaged model: cannot read {_cut(name)} ({_cut(e)})", self.path) from None
 
     def text(self, name: str) -> str:
         try:
@@ -84,20 +116,28 @@ class Archive:
         before anything is allocated."""
         raw = self._read(name)
         try:
+            arrays = {}
             with zipfile.ZipFile(io.BytesIO(raw)) as z:
-                for info in z.infolist():
+                for key in keys:
+                    info = z.getinfo(f"{key}.npy")  # KeyError if missing
+                    _check_size(info)
                     with z.open(info) as f:
                         _check_array_header(f, info.file_size)
-            with np.load(io.BytesIO(raw), allow_pickle=False) as data:
-                missing = [key for key in keys if key not in data.files]
-                if missing:
-                    raise ValueError(f"no array {missing[0]!r}")
-                return {key: data[key] for key in keys}
-        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
-            raise MaltpyError(f"damaged model: {name} is not a NumPy archive ({e})", self.path) from None
+                    arrays[key] = np.load(io.BytesIO(_read_member(z, info)), allow_pickle=False)
+            return arrays
+        except KeyError as e:
+            raise MaltpyError(f"damaged model: {name} has no array {e}", self.path) from None
+        except _READ_ERRORS as e:
+            raise MaltpyError(f"damaged model: {name} is not a NumPy archive ({_cut(e)})", self.path) from None
 
     def close(self) -> None:
         self._zip.close()
+
+
+def _cut(text: object, limit: int = 200) -> str:
+    """A message's quote of untrusted text, cut short."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _check_array_header(f, size: int) -> None:

@@ -233,6 +233,11 @@ class _SentenceBuilder:
         return sentence
 
 
+def valid_label(text: str) -> bool:
+    """A DEPREL that CoNLL files can hold: not empty, no blanks (tabs, spaces, line breaks)."""
+    return bool(text) and not any(ch.isspace() for ch in text)
+
+
 def decoded_lines(stream: BinaryIO, name: str, byte_order_mark: bool = False) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line, without its line end (LF or CRLF); UTF-8 only. A
     byte-order mark starting the first line is dropped, unless ``byte_order_mark``."""

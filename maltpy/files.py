@@ -37,9 +37,17 @@ def open_file(path: str, what: str = "file") -> BinaryIO:
         raise MaltpyError(f"cannot read {what}: {e.strerror}", path) from None
 
 
-def read_file(path: str, what: str = "file") -> bytes:
+MAX_SMALL_FILE = 16 << 20  # bytes of a configuration or feature model file
+
+
+def read_file(path: str, what: str = "file", limit: int = MAX_SMALL_FILE) -> bytes:
+    """The whole of a small file (a configuration, a feature model): more than ``limit`` bytes
+    (``-F /dev/zero``) is an error, read no further."""
     with open_file(path, what) as f:
-        return f.read()
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise MaltpyError(f"the {what} is larger than {limit >> 20} MB", path)
+    return data
 
 
 @contextmanager

@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import __version__
-from .archive import Archive, write_archive
+from .archive import Archive, _cut, write_archive
 from .columns import write_instance_files
 from .config import Config, config_from_dict
-from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
+from .conll import DEPREL, FORMATS, HEAD, ConllReader, Sentence, format_sentence, valid_label
 from .errors import MaltpyError
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
@@ -40,7 +40,7 @@ from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances
 from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
 from .transition import system_for
-from .transition.base import LA, NA, RA, RE, SH, Gold, finish
+from .transition.base import LA, NA, RA, RE, SH, SW, Gold, finish
 from .tree import is_projective
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
@@ -267,35 +267,92 @@ class Model:
 
     @classmethod
     def load(cls, path: str) -> Model:
+        """The model in the archive at ``path``, every part checked before use (see _check)."""
         archive = Archive(path)
         try:
             m = archive.manifest
             try:
-                config = config_from_dict(m["config"], path)
+                _check(isinstance(m.get("config"), dict), "no configuration")
+                try:
+                    config = config_from_dict(m["config"], path)
+                except MaltpyError as e:
+                    raise ValueError(f"its configuration: {e.message}") from None
                 algorithm = config.singlemalt.parsing_algorithm
                 null_value = config.singlemalt.null_value
                 deprel_of = DeprelOf(config.pproj) if config.pproj.marks_labels else None
-                fm = feature_model_from_text(m["feature_model"]["text"], algorithm, null_value, path, deprel_of)
-                fm.source = m["feature_model"]["source"]
-                classes = Classes.from_names(m["classes"])
-                atomic = {}
-                for entry in m["models"]:
-                    kind = entry["kind"]
-                    if kind != config.guide.learner:
-                        raise ValueError(f"a {kind} classifier in a {config.guide.learner} model")
-                    featuremap = map_class(kind).from_keys(entry["positions"], entry["features"], fm.nulls)
-                    classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap,
-                                                             len(entry["labels"]), config.lib.options)  # fmt: skip
-                    atomic[entry["name"]] = AtomicModel(
-                        entry["name"], featuremap, entry["labels"], classifier, entry["instances"]
-                    )
+                stored = m.get("feature_model")
+                _check(isinstance(stored, dict) and isinstance(stored.get("text"), str)
+                       and isinstance(stored.get("source"), (str, type(None))), "no feature model text")  # fmt: skip
+                _check(len(stored["text"]) <= MAX_FEATURE_TEXT, "the feature model text is too long")
+                fm = feature_model_from_text(stored["text"], algorithm, null_value, path, deprel_of)
+                fm.source = stored["source"]
+                classes = _checked_classes(m.get("classes"))
+                data_format = m.get("data_format")
+                _check(data_format in FORMATS, "an unknown data format")
                 statistics = m.get("training", {})
-                data_format = m["data_format"]
-            except (KeyError, TypeError, ValueError, IndexError) as e:
-                raise MaltpyError(f"damaged model: {type(e).__name__}: {e}", path) from None
+                _check(isinstance(statistics, dict), "training statistics are not a mapping")
+                entries = m.get("models")
+                _check(isinstance(entries, list) and entries, "no classifiers")
+                _check(all(isinstance(e, dict) for e in entries), "a classifier is not a mapping")
+                _check_names([e.get("name") for e in entries], config.guide.data_split_column is not None)
+                atomic = {}
+                for entry in entries:
+                    kind = entry.get("kind")
+                    _check(kind == config.guide.learner, f"a {_cut(kind)} classifier in a {config.guide.learner} model")
+                    labels, positions = entry.get("labels"), entry.get("positions")
+                    _check(_ints(labels, len(classes.items)) and labels and len(set(labels)) == len(labels),
+                           "a classifier's classes are not classes of the model")  # fmt: skip
+                    _check(_ints(positions, len(fm.specs)) and sorted(set(positions)) == positions,
+                           "a classifier's feature positions are not features of the feature model")  # fmt: skip
+                    _check(type(entry.get("instances")) is int and entry["instances"] >= 0, "a bad instance count")
+                    _check(isinstance(entry.get("file"), str), "a classifier without its file")
+                    featuremap = map_class(kind).from_keys(positions, entry.get("features"), fm.nulls)
+                    classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap, len(labels),
+                                                             config.lib.options)  # fmt: skip
+                    atomic[entry["name"]] = AtomicModel(entry["name"], featuremap, labels, classifier, entry["instances"])
+            except ValueError as e:
+                raise MaltpyError(f"damaged model: {_cut(e)}", path) from None
+            except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
+                raise MaltpyError(f"damaged model: {type(e).__name__}: {_cut(e)}", path) from None
         finally:
             archive.close()
         return cls(config, fm, classes, _guide(atomic, fm, config), data_format, statistics)
+
+
+MAX_FEATURE_TEXT = 1 << 20  # characters of a model's feature-model text
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)
+
+
+def _ints(values: object, below: int) -> bool:
+    """A list of integers in 0..below-1."""
+    return isinstance(values, list) and all(type(v) is int and 0 <= v < below for v in values)
+
+
+def _check_names(names: list, split: bool) -> None:
+    """"main" alone without a data split; with one, "split:<value>" names and "master" last."""
+    if not split:
+        _check(names == ["main"], "classifier names that do not fit a model without a data split")
+        return
+    _check(all(isinstance(n, str) and (n.startswith("split:") or n == "master") for n in names)
+           and len(set(names)) == len(names) and "master" not in names[:-1],
+           "classifier names that do not fit a model with a data split")  # fmt: skip
+
+
+def _checked_classes(names: object) -> Classes:
+    """The model's classes: transitions the systems know, with a label (valid CoNLL field
+    text) exactly when they make an arc, each once."""
+    _check(isinstance(names, list) and names and all(isinstance(n, str) for n in names), "no classes")
+    classes = Classes.from_names(names)
+    _check(len(classes.items) == len(names), "a class twice")
+    for name, label in classes.items:
+        _check(name in (SH, RE, LA, RA, NA, SW), f"an unknown transition {_cut(name, 20)}")
+        _check((label is not None) == (name in (LA, RA)), f"a class {_cut(name, 20)} with a wrong label")
+        _check(label is None or valid_label(label), f"a label that is not CoNLL field text: {_cut(label)!r}")
+    return classes
 
 
 def load_model(path: str) -> Model:

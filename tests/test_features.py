@@ -259,3 +259,36 @@ def test_configs_name_features_relative_to_themselves(tmp_path):
     config = load_config(str(tmp_path / "c.yaml"))
     assert Path(config.guide.features) == tmp_path / "m.txt"
     assert (ROOT / "feature_models" / "liblinear" / "conllx" / "nivreeager.txt").exists()
+
+
+# --- hostile feature models ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("delimiter", ["[^!]*[^!]*[^!]*!", "|", "\\s", ".", "a+", "(x)"])
+def test_a_split_delimiter_is_a_literal_string(delimiter):
+    # MaltParser hands the delimiter to Java's regular expressions; a literal is all its feature
+    # files use, and a regular expression from a model archive could make every split take seconds.
+    with pytest.raises(MaltpyError, match="Split: delimiter"):
+        parse_feature_model(f"Split(InputColumn(FEATS, Stack[0]), {delimiter})".encode(), "f.txt", "nivreeager")
+
+
+def test_an_escaped_delimiter_splits_on_the_character():
+    fm = FeatureModel(parse_feature_model(b"Split(InputColumn(FEATS, Input[0]), \\.)", "f.txt", "nivreeager"),
+                      "nivreeager", "one", "f.txt")  # fmt: skip
+    system = system_for(load_config(None, {}))
+    c = system.initial(1)
+    columns = [[None, "_"], [None, "w"], [None, "_"], [None, "_"], [None, "_"], [None, "b.a.b"]]
+    assert fm.extract_slowly(c, columns)[0] == ("a", "b")
+
+
+def test_a_deep_or_endless_feature_model_is_one_line_error(tmp_path):
+    from conftest import EXAMPLE, assert_one_line_error, run_maltpy
+
+    deep = tmp_path / "deep.txt"
+    deep.write_text("Merge(" * 10_000 + "InputColumn(POSTAG, Stack[0])" + ", InputColumn(POSTAG, Stack[0]))" * 10_000)
+    train = EXAMPLE / "en-train.conllu"
+    err = assert_one_line_error(run_maltpy("learn", "-i", train, "-m", tmp_path / "m.mpm", "-F", deep), f"{deep}:1: bad feature")
+    assert "nested more than" in err and len(err) < 400
+    assert_one_line_error(run_maltpy("learn", "-i", train, "-m", tmp_path / "m.mpm", "-F", "/dev/zero"),
+                          "/dev/zero: the feature model file is larger than")  # fmt: skip
+    assert not (tmp_path / "m.mpm").exists()

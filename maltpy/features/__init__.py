@@ -100,7 +100,9 @@ def feature_model_from_text(text: str, algorithm: str, null_value: str, source: 
         specs = parse_feature_model(text.encode("utf-8"), source, algorithm)
         return FeatureModel(specs, algorithm, null_value, source, deprel_of)
     except MaltpyError as e:
-        raise MaltpyError(f"damaged model: its feature model does not load ({e})") from None
+        where = f"line {e.line}: " if e.line is not None else ""
+        message = e.message if len(e.message) <= 300 else e.message[:300] + "..."
+        raise MaltpyError(f"damaged model: its feature model does not load ({where}{message})", source) from None
 
 
 def _default_models():

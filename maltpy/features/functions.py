@@ -34,10 +34,9 @@ give ``#null#``).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 
-from .spec import COLUMNS, Address, Feature
+from .spec import COLUMNS, Address, Feature, delimiter_literal
 
 NULL, ROOTNODE, NOVALUE = "#null#", "#rootnode#", "#novalue#"
 
@@ -345,14 +344,14 @@ def compile_feature(f: Feature, family: str, null_value: str, nested: bool = Fal
         return num_of
     if name == "Split":
         inner = compile_feature(args[0], family, null_value, True, deprel_of)
-        pattern = re.compile(args[1])
+        delimiter = delimiter_literal(args[1])
         nulls = {no_node, root_node, no_value}
 
         def split(c, cols):
             value = inner(c, cols)
             if value in nulls:
                 return value
-            return tuple(sorted({piece for piece in pattern.split(value) if piece}))
+            return tuple(sorted({piece for piece in value.split(delimiter) if piece}))
 
         return split
     if name in ("Suffix", "Prefix"):

@@ -53,7 +53,7 @@ GRAPH_ADDRESSES = (
 ALL_BASES = sorted({name for names in BASE_ADDRESSES.values() for name in names})
 
 #: Each feature function's parameters: c column, a address, f feature, i integer,
-#: b bins (``0|1|2|5``), r NumOf relation, d Split delimiter (a regular expression).
+#: b bins (``0|1|2|5``), r NumOf relation, d Split delimiter (a literal, see delimiter_literal).
 SIGNATURES = {
     "InputColumn": "ca", "OutputColumn": "ca", "InputArc": "caa", "InputArcDir": "ca", "OutputArc": "caa",
     "Exists": "a", "Distance": "aab", "NumOf": "arb", "Split": "fd", "Suffix": "fi", "Prefix": "fi",
@@ -120,7 +120,12 @@ def _expect(text: str, pos: int, char: str) -> int:
     return pos + 1
 
 
-def _parse_feature(text: str, pos: int) -> tuple[Feature, int]:
+MAX_DEPTH = 32  # features within features (MaltParser's deepest take three)
+
+
+def _parse_feature(text: str, pos: int, depth: int = 0) -> tuple[Feature, int]:
+    if depth > MAX_DEPTH:
+        raise SpecError(f"features nested more than {MAX_DEPTH} deep")
     m = _NAME.match(text, pos)
     if not m:
         raise SpecError(f"expected a feature function at {text[:pos]}\u2038")
@@ -137,17 +142,14 @@ def _parse_feature(text: str, pos: int) -> tuple[Feature, int]:
         if kind == "a":
             arg, pos = _parse_address(text, pos)
         elif kind == "f":
-            arg, pos = _parse_feature(text, pos)
+            arg, pos = _parse_feature(text, pos, depth + 1)
         elif kind == "d":
             end = text.find(")", pos)  # as in MaltParser, a delimiter cannot hold ( ) [ ] or ,
             end = len(text) if end < 0 else end
             arg, pos = text[pos:end], end
             if not arg:
                 raise SpecError(f"{name}: empty delimiter")
-            try:
-                re.compile(arg)
-            except re.error as e:
-                raise SpecError(f"{name}: delimiter {arg!r} is not a regular expression ({e})") from None
+            delimiter_literal(arg)  # SpecError if it is not a literal
         else:
             m = re.compile(r"[^,()\[\]]+").match(text, pos)
             if not m:
@@ -160,6 +162,32 @@ def _parse_feature(text: str, pos: int) -> tuple[Feature, int]:
         args.append(arg)
     pos = _expect(text, pos, ")")
     return _check(Feature(name, tuple(args))), pos
+
+
+_REGEX_SPECIAL = set(".^$*+?{}[]|()\\")
+
+
+def delimiter_literal(text: str) -> str:
+    """The string a Split delimiter stands for. MaltParser hands it to Java's regular
+    expressions, but its feature files use simple delimiters (``\\|``, ``_``): maltpy takes a
+    delimiter as a literal string, in which a punctuation character may be escaped with a
+    backslash (``\\|`` is ``|``). Anything else a regular expression would read differently is
+    refused, so that no feature model (nor a model archive) can make splitting slow."""
+    out = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\":
+            if i + 1 == len(text) or text[i + 1].isalnum() or text[i + 1].isspace():
+                raise SpecError(f"Split: delimiter {text[:40]!r}: a backslash escapes only a punctuation character")
+            out.append(text[i + 1])
+            i += 2
+            continue
+        if ch in _REGEX_SPECIAL:
+            raise SpecError(f"Split: delimiter {text[:40]!r} must be a literal string (escape {ch!r} as '\\{ch}')")
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def _parse_address(text: str, pos: int) -> tuple[Address, int]:
@@ -256,13 +284,20 @@ def parse_feature_model(data: bytes, name: str, algorithm: str) -> list[FeatureS
         try:
             feature = parse_feature(raw)
         except SpecError as e:
-            raise MaltpyError(f"bad feature {raw.strip()!r}: {e}", name, line) from None
+            raise MaltpyError(f"bad feature {_quote(raw)}: {_quote(str(e), 200, False)}", name, line) from None
         foreign = foreign_address(feature, algorithm)
         if foreign:
-            raise MaltpyError(f"bad feature {raw.strip()!r}: {foreign}", name, line)
+            raise MaltpyError(f"bad feature {_quote(raw)}: {foreign}", name, line)
         compact = re.sub(r"\s+", "", raw)
         specs.setdefault(compact, FeatureSpec(feature, compact, line))
     return [specs[key] for key in sorted(specs)]
+
+
+def _quote(text: str, limit: int = 120, as_repr: bool = True) -> str:
+    """A feature's text in a message, cut short (a feature file may hold anything)."""
+    text = text.strip()
+    cut = text if len(text) <= limit else text[:limit] + "..."
+    return repr(cut) if as_repr else cut
 
 
 def foreign_address(feature: Feature, algorithm: str) -> str | None:

@@ -42,10 +42,18 @@ class FeatureMap:
 
     @classmethod
     def from_keys(cls, positions: list[int], keys: list, skip: frozenset = frozenset()) -> FeatureMap:
+        """The map kept by ``keys`` ([position, value] per column). ValueError if it is not one."""
         fmap = cls(positions, skip)
         slot = {p: i for i, p in enumerate(positions)}
-        for column, (p, value) in enumerate(keys):
-            fmap.tables[slot[p]][value] = column
+        if not isinstance(keys, list):
+            raise ValueError("a feature map is not a list")
+        for column, key in enumerate(keys):
+            if not (isinstance(key, (list, tuple)) and len(key) == 2 and key[0] in slot and isinstance(key[1], str)):
+                raise ValueError(f"feature map column {column} is not a (feature, value) pair of the classifier")
+            table = fmap.tables[slot[key[0]]]
+            if key[1] in table:
+                raise ValueError(f"feature map column {column} repeats a value")
+            table[key[1]] = column
         fmap.size = len(keys)
         return fmap
 

@@ -105,10 +105,28 @@ class LibLinear(Classifier):
 
     @classmethod
     def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: dict) -> LibLinear:
-        arrays = archive.arrays(name, ("data", "indices", "indptr", "shape", "intercept"))
-        shape = tuple(int(x) for x in arrays["shape"])
-        weights = sp.csr_matrix((arrays["data"], arrays["indices"], arrays["indptr"]), shape=shape)
-        return cls(weights, np.asarray(arrays["intercept"], dtype=float))
+        """The weights, checked to be a features x classes CSR matrix of finite numbers for this
+        feature map and these classes (ValueError if not)."""
+        a = archive.arrays(name, ("data", "indices", "indptr", "shape", "intercept"))
+        shape, indptr, indices, data, intercept = a["shape"], a["indptr"], a["indices"], a["data"], a["intercept"]
+        if shape.dtype.kind not in "iu" or shape.tolist() != [featuremap.size, n_classes]:
+            raise ValueError(f"{name}: weights for another feature map or other classes")
+        if indptr.dtype.kind not in "iu" or indices.dtype.kind not in "iu" or data.dtype.kind != "f":
+            raise ValueError(f"{name}: the weights' arrays are of the wrong types")
+        if indptr.ndim != 1 or len(indptr) != featuremap.size + 1 or indices.ndim != 1 or data.shape != indices.shape:
+            raise ValueError(f"{name}: the weights' arrays do not fit together")
+        if indptr[0] != 0 or int(indptr[-1]) != len(indices) or (np.diff(indptr.astype(np.int64)) < 0).any():
+            raise ValueError(f"{name}: the weights' row pointers are not in order")
+        if len(indices) and (int(indices.min()) < 0 or int(indices.max()) >= n_classes):
+            raise ValueError(f"{name}: a weight for a class out of range")
+        if intercept.dtype.kind != "f" or intercept.shape != (n_classes,):
+            raise ValueError(f"{name}: bias terms for other classes")
+        if not (np.isfinite(data).all() and np.isfinite(intercept).all()):
+            raise ValueError(f"{name}: a weight is not a finite number")
+        weights = sp.csr_matrix(
+            (data.astype(np.float64), indices.astype(np.int32), indptr.astype(np.int64)), shape=(featuremap.size, n_classes)
+        )  # fmt: skip
+        return cls(weights, intercept.astype(np.float64))
 
     def describe_size(self) -> str:
         return f"{self.weights.nnz} weights"

@@ -28,15 +28,31 @@ def _dot(X: sp.csr_matrix, support: sp.csr_matrix) -> np.ndarray:
     return (support @ dense).astype(np.float64)
 
 
+def _need(condition: bool, message: str) -> None:
+    if not condition:
+        raise ValueError(message)
+
+
+def _number(words: list[str], kind: type, low: float, high: float, name: str):
+    """The header field's one number, within low..high."""
+    _need(len(words) == 1, f"no {name}")
+    value = kind(words[0])
+    _need(low <= value <= high, f"{name} out of range")
+    return value
+
+
 class LibSvm(Classifier):
     """A one-vs-one SVM read from LIBSVM's model text."""
 
     kind = "libsvm"
     suffix = "libsvm"
 
-    def __init__(self, text: str, width: int) -> None:
+    def __init__(self, text: str, width: int, n_classes: int | None = None) -> None:
         self.text = text
-        self._read(text, width)
+        try:
+            self._read(text, width, n_classes)
+        except (KeyError, IndexError, ValueError) as e:  # a float() or int() of garbage included
+            raise ValueError(f"not a LIBSVM model maltpy reads ({e})") from None
 
     @classmethod
     def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict, shared: None = None) -> LibSvm:
@@ -55,33 +71,45 @@ class LibSvm(Classifier):
             os.unlink(path)
         return cls(text, X.shape[1])
 
-    def _read(self, text: str, width: int) -> None:
-        """The arrays of the model text; ``width`` is the number of features of its instances."""
+    def _read(self, text: str, width: int, n_classes: int | None = None) -> None:
+        """The arrays of the model text; ``width`` is the number of features of its instances.
+        A model read from an archive is untrusted: ValueError unless it is a C-SVC model of
+        ``n_classes`` classes over ``width`` features, every number finite."""
         header, _, body = text.partition("\nSV\n")
         fields = {}
         for line in header.splitlines():
             key, _, value = line.partition(" ")
             fields[key] = value.split()
-        self.kernel = KERNELS[fields["kernel_type"][0]]
-        self.degree = int(fields.get("degree", ["3"])[0])
-        self.gamma = float(fields.get("gamma", ["0"])[0])
-        self.coef0 = float(fields.get("coef0", ["0"])[0])
-        k = self.n_classes = int(fields["nr_class"][0])
+        kernel = fields.get("kernel_type", [""])[0]
+        _need(fields.get("svm_type") == ["c_svc"] and kernel in KERNELS, "not a C-SVC model of a known kernel")
+        self.kernel = KERNELS[kernel]
+        self.degree = _number(fields.get("degree", ["3"]), int, 0, 20, "degree")
+        self.gamma = _number(fields.get("gamma", ["0"]), float, -1e300, 1e300, "gamma")
+        self.coef0 = _number(fields.get("coef0", ["0"]), float, -1e300, 1e300, "coef0")
+        k = self.n_classes = _number(fields.get("nr_class", []), int, 1, n_classes or 1 << 20, "nr_class")
+        _need(n_classes is None or k == n_classes, "a model of another number of classes")
         self.labels = [int(x) for x in fields["label"]] if "label" in fields else list(range(k))
+        _need(sorted(self.labels) == list(range(k)), "labels that are not the model's classes")
         counts = [int(x) for x in fields["nr_sv"]] if "nr_sv" in fields else [0] * k
         self.rho = np.array([float(x) for x in fields.get("rho", [])])
+        _need(len(counts) == k and min(counts) >= 0 and len(self.rho) == k * (k - 1) // 2, "a malformed header")
         # The SV lines: k-1 coefficients, then index:value pairs; parsed in one pass.
         lines = body.splitlines()
         n_sv = len(lines)
+        _need(sum(counts) == n_sv, "support vector counts that do not match the SV lines")
         pairs_per_line = np.array([line.count(":") for line in lines], dtype=int)
         numbers = np.array(body.replace(":", " ").split(), dtype=float)
+        _need(len(numbers) == n_sv * (k - 1) + 2 * int(pairs_per_line.sum()), "malformed SV lines")
+        _need(bool(np.isfinite(numbers).all() and np.isfinite(self.rho).all()), "a number that is not finite")
         line_starts = np.concatenate([[0], np.cumsum(k - 1 + 2 * pairs_per_line)[:-1]]).astype(int)
         coef_at = line_starts[:, None] + np.arange(k - 1)[None, :]
         self.coef = numbers[coef_at] if n_sv else np.zeros((0, k - 1))
         rows = np.repeat(np.arange(n_sv), pairs_per_line)
         pair_starts = np.repeat(line_starts + k - 1, pairs_per_line)
         within = np.arange(len(rows)) - np.repeat(np.cumsum(pairs_per_line) - pairs_per_line, pairs_per_line)
-        cols = numbers[pair_starts + 2 * within].astype(int) - 1
+        indices = numbers[pair_starts + 2 * within]
+        _need(bool(((indices >= 1) & (indices <= width) & (indices == np.floor(indices))).all()), "a feature index out of range")
+        cols = indices.astype(int) - 1
         vals = numbers[pair_starts + 2 * within + 1].astype(np.float32)
         self.support = sp.csr_matrix((vals, (rows, cols)), shape=(n_sv, width))
         self.sv_norms = np.asarray(self.support.multiply(self.support).sum(axis=1), dtype=np.float64).ravel()
@@ -138,7 +166,7 @@ class LibSvm(Classifier):
 
     @classmethod
     def from_archive(cls, archive, name: str, featuremap, n_classes: int, options: dict) -> LibSvm:
-        return cls(archive.text(name), featuremap.size)
+        return cls(archive.text(name), featuremap.size, n_classes)
 
     def describe_size(self) -> str:
         return f"{self.support.shape[0]} support vectors"

@@ -1,0 +1,287 @@
+"""Model archives are untrusted input: each kind of damage or crafting, made from a real model,
+is one line ``maltpy: error: MODEL: damaged model...`` (or ``not a maltpy model``), exit 2, no
+traceback, no output file, and bounded memory and time.
+
+Each case is run as ``maltpy parse -m BAD -i TEST -o OUT`` in a fresh wrapper process that
+reports the peak memory of its one child (``resource``), so that nothing else counts.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import time
+import zipfile
+
+import numpy as np
+import pytest
+from conftest import EXAMPLE, run_maltpy
+
+TEST = EXAMPLE / "en-test.conllu"
+PEAK_LIMIT_KB = 500 * 1024
+TIME_LIMIT_S = 10
+
+# Runs the command, then prints its peak resident memory in kB (Linux reports ru_maxrss in kB).
+WRAPPER = (
+    "import resource, subprocess, sys;"
+    "r = subprocess.run(sys.argv[1:], capture_output=True);"
+    "sys.stdout.buffer.write(r.stderr);"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)"
+)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    """Small real models of each learner, learned from the shipped example."""
+    folder = tmp_path_factory.mktemp("models")
+    made = {}
+    for learner in ("liblinear", "libsvm", "knn"):
+        made[learner] = folder / f"{learner}.mpm"
+        result = run_maltpy("learn", "-q", "-l", learner, "-i", EXAMPLE / "en-train.conllu", "-m", made[learner])
+        assert result.returncode == 0, result.stderr
+    return made
+
+
+def members(model) -> dict[str, bytes]:
+    with zipfile.ZipFile(model) as z:
+        return {name: z.read(name) for name in z.namelist()}
+
+
+def write_zip(path, files: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+
+
+def with_manifest(model, path, change) -> None:
+    files = members(model)
+    manifest = json.loads(files["manifest.json"])
+    change(manifest)
+    files["manifest.json"] = json.dumps(manifest).encode()
+    write_zip(path, files)
+
+
+def with_arrays(model, path, change) -> None:
+    files = members(model)
+    name = next(n for n in files if n.endswith(".npz"))
+    with np.load(io.BytesIO(files[name])) as data:
+        arrays = {key: data[key] for key in data.files}
+    change(arrays)
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    files[name] = buffer.getvalue()
+    write_zip(path, files)
+
+
+def with_member(model, path, name_ending, change) -> None:
+    files = members(model)
+    name = next(n for n in files if n.endswith(name_ending))
+    files[name] = change(files[name])
+    write_zip(path, files)
+
+
+def bomb(path, model, member_ending, size=1 << 30) -> None:
+    """The model with one member (the manifest, or the classifier) replaced by ``size`` blanks,
+    streamed through deflate (about 1 MB on disk)."""
+    files = members(model)
+    target = next(n for n in files if n.endswith(member_ending))
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for name, data in files.items():
+            if name != target:
+                z.writestr(name, data)
+                continue
+            with z.open(name, "w", force_zip64=True) as f:
+                chunk = b" " * (1 << 24)
+                for _ in range(size // len(chunk)):
+                    f.write(chunk)
+
+
+def inner_bomb(path, model) -> None:
+    """The classifier's .npz holds an array member of 1 GB of zeros, declared as such."""
+    files = members(model)
+    name = next(n for n in files if n.endswith(".npz"))
+    with np.load(io.BytesIO(files[name])) as data:
+        arrays = {key: data[key] for key in data.files}
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for key, array in arrays.items():
+            if key != "data":
+                z.writestr(f"{key}.npy", _npy(array))
+                continue
+            header = io.BytesIO()
+            n = 1 << 27  # float64: 1 GB
+            np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (n,)})
+            with z.open("data.npy", "w", force_zip64=True) as f:
+                f.write(header.getvalue())
+                chunk = bytes(1 << 24)
+                for _ in range(n * 8 // len(chunk)):
+                    f.write(chunk)
+    files[name] = buffer.getvalue()
+    write_zip(path, files)
+
+
+def _npy(array) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+def flip_bytes(data: bytes) -> bytes:
+    middle = len(data) // 2
+    return data[:middle] + bytes(b ^ 0xFF for b in data[middle : middle + 64]) + data[middle + 64 :]
+
+
+def flipped_archive(path, model) -> None:
+    """A stretch of the classifier member's compressed bytes flipped in the archive file itself."""
+    raw = bytearray(model.read_bytes())
+    with zipfile.ZipFile(model) as z:
+        info = next(i for i in z.infolist() if i.filename.endswith(".npz"))
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra) + info.compress_size // 2
+    raw[start : start + 64] = bytes(b ^ 0xFF for b in raw[start : start + 64])
+    path.write_bytes(bytes(raw))
+
+
+def set_first(key, value):
+    def change(arrays):
+        arrays[key] = arrays[key].copy()
+        arrays[key][0] = value
+
+    return change
+
+
+def deep_manifest(path, model) -> None:
+    files = members(model)
+    text = files["manifest.json"].decode()
+    files["manifest.json"] = (text[:-1] + ',"deep":' + "[" * 100_000 + "]" * 100_000 + "}").encode()
+    write_zip(path, files)
+
+
+def long_number_manifest(path, model) -> None:
+    files = members(model)
+    text = files["manifest.json"].decode()
+    files["manifest.json"] = text.replace('"labels":[', '"labels":[' + "9" * 100_000 + ",", 1).encode()
+    write_zip(path, files)
+
+
+def encrypted_flag(path, model) -> None:
+    """The classifier member marked as encrypted (general purpose flag bit 0)."""
+    raw = bytearray(model.read_bytes())
+    with zipfile.ZipFile(model) as z:
+        infos = [i for i in z.infolist() if i.filename.endswith(".npz")]
+    for info in infos:
+        raw[info.header_offset + 6] |= 1
+    # and in the central directory
+    cd = raw.rfind(b"PK\x01\x02")
+    while cd != -1:
+        name_len = int.from_bytes(raw[cd + 28 : cd + 30], "little")
+        if raw[cd + 46 : cd + 46 + name_len].endswith(b".npz"):
+            raw[cd + 8] |= 1
+        cd = raw.rfind(b"PK\x01\x02", 0, cd)
+    path.write_bytes(bytes(raw))
+
+
+def drop_last_feature(m):
+    m["models"][0]["features"].pop()
+
+
+def first_class(m, value):
+    m["classes"][0] = value
+
+
+CASES = {
+    # the file as a whole
+    "not-a-zip": lambda p, ms: p.write_bytes(b"not a zip file\n" * 100),
+    "empty": lambda p, ms: p.write_bytes(b""),
+    "truncated": lambda p, ms: p.write_bytes(ms["liblinear"].read_bytes()[: ms["liblinear"].stat().st_size // 2]),
+    "flipped-bytes": lambda p, ms: flipped_archive(p, ms["liblinear"]),
+    "encrypted-member": lambda p, ms: encrypted_flag(p, ms["liblinear"]),
+    "manifest-bomb": lambda p, ms: bomb(p, ms["liblinear"], "manifest.json"),
+    "classifier-bomb": lambda p, ms: bomb(p, ms["liblinear"], ".npz"),
+    "npz-member-bomb": lambda p, ms: inner_bomb(p, ms["liblinear"]),
+    "libsvm-text-bomb": lambda p, ms: bomb(p, ms["libsvm"], ".libsvm"),
+    # the manifest
+    "manifest-missing": lambda p, ms: write_zip(p, {n: d for n, d in members(ms["liblinear"]).items() if n != "manifest.json"}),
+    "manifest-not-json": lambda p, ms: with_member(ms["liblinear"], p, "manifest.json", lambda d: d[:-10]),
+    "manifest-deep": lambda p, ms: deep_manifest(p, ms["liblinear"]),
+    "manifest-long-number": lambda p, ms: long_number_manifest(p, ms["liblinear"]),
+    "manifest-a-list": lambda p, ms: with_member(ms["liblinear"], p, "manifest.json", lambda d: b"[1, 2]"),
+    "format-version": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(format_version=[[1] * 10**5])),
+    "label-out-of-range": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["labels"].__setitem__(0, 10**6)),
+    "label-negative": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["labels"].__setitem__(0, -1)),
+    "label-not-int": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["labels"].__setitem__(0, "0")),
+    "no-models": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(models=[])),
+    "models-not-list": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(models={"a": 1})),
+    "split-name-without-split": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0].update(name="split:NOUN")),
+    "feature-map-short": lambda p, ms: with_manifest(ms["liblinear"], p, drop_last_feature),
+    "feature-map-bad-key": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["features"].__setitem__(0, [99, "x"])),
+    "positions-out-of-range": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["positions"].append(500)),
+    "feature-model-garbage": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(((")),
+    "feature-model-fewer": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(FORM, Stack[0])")),
+    "split-regex-in-model": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(
+        text=m["feature_model"]["text"] + "\nSplit(InputColumn(FEATS, Stack[0]), [^!]*[^!]*[^!]*[^!]*[^!]*[^!]*!)\n")),
+    "feature-model-deep": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(
+        text="Merge(" * 100_000 + "InputColumn(POSTAG, Stack[0])" + ", InputColumn(POSTAG, Stack[0]))" * 100_000)),
+    "feature-model-huge": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(
+        text="InputColumn(POSTAG, Stack[0])\n" * 200_000)),
+    "unknown-transition": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: first_class(m, "XX")),
+    "label-with-tab": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["classes"].append("RA~a\tb")),
+    "class-twice": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["classes"].append(m["classes"][0])),
+    "arc-without-label": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["classes"].append("LA")),
+    "kind-mismatch": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0].update(kind="libsvm")),
+    "classifier-missing": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0].update(file="nowhere.npz")),
+    "bad-config": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["config"].update(x={"y": 1})),
+    "data-format": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(data_format="malttab")),
+    # the LIBLINEAR weights
+    "csr-indices-out-of-range": lambda p, ms: with_arrays(ms["liblinear"], p, set_first("indices", 10**6)),
+    "csr-indices-negative": lambda p, ms: with_arrays(ms["liblinear"], p, set_first("indices", -5)),
+    "csr-indptr-backwards": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.update(indptr=a["indptr"][::-1].copy())),
+    "csr-indptr-short": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.update(indptr=a["indptr"][:-5])),
+    "csr-shape": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.update(shape=a["shape"] + 7)),
+    "weights-nan": lambda p, ms: with_arrays(ms["liblinear"], p, set_first("data", np.nan)),
+    "weights-strings": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.update(data=a["data"].astype(str))),
+    "intercept-length": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.update(intercept=np.zeros(3))),
+    "array-missing": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.pop("indptr")),
+    # the LIBSVM model text
+    "libsvm-index-beyond-width": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b" 1:1", b" 99999999:1", 1)),
+    "libsvm-nr-class": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"nr_class ", b"nr_class 1", 1)),
+    "libsvm-garbage-number": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"rho ", b"rho x", 1)),
+    "libsvm-kernel": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"kernel_type polynomial", b"kernel_type precomputed", 1)),
+    "libsvm-huge-degree": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"degree 2", b"degree 999999999", 1)),
+    "libsvm-truncated-sv": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d[: len(d) // 2]),
+    # the k-NN instance base
+    "knn-symbol-out-of-range": lambda p, ms: with_arrays(ms["knn"], p, lambda a: a["instances"].__setitem__((0, 0), 10**6)),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_damaged_model_is_one_line_error_in_bounded_memory_and_time(models, tmp_path, case):
+    bad = tmp_path / "bad.mpm"
+    CASES[case](bad, models)
+    out = tmp_path / "out.conllu"
+    started = time.perf_counter()
+    wrapper = subprocess.run(
+        [sys.executable, "-c", WRAPPER, sys.executable, "-m", "maltpy", "parse", "-m", bad, "-i", TEST, "-o", out],
+        capture_output=True, timeout=120,
+    )  # fmt: skip
+    elapsed = time.perf_counter() - started
+    *err_lines, last = wrapper.stdout.decode("utf-8", "replace").splitlines()
+    peak_kb, status = map(int, last.split())
+    err = "\n".join(err_lines)
+    assert status == 2, err
+    assert "Traceback" not in err and len(err_lines) == 1, err
+    assert err.startswith(tuple(f"maltpy: error: {bad}: {what}" for what in ("damaged model", "not a maltpy model",
+                                                                           "model format version"))), err  # fmt: skip
+    assert len(err) < 600, err
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["bad.mpm"]
+    assert peak_kb < PEAK_LIMIT_KB, f"peak {peak_kb} kB"
+    assert elapsed < TIME_LIMIT_S, f"{elapsed:.1f} s"
+
+
+def test_the_undamaged_models_parse(models, tmp_path):
+    # the cases above are damage, not a reader that refuses everything
+    for learner, model in models.items():
+        result = run_maltpy("parse", "-m", model, "-i", TEST, "-o", tmp_path / f"{learner}.conllu")
+        assert result.returncode == 0, result.stderr
+        assert (tmp_path / f"{learner}.conllu").stat().st_size > 0
