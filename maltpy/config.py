@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from .conll import valid_label
 from .errors import MaltpyError
 from .files import read_file
 from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARKING_STRATEGIES, Encoding
@@ -122,7 +123,7 @@ def _plain(value: Any) -> Any:
 class Option:
     """One option: its kind of value, MaltParser's flag for it, and one line of help."""
 
-    kind: str  # bool | int | str | choice | path | column | address | liboptions
+    kind: str  # bool | int | str | label | choice | path | column | address | liboptions
     flag: str
     help: str
     choices: tuple[str, ...] = ()
@@ -136,7 +137,7 @@ OPTIONS: dict[tuple[str, str], Option] = {
         "choice", "nv", "how feature null values are told apart", ("none", "one", "rootnode", "novalue")
     ),
     ("input", "format"): Option("choice", "if", "input data format", ("auto", "conllx", "conllu")),
-    ("graph", "root_label"): Option("str", "grl", "label of words attached to the root after parsing"),
+    ("graph", "root_label"): Option("label", "grl", "label of words attached to the root after parsing"),
     ("nivre", "allow_root"): Option("bool", "nr", "root dependents attached by a transition (Nivre)"),
     ("nivre", "allow_reduce"): Option("bool", "ne", "REDUCE allowed for a word without a head"),
     ("covington", "allow_root"): Option("bool", "cr", "root dependents attached by a transition (Covington)"),
@@ -174,6 +175,7 @@ class LibOption:
     high: float | None = None
     pattern: str | None = None
     shown: str = ""  # the values of a string option, as the error message names them
+    above: bool = False  # the value must be greater than ``low``, not equal to it
 
 
 #: Each learner's options by flag. LIBSVM's and LIBLINEAR's defaults are MaltParser 1.9.2's
@@ -183,21 +185,21 @@ LEARNER_OPTIONS: dict[str, dict[str, LibOption]] = {
     "libsvm": {
         "s": LibOption(int, 0, 0, 1),  # svm type: C-SVC (1: nu-SVC); the others are not classifiers
         "t": LibOption(int, 1, 0, 3),  # kernel: polynomial (gamma*u'v + coef0)^degree
-        "d": LibOption(int, 2, 1),  # degree
-        "g": LibOption(float, 0.2, 0),  # gamma
+        "d": LibOption(int, 2, 1, 20),  # degree
+        "g": LibOption(float, 0.2, 0),  # gamma (0: LIBSVM's 1 / number of features)
         "r": LibOption(float, 0.0),  # coef0
-        "c": LibOption(float, 1.0, 0),  # cost C
-        "n": LibOption(float, 0.5, 0, 1),  # nu
+        "c": LibOption(float, 1.0, 0, above=True),  # cost C
+        "n": LibOption(float, 0.5, 0, 1, above=True),  # nu
         "p": LibOption(float, 0.1, 0),  # epsilon of the epsilon-SVR loss
-        "m": LibOption(float, 100.0, 0),  # cache size in MB
-        "e": LibOption(float, 1.0, 0),  # stopping tolerance
+        "m": LibOption(float, 100.0, 0, above=True),  # cache size in MB
+        "e": LibOption(float, 1.0, 0, above=True),  # stopping tolerance
         "h": LibOption(int, 1, 0, 1),  # shrinking heuristics
         "b": LibOption(int, 0, 0, 1),  # probability estimates
     },
     "liblinear": {
         "s": LibOption(int, 4, 0, 7),  # solver: Crammer-Singer multi-class SVM
-        "c": LibOption(float, 0.1, 0),  # cost C
-        "e": LibOption(float, 0.1, 0),  # stopping tolerance
+        "c": LibOption(float, 0.1, 0, above=True),  # cost C
+        "e": LibOption(float, 0.1, 0, above=True),  # stopping tolerance
         "B": LibOption(float, -1.0),  # bias; negative = no bias term
     },
     "knn": {
@@ -249,13 +251,13 @@ def parse_learner_options(value: Any, learner: str) -> dict[str, int | float | s
         while tokens:
             flag = tokens.pop(0)
             if not flag.startswith("-") or len(flag) < 2:
-                raise ValueError(f"{flag!r} is not a flag (flags start with -)")
+                raise ValueError(f"{_q(flag)} is not a flag (flags start with -)")
             if len(flag) > 2 and flag[1] in allowed and flag[1:] not in allowed:
                 flag, raw = flag[:2], flag[2:]
             elif tokens:
                 raw = tokens.pop(0)
             else:
-                raise ValueError(f"{value!r}: every flag needs a value (-flag value ...)")
+                raise ValueError(f"{_q(value)}: every flag needs a value (-flag value ...)")
             given[flag[1:]] = raw
     elif isinstance(value, Mapping):
         given = {str(k).lstrip("-"): v for k, v in value.items()}
@@ -276,12 +278,14 @@ def _lib_value(flag: str, raw: Any, spec: LibOption) -> int | float | str:
     if spec.kind is str:
         text = str(raw).strip().upper() if isinstance(raw, (str, int, float)) and not isinstance(raw, bool) else None
         if text is None or not re.fullmatch(spec.pattern, text):
-            raise ValueError(f"-{flag} takes {spec.shown}, not {raw!r}")
+            raise ValueError(f"-{flag} takes {spec.shown}, not {_q(raw)}")
         return text
     number = _number(raw, spec.kind)
     if number is None:
-        raise ValueError(f"-{flag} takes {'an integer' if spec.kind is int else 'a number'}, not {raw!r}")
+        raise ValueError(f"-{flag} takes {'an integer' if spec.kind is int else 'a number'}, not {_q(raw)}")
     low, high = spec.low, spec.high
+    if spec.above and number <= low:
+        raise ValueError(f"-{flag} {raw} must be greater than {low}")
     if (low is not None and number < low) or (high is not None and number > high):
         bounds = f"{low if low is not None else '-inf'}..{high if high is not None else 'inf'}"
         raise ValueError(f"-{flag} {raw} is outside {bounds}")
@@ -339,7 +343,7 @@ def config_from_dict(data: Any, where: str) -> Config:
         raise MaltpyError("the configuration is not a mapping", where)
     for group, options in data.items():
         if not isinstance(options, Mapping):
-            raise MaltpyError(f"configuration group {group!r} is not a mapping", where)
+            raise MaltpyError(f"configuration group {_q(group)} is not a mapping", where)
         for name, value in options.items():
             if (group, name) not in OPTIONS:
                 raise MaltpyError(f"unknown configuration key {group}.{name}", where)
@@ -382,10 +386,27 @@ def _build(
             source.get(key) or "command line",
             raw[key][1],
         )
+    if structure is not None:
+        from .features.spec import SpecError, foreign_address, parse_feature
+
+        key = ("guide", "data_split_structure")
+        algorithm = values.get(("singlemalt", "parsing_algorithm"), SingleMalt().parsing_algorithm)
+        try:
+            foreign = foreign_address(parse_feature(f"InputColumn({column}, {structure})"), algorithm)
+        except SpecError as e:
+            foreign = str(e)
+        if foreign:
+            raise MaltpyError(f"guide.data_split_structure: {foreign}", source.get(key) or "command line", raw[key][1])
     groups = {}
     for f in dataclasses.fields(Config):
         groups[f.name] = type(f.default)(**{name: v for (g, name), v in values.items() if g == f.name})
     return Config(**groups)
+
+
+def _q(value: Any, limit: int = 60) -> str:
+    """A user's value quoted in a message, cut short (a file may hold anything)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _check(option: Option, value: Any, from_text: bool) -> Any:
@@ -398,28 +419,30 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
         if from_text and isinstance(value, str) and value.lower() in _TRUE + _FALSE:
             return value.lower() in _TRUE
         if not isinstance(value, bool):
-            raise ValueError(f"expected true or false, not {value!r}")
+            raise ValueError(f"expected true or false, not {_q(value)}")
         return value
     if option.kind == "int":
         if from_text and isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value):
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"expected an integer, not {value!r}")
+            raise ValueError(f"expected an integer, not {_q(value)}")
         if option.minimum is not None and value < option.minimum:
             raise ValueError(f"must be at least {option.minimum}, not {value}")
         return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and option.kind == "str":
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and option.kind in ("str", "label"):
         value = str(value)
     if not isinstance(value, str):
-        raise ValueError(f"expected a string, not {value!r}")
+        raise ValueError(f"expected a string, not {_q(value)}")
     if value == "" or value != value.strip():
-        raise ValueError(f"{value!r} is empty or has surrounding blanks")
+        raise ValueError(f"{_q(value)} is empty or has surrounding blanks")
+    if option.kind == "label" and not valid_label(value):
+        raise ValueError(f"{_q(value)} is not a label CoNLL can hold (no blanks, tabs or line breaks)")
     if option.kind == "choice" and value not in option.choices:
-        raise ValueError(f"{value!r} is not one of {', '.join(option.choices)}")
+        raise ValueError(f"{_q(value)} is not one of {', '.join(option.choices)}")
     if option.kind == "column" and value not in COLUMN_NAMES:
-        raise ValueError(f"{value!r} is not a column name ({', '.join(COLUMN_NAMES)})")
+        raise ValueError(f"{_q(value)} is not a column name ({', '.join(COLUMN_NAMES)})")
     if option.kind == "address" and not _ADDRESS.match(value.replace(" ", "")):
-        raise ValueError(f"{value!r} is not an address such as Input[0] or head(Stack[0])")
+        raise ValueError(f"{_q(value)} is not an address such as Input[0] or head(Stack[0])")
     return value
 
 
@@ -427,6 +450,13 @@ def _read_yaml(text: str, path: str) -> dict[tuple[str, str], tuple[Any, int]]:
     """{(group, name): (value, line)} from the YAML text; structure errors name the line."""
     loader = yaml.SafeLoader(text)
     try:
+        # A configuration needs no anchors, aliases or tags: refused before anything is built
+        # (an alias bomb expands to gigabytes; a tag may name a constructor).
+        for token in yaml.scan(text, Loader=yaml.SafeLoader):
+            if isinstance(token, (yaml.AnchorToken, yaml.AliasToken, yaml.TagToken)):
+                kind = {yaml.AnchorToken: "anchors (&)", yaml.AliasToken: "aliases (*)", yaml.TagToken: "tags (!)"}
+                raise MaltpyError(f"YAML {kind[type(token)]} are not allowed in a configuration", path,
+                                  token.start_mark.line + 1)  # fmt: skip
         root = loader.get_single_node()
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
@@ -439,8 +469,8 @@ def _read_yaml(text: str, path: str) -> dict[tuple[str, str], tuple[Any, int]]:
         for group, group_node, group_line in _mapping(root, loader, path, "the file"):
             if group not in {g for g, _ in OPTIONS}:
                 known = ", ".join(sorted({g for g, _ in OPTIONS}))
-                raise MaltpyError(f"unknown option group {group!r} (groups: {known})", path, group_line)
-            for name, node, line in _mapping(group_node, loader, path, f"group {group!r}"):
+                raise MaltpyError(f"unknown option group {_q(group)} (groups: {known})", path, group_line)
+            for name, node, line in _mapping(group_node, loader, path, f"group {_q(group)}"):
                 if (group, name) not in OPTIONS:
                     known = ", ".join(n for g, n in OPTIONS if g == group)
                     raise MaltpyError(f"unknown key {group}.{name} (keys of {group}: {known})", path, line)
@@ -461,11 +491,13 @@ def _mapping(node: yaml.Node, loader: yaml.SafeLoader, path: str, what: str):
     seen = set()
     for key_node, value_node in node.value:
         line = key_node.start_mark.line + 1
+        if key_node.tag == "tag:yaml.org,2002:merge":
+            raise MaltpyError("YAML merge keys (<<) are not allowed in a configuration", path, line)
         key = loader.construct_object(key_node)
         if not isinstance(key, str):
-            raise MaltpyError(f"key {key!r} is not a name", path, line)
+            raise MaltpyError(f"key {_q(key)} is not a name", path, line)
         if key in seen:
-            raise MaltpyError(f"key {key!r} is given twice", path, line)
+            raise MaltpyError(f"key {_q(key)} is given twice", path, line)
         seen.add(key)
         yield key, value_node, line
 

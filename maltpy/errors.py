@@ -7,6 +7,9 @@ into a single line, ``maltpy: error: FILE:LINE: message``, and exit status 2.
 from __future__ import annotations
 
 
+MAX_MESSAGE = 600  # characters of a message (a quoted value is cut there)
+
+
 class MaltpyError(Exception):
     """A user error, located by file and (where known) line."""
 
@@ -20,4 +23,8 @@ class MaltpyError(Exception):
         where = ""
         if self.file is not None:
             where = f"{self.file}:{self.line}: " if self.line is not None else f"{self.file}: "
-        return where + self.message
+        # One line, of bounded length, whatever the input put into the message.
+        message = self.message.replace("\r", "\\r").replace("\n", "\\n")
+        if len(message) > MAX_MESSAGE:
+            message = message[:MAX_MESSAGE] + "..."
+        return where + message

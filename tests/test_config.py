@@ -83,13 +83,29 @@ def test_a_file_and_command_line_overrides(tmp_path):
         ("covington:\n  max_degree: 1.5\n", 2, "covington.max_degree: expected an integer"),
         ("lib:\n  options: '-c'\n", 2, "every flag needs a value"),
         ("lib:\n  options: '-t 1'\n", 2, "-t is not a liblinear option"),
-        ("lib:\n  options: '-c -1'\n", 2, "-c -1 is outside 0..inf"),
+        ("lib:\n  options: '-c -1'\n", 2, "-c -1 must be greater than 0"),
         ("lib:\n  options: {c: fast}\n", 2, "-c takes a number"),
         ("guide:\n  learner: libsvm\nlib:\n  options: '-d 2.5'\n", 4, "-d takes an integer"),
         ("guide:\n  learner: libsvm\n  learner: liblinear\n", 3, "key 'learner' is given twice"),
         ("guide: [1, 2\n", 2, "not valid YAML"),
         ("- nivre\n", 1, "the file must be a mapping"),
         ("graph:\n  root_label: ''\n", 2, "graph.root_label: '' is empty"),
+        ("graph:\n  root_label: \"a\\tb\"\n", 2, "is not a label CoNLL can hold"),
+        ("graph:\n  root_label: 'a b'\n", 2, "is not a label CoNLL can hold"),
+        # hostile YAML: nothing a configuration needs, refused before it is built
+        ("lib:\n  options: &a [x, x]\nguide: *a\n", 2, "YAML anchors (&) are not allowed"),
+        ("guide: !!python/object:os.system\n  learner: x\n", 1, "YAML tags (!) are not allowed"),
+        ("guide:\n  learner: !custom libsvm\n", 2, "YAML tags (!) are not allowed"),
+        ("guide:\n  <<: {learner: libsvm}\n", 2, "YAML merge keys (<<) are not allowed"),
+        # learner options that train nothing are refused before training
+        ("lib:\n  options: '-c 0'\n", 2, "-c 0 must be greater than 0"),
+        ("lib:\n  options: '-e 0'\n", 2, "-e 0 must be greater than 0"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: '-c 0'\n", 4, "-c 0 must be greater than 0"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: '-e 0'\n", 4, "-e 0 must be greater than 0"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: '-m 0'\n", 4, "-m 0 must be greater than 0"),
+        # the split address is checked against the algorithm, as feature addresses are
+        ("guide:\n  data_split_column: POSTAG\n  data_split_structure: Lookahead[0]\n", 3,
+         "Lookahead[...] is not an address of nivreeager"),
     ],
 )
 def test_errors_name_file_line_and_key(tmp_path, text, line, message):
@@ -113,3 +129,18 @@ def test_an_empty_file_is_all_defaults(tmp_path):
 def test_missing_config_file(tmp_path):
     with pytest.raises(MaltpyError, match="no such config file"):
         load_config(str(tmp_path / "absent.yaml"))
+
+
+def test_an_alias_bomb_is_refused_in_bounded_time_and_message(tmp_path):
+    # "billion laughs": nine levels of nine aliases would expand to 9**9 items in a message
+    lines = ["lib:", "  options:", '    a0: &a0 ["lol"]']
+    lines += [f"    a{i}: &a{i} [{', '.join(['*a' + str(i - 1)] * 9)}]" for i in range(1, 10)]
+    with pytest.raises(MaltpyError, match="YAML anchors") as caught:
+        load_config(write(tmp_path, "\n".join(lines) + "\n"))
+    assert len(str(caught.value)) < 300
+
+
+def test_an_unbounded_value_is_cut_in_the_message(tmp_path):
+    with pytest.raises(MaltpyError) as caught:
+        load_config(write(tmp_path, "singlemalt:\n  parsing_algorithm: " + "x" * 100_000 + "\n"))
+    assert "is not one of" in str(caught.value) and len(str(caught.value)) < 700

@@ -35,7 +35,7 @@ SOLVERS = {
     3: ("svc", {"loss": "hinge", "penalty": "l2", "dual": True}),
     4: ("svc", {"multi_class": "crammer_singer"}),
     5: ("svc", {"loss": "squared_hinge", "penalty": "l1", "dual": False}),
-    6: ("logistic", {"penalty": "l1", "dual": False}),
+    6: ("logistic", {"penalty": "l1", "dual": False, "l1_ratio": 1.0}),  # l1_ratio: scikit-learn 1.8's way
     7: ("logistic", {"penalty": "l2", "dual": True}),
 }
 
@@ -168,15 +168,23 @@ def _train(X: sp.csr_matrix, y: np.ndarray, options: dict) -> tuple[np.ndarray, 
     common = {"C": options["c"], "tol": options["e"], "fit_intercept": fit_intercept, "random_state": 0}
     if fit_intercept:
         common["intercept_scaling"] = options["B"]
-    if family == "svc":
-        model = LinearSVC(max_iter=100_000, **common, **params)
-    else:
-        model = LogisticRegression(solver="liblinear", max_iter=100_000, **common, **params)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(X, y)
-    coef = model.coef_
-    intercept = np.asarray(model.intercept_, dtype=float).reshape(-1) if fit_intercept else np.zeros(len(coef))
+        warnings.simplefilter("ignore", FutureWarning)  # scikit-learn renaming its parameters ...
+        warnings.simplefilter("ignore", UserWarning)  # ... and older ones saying l1_ratio is unused
+        if family == "svc":  # one-vs-rest for the binary losses, as LIBLINEAR's own command
+            model = LinearSVC(max_iter=100_000, **common, **params).fit(X, y)
+            coef, intercept = model.coef_, np.asarray(model.intercept_, dtype=float).reshape(-1)
+        elif len(np.unique(y)) <= 2:
+            model = LogisticRegression(solver="liblinear", max_iter=100_000, **common, **params).fit(X, y)
+            coef, intercept = model.coef_, np.asarray(model.intercept_, dtype=float).reshape(-1)
+        else:  # scikit-learn's liblinear logistic regression is binary only: one-vs-rest here
+            rows = [LogisticRegression(solver="liblinear", max_iter=100_000, **common, **params).fit(X, y == c)
+                    for c in range(int(y.max()) + 1)]  # fmt: skip
+            coef = np.vstack([r.coef_[0] for r in rows])
+            intercept = np.array([float(np.ravel(r.intercept_)[0]) for r in rows])
+    if not fit_intercept:
+        intercept = np.zeros(len(coef))
     if coef.shape[0] == 1:  # two classes: scikit-learn keeps one weight vector, for class 1
         coef = np.vstack([np.zeros_like(coef[0]), coef[0]])
         intercept = np.array([0.0, intercept[0]])
