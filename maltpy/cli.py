@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
@@ -67,7 +68,31 @@ def config_from(kwargs: dict) -> object:
     return load_config(kwargs.pop("config_path", None), overrides)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Signalled(BaseException):
+    """SIGTERM or SIGHUP arrived: unwinds like Ctrl-C, so that partial outputs are removed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _on_signal(signum, frame) -> None:
+    raise _Signalled(signum)
+
+
+class _PipeClosed(Exception):
+    """The reader of standard output went away; raised past click, which would exit 1 on it."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _PipeClosed() from None
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="maltpy")
 def cli() -> None:
     """maltpy: data-driven dependency parsing in the MaltParser mould.
@@ -553,8 +578,14 @@ def main(argv: list[str] | None = None) -> int:
         with cli.make_context("maltpy", ["--help"], resilient_parsing=True) as ctx:
             click.echo(cli.get_help(ctx), err=True)
         return 2
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _on_signal)
     try:
         status = cli.main(args=argv, prog_name="maltpy", standalone_mode=False)
+    except _Signalled as e:
+        print(f"maltpy: terminated by {signal.Signals(e.signum).name}", file=sys.stderr)
+        return 128 + e.signum
     except MaltpyError as e:
         return _fail(str(e))
     except click.UsageError as e:
@@ -565,7 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     except (click.Abort, KeyboardInterrupt):
         print("maltpy: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except (BrokenPipeError, _PipeClosed):
         # The reader of our output went away (as `maltpy parse ... | head` does): stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

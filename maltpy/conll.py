@@ -13,6 +13,8 @@ not well formed is a ``MaltpyError`` naming the file and the line.
 
 from __future__ import annotations
 
+import os
+
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -233,6 +235,18 @@ class _SentenceBuilder:
         return sentence
 
 
+MAX_LINE_VARIABLE = "MALTPY_MAX_LINE_BYTES"
+MAX_LINE_DEFAULT = 1 << 20
+
+
+def max_line_bytes() -> int:
+    """The longest line maltpy reads: 1 MB, or the environment's MALTPY_MAX_LINE_BYTES."""
+    value = os.environ.get(MAX_LINE_VARIABLE, "")
+    if value.strip().isdigit() and int(value) > 0:
+        return int(value)
+    return MAX_LINE_DEFAULT
+
+
 def valid_label(text: str) -> bool:
     """A DEPREL that CoNLL files can hold: not empty, no blanks (tabs, spaces, line breaks)."""
     return bool(text) and not any(ch.isspace() for ch in text)
@@ -240,8 +254,17 @@ def valid_label(text: str) -> bool:
 
 def decoded_lines(stream: BinaryIO, name: str, byte_order_mark: bool = False) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line, without its line end (LF or CRLF); UTF-8 only. A
-    byte-order mark starting the first line is dropped, unless ``byte_order_mark``."""
-    for number, raw in enumerate(stream, 1):
+    byte-order mark starting the first line is dropped, unless ``byte_order_mark``. A line longer
+    than max_line_bytes() (``-i /dev/zero``) is an error, read no further."""
+    limit = max_line_bytes()
+    readline = stream.readline
+    number = 0
+    while raw := readline(limit + 1):
+        number += 1
+        if len(raw) > limit and not (len(raw) == limit + 1 and raw.endswith(b"\n")):
+            raise MaltpyError(
+                f"a line longer than {limit} bytes (set {MAX_LINE_VARIABLE} to allow longer ones)", name, number
+            )
         if raw.endswith(b"\n"):
             raw = raw[:-1]
             if raw.endswith(b"\r"):

@@ -3,6 +3,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,21 @@ def test_a_closed_pipe_is_not_an_error_message(tmp_path):
     assert pipeline.stderr == b""
 
 
+def test_a_parse_into_a_closed_pipe_exits_141_in_silence(tmp_path):
+    # `maltpy parse -m M -i BIG | head -n 1`, BIG over 100,000 tokens: the status is the 141 the
+    # README documents (click alone would exit 1), nothing on stderr
+    model, big = tmp_path / "m.mpm", tmp_path / "big.conllu"
+    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
+    text = (EXAMPLE / "en-train.conllu").read_bytes()
+    big.write_bytes(text * (100_000 // sum(1 for line in text.splitlines() if line[:1].isdigit()) + 1))
+    for command in (f"parse -m '{model}' -i '{big}'", f"proj -i '{big}' -pp head", f"convert -i '{big}' --to conllx"):
+        pipeline = subprocess.run(
+            ["bash", "-c", f"'{sys.executable}' -m maltpy {command} | head -n 1 >/dev/null; exit ${{PIPESTATUS[0]}}"],
+            capture_output=True,
+        )  # fmt: skip
+        assert pipeline.returncode == 141 and pipeline.stderr == b"", (command, pipeline)
+
+
 def test_config_command(tmp_path):
     result = run_maltpy("config", "-a", "stackeager", "-l", "libsvm", "-lo", "-c 0.5", "-nr", "false")
     out = result.stdout.decode()
@@ -184,3 +200,32 @@ def test_output_to_a_device_or_through_a_link(tmp_path):
     assert link.is_symlink() and target.read_bytes() == source.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.conllu", "target.conllu"]
     assert_one_line_error(run_maltpy("convert", "-i", source, "-o", "", "--to", "conllu"), "command line: the output")
+
+
+def test_a_line_without_end_is_one_line_error_in_bounded_memory(tmp_path):
+    # -i /dev/zero: one endless line; refused at MALTPY_MAX_LINE_BYTES (1 MB unless set)
+    assert_one_line_error(run_maltpy("convert", "-i", "/dev/zero", "--to", "conllu"), "/dev/zero:1: a line longer than")
+    long = tmp_path / "long.conllu"
+    long.write_bytes(b"1\t" + b"a" * 2_000_000 + b"\t_\t_\t_\t_\t0\troot\t_\t_\n\n")
+    assert_one_line_error(run_maltpy("convert", "-i", long, "--to", "conllu"), f"{long}:1: a line longer than 1048576")
+    allowed = subprocess.run([sys.executable, "-m", "maltpy", "convert", "-i", long, "--to", "conllu"],
+                             capture_output=True, env={**os.environ, "MALTPY_MAX_LINE_BYTES": "3000000"})  # fmt: skip
+    assert allowed.returncode == 0 and allowed.stdout == long.read_bytes(), allowed.stderr
+
+
+@pytest.mark.parametrize("signum, status", [(15, 143), (1, 129)])
+def test_sigterm_or_sighup_mid_parse_leaves_the_folder_as_it_was(tmp_path, signum, status):
+    model, big, out = tmp_path / "m.mpm", tmp_path / "big.conllu", tmp_path / "out" / "parsed.conllu"
+    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
+    big.write_bytes((EXAMPLE / "en-train.conllu").read_bytes() * 400)
+    out.parent.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", model, "-i", big, "-o", out],
+                               stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not any(out.parent.iterdir()) and time.monotonic() < deadline:  # the partial output is there
+        time.sleep(0.05)
+    time.sleep(1)
+    os.kill(process.pid, signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == status, err
+    assert list(out.parent.iterdir()) == [] and b"Traceback" not in err
