@@ -22,7 +22,7 @@ from .config import FLAGS, OPTIONS, dump_config, load_config
 from .conll import FORMATS, format_sentence
 from .errors import MaltpyError
 from .evaluate import Scores, attachment_scores
-from .files import atomic_output, is_std, read_conll
+from .files import atomic_output, check_output_path, is_std, read_conll
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -220,6 +220,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     from .parser import learn
 
     config = config_from(kwargs)
+    check_output_path(model_path, (input_path,))
     say = None if quiet else _progress_line
     started = time.perf_counter()
     with read_conll(input_path, config.input.format) as reader:

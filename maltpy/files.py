@@ -67,6 +67,27 @@ def read_conll(path: str | None, format: str = "auto", blind: bool = False) -> I
         yield ConllReader(stream, name, format, blind)
 
 
+def check_output_path(path: str, inputs: tuple[str | None, ...] = ()) -> None:
+    """MaltpyError unless ``path`` can be written as an output: not a directory, its folder
+    there and writable, and not one of ``inputs`` (a model written over its treebank). Checked
+    before any work, so that a long run does not fail at its end."""
+    if not path:
+        raise MaltpyError("the output file name is empty", "command line")
+    if os.path.isdir(path):
+        raise MaltpyError("is a directory; cannot write output there", path)
+    for source in inputs:
+        if source and not is_std(source) and os.path.exists(source) and os.path.exists(path):
+            if os.path.samefile(source, path) and os.path.isfile(path):
+                raise MaltpyError(f"is also the input {source}; refusing to write over it", path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        return  # a device or a pipe: opened when written
+    folder = os.path.dirname(os.path.realpath(path)) or "."
+    if not os.path.isdir(folder):
+        raise MaltpyError(f"cannot write: no such folder {folder}", path)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise MaltpyError(f"cannot write: the folder {folder} is not writable", path)
+
+
 @contextmanager
 def atomic_output(path: str | None) -> Iterator[BinaryIO]:
     """A binary stream that becomes ``path`` only if the block completes without an exception.
@@ -76,14 +97,13 @@ def atomic_output(path: str | None) -> Iterator[BinaryIO]:
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
         return
-    if not path:
-        raise MaltpyError("the output file name is empty", "command line")
-    if os.path.isdir(path):
-        raise MaltpyError("is a directory; cannot write output there", path)
+    check_output_path(path)
     target = os.path.realpath(path)
-    if os.path.exists(target) and not os.path.isfile(target):
+    if os.path.exists(path) and not os.path.isfile(path):
+        # A device, a FIFO, /dev/stdout or a process substitution (/dev/fd/63): written as it is,
+        # through the name given (its resolved name may be a pipe no one can open).
         try:
-            stream = open(target, "wb")
+            stream = open(path, "wb")
         except OSError as e:
             raise MaltpyError(f"cannot write: {e.strerror}", path) from None
         with stream:

@@ -229,3 +229,36 @@ def test_sigterm_or_sighup_mid_parse_leaves_the_folder_as_it_was(tmp_path, signu
     _, err = process.communicate(timeout=60)
     assert process.returncode == status, err
     assert list(out.parent.iterdir()) == [] and b"Traceback" not in err
+
+
+def test_learn_checks_its_model_path_first_and_never_writes_over_its_treebank(tmp_path):
+    train = tmp_path / "train.conllu"
+    train.write_bytes((EXAMPLE / "en-train.conllu").read_bytes())
+    link = tmp_path / "link.conllu"
+    link.symlink_to(train)
+    for model in (train, link):
+        assert_one_line_error(run_maltpy("learn", "-i", train, "-m", model), f"{model}: is also the input")
+    assert_one_line_error(run_maltpy("learn", "-i", link, "-m", train), f"{train}: is also the input")
+    assert train.read_bytes() == (EXAMPLE / "en-train.conllu").read_bytes()
+    # the model's folder is checked before the treebank is read (here: an endless one)
+    missing = tmp_path / "absent" / "m.mpm"
+    assert_one_line_error(run_maltpy("learn", "-i", "/dev/zero", "-m", missing), f"{missing}: cannot write: no such folder")
+    assert_one_line_error(run_maltpy("learn", "-i", train, "-m", tmp_path), f"{tmp_path}: is a directory")
+    # a device is written as it is
+    assert run_maltpy("learn", "-q", "-i", train, "-m", "/dev/null").returncode == 0
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_output_to_dev_stdout_and_a_process_substitution(tmp_path):
+    source = EXAMPLE / "en-test.conllu"
+    result = run_maltpy("convert", "-i", source, "-o", "/dev/stdout", "--to", "conllu")
+    assert result.returncode == 0 and result.stdout == source.read_bytes()
+    pipeline = subprocess.run(
+        ["bash", "-c", f"'{sys.executable}' -m maltpy convert -i '{source}' --to conllu -o >(cat > '{tmp_path}/out'); wait"],
+        capture_output=True,
+    )  # fmt: skip
+    assert pipeline.returncode == 0, pipeline.stderr
+    deadline = time.monotonic() + 10
+    while (tmp_path / "out").read_bytes() != source.read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (tmp_path / "out").read_bytes() == source.read_bytes()
