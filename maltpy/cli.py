@@ -258,6 +258,8 @@ def parse_command(model_path: str, input_path: str | None, output_path: str | No
     with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
         for sentence in model.parse(reader, bar.add if bar else None):
             out.write(format_sentence(sentence).encode("utf-8"))
+            if not reader.pending():  # the writer waits: hand it what is parsed
+                out.flush()
     if bar:
         bar.close()
 

@@ -102,12 +102,14 @@ class ConllReader:
             raise ValueError(f"unknown format {format!r}")
         self.name = name
         self.blind = blind
+        # Whether more input is ready now (files.PipeReader); a file always is.
+        self.pending = getattr(stream, "pending", lambda wait=0.0: True)
         lines = decoded_lines(stream, name)
         if format == "auto":
             peeked = []
             for item in lines:
                 peeked.append(item)
-                if len(peeked) >= _PEEK_LINES or _evidence(item[1]):
+                if len(peeked) >= _PEEK_LINES or _evidence(item[1]) or (item[1] == "" and not self.pending()):
                     break
             format = _detect(peeked, name)
             lines = chain(peeked, lines)

@@ -8,6 +8,8 @@ never leaves a half-written file (and ``-i x -o x`` is safe).
 from __future__ import annotations
 
 import os
+import select
+import stat
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -50,14 +52,74 @@ def read_file(path: str, what: str = "file", limit: int = MAX_SMALL_FILE) -> byt
     return data
 
 
+class PipeReader:
+    """Lines from a pipe (or a terminal, a socket), and whether more input is ready now.
+
+    ``maltpy parse`` reads its sentences in batches; ``pending()`` lets it close a batch early
+    when the writer has gone quiet, so that a program can write a sentence and read its parse
+    while the pipe stays open. A regular file needs none of this: it is always ready."""
+
+    CHUNK = 1 << 16
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.data = b""
+        self.pos = 0
+        self.eof = False
+
+    def readline(self, limit: int = -1) -> bytes:
+        limit = limit if limit > 0 else sys.maxsize
+        while True:
+            end = self.data.find(b"\n", self.pos, self.pos + limit)
+            if end >= 0:
+                return self._take(end + 1)
+            if self.eof or len(self.data) - self.pos >= limit:
+                return self._take(min(len(self.data), self.pos + limit))
+            chunk = os.read(self.fd, self.CHUNK)
+            if chunk:
+                self.data = self.data[self.pos :] + chunk
+                self.pos = 0
+            else:
+                self.eof = True
+
+    def _take(self, end: int) -> bytes:
+        line = self.data[self.pos : end]
+        self.pos = end
+        return line
+
+    def pending(self, wait: float = 0.0) -> bool:
+        """True if reading on would not wait (input is buffered, at its end, or ready), or
+        input comes within ``wait`` seconds."""
+        if self.pos < len(self.data) or self.eof:
+            return True
+        try:
+            return bool(select.select([self.fd], [], [], wait)[0])
+        except (OSError, ValueError):
+            return True
+
+    def close(self) -> None:
+        pass
+
+
+def _reader_for(stream: BinaryIO) -> BinaryIO | PipeReader:
+    """A PipeReader for a stream that is not a regular file (stdin from a pipe, a FIFO)."""
+    try:
+        fd = stream.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return PipeReader(fd)
+    except (OSError, ValueError, AttributeError):
+        pass
+    return stream
+
+
 @contextmanager
 def open_input(path: str | None) -> Iterator[tuple[BinaryIO, str]]:
     """(binary stream, name for messages) of a file, or of standard input."""
     if is_std(path):
-        yield sys.stdin.buffer, STDIN_NAME
+        yield _reader_for(sys.stdin.buffer), STDIN_NAME
         return
     with open_file(path) as stream:
-        yield stream, path
+        yield _reader_for(stream), path
 
 
 @contextmanager

@@ -108,11 +108,15 @@ class Model:
     # --- parsing ---------------------------------------------------------------------------------
 
     def parse(self, sentences: Iterable[Sentence], progress: Callable[[int], None] | None = None) -> Iterator[Sentence]:
-        """Parse the sentences (HEAD and DEPREL are replaced), yielding them in input order."""
+        """Parse the sentences (HEAD and DEPREL are replaced), yielding them in input order. A
+        batch is closed early when ``sentences`` (a ConllReader on a pipe) has no more input
+        ready within QUIET_SECONDS, so that a writer waiting for its parses gets them (a writer
+        that is merely slower than the parser does not cut the batches short)."""
         batch: list[Sentence] = []
+        pending = getattr(sentences, "pending", None)
         for sentence in sentences:
             batch.append(sentence)
-            if len(batch) >= BATCH_SENTENCES:
+            if len(batch) >= BATCH_SENTENCES or (pending is not None and not pending(QUIET_SECONDS)):
                 yield from self._parse_batch(batch, progress)
                 batch = []
         if batch:
@@ -353,6 +357,9 @@ def _checked_classes(names: object) -> Classes:
         _check((label is not None) == (name in (LA, RA)), f"a class {_cut(name, 20)} with a wrong label")
         _check(label is None or valid_label(label), f"a label that is not CoNLL field text: {_cut(label)!r}")
     return classes
+
+
+QUIET_SECONDS = 0.05  # how long a pipe must stay quiet before a batch is parsed without it
 
 
 def load_model(path: str) -> Model:
