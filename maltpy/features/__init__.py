@@ -72,7 +72,15 @@ class FeatureModel:
         if foreign:
             raise MaltpyError(f"guide.data_split_structure: {foreign}", "configuration")
         position = next((i for i, s in enumerate(self.specs) if s.feature == feature), None)
-        return compile_feature(feature, FAMILY[self.algorithm], self.null_value), position
+        value = compile_feature(feature, FAMILY[self.algorithm], self.null_value)
+        if column != "ID":
+            return value, position
+
+        def as_text(c, cols):  # a word's ID is a number; classifiers are named by the text
+            v = value(c, cols)
+            return v if type(v) is str else str(v)
+
+        return as_text, position
 
 
 def load_feature_model(

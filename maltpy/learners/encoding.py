@@ -226,10 +226,14 @@ class Instances:
         codes = np.frombuffer(self.codes, dtype=np.int32)[entries]
         weights = np.ones(len(codes))
         if self.weights:
+            # entries are ascending within each member, not across them (a data split's master
+            # takes its members value by value): look them up in sorted order
+            order = np.argsort(entries, kind="stable")
+            ordered = entries[order]
             numeric = np.array(sorted(self.weights))
-            where = np.searchsorted(entries, numeric)
-            found = (where < len(entries)) & (entries[np.minimum(where, len(entries) - 1)] == numeric)
-            weights[where[found]] = [self.weights[e] for e in numeric[found]]
+            where = np.searchsorted(ordered, numeric)
+            found = (where < len(ordered)) & (ordered[np.minimum(where, len(ordered) - 1)] == numeric)
+            weights[order[where[found]]] = [self.weights[e] for e in numeric[found]]
         rows = np.repeat(np.arange(len(members)), lengths)
         if len(positions) < len(self.tables):
             position_of = np.array([p for p, _ in self.keys], dtype=np.int32)
