@@ -250,7 +250,7 @@ def test_learning_errors(tmp_path):
     split = ("-a", "covproj", "-d", "POSTAG", "-s", "Input[0]")  # Input: not an address of Covington's
     assert_one_line_error(
         run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", *split),
-        "configuration: guide.data_split_structure: Input[...] is not an address of covproj",
+        "command line: guide.data_split_structure: Input[...] is not an address of covproj",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "blind.conll"]
 
