@@ -292,3 +292,19 @@ def test_a_deep_or_endless_feature_model_is_one_line_error(tmp_path):
     assert_one_line_error(run_maltpy("learn", "-i", train, "-m", tmp_path / "m.mpm", "-F", "/dev/zero"),
                           "/dev/zero: the feature model file is larger than")  # fmt: skip
     assert not (tmp_path / "m.mpm").exists()
+
+
+def test_split_pieces_come_in_order_of_first_appearance_when_learning():
+    # MaltParser codes a Split value's pieces in its table SPLIT_<column>, shared by the Split
+    # features of that column, by first appearance, and keeps them by code (a TreeMap): the
+    # order numbers the classifier's columns. Alphabetical order (maltpy's before) differs.
+    text = b"Split(InputColumn(FEATS, Input[0]), \\|)\nSplit(InputColumn(FEATS, Input[1]), \\|)"
+    specs = parse_feature_model(text, "f.txt", "nivreeager")
+    learning = FeatureModel(specs, "nivreeager", "one", "f.txt")
+    system = system_for(load_config(None, {}))
+    c = system.initial(2)
+    columns = [[None, "_", "_"]] * 5 + [[None, "Z=1|A=1", "M=1|Z=1|B=1"]] + [[None, "_", "_"]] * 4
+    assert learning.extract(c, columns) == (("Z=1", "A=1"), ("Z=1", "M=1", "B=1"))
+    assert learning.extract_slowly(c, columns) == [("Z=1", "A=1"), ("Z=1", "M=1", "B=1")]
+    parsing = FeatureModel(specs, "nivreeager", "one", "f.txt", learning=False)  # no table kept
+    assert parsing.extract(c, columns) == (("A=1", "Z=1"), ("B=1", "M=1", "Z=1")) and parsing.split_codes is None

@@ -31,15 +31,20 @@ class FeatureModel:
     """
 
     def __init__(self, specs: list[FeatureSpec], algorithm: str, null_value: str, source: str,
-                 deprel_of: Mapping[str, str] | None = None) -> None:  # fmt: skip
+                 deprel_of: Mapping[str, str] | None = None, learning: bool = True) -> None:  # fmt: skip
         self.specs = specs
         self.algorithm = algorithm
         self.null_value = null_value
         self.source = source
         self.deprel_of = deprel_of
         family = FAMILY[algorithm]
-        self.functions = [compile_feature(s.feature, family, null_value, False, deprel_of) for s in specs]
-        self.extract = compile_extractor([s.feature for s in specs], family, null_value, deprel_of=deprel_of)
+        # Learning orders a Split value's pieces by first appearance, as MaltParser's codes do
+        # (see functions.compile_feature); parsing needs no order and keeps no table.
+        self.split_codes: dict | None = {} if learning else None
+        self.functions = [compile_feature(s.feature, family, null_value, False, deprel_of, self.split_codes)
+                          for s in specs]  # fmt: skip
+        self.extract = compile_extractor([s.feature for s in specs], family, null_value, deprel_of=deprel_of,
+                                         split_codes=self.split_codes)  # fmt: skip
         self.nulls = frozenset(NULL_SYMBOLS[null_value]) if null_value == "none" else frozenset()
         #: every value is a string or None: no Split (several values) and no ID (a number)
         self.plain = not any("Split(" in s.text or "InputColumn(ID," in s.text for s in specs)
@@ -106,7 +111,7 @@ def feature_model_from_text(text: str, algorithm: str, null_value: str, source: 
     """The feature model stored in a model archive."""
     try:
         specs = parse_feature_model(text.encode("utf-8"), source, algorithm)
-        return FeatureModel(specs, algorithm, null_value, source, deprel_of)
+        return FeatureModel(specs, algorithm, null_value, source, deprel_of, learning=False)
     except MaltpyError as e:
         where = f"line {e.line}: " if e.line is not None else ""
         message = e.message if len(e.message) <= 300 else e.message[:300] + "..."

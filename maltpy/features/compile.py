@@ -15,10 +15,11 @@ from .spec import COLUMNS, Address, Feature
 
 
 class _Writer:
-    def __init__(self, family: str, null_value: str, deprel_of=None) -> None:
+    def __init__(self, family: str, null_value: str, deprel_of=None, split_codes=None) -> None:
         self.family = family
         self.null_value = null_value
         self.deprel_of = deprel_of
+        self.split_codes = split_codes
         self.lines: list[str] = []
         self.names: dict[str, str] = {}  # canonical text -> local variable
         self.namespace: dict[str, object] = {}
@@ -83,11 +84,12 @@ class _Writer:
             nulls = " and ".join(f"{p} in NULLS" for p in parts)
             otherwise = parts[0] if nested else "None"
             return self._local(key, f"{otherwise} if {nulls} else {joined}")
-        return self._closure(key, compile_feature(f, self.family, self.null_value, nested, self.deprel_of))
+        return self._closure(key, compile_feature(f, self.family, self.null_value, nested, self.deprel_of,
+                                                  self.split_codes))  # fmt: skip
 
 
 def compile_extractor(features: list[Feature], family: str, null_value: str, tables=None, positions=None,
-                      deprel_of=None):  # fmt: skip
+                      deprel_of=None, split_codes=None):  # fmt: skip
     """A function ``(configuration, columns) -> tuple of values``, one per feature, with the
     values ``functions.compile_feature`` gives.
 
@@ -95,7 +97,7 @@ def compile_extractor(features: list[Feature], family: str, null_value: str, tab
     to columns), the function returns instead the list of the columns of the values it knows:
     the instance, ready for the classifier (only for features whose values are plain strings).
     """
-    w = _Writer(family, null_value, deprel_of)
+    w = _Writer(family, null_value, deprel_of, split_codes)
     outputs = [w.value(f, nested=False) for f in features]
     if tables is not None:
         for k, table in enumerate(tables):

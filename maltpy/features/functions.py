@@ -239,7 +239,7 @@ def _bin(value: int, bins: list[int], labels: list[str]) -> str:
 
 
 def compile_feature(f: Feature, family: str, null_value: str, nested: bool = False,
-                    deprel_of: Mapping[str, str] | None = None) -> FeatureFn:  # fmt: skip
+                    deprel_of: Mapping[str, str] | None = None, split_codes: dict | None = None) -> FeatureFn:  # fmt: skip
     """The feature as a closure ``(configuration, columns) -> value``; ``columns[k][node]`` is
     column k of the sentence's word ``node`` (index 0 is the root's place). ``nested``: the
     feature is part of a Merge (where a Merge of nulls is a null, not nothing). ``deprel_of``:
@@ -343,26 +343,42 @@ def compile_feature(f: Feature, family: str, null_value: str, nested: bool = Fal
 
         return num_of
     if name == "Split":
-        inner = compile_feature(args[0], family, null_value, True, deprel_of)
+        inner = compile_feature(args[0], family, null_value, True, deprel_of, split_codes)
         delimiter = delimiter_literal(args[1])
         nulls = {no_node, root_node, no_value}
+        if split_codes is None:  # parsing: the order of the pieces does not matter
 
-        def split(c, cols):
+            def split(c, cols):
+                value = inner(c, cols)
+                if value in nulls:
+                    return value
+                return tuple(sorted({piece for piece in value.split(delimiter) if piece}))
+
+            return split
+        # Learning: the pieces in order of first appearance in the data, as MaltParser's codes
+        # in its table SPLIT_<column>, shared by the Split features of a column, order them
+        # (and so number the classifier's columns).
+        codes = split_codes.setdefault(args[0].args[0], {})
+
+        def split_in_order(c, cols):
             value = inner(c, cols)
             if value in nulls:
                 return value
-            return tuple(sorted({piece for piece in value.split(delimiter) if piece}))
+            pieces = dict.fromkeys(piece for piece in value.split(delimiter) if piece)
+            for piece in pieces:
+                codes.setdefault(piece, len(codes))
+            return tuple(sorted(pieces, key=codes.__getitem__))
 
-        return split
+        return split_in_order
     if name in ("Suffix", "Prefix"):
-        inner = compile_feature(args[0], family, null_value, True, deprel_of)
+        inner = compile_feature(args[0], family, null_value, True, deprel_of, split_codes)
         n = args[1]
         nulls = {no_node, root_node, no_value}
         if name == "Suffix":
             return lambda c, cols: v if (v := inner(c, cols)) in nulls else v[-n:]
         return lambda c, cols: v if (v := inner(c, cols)) in nulls else v[:n]
     if name in ("Merge", "Merge3"):
-        parts = [compile_feature(a, family, null_value, True, deprel_of) for a in args]
+        parts = [compile_feature(a, family, null_value, True, deprel_of, split_codes) for a in args]
         nulls = {no_node, root_node, no_value}
 
         def merge(c, cols):
