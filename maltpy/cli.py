@@ -241,7 +241,10 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input).")
 @click.option("-o", "--output", "output_path", metavar="FILE", help="Output (default: standard output).")
 @click.option("--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True, help="Input format.")
-def parse_command(model_path: str, input_path: str | None, output_path: str | None, format_: str) -> None:
+@click.option("-cd", "--max-degree", "max_degree", type=click.IntRange(min=0), metavar="D",
+              help="covnonproj: bound the degree of non-projectivity at D (instead of the model's setting).")  # fmt: skip
+def parse_command(model_path: str, input_path: str | None, output_path: str | None, format_: str,
+                  max_degree: int | None) -> None:  # fmt: skip
     """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).
 
     HEAD and DEPREL are filled in; every other column and line is written as it was read,
@@ -254,6 +257,11 @@ def parse_command(model_path: str, input_path: str | None, output_path: str | No
     from .parser import Model
 
     model = Model.load(model_path)
+    if max_degree is not None:
+        if model.config.singlemalt.parsing_algorithm != "covnonproj":
+            raise MaltpyError(f"-cd bounds covnonproj only; this model is {model.config.singlemalt.parsing_algorithm}",
+                              "command line")  # fmt: skip
+        model.bound_degree(max_degree)
     bar = _ProgressBar() if sys.stderr.isatty() else None
     with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
         for sentence in model.parse(reader, bar.add if bar else None):
@@ -358,7 +366,7 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
       maltpy oracle -a stacklazy -i la_perseus-ud-train.conllu --json
     """
     config = config_from(kwargs)
-    system = system_for(config)
+    system = system_for(config)  # bounded by -cd: what the bounded system can build
     pproj = config.pproj
     stats = {
         "algorithm": system.name,

@@ -75,6 +75,7 @@ class Covington:
     allow_root: bool = True
     allow_shift: bool = False
     max_degree: int | None = None
+    bound_in_training: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +144,11 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ("covington", "allow_root"): Option("bool", "cr", "root dependents attached by a transition (Covington)"),
     ("covington", "allow_shift"): Option("bool", "cs", "SHIFT allowed before Left is exhausted"),
     ("covington", "max_degree"): Option(
-        "int", "cd", "bound on the degree of non-projectivity of LINK (maltpy's own)", minimum=0, optional=True
+        "int", "cd", "bound on the degree of non-projectivity of LINK while parsing (maltpy's own)", minimum=0,
+        optional=True,
+    ),
+    ("covington", "bound_in_training"): Option(
+        "bool", "cdt", "apply max_degree in training too (Nivre 2007's d = 0 baseline)"
     ),
     ("guide", "features"): Option("path", "F", "feature model file (XML or text)", optional=True),
     ("guide", "learner"): Option("choice", "l", "learner", LEARNERS),

@@ -218,6 +218,13 @@ class Model:
             built.append(Sentence(words, self.data_format, number))
         return [[(int(w[HEAD]), w[DEPREL]) for w in s.words] for s in self.parse(built)]
 
+    def bound_degree(self, max_degree: int | None) -> None:
+        """Parse with this bound on Covington's degree of non-projectivity instead of the
+        model's (``maltpy parse -cd``; Nivre 2007 bounds a parser trained unbounded)."""
+        covington = dataclasses.replace(self.config.covington, max_degree=max_degree)
+        self.config = dataclasses.replace(self.config, covington=covington)
+        self.system = system_for(self.config)
+
     def describe(self) -> dict:
         """What ``maltpy info`` shows."""
         classifiers = []
@@ -384,7 +391,7 @@ def learn(
     in TiMBL's columns format (``<classifier>.col``), as MaltParser's -li writes them."""
     started = time.perf_counter()
     algorithm, learner = config.singlemalt.parsing_algorithm, config.guide.learner
-    system = system_for(config)
+    system = system_for(config, learning=True)
     pproj = config.pproj
     fm = load_feature_model(config.guide.features, algorithm, learner, data_format, config.singlemalt.null_value,
                             DeprelOf(pproj) if pproj.marks_labels else None)  # fmt: skip

@@ -319,3 +319,28 @@ def test_a_split_on_id_uses_its_classifiers(tmp_path):
     model.system.apply(c, "SH")  # Stack[0] is word 1
     assert model.guide.model_for(c, columns_of(sentence)) is model.guide.models["1"]
     assert scores["LAS"] > 50
+
+
+@requires_shared
+def test_the_covington_bound_applies_while_parsing_as_in_nivre_2007(tmp_path):
+    # Nivre (2007, §5) trains the non-projective parser unbounded and bounds it at parse time;
+    # only the d = 0 baseline is bounded in training too (bound_in_training)
+    from maltpy.tree import is_projective
+
+    gold = SWEMALT / "gold"
+    train, test = gold / "sv-stb-dep-mini-train.conll", gold / "sv-stb-dep-mini-test.conll"
+
+    def instances(*options):
+        model = tmp_path / "m.mpm"
+        assert run_maltpy("learn", "-q", "-i", train, "-m", model, "-a", "covnonproj", *options).returncode == 0
+        return json.loads(run_maltpy("info", "--json", "-m", model).stdout)["training"]["instances"]
+
+    unbounded = instances()
+    assert instances("-cd", "0") == unbounded  # the bound does not change what is learned
+    assert instances("-cd", "0", "-cdt", "true") != unbounded  # the baseline's bounded oracle
+    parsed = tmp_path / "parsed.conll"
+    assert run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test, "-o", parsed, "-cd", "0").returncode == 0
+    assert all(is_projective(s.heads) for s in ConllReader(io.BytesIO(parsed.read_bytes()), "parsed"))
+    learn_and_parse(tmp_path, train, test, "-a", "nivreeager")
+    err = assert_one_line_error(run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test, "-cd", "1"), "command line: -cd")
+    assert "covnonproj only" in err

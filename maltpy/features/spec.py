@@ -144,7 +144,7 @@ def _parse_feature(text: str, pos: int, depth: int = 0) -> tuple[Feature, int]:
         elif kind == "f":
             arg, pos = _parse_feature(text, pos, depth + 1)
         elif kind == "d":
-            end = text.find(")", pos)  # as in MaltParser, a delimiter cannot hold ( ) [ ] or ,
+            end = text.find(")", pos)  # the delimiter runs to the next ")": it cannot hold one
             end = len(text) if end < 0 else end
             arg, pos = text[pos:end], end
             if not arg:

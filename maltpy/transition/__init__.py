@@ -19,16 +19,20 @@ SYSTEMS = {
 }
 
 
-def system_for(config: Config):
-    """The transition system the configuration names, with its options."""
+def system_for(config: Config, learning: bool = False):
+    """The transition system the configuration names, with its options. Covington's bound on
+    the degree of non-projectivity applies while parsing; in learning only with
+    ``bound_in_training`` (Nivre 2007, §5: the parsers are trained on the arcs of the treebank,
+    unbounded, and bounded at parse time; the d = 0 baseline is bounded in both)."""
     name = config.singlemalt.parsing_algorithm
     if name == "nivreeager":
         return NivreEager(config.nivre.allow_root, config.nivre.allow_reduce)
     if name == "nivrestandard":
         return NivreStandard(config.nivre.allow_root)
     if name == "covnonproj":
+        bounded = not learning or config.covington.bound_in_training
         return CovingtonNonProjective(
-            config.covington.allow_root, config.covington.allow_shift, config.covington.max_degree
+            config.covington.allow_root, config.covington.allow_shift, config.covington.max_degree if bounded else None
         )
     if name == "covproj":
         return CovingtonProjective(config.covington.allow_root, config.covington.allow_shift)

@@ -18,7 +18,9 @@ Options, as MaltParser's ``covington`` group: ``allow_root`` (-cr) lets the root
 get dependents by RIGHT-ARC); ``allow_shift`` (-cs) allows SHIFT before every i has been
 seen. maltpy adds ``max_degree`` for covnonproj: LEFT-ARC and RIGHT-ARC only for arcs whose
 degree of non-projectivity in the partial graph is at most d (``tree.arc_degree``); the oracle
-takes NO-ARC where its arc is out of bounds. The bound is on the arcs transitions build: words
+takes NO-ARC where its arc is out of bounds. As in Nivre (2007, §5) the bound applies while
+parsing, and in training only with ``bound_in_training`` (the paper's d = 0 baseline; see
+``transition.system_for``). The bound is on the arcs transitions build: words
 left without a head go to the root afterwards, which keeps a d = 0 tree projective but may
 exceed a larger d.
 """
@@ -56,8 +58,10 @@ def _component(c: CovingtonConfiguration, node: int) -> int:
 class CovingtonNonProjective:
     """The non-projective list-based system (Nivre 2008, §5.2, Fig. 8):
 
-    LEFT-ARC_l   i ≠ 0, i has no head, no path j →* i     adds (j, l, i)
-    RIGHT-ARC_l  j has no head, no path i →* j            adds (i, l, j)
+    LEFT-ARC_l   i ≠ 0, i has no head, no path i →* j     adds (j, l, i)
+    RIGHT-ARC_l  j has no head, no path j →* i            adds (i, l, j)
+
+    (the arc added must not close a cycle: j → i with a path i →* j would)
     NO-ARC                                                moves i left
     SHIFT        (allow_shift only)                       j + 1 becomes j
     """
