@@ -580,7 +580,12 @@ def config_command(**kwargs: object) -> None:
     Example:
       maltpy config -c configs/nivreeager-libsvm.yaml -a stackeager
     """
-    click.echo(dump_config(config_from(kwargs)), nl=False)
+    config = config_from(kwargs)
+    if config.guide.features is not None:  # checked as learn checks it: a setting learn would refuse is refused here
+        from .features.spec import read_feature_model
+
+        read_feature_model(config.guide.features, config.singlemalt.parsing_algorithm)
+    click.echo(dump_config(config), nl=False)
 
 
 def main(argv: list[str] | None = None) -> int:

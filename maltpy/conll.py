@@ -261,7 +261,13 @@ def decoded_lines(stream: BinaryIO, name: str, byte_order_mark: bool = False) ->
     limit = max_line_bytes()
     readline = stream.readline
     number = 0
-    while raw := readline(limit + 1):
+    while True:
+        try:
+            raw = readline(limit + 1)
+        except OSError as e:  # /proc/self/mem, a failing disk: name the file
+            raise MaltpyError(f"cannot read: {e.strerror or e}", name, number + 1) from None
+        if not raw:
+            break
         number += 1
         if len(raw) > limit and not (len(raw) == limit + 1 and raw.endswith(b"\n")):
             raise MaltpyError(

@@ -150,14 +150,57 @@ def check_output_path(path: str, inputs: tuple[str | None, ...] = ()) -> None:
         raise MaltpyError(f"cannot write: the folder {folder} is not writable", path)
 
 
+class _Named:
+    """A binary output whose write errors (a full disk) are MaltpyErrors naming it; a closed
+    pipe stays a BrokenPipeError (exit 141)."""
+
+    def __init__(self, stream: BinaryIO, name: str) -> None:
+        self.stream = stream
+        self.name = name
+
+    def _call(self, method, *args):
+        try:
+            return method(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise MaltpyError(f"cannot write: {e.strerror or e}", self.name) from None
+
+    def write(self, data: bytes) -> int:
+        return self._call(self.stream.write, data)
+
+    def flush(self) -> None:
+        self._call(self.stream.flush)
+
+    def __getattr__(self, attribute: str):  # seek, tell ... (zipfile's) flush too: named as well
+        value = getattr(self.stream, attribute)
+        return (lambda *args: self._call(value, *args)) if callable(value) else value
+
+
+@contextmanager
+def _closing(stream: BinaryIO) -> Iterator[BinaryIO]:
+    """Closes the stream; after an error, without letting a second error from flushing what is
+    left replace the first."""
+    try:
+        yield stream
+    except BaseException:
+        try:
+            stream.close()
+        except OSError:
+            pass
+        raise
+    stream.close()
+
+
 @contextmanager
 def atomic_output(path: str | None) -> Iterator[BinaryIO]:
     """A binary stream that becomes ``path`` only if the block completes without an exception.
     A path that is not a regular file (``/dev/null``, a FIFO) is written as it is: renaming a
     file onto it would replace the device. A symbolic link's target is written, not the link."""
     if is_std(path):
-        yield sys.stdout.buffer
-        sys.stdout.buffer.flush()
+        out = _Named(sys.stdout.buffer, "<stdout>")
+        yield out
+        out.flush()
         return
     check_output_path(path)
     target = os.path.realpath(path)
@@ -168,8 +211,10 @@ def atomic_output(path: str | None) -> Iterator[BinaryIO]:
             stream = open(path, "wb")
         except OSError as e:
             raise MaltpyError(f"cannot write: {e.strerror}", path) from None
-        with stream:
-            yield stream
+        with _closing(stream):
+            out = _Named(stream, path)
+            yield out
+            out.flush()
         return
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".part",
@@ -177,8 +222,10 @@ def atomic_output(path: str | None) -> Iterator[BinaryIO]:
     except OSError as e:
         raise MaltpyError(f"cannot write: {e.strerror}", path) from None
     try:
-        with os.fdopen(fd, "wb") as stream:
-            yield stream
+        with _closing(os.fdopen(fd, "wb")) as stream:
+            out = _Named(stream, path)
+            yield out
+            out.flush()
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temporary, 0o666 & ~umask)

@@ -291,3 +291,20 @@ def test_a_writer_gets_its_parses_while_the_pipe_stays_open(tmp_path, source):
         process.stdin.close()
         process.wait(timeout=30)
     assert process.returncode == 0, process.stderr.read()
+
+
+def test_config_refuses_what_learn_would_refuse(tmp_path):
+    missing = tmp_path / "missing.xml"
+    assert_one_line_error(run_maltpy("config", "-F", missing), f"{missing}: no such feature model file")
+    bad = tmp_path / "bad.txt"
+    bad.write_text("InputColumn(POSTAG, Stack[0])\nSplit(InputColumn(FEATS, Input[0]), [^|]+)\n")
+    assert_one_line_error(run_maltpy("config", "-F", bad), f"{bad}:2: bad feature")
+    assert_one_line_error(run_maltpy("config", "-lo", "-e 0"), "command line: lib.options: -e 0")
+
+
+def test_read_and_write_errors_name_their_file(tmp_path):
+    source = EXAMPLE / "en-test.conllu"
+    for command in (["convert", "-i", source, "--to", "conllu"], ["learn", "-q", "-i", EXAMPLE / "en-train.conllu"]):
+        flag = "-m" if command[0] == "learn" else "-o"
+        assert_one_line_error(run_maltpy(*command, flag, "/dev/full"), "/dev/full: cannot write: No space left")
+    assert_one_line_error(run_maltpy("convert", "-i", "/proc/self/mem", "--to", "conllu"), "/proc/self/mem:1: cannot read")
