@@ -32,7 +32,8 @@ from .pseudoproj import (
     deprojectivize,
     projectivize,
 )
-from .transition import count_swaps, rebuild, system_for
+from .transition import system_for
+from .transition.base import Gold, count_oracle, finish
 from .tree import is_projective
 
 FORMAT_CHOICE = click.Choice(("auto",) + FORMATS)
@@ -394,16 +395,16 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
                 stats["lifted_sentences"] += lifted.lifted > 0
                 stats["lifted_arcs"] += lifted.lifted
                 taught_heads, taught_labels = lifted.heads, lifted.labels
-            transitions, rebuilt_heads, rebuilt_labels = rebuild(system, taught_heads, taught_labels,
-                                                                 config.graph.root_label)  # fmt: skip
+            transitions, swaps, c = count_oracle(system, Gold(taught_heads, taught_labels))
+            rebuilt_heads, rebuilt_labels = finish(c.arcs, config.graph.root_label)
             if pproj.active:
                 rebuilt_heads, rebuilt_labels = deprojectivize(rebuilt_heads, rebuilt_labels, pproj)
             stats["sentences"] += 1
             stats["tokens"] += len(sentence)
             stats["nonprojective"] += not is_projective(heads)
             stats["rebuilt"] += rebuilt_heads == heads and rebuilt_labels[1:] == labels[1:]
-            stats["transitions"] += len(transitions)
-            stats["swaps"] += count_swaps(transitions)
+            stats["transitions"] += transitions
+            stats["swaps"] += swaps
             if writing:
                 sentence.set_arcs(rebuilt_heads, rebuilt_labels)
                 out.write(format_sentence(sentence).encode("utf-8"))

@@ -287,3 +287,33 @@ def test_oracle_command_writes_rebuilt_trees(tmp_path):
     unparsed.write_text("1\ta\t_\tX\tX\t_\t_\t_\t_\t_\n")
     err = run_maltpy("oracle", "-a", "stackeager", "-i", unparsed).stderr.decode()
     assert err == f"maltpy: error: {unparsed}:1: the oracle needs gold trees, but HEAD is _\n"
+
+
+@requires_shared
+def test_the_covnonproj_oracle_on_a_long_sentence_keeps_no_transition(tmp_path):
+    # bug: a 10,000-token sentence took 3.5 GB (a new tuple per NO-ARC, and every transition
+    # kept); Covington's systems take O(n²) transitions, so none may be kept per step
+    import subprocess
+    import sys
+
+    words, offset, first_root = [], 0, None
+    for sentence in ConllReader(open(DATA / "conllx" / "la_perseus-ud-test.conllx", "rb"), "test"):
+        for w in sentence.words:
+            head = int(w[6])
+            head = (first_root or 0) if head == 0 else head + offset
+            label = w[7] if int(w[6]) else ("root" if first_root is None else "parataxis")
+            words.append("\t".join([str(int(w[0]) + offset), *w[1:6], str(head), label, "_", "_"]))
+        first_root = first_root or next(int(w[0]) for w in sentence.words if w[6] == "0")
+        offset += len(sentence.words)
+        if offset >= 4000:
+            break
+    long = tmp_path / "long.conllx"
+    long.write_text("\n".join(words) + "\n\n")
+    wrapper = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True);"
+               "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); print(r.stdout.decode())")  # fmt: skip
+    result = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "maltpy", "oracle", "-a", "covnonproj",
+                             "-i", long, "--json"], capture_output=True, timeout=300)  # fmt: skip
+    status, peak_kb = map(int, result.stdout.decode().splitlines()[0].split())
+    stats = json.loads(result.stdout.decode().splitlines()[1])
+    assert status == 0 and stats["rebuilt"] == 1 and stats["transitions"] > 4_000_000
+    assert peak_kb < 150 * 1024, peak_kb  # before: 340 MB for these 4,000 words

@@ -145,6 +145,20 @@ def finish(arcs: Arcs, root_label: str) -> tuple[list[int], list[str]]:
     return heads, labels
 
 
+def count_oracle(system, gold: Gold) -> tuple[int, int, object]:
+    """What run_oracle does, keeping only the number of transitions and of swaps (a long
+    sentence under Covington's systems takes O(n²) transitions: none is kept)."""
+    c = system.initial(len(gold.heads) - 1)
+    transitions = swaps = 0
+    while not system.is_terminal(c):
+        name = system.deterministic(c)
+        transition = (name, None) if name is not None else system.oracle(c, gold)
+        system.apply(c, *transition)
+        transitions += 1
+        swaps += transition[0] == SW
+    return transitions, swaps, c
+
+
 def run_oracle(system, gold: Gold) -> tuple[list[Transition], object]:
     """Replay the oracle over ``gold`` from the initial configuration to a terminal one;
     deterministic moves are taken as MaltParser takes them. Returns the transitions and the

@@ -55,6 +55,10 @@ def _component(c: CovingtonConfiguration, node: int) -> int:
     return node
 
 
+# One tuple for the label-less moves, not a new one per step: a long sentence takes O(n²) of them.
+_NO_ARC, _SHIFT = (NA, None), (SH, None)
+
+
 class CovingtonNonProjective:
     """The non-projective list-based system (Nivre 2008, §5.2, Fig. 8):
 
@@ -153,8 +157,8 @@ class CovingtonNonProjective:
             left_dependent = -1 < gold.arcs.leftmost(j) < i
             head_further_left = gold.heads[j] < i and (gold.heads[j] != 0 or c.leftstop == 0)
             if not left_dependent and not head_further_left:
-                return SH, None
-        return NA, None
+                return _SHIFT
+        return _NO_ARC
 
 
 class CovingtonProjective(CovingtonNonProjective):
