@@ -242,8 +242,14 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input).")
 @click.option("-o", "--output", "output_path", metavar="FILE", help="Output (default: standard output).")
 @click.option("--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True, help="Input format.")
-@click.option("-cd", "--max-degree", "max_degree", type=click.IntRange(min=0), metavar="D",
-              help="covnonproj: bound the degree of non-projectivity at D (instead of the model's setting).")  # fmt: skip
+@click.option(
+    "-cd",
+    "--max-degree",
+    "max_degree",
+    type=click.IntRange(min=0),
+    metavar="D",
+    help="covnonproj: bound the degree of non-projectivity at D (instead of the model's setting).",
+)
 def parse_command(model_path: str, input_path: str | None, output_path: str | None, format_: str,
                   max_degree: int | None) -> None:  # fmt: skip
     """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).

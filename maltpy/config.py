@@ -144,7 +144,10 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ("covington", "allow_root"): Option("bool", "cr", "root dependents attached by a transition (Covington)"),
     ("covington", "allow_shift"): Option("bool", "cs", "SHIFT allowed before Left is exhausted"),
     ("covington", "max_degree"): Option(
-        "int", "cd", "bound on the degree of non-projectivity of LINK while parsing (maltpy's own)", minimum=0,
+        "int",
+        "cd",
+        "bound on the degree of non-projectivity of LINK while parsing (maltpy's own)",
+        minimum=0,
         optional=True,
     ),
     ("covington", "bound_in_training"): Option(
@@ -463,6 +466,8 @@ def _read_yaml(text: str, path: str) -> dict[tuple[str, str], tuple[Any, int]]:
                 raise MaltpyError(f"YAML {kind[type(token)]} are not allowed in a configuration", path,
                                   token.start_mark.line + 1)  # fmt: skip
         root = loader.get_single_node()
+    except RecursionError:
+        raise MaltpyError("not a configuration: YAML nested too deeply", path) from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         problem = getattr(e, "problem", None) or str(e).splitlines()[0]

@@ -14,7 +14,6 @@ not well formed is a ``MaltpyError`` naming the file and the line.
 from __future__ import annotations
 
 import os
-
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field

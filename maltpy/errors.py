@@ -6,7 +6,6 @@ into a single line, ``maltpy: error: FILE:LINE: message``, and exit status 2.
 
 from __future__ import annotations
 
-
 MAX_MESSAGE = 600  # characters of a message (a quoted value is cut there)
 
 

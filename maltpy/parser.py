@@ -320,7 +320,9 @@ class Model:
                     featuremap = map_class(kind).from_keys(positions, entry.get("features"), fm.nulls)
                     classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap, len(labels),
                                                              config.lib.options)  # fmt: skip
-                    atomic[entry["name"]] = AtomicModel(entry["name"], featuremap, labels, classifier, entry["instances"])
+                    atomic[entry["name"]] = AtomicModel(
+                        entry["name"], featuremap, labels, classifier, entry["instances"]
+                    )
             except ValueError as e:
                 raise MaltpyError(f"damaged model: {_cut(e)}", path) from None
             except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
@@ -344,7 +346,7 @@ def _ints(values: object, below: int) -> bool:
 
 
 def _check_names(names: list, split: bool) -> None:
-    """"main" alone without a data split; with one, "split:<value>" names and "master" last."""
+    """ "main" alone without a data split; with one, "split:<value>" names and "master" last."""
     if not split:
         _check(names == ["main"], "classifier names that do not fit a model without a data split")
         return

@@ -242,7 +242,9 @@ def test_learn_checks_its_model_path_first_and_never_writes_over_its_treebank(tm
     assert train.read_bytes() == (EXAMPLE / "en-train.conllu").read_bytes()
     # the model's folder is checked before the treebank is read (here: an endless one)
     missing = tmp_path / "absent" / "m.mpm"
-    assert_one_line_error(run_maltpy("learn", "-i", "/dev/zero", "-m", missing), f"{missing}: cannot write: no such folder")
+    assert_one_line_error(
+        run_maltpy("learn", "-i", "/dev/zero", "-m", missing), f"{missing}: cannot write: no such folder"
+    )
     assert_one_line_error(run_maltpy("learn", "-i", train, "-m", tmp_path), f"{tmp_path}: is a directory")
     # a device is written as it is
     assert run_maltpy("learn", "-q", "-i", train, "-m", "/dev/null").returncode == 0
@@ -254,14 +256,15 @@ def test_output_to_dev_stdout_and_a_process_substitution(tmp_path):
     result = run_maltpy("convert", "-i", source, "-o", "/dev/stdout", "--to", "conllu")
     assert result.returncode == 0 and result.stdout == source.read_bytes()
     pipeline = subprocess.run(
-        ["bash", "-c", f"'{sys.executable}' -m maltpy convert -i '{source}' --to conllu -o >(cat > '{tmp_path}/out'); wait"],
+        ["bash", "-c", f"'{sys.executable}' -m maltpy convert -i '{source}' --to conllu -o >(cat > o); wait"],
         capture_output=True,
+        cwd=tmp_path,
     )  # fmt: skip
     assert pipeline.returncode == 0, pipeline.stderr
     deadline = time.monotonic() + 10
-    while (tmp_path / "out").read_bytes() != source.read_bytes() and time.monotonic() < deadline:
+    while (tmp_path / "o").read_bytes() != source.read_bytes() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert (tmp_path / "out").read_bytes() == source.read_bytes()
+    assert (tmp_path / "o").read_bytes() == source.read_bytes()
 
 
 @pytest.mark.parametrize("source", ["en-test.conllu", "conllx"])
@@ -307,4 +310,6 @@ def test_read_and_write_errors_name_their_file(tmp_path):
     for command in (["convert", "-i", source, "--to", "conllu"], ["learn", "-q", "-i", EXAMPLE / "en-train.conllu"]):
         flag = "-m" if command[0] == "learn" else "-o"
         assert_one_line_error(run_maltpy(*command, flag, "/dev/full"), "/dev/full: cannot write: No space left")
-    assert_one_line_error(run_maltpy("convert", "-i", "/proc/self/mem", "--to", "conllu"), "/proc/self/mem:1: cannot read")
+    assert_one_line_error(
+        run_maltpy("convert", "-i", "/proc/self/mem", "--to", "conllu"), "/proc/self/mem:1: cannot read"
+    )

@@ -90,7 +90,7 @@ def test_a_file_and_command_line_overrides(tmp_path):
         ("guide: [1, 2\n", 2, "not valid YAML"),
         ("- nivre\n", 1, "the file must be a mapping"),
         ("graph:\n  root_label: ''\n", 2, "graph.root_label: '' is empty"),
-        ("graph:\n  root_label: \"a\\tb\"\n", 2, "is not a label CoNLL can hold"),
+        ('graph:\n  root_label: "a\\tb"\n', 2, "is not a label CoNLL can hold"),
         ("graph:\n  root_label: 'a b'\n", 2, "is not a label CoNLL can hold"),
         # hostile YAML: nothing a configuration needs, refused before it is built
         ("lib:\n  options: &a [x, x]\nguide: *a\n", 2, "YAML anchors (&) are not allowed"),
@@ -104,8 +104,11 @@ def test_a_file_and_command_line_overrides(tmp_path):
         ("guide:\n  learner: libsvm\nlib:\n  options: '-e 0'\n", 4, "-e 0 must be greater than 0"),
         ("guide:\n  learner: libsvm\nlib:\n  options: '-m 0'\n", 4, "-m 0 must be greater than 0"),
         # the split address is checked against the algorithm, as feature addresses are
-        ("guide:\n  data_split_column: POSTAG\n  data_split_structure: Lookahead[0]\n", 3,
-         "Lookahead[...] is not an address of nivreeager"),
+        (
+            "guide:\n  data_split_column: POSTAG\n  data_split_structure: Lookahead[0]\n",
+            3,
+            "Lookahead[...] is not an address of nivreeager",
+        ),
     ],
 )
 def test_errors_name_file_line_and_key(tmp_path, text, line, message):

@@ -202,41 +202,74 @@ CASES = {
     "npz-member-bomb": lambda p, ms: inner_bomb(p, ms["liblinear"]),
     "libsvm-text-bomb": lambda p, ms: bomb(p, ms["libsvm"], ".libsvm"),
     # the manifest
-    "manifest-missing": lambda p, ms: write_zip(p, {n: d for n, d in members(ms["liblinear"]).items() if n != "manifest.json"}),
+    "manifest-missing": lambda p, ms: write_zip(
+        p, {n: d for n, d in members(ms["liblinear"]).items() if n != "manifest.json"}
+    ),
     "manifest-not-json": lambda p, ms: with_member(ms["liblinear"], p, "manifest.json", lambda d: d[:-10]),
     "manifest-deep": lambda p, ms: deep_manifest(p, ms["liblinear"]),
     "manifest-long-number": lambda p, ms: long_number_manifest(p, ms["liblinear"]),
     "manifest-a-list": lambda p, ms: with_member(ms["liblinear"], p, "manifest.json", lambda d: b"[1, 2]"),
     "format-version": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(format_version=[[1] * 10**5])),
-    "label-out-of-range": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["labels"].__setitem__(0, 10**6)),
-    "label-negative": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["labels"].__setitem__(0, -1)),
-    "label-not-int": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["labels"].__setitem__(0, "0")),
+    "label-out-of-range": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["models"][0]["labels"].__setitem__(0, 10**6)
+    ),
+    "label-negative": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["models"][0]["labels"].__setitem__(0, -1)
+    ),
+    "label-not-int": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["models"][0]["labels"].__setitem__(0, "0")
+    ),
     "no-models": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(models=[])),
     "models-not-list": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(models={"a": 1})),
-    "split-name-without-split": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0].update(name="split:NOUN")),
+    "split-name-without-split": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["models"][0].update(name="split:NOUN")
+    ),
     "feature-map-short": lambda p, ms: with_manifest(ms["liblinear"], p, drop_last_feature),
-    "feature-map-bad-key": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["features"].__setitem__(0, [99, "x"])),
-    "positions-out-of-range": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0]["positions"].append(500)),
-    "feature-model-garbage": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(((")),
-    "feature-model-fewer": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(FORM, Stack[0])")),
-    "split-regex-in-model": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(
-        text=m["feature_model"]["text"] + "\nSplit(InputColumn(FEATS, Stack[0]), [^!]*[^!]*[^!]*[^!]*[^!]*[^!]*!)\n")),
-    "feature-model-deep": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(
-        text="Merge(" * 100_000 + "InputColumn(POSTAG, Stack[0])" + ", InputColumn(POSTAG, Stack[0]))" * 100_000)),
-    "feature-model-huge": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["feature_model"].update(
-        text="InputColumn(POSTAG, Stack[0])\n" * 200_000)),
+    "feature-map-bad-key": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["models"][0]["features"].__setitem__(0, [99, "x"])
+    ),
+    "positions-out-of-range": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["models"][0]["positions"].append(500)
+    ),
+    "feature-model-garbage": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(((")
+    ),
+    "feature-model-fewer": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(FORM, Stack[0])")
+    ),
+    "split-regex-in-model": lambda p, ms: with_manifest(
+        ms["liblinear"],
+        p,
+        lambda m: m["feature_model"].update(
+            text=m["feature_model"]["text"] + "\nSplit(InputColumn(FEATS, Stack[0]), [^!]*[^!]*[^!]*[^!]*[^!]*[^!]*!)\n"
+        ),
+    ),
+    "feature-model-deep": lambda p, ms: with_manifest(
+        ms["liblinear"],
+        p,
+        lambda m: m["feature_model"].update(
+            text="Merge(" * 100_000 + "InputColumn(POSTAG, Stack[0])" + ", InputColumn(POSTAG, Stack[0]))" * 100_000
+        ),
+    ),
+    "feature-model-huge": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(POSTAG, Stack[0])\n" * 200_000)
+    ),
     "unknown-transition": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: first_class(m, "XX")),
     "label-with-tab": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["classes"].append("RA~a\tb")),
     "class-twice": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["classes"].append(m["classes"][0])),
     "arc-without-label": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["classes"].append("LA")),
     "kind-mismatch": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0].update(kind="libsvm")),
-    "classifier-missing": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["models"][0].update(file="nowhere.npz")),
+    "classifier-missing": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["models"][0].update(file="nowhere.npz")
+    ),
     "bad-config": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m["config"].update(x={"y": 1})),
     "data-format": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(data_format="malttab")),
     # the LIBLINEAR weights
     "csr-indices-out-of-range": lambda p, ms: with_arrays(ms["liblinear"], p, set_first("indices", 10**6)),
     "csr-indices-negative": lambda p, ms: with_arrays(ms["liblinear"], p, set_first("indices", -5)),
-    "csr-indptr-backwards": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.update(indptr=a["indptr"][::-1].copy())),
+    "csr-indptr-backwards": lambda p, ms: with_arrays(
+        ms["liblinear"], p, lambda a: a.update(indptr=a["indptr"][::-1].copy())
+    ),
     "csr-indptr-short": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.update(indptr=a["indptr"][:-5])),
     "csr-shape": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.update(shape=a["shape"] + 7)),
     "weights-nan": lambda p, ms: with_arrays(ms["liblinear"], p, set_first("data", np.nan)),
@@ -244,14 +277,26 @@ CASES = {
     "intercept-length": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.update(intercept=np.zeros(3))),
     "array-missing": lambda p, ms: with_arrays(ms["liblinear"], p, lambda a: a.pop("indptr")),
     # the LIBSVM model text
-    "libsvm-index-beyond-width": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b" 1:1", b" 99999999:1", 1)),
-    "libsvm-nr-class": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"nr_class ", b"nr_class 1", 1)),
-    "libsvm-garbage-number": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"rho ", b"rho x", 1)),
-    "libsvm-kernel": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"kernel_type polynomial", b"kernel_type precomputed", 1)),
-    "libsvm-huge-degree": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"degree 2", b"degree 999999999", 1)),
+    "libsvm-index-beyond-width": lambda p, ms: with_member(
+        ms["libsvm"], p, ".libsvm", lambda d: d.replace(b" 1:1", b" 99999999:1", 1)
+    ),
+    "libsvm-nr-class": lambda p, ms: with_member(
+        ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"nr_class ", b"nr_class 1", 1)
+    ),
+    "libsvm-garbage-number": lambda p, ms: with_member(
+        ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"rho ", b"rho x", 1)
+    ),
+    "libsvm-kernel": lambda p, ms: with_member(
+        ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"kernel_type polynomial", b"kernel_type precomputed", 1)
+    ),
+    "libsvm-huge-degree": lambda p, ms: with_member(
+        ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"degree 2", b"degree 999999999", 1)
+    ),
     "libsvm-truncated-sv": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d[: len(d) // 2]),
     # the k-NN instance base
-    "knn-symbol-out-of-range": lambda p, ms: with_arrays(ms["knn"], p, lambda a: a["instances"].__setitem__((0, 0), 10**6)),
+    "knn-symbol-out-of-range": lambda p, ms: with_arrays(
+        ms["knn"], p, lambda a: a["instances"].__setitem__((0, 0), 10**6)
+    ),
 }
 
 

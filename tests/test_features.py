@@ -287,7 +287,9 @@ def test_a_deep_or_endless_feature_model_is_one_line_error(tmp_path):
     deep = tmp_path / "deep.txt"
     deep.write_text("Merge(" * 10_000 + "InputColumn(POSTAG, Stack[0])" + ", InputColumn(POSTAG, Stack[0]))" * 10_000)
     train = EXAMPLE / "en-train.conllu"
-    err = assert_one_line_error(run_maltpy("learn", "-i", train, "-m", tmp_path / "m.mpm", "-F", deep), f"{deep}:1: bad feature")
+    err = assert_one_line_error(
+        run_maltpy("learn", "-i", train, "-m", tmp_path / "m.mpm", "-F", deep), f"{deep}:1: bad feature"
+    )
     assert "nested more than" in err and len(err) < 400
     assert_one_line_error(run_maltpy("learn", "-i", train, "-m", tmp_path / "m.mpm", "-F", "/dev/zero"),
                           "/dev/zero: the feature model file is larger than")  # fmt: skip

@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from conftest import EXAMPLE, run_maltpy
 
 from maltpy.learners import _liblinear
@@ -25,7 +24,10 @@ def problem():
     return indptr, indices, data, y
 
 
-def train(indptr, indices, data, y, k=3, n_features=5, seed=JavaRandom().state):
+SEED = JavaRandom().state
+
+
+def train(indptr, indices, data, y, k=3, n_features=5, seed=SEED):
     return _liblinear.train(indptr, indices, data, y, k, n_features, 0.1, 0.1, 100_000, seed)
 
 

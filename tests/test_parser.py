@@ -310,9 +310,8 @@ def test_a_split_on_id_uses_its_classifiers(tmp_path):
     # back to the master (or to MaltParser's first class): LAS 44.89 instead of 54.39 here
     from maltpy.parser import columns_of, load_model
 
-    gold = SWEMALT / "gold"
-    parsed, scores = learn_and_parse(tmp_path, gold / "sv-stb-dep-mini-train.conll", gold / "sv-stb-dep-mini-test.conll",
-                                     "-d", "ID", "-s", "Stack[0]", "-T", "50")  # fmt: skip
+    train, test = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll", SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed, scores = learn_and_parse(tmp_path, train, test, "-d", "ID", "-s", "Stack[0]", "-T", "50")
     model = load_model(str(tmp_path / "m.mpm"))
     sentence = next(iter(ConllReader(io.BytesIO(parsed), "parsed")))
     c = model.system.initial(len(sentence))
@@ -342,5 +341,7 @@ def test_the_covington_bound_applies_while_parsing_as_in_nivre_2007(tmp_path):
     assert run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test, "-o", parsed, "-cd", "0").returncode == 0
     assert all(is_projective(s.heads) for s in ConllReader(io.BytesIO(parsed.read_bytes()), "parsed"))
     learn_and_parse(tmp_path, train, test, "-a", "nivreeager")
-    err = assert_one_line_error(run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test, "-cd", "1"), "command line: -cd")
+    err = assert_one_line_error(
+        run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test, "-cd", "1"), "command line: -cd"
+    )
     assert "covnonproj only" in err

@@ -309,10 +309,12 @@ def test_the_covnonproj_oracle_on_a_long_sentence_keeps_no_transition(tmp_path):
             break
     long = tmp_path / "long.conllx"
     long.write_text("\n".join(words) + "\n\n")
-    wrapper = ("import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True);"
-               "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); print(r.stdout.decode())")  # fmt: skip
-    result = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "maltpy", "oracle", "-a", "covnonproj",
-                             "-i", long, "--json"], capture_output=True, timeout=300)  # fmt: skip
+    wrapper = (
+        "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True);"
+        "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); print(r.stdout.decode())"
+    )
+    command = [sys.executable, "-m", "maltpy", "oracle", "-a", "covnonproj", "-i", long, "--json"]
+    result = subprocess.run([sys.executable, "-c", wrapper, *command], capture_output=True, timeout=300)
     status, peak_kb = map(int, result.stdout.decode().splitlines()[0].split())
     stats = json.loads(result.stdout.decode().splitlines()[1])
     assert status == 0 and stats["rebuilt"] == 1 and stats["transitions"] > 4_000_000

@@ -239,7 +239,8 @@ def _bin(value: int, bins: list[int], labels: list[str]) -> str:
 
 
 def compile_feature(f: Feature, family: str, null_value: str, nested: bool = False,
-                    deprel_of: Mapping[str, str] | None = None, split_codes: dict | None = None) -> FeatureFn:  # fmt: skip
+                    deprel_of: Mapping[str, str] | None = None,
+                    split_codes: dict | None = None) -> FeatureFn:  # fmt: skip
     """The feature as a closure ``(configuration, columns) -> value``; ``columns[k][node]`` is
     column k of the sentence's word ``node`` (index 0 is the root's place). ``nested``: the
     feature is part of a Merge (where a Merge of nulls is a null, not nothing). ``deprel_of``:

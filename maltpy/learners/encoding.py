@@ -3,9 +3,10 @@
 Binarized (Nivre 2008, §6.1): every (feature, value) pair is a column of a sparse matrix, 1 where
 the instance has the value, numbered in order of first appearance in the training instances as
 MaltParser's FeatureMap numbers them; a Split value gives several columns, a number (an ID
-feature) one column holding the number itself (so X is not 0/1 then), a null left out nothing. Symbolic (the k-NN learner, as TiMBL reads instances): each feature's value, whole,
-is one symbol, numbered per feature in order of first appearance; a value never seen in
-training is -1 at parse time.
+feature) one column holding the number itself (so X is not 0/1 then), a null left out nothing.
+Symbolic (the k-NN learner, as TiMBL reads instances): each feature's value, whole, is one
+symbol, numbered per feature in order of first appearance; a value never seen in training is
+-1 at parse time.
 """
 
 from __future__ import annotations

@@ -123,9 +123,8 @@ class LibLinear(Classifier):
             raise ValueError(f"{name}: bias terms for other classes")
         if not (np.isfinite(data).all() and np.isfinite(intercept).all()):
             raise ValueError(f"{name}: a weight is not a finite number")
-        weights = sp.csr_matrix(
-            (data.astype(np.float64), indices.astype(np.int32), indptr.astype(np.int64)), shape=(featuremap.size, n_classes)
-        )  # fmt: skip
+        arrays = (data.astype(np.float64), indices.astype(np.int32), indptr.astype(np.int64))
+        weights = sp.csr_matrix(arrays, shape=(featuremap.size, n_classes))
         return cls(weights, intercept.astype(np.float64))
 
     def describe_size(self) -> str:

@@ -108,7 +108,10 @@ class LibSvm(Classifier):
         pair_starts = np.repeat(line_starts + k - 1, pairs_per_line)
         within = np.arange(len(rows)) - np.repeat(np.cumsum(pairs_per_line) - pairs_per_line, pairs_per_line)
         indices = numbers[pair_starts + 2 * within]
-        _need(bool(((indices >= 1) & (indices <= width) & (indices == np.floor(indices))).all()), "a feature index out of range")
+        _need(
+            bool(((indices >= 1) & (indices <= width) & (indices == np.floor(indices))).all()),
+            "a feature index out of range",
+        )
         cols = indices.astype(int) - 1
         vals = numbers[pair_starts + 2 * within + 1].astype(np.float32)
         self.support = sp.csr_matrix((vals, (rows, cols)), shape=(n_sv, width))

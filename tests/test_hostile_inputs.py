@@ -1,0 +1,94 @@
+"""Hostile configurations, options and inputs to ``maltpy learn``: each is one line
+``maltpy: error: WHERE...``, exit 2, no traceback, no model file, in bounded memory and time,
+and refused before any training. (Damaged model archives: test_damaged_models.py.)"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import EXAMPLE
+
+TRAIN = EXAMPLE / "en-train.conllu"
+PEAK_LIMIT_KB = 500 * 1024
+TIME_LIMIT_S = 10
+WRAPPER = (
+    "import resource, subprocess, sys;"
+    "r = subprocess.run(sys.argv[1:], capture_output=True);"
+    "sys.stdout.buffer.write(r.stderr);"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)"
+)
+
+
+def alias_bomb() -> str:
+    lines = ["lib:", "  options:", '    a0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"    a{i}: &a{i} [{', '.join(['*a' + str(i - 1)] * 9)}]" for i in range(1, 10)]
+    return "\n".join(lines) + "\n"
+
+
+# name: (config file text or None, extra arguments, what the message starts with after "maltpy: error: ")
+CASES = {
+    "yaml-alias-bomb": (alias_bomb(), [], "{config}:3: YAML anchors"),
+    "yaml-python-tag": ("guide: !!python/object/apply:os.system ['true']\n", [], "{config}:1: YAML tags"),
+    "yaml-custom-tag": ("guide:\n  learner: !custom libsvm\n", [], "{config}:2: YAML tags"),
+    "yaml-merge-key": ("guide:\n  <<: {learner: libsvm}\n", [], "{config}:2: YAML merge keys"),
+    "yaml-huge-value": ("singlemalt:\n  parsing_algorithm: " + "x" * 1_000_000 + "\n", [], "{config}:2: singlemalt"),
+    "yaml-deep": (
+        "guide: " + "[" * 5000 + "]" * 5000 + "\n",
+        [],
+        "{config}: not a configuration: YAML nested too deeply",
+    ),
+    "liblinear-c-0": (None, ["-lo", "-c 0"], "command line: lib.options: -c 0 must be greater than 0"),
+    "liblinear-e-0": (None, ["-lo", "-e 0"], "command line: lib.options: -e 0 must be greater than 0"),
+    "libsvm-c-0": (None, ["-l", "libsvm", "-lo", "-c 0"], "command line: lib.options: -c 0"),
+    "libsvm-e-0": (None, ["-l", "libsvm", "-lo", "-e 0"], "command line: lib.options: -e 0"),
+    "libsvm-m-0": (None, ["-l", "libsvm", "-lo", "-m 0"], "command line: lib.options: -m 0"),
+    "libsvm-degree": (None, ["-l", "libsvm", "-lo", "-d 1000000"], "command line: lib.options: -d 1000000"),
+    "liblinear-solver-9": (None, ["-lo", "-s 9"], "command line: lib.options: -s 9"),
+    "split-foreign-address": (None, ["-d", "POSTAG", "-s", "Lookahead[0]"], "command line: guide.data_split_structure"),
+    "split-bad-address": (None, ["-d", "POSTAG", "-s", "Input[x]"], "command line: guide.data_split_structure"),
+    "root-label-tab": (None, ["-grl", "a\tb"], "command line: graph.root_label"),
+    "root-label-newline": (None, ["-grl", "a\nb"], "command line: graph.root_label"),
+    "features-dev-zero": (None, ["-F", "/dev/zero"], "/dev/zero: the feature model file is larger than"),
+    "features-missing": (None, ["-F", "/nonexistent/f.xml"], "/nonexistent/f.xml: no such feature model file"),
+    "features-regex-split": (None, ["-F", "{regex}"], "{regex}:1: bad feature"),
+    "features-deep": (None, ["-F", "{deep}"], "{deep}:1: bad feature"),
+    "input-dev-zero": (None, ["-i", "/dev/zero"], "/dev/zero:1: a line longer than"),
+    "model-over-treebank": (None, ["-m", str(TRAIN)], f"{TRAIN}: is also the input"),
+    "model-in-missing-folder": (None, ["-m", "/nonexistent/dir/m.mpm"], "/nonexistent/dir/m.mpm: cannot write"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_hostile_configuration_or_option_is_refused_before_training(tmp_path, case):
+    text, extra, expected = CASES[case]
+    config = tmp_path / "c.yaml"
+    regex, deep = tmp_path / "regex.txt", tmp_path / "deep.txt"
+    regex.write_text("Split(InputColumn(FEATS, Stack[0]), [^!]*[^!]*[^!]*[^!]*[^!]*!)\n")
+    deep.write_text("Merge(" * 50_000 + "InputColumn(POSTAG, Stack[0])" + ", InputColumn(POSTAG, Stack[0]))" * 50_000)
+    names = {"config": config, "regex": regex, "deep": deep}
+    arguments = ["-i", TRAIN, "-m", tmp_path / "m.mpm"]
+    if text is not None:
+        config.write_text(text)
+        arguments += ["-c", config]
+    arguments += [a.format(**names) for a in extra]
+    if "-i" in extra or "-m" in extra:  # the case's own input or model replaces the default
+        for flag in ("-i", "-m"):
+            if flag in extra:
+                at = arguments.index(flag)
+                del arguments[at : at + 2]
+    started = time.perf_counter()
+    wrapper = subprocess.run([sys.executable, "-c", WRAPPER, sys.executable, "-m", "maltpy", "learn", *arguments],
+                             capture_output=True, timeout=120)  # fmt: skip
+    elapsed = time.perf_counter() - started
+    *err_lines, last = wrapper.stdout.decode("utf-8", "replace").splitlines()
+    peak_kb, status = map(int, last.split())
+    err = "\n".join(err_lines)
+    assert status == 2 and len(err_lines) == 1 and "Traceback" not in err, err
+    assert err.startswith("maltpy: error: " + expected.format(**names)), err
+    assert len(err) < 800, err
+    assert not (tmp_path / "m.mpm").exists() and TRAIN.read_bytes().startswith(b"# sent_id")
+    assert peak_kb < PEAK_LIMIT_KB, f"peak {peak_kb} kB"
+    assert elapsed < TIME_LIMIT_S, f"{elapsed:.1f} s"
