@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -30,6 +32,35 @@ def run_maltpy(*args: str, input: bytes | None = None, cwd: Path | None = None) 
     return subprocess.run(
         [sys.executable, "-m", "maltpy", *map(str, args)], input=input, capture_output=True, cwd=cwd, timeout=600
     )
+
+
+# Runs its arguments as a command, then prints the command's stdout and stderr lengths, its
+# status and its peak resident memory in kB (Linux's ru_maxrss), then stdout and stderr.
+_MEASURE = (
+    "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True);"
+    "print(len(r.stdout), len(r.stderr), r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss);"
+    "sys.stdout.flush(); sys.stdout.buffer.write(r.stdout + r.stderr)"
+)
+
+
+@dataclass
+class Measured:
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    peak_kb: int  # the peak memory of maltpy's process alone
+    seconds: float
+
+
+def run_maltpy_measured(*args: str, timeout: float = 300) -> Measured:
+    """Run ``python -m maltpy`` in a fresh wrapper process that measures its one child's memory."""
+    started = time.perf_counter()
+    wrapper = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "maltpy", *map(str, args)],
+                             capture_output=True, timeout=timeout)  # fmt: skip
+    seconds = time.perf_counter() - started
+    head, _, rest = wrapper.stdout.partition(b"\n")
+    out_length, err_length, status, peak = map(int, head.split())
+    return Measured(status, rest[:out_length], rest[out_length : out_length + err_length], peak, seconds)
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess, where: str) -> str:

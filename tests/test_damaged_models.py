@@ -10,26 +10,15 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
-import time
 import zipfile
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE, run_maltpy
+from conftest import EXAMPLE, run_maltpy, run_maltpy_measured
 
 TEST = EXAMPLE / "en-test.conllu"
 PEAK_LIMIT_KB = 500 * 1024
 TIME_LIMIT_S = 10
-
-# Runs the command, then prints its peak resident memory in kB (Linux reports ru_maxrss in kB).
-WRAPPER = (
-    "import resource, subprocess, sys;"
-    "r = subprocess.run(sys.argv[1:], capture_output=True);"
-    "sys.stdout.buffer.write(r.stderr);"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)"
-)
 
 
 @pytest.fixture(scope="module")
@@ -305,23 +294,17 @@ def test_a_damaged_model_is_one_line_error_in_bounded_memory_and_time(models, tm
     bad = tmp_path / "bad.mpm"
     CASES[case](bad, models)
     out = tmp_path / "out.conllu"
-    started = time.perf_counter()
-    wrapper = subprocess.run(
-        [sys.executable, "-c", WRAPPER, sys.executable, "-m", "maltpy", "parse", "-m", bad, "-i", TEST, "-o", out],
-        capture_output=True, timeout=120,
-    )  # fmt: skip
-    elapsed = time.perf_counter() - started
-    *err_lines, last = wrapper.stdout.decode("utf-8", "replace").splitlines()
-    peak_kb, status = map(int, last.split())
-    err = "\n".join(err_lines)
+    result = run_maltpy_measured("parse", "-m", bad, "-i", TEST, "-o", out, timeout=120)
+    err_lines = result.stderr.decode("utf-8", "replace").splitlines()
+    err, status = "\n".join(err_lines), result.returncode
     assert status == 2, err
     assert "Traceback" not in err and len(err_lines) == 1, err
     assert err.startswith(tuple(f"maltpy: error: {bad}: {what}" for what in ("damaged model", "not a maltpy model",
                                                                            "model format version"))), err  # fmt: skip
     assert len(err) < 600, err
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["bad.mpm"]
-    assert peak_kb < PEAK_LIMIT_KB, f"peak {peak_kb} kB"
-    assert elapsed < TIME_LIMIT_S, f"{elapsed:.1f} s"
+    assert result.peak_kb < PEAK_LIMIT_KB, f"peak {result.peak_kb} kB"
+    assert result.seconds < TIME_LIMIT_S, f"{result.seconds:.1f} s"
 
 
 def test_the_undamaged_models_parse(models, tmp_path):

@@ -4,22 +4,12 @@ and refused before any training. (Damaged model archives: test_damaged_models.py
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-
 import pytest
-from conftest import EXAMPLE
+from conftest import EXAMPLE, run_maltpy_measured
 
 TRAIN = EXAMPLE / "en-train.conllu"
 PEAK_LIMIT_KB = 500 * 1024
 TIME_LIMIT_S = 10
-WRAPPER = (
-    "import resource, subprocess, sys;"
-    "r = subprocess.run(sys.argv[1:], capture_output=True);"
-    "sys.stdout.buffer.write(r.stderr);"
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)"
-)
 
 
 def alias_bomb() -> str:
@@ -79,16 +69,12 @@ def test_a_hostile_configuration_or_option_is_refused_before_training(tmp_path, 
             if flag in extra:
                 at = arguments.index(flag)
                 del arguments[at : at + 2]
-    started = time.perf_counter()
-    wrapper = subprocess.run([sys.executable, "-c", WRAPPER, sys.executable, "-m", "maltpy", "learn", *arguments],
-                             capture_output=True, timeout=120)  # fmt: skip
-    elapsed = time.perf_counter() - started
-    *err_lines, last = wrapper.stdout.decode("utf-8", "replace").splitlines()
-    peak_kb, status = map(int, last.split())
-    err = "\n".join(err_lines)
+    result = run_maltpy_measured("learn", *arguments, timeout=120)
+    err_lines = result.stderr.decode("utf-8", "replace").splitlines()
+    err, status = "\n".join(err_lines), result.returncode
     assert status == 2 and len(err_lines) == 1 and "Traceback" not in err, err
     assert err.startswith("maltpy: error: " + expected.format(**names)), err
     assert len(err) < 800, err
     assert not (tmp_path / "m.mpm").exists() and TRAIN.read_bytes().startswith(b"# sent_id")
-    assert peak_kb < PEAK_LIMIT_KB, f"peak {peak_kb} kB"
-    assert elapsed < TIME_LIMIT_S, f"{elapsed:.1f} s"
+    assert result.peak_kb < PEAK_LIMIT_KB, f"peak {result.peak_kb} kB"
+    assert result.seconds < TIME_LIMIT_S, f"{result.seconds:.1f} s"

@@ -4,7 +4,7 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import DATA, requires_shared, run_maltpy
+from conftest import DATA, requires_shared, run_maltpy, run_maltpy_measured
 
 from maltpy.config import load_config
 from maltpy.conll import ConllReader
@@ -293,9 +293,6 @@ def test_oracle_command_writes_rebuilt_trees(tmp_path):
 def test_the_covnonproj_oracle_on_a_long_sentence_keeps_no_transition(tmp_path):
     # bug: a 10,000-token sentence took 3.5 GB (a new tuple per NO-ARC, and every transition
     # kept); Covington's systems take O(n²) transitions, so none may be kept per step
-    import subprocess
-    import sys
-
     words, offset, first_root = [], 0, None
     for sentence in ConllReader(open(DATA / "conllx" / "la_perseus-ud-test.conllx", "rb"), "test"):
         for w in sentence.words:
@@ -309,13 +306,7 @@ def test_the_covnonproj_oracle_on_a_long_sentence_keeps_no_transition(tmp_path):
             break
     long = tmp_path / "long.conllx"
     long.write_text("\n".join(words) + "\n\n")
-    wrapper = (
-        "import resource, subprocess, sys; r = subprocess.run(sys.argv[1:], capture_output=True);"
-        "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss); print(r.stdout.decode())"
-    )
-    command = [sys.executable, "-m", "maltpy", "oracle", "-a", "covnonproj", "-i", long, "--json"]
-    result = subprocess.run([sys.executable, "-c", wrapper, *command], capture_output=True, timeout=300)
-    status, peak_kb = map(int, result.stdout.decode().splitlines()[0].split())
-    stats = json.loads(result.stdout.decode().splitlines()[1])
+    result = run_maltpy_measured("oracle", "-a", "covnonproj", "-i", long, "--json")
+    status, peak_kb, stats = result.returncode, result.peak_kb, json.loads(result.stdout)
     assert status == 0 and stats["rebuilt"] == 1 and stats["transitions"] > 4_000_000
     assert peak_kb < 150 * 1024, peak_kb  # before: 340 MB for these 4,000 words
