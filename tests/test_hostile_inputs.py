@@ -36,6 +36,9 @@ CASES = {
     "libsvm-e-0": (None, ["-l", "libsvm", "-lo", "-e 0"], "command line: lib.options: -e 0"),
     "libsvm-m-0": (None, ["-l", "libsvm", "-lo", "-m 0"], "command line: lib.options: -m 0"),
     "libsvm-degree": (None, ["-l", "libsvm", "-lo", "-d 1000000"], "command line: lib.options: -d 1000000"),
+    # options LIBSVM itself finds unusable on the data: one line naming the options, no model
+    "libsvm-nu-infeasible": (None, ["-l", "libsvm", "-lo", "-s 1"], "lib.options (-s 1 "),
+    "libsvm-kernel-overflow": (None, ["-l", "libsvm", "-lo", "-d 20 -g 100"], "lib.options (-s 0 -t 1 -d 20 -g 100.0"),
     "liblinear-solver-9": (None, ["-lo", "-s 9"], "command line: lib.options: -s 9"),
     "split-foreign-address": (None, ["-d", "POSTAG", "-s", "Lookahead[0]"], "command line: guide.data_split_structure"),
     "split-bad-address": (None, ["-d", "POSTAG", "-s", "Input[x]"], "command line: guide.data_split_structure"),

@@ -15,6 +15,7 @@ import tempfile
 import numpy as np
 import scipy.sparse as sp
 
+from ..errors import MaltpyError
 from .base import Classifier
 
 KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}
@@ -60,7 +61,10 @@ class LibSvm(Classifier):
         from libsvm.svmutil import svm_parameter, svm_problem, svm_save_model, svm_train
 
         flags = " ".join(f"-{k} {v}" for k, v in options.items())
-        model = svm_train(svm_problem(y.astype(float), X), svm_parameter(f"{flags} -q"))
+        try:
+            model = svm_train(svm_problem(y.astype(float), X), svm_parameter(f"{flags} -q"))
+        except ValueError as e:  # LIBSVM's own check of the options against the data (nu infeasible)
+            raise MaltpyError(f"lib.options ({flags}): LIBSVM cannot train with them: {e}") from None
         fd, path = tempfile.mkstemp(suffix=".libsvm")
         os.close(fd)
         try:
@@ -69,7 +73,10 @@ class LibSvm(Classifier):
                 text = f.read()
         finally:
             os.unlink(path)
-        return cls(text, X.shape[1])
+        try:
+            return cls(text, X.shape[1])
+        except ValueError as e:  # an overflowing kernel (-d, -g, -r too large) gives inf or nan
+            raise MaltpyError(f"lib.options ({flags}): LIBSVM's solution is not usable: {e}") from None
 
     def _read(self, text: str, width: int, n_classes: int | None = None) -> None:
         """The arrays of the model text; ``width`` is the number of features of its instances.
