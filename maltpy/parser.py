@@ -306,23 +306,7 @@ class Model:
                 _check(isinstance(entries, list) and entries, "no classifiers")
                 _check(all(isinstance(e, dict) for e in entries), "a classifier is not a mapping")
                 _check_names([e.get("name") for e in entries], config.guide.data_split_column is not None)
-                atomic = {}
-                for entry in entries:
-                    kind = entry.get("kind")
-                    _check(kind == config.guide.learner, f"a {_cut(kind)} classifier in a {config.guide.learner} model")
-                    labels, positions = entry.get("labels"), entry.get("positions")
-                    _check(_ints(labels, len(classes.items)) and labels and len(set(labels)) == len(labels),
-                           "a classifier's classes are not classes of the model")  # fmt: skip
-                    _check(_ints(positions, len(fm.specs)) and sorted(set(positions)) == positions,
-                           "a classifier's feature positions are not features of the feature model")  # fmt: skip
-                    _check(type(entry.get("instances")) is int and entry["instances"] >= 0, "a bad instance count")
-                    _check(isinstance(entry.get("file"), str), "a classifier without its file")
-                    featuremap = map_class(kind).from_keys(positions, entry.get("features"), fm.nulls)
-                    classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap, len(labels),
-                                                             config.lib.options)  # fmt: skip
-                    atomic[entry["name"]] = AtomicModel(
-                        entry["name"], featuremap, labels, classifier, entry["instances"]
-                    )
+                atomic = {entry["name"]: _load_classifier(archive, entry, config, classes, fm) for entry in entries}
             except ValueError as e:
                 raise MaltpyError(f"damaged model: {_cut(e)}", path) from None
             except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
@@ -333,6 +317,22 @@ class Model:
 
 
 MAX_FEATURE_TEXT = 1 << 20  # characters of a model's feature-model text
+
+
+def _load_classifier(archive: Archive, entry: dict, config: Config, classes: Classes, fm: FeatureModel) -> AtomicModel:
+    """One classifier of the archive, its manifest entry checked against the model first."""
+    kind = entry.get("kind")
+    _check(kind == config.guide.learner, f"a {_cut(kind)} classifier in a {config.guide.learner} model")
+    labels, positions = entry.get("labels"), entry.get("positions")
+    _check(_ints(labels, len(classes.items)) and labels and len(set(labels)) == len(labels),
+           "a classifier's classes are not classes of the model")  # fmt: skip
+    _check(_ints(positions, len(fm.specs)) and sorted(set(positions)) == positions,
+           "a classifier's feature positions are not features of the feature model")  # fmt: skip
+    _check(type(entry.get("instances")) is int and entry["instances"] >= 0, "a bad instance count")
+    _check(isinstance(entry.get("file"), str), "a classifier without its file")
+    featuremap = map_class(kind).from_keys(positions, entry.get("features"), fm.nulls)
+    classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap, len(labels), config.lib.options)
+    return AtomicModel(entry["name"], featuremap, labels, classifier, entry["instances"])
 
 
 def _check(condition: bool, message: str) -> None:
