@@ -19,6 +19,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import zipfile
 import zlib
 from typing import Any
@@ -34,6 +35,15 @@ MANIFEST = "manifest.json"
 MAX_MEMBER = 4 << 30  # bytes of one member, uncompressed
 MAX_RATIO = 100  # uncompressed / compressed size of one member ...
 SMALL = 1 << 20  # ... unless it is at most this big
+MANIFEST_VARIABLE = "MALTPY_MAX_MANIFEST_BYTES"
+
+
+def max_manifest_bytes() -> int:
+    """The largest manifest read: 16 MB (parsed JSON takes some 30 times its size in memory;
+    a model of a million-token treebank has a few MB), or the environment's setting."""
+    value = os.environ.get(MANIFEST_VARIABLE, "")
+    return int(value) if value.strip().isdigit() and int(value) > 0 else 16 << 20
+
 
 # What reading a damaged zip member can raise: a bad CRC or header, a truncated or corrupt
 # deflate stream, an encrypted member, an unknown compression method.
@@ -80,6 +90,16 @@ class Archive:
             raise MaltpyError("is a directory, not a model file", path) from None
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
             raise MaltpyError(f"not a maltpy model (not a zip archive: {_cut(e)})", path) from None
+        try:
+            size, limit = self._zip.getinfo(MANIFEST).file_size, max_manifest_bytes()
+        except KeyError:
+            size, limit = 0, 1  # reported as missing below
+        if size > limit:
+            raise MaltpyError(
+                f"damaged model: {MANIFEST} holds {size} bytes, more than {limit} (a model's is far smaller; "
+                f"{MANIFEST_VARIABLE} allows more)",
+                path,
+            )
         try:
             manifest = json.loads(self._read(MANIFEST).decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as e:  # ValueError: also a 5,000-digit number

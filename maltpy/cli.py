@@ -126,7 +126,7 @@ def eval_command(gold: str, system: str, punct: str, per_label: bool, as_json: b
       maltpy eval gold.conllu parsed.conllu --punct exclude --per-label
     """
     if is_std(gold) and is_std(system):
-        raise MaltpyError("only one of GOLD and SYSTEM can be standard input")
+        raise MaltpyError("only one of GOLD and SYSTEM can be standard input", "command line")
     with read_conll(gold, format_) as g, read_conll(system, format_) as s:
         scores = attachment_scores(g, s, g.name, s.name, exclude_punct=punct == "exclude")
     if as_json:
@@ -613,9 +613,9 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(e))
     except click.UsageError as e:
         command = e.ctx.command_path if e.ctx else "maltpy"
-        return _fail(f"{e.format_message()} (see '{command} --help')")
+        return _fail(f"command line: {e.format_message()} (see '{command} --help')")
     except click.ClickException as e:
-        return _fail(e.format_message())
+        return _fail(f"command line: {e.format_message()}")
     except (click.Abort, KeyboardInterrupt):
         print("maltpy: interrupted", file=sys.stderr)
         return 130

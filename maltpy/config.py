@@ -208,7 +208,7 @@ LEARNER_OPTIONS: dict[str, dict[str, LibOption]] = {
         "s": LibOption(int, 4, 0, 7),  # solver: Crammer-Singer multi-class SVM
         "c": LibOption(float, 0.1, 0, above=True),  # cost C
         "e": LibOption(float, 0.1, 0, above=True),  # stopping tolerance
-        "B": LibOption(float, -1.0),  # bias; negative = no bias term
+        "B": LibOption(float, -1.0, None, 1e6),  # bias feature's value; 0 or negative = no bias term
     },
     "knn": {
         "k": LibOption(int, 5, 1, 100_000),  # the k nearest distances
@@ -444,7 +444,7 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
     if value == "" or value != value.strip():
         raise ValueError(f"{_q(value)} is empty or has surrounding blanks")
     if option.kind == "label" and not valid_label(value):
-        raise ValueError(f"{_q(value)} is not a label CoNLL can hold (no blanks, tabs or line breaks)")
+        raise ValueError(f"{_q(value)} is not a label CoNLL can hold (no tabs, line breaks or blanks around it)")
     if option.kind == "choice" and value not in option.choices:
         raise ValueError(f"{_q(value)} is not one of {', '.join(option.choices)}")
     if option.kind == "column" and value not in COLUMN_NAMES:

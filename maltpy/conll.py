@@ -249,8 +249,9 @@ def max_line_bytes() -> int:
 
 
 def valid_label(text: str) -> bool:
-    """A DEPREL that CoNLL files can hold: not empty, no blanks (tabs, spaces, line breaks)."""
-    return bool(text) and not any(ch.isspace() for ch in text)
+    """A DEPREL that a CoNLL file can hold, as the reader takes fields: not empty, no tab or line
+    break, no blanks around it."""
+    return bool(text) and text == text.strip() and not any(ch in text for ch in "\t\n\r")
 
 
 def decoded_lines(stream: BinaryIO, name: str, byte_order_mark: bool = False) -> Iterator[tuple[int, str]]:

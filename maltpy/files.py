@@ -7,6 +7,7 @@ never leaves a half-written file (and ``-i x -o x`` is safe).
 
 from __future__ import annotations
 
+import errno
 import os
 import select
 import stat
@@ -29,6 +30,8 @@ def is_std(path: str | None) -> bool:
 def open_file(path: str, what: str = "file") -> BinaryIO:
     """The file opened for reading in binary; a missing or unreadable file is a MaltpyError
     that says what was expected there (``what``: "file", "config file" ...)."""
+    if not path:
+        raise MaltpyError(f"the {what} name is empty", "command line")
     try:
         return open(path, "rb")
     except FileNotFoundError:
@@ -137,6 +140,14 @@ def check_output_path(path: str, inputs: tuple[str | None, ...] = ()) -> None:
         raise MaltpyError("the output file name is empty", "command line")
     if os.path.isdir(path):
         raise MaltpyError("is a directory; cannot write output there", path)
+    if path.endswith(("/", os.sep)):
+        raise MaltpyError("is a folder's name, not a file's", path)
+    if os.path.islink(path):
+        try:
+            os.stat(path)
+        except OSError as e:
+            if e.errno == errno.ELOOP:
+                raise MaltpyError("cannot write: a loop of symbolic links", path) from None
     for source in inputs:
         if source and not is_std(source) and os.path.exists(source) and os.path.exists(path):
             if os.path.samefile(source, path) and os.path.isfile(path):

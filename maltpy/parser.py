@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -195,6 +197,8 @@ class Model:
 
     def parse_conll(self, text: str, format: str = "auto") -> str:
         """Parse CoNLL-X or CoNLL-U text; the same text back with HEAD and DEPREL filled in."""
+        if not isinstance(text, str):
+            raise TypeError(f"parse_conll takes CoNLL text (a str), not {type(text).__name__}")
         reader = ConllReader(io.BytesIO(text.encode("utf-8")), "<text>", format, blind=True)
         return "".join(format_sentence(s) for s in self.parse(reader))
 
@@ -202,8 +206,12 @@ class Model:
         """Parse sentences given as lists of tokens: a token is its form (a string) or a dict
         with any of form, lemma, upos (or cpostag), xpos (or postag), feats. Returns, for each
         sentence, each token's (head, label)."""
+        if isinstance(sentences, (str, bytes)):
+            raise TypeError("parse_tokens takes a list of sentences, each a list of tokens, not a string")
         built = []
         for number, tokens in enumerate(sentences, 1):
+            if isinstance(tokens, (str, bytes)):
+                raise TypeError(f"sentence {number} is a string; a sentence is a list of tokens")
             words = []
             for i, token in enumerate(tokens, 1):
                 t = {"form": token} if isinstance(token, str) else dict(token)
@@ -221,6 +229,10 @@ class Model:
     def bound_degree(self, max_degree: int | None) -> None:
         """Parse with this bound on Covington's degree of non-projectivity instead of the
         model's (``maltpy parse -cd``; Nivre 2007 bounds a parser trained unbounded)."""
+        if max_degree is not None and (type(max_degree) is not int or max_degree < 0):
+            raise ValueError(f"a degree bound is a whole number from 0, not {max_degree!r}")
+        if self.config.singlemalt.parsing_algorithm != "covnonproj":
+            raise ValueError(f"a degree bound applies to covnonproj, not {self.config.singlemalt.parsing_algorithm}")
         covington = dataclasses.replace(self.config.covington, max_degree=max_degree)
         self.config = dataclasses.replace(self.config, covington=covington)
         self.system = system_for(self.config)
@@ -279,6 +291,9 @@ class Model:
     @classmethod
     def load(cls, path: str) -> Model:
         """The model in the archive at ``path``, every part checked before use (see _check)."""
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"a model's path is a str or a path, not {type(path).__name__}")
+        path = os.fspath(path)
         archive = Archive(path)
         try:
             m = archive.manifest
@@ -302,6 +317,7 @@ class Model:
                 _check(data_format in FORMATS, "an unknown data format")
                 statistics = m.get("training", {})
                 _check(isinstance(statistics, dict), "training statistics are not a mapping")
+                json.dumps(statistics, allow_nan=False)  # ValueError on NaN: info --json must print JSON
                 entries = m.get("models")
                 _check(isinstance(entries, list) and entries, "no classifiers")
                 _check(all(isinstance(e, dict) for e in entries), "a classifier is not a mapping")

@@ -30,9 +30,12 @@ def test_version_and_the_console_script():
 
 
 def test_usage_errors_are_one_line_too():
-    assert_one_line_error(run_maltpy("eval", "only-one-file"), "Missing argument")
-    assert_one_line_error(run_maltpy("convert", "--to", "xml"), "Invalid value")
-    assert_one_line_error(run_maltpy("frobnicate"), "No such command")
+    assert_one_line_error(run_maltpy("eval", "only-one-file"), "command line: Missing argument")
+    assert_one_line_error(run_maltpy("convert", "--to", "xml"), "command line: Invalid value")
+    assert_one_line_error(run_maltpy("frobnicate"), "command line: No such command")
+    assert_one_line_error(run_maltpy("parse", "-m", "m.mpm", "--bogus"), "command line: No such option")
+    assert_one_line_error(run_maltpy("eval", "-", "-"), "command line: only one of GOLD and SYSTEM")
+    assert_one_line_error(run_maltpy("convert", "-i", "", "--to", "conllu"), "command line: the file name is empty")
     no_command = run_maltpy()
     assert no_command.returncode == 2 and b"Commands:" in no_command.stderr and not no_command.stdout
 
@@ -313,3 +316,29 @@ def test_read_and_write_errors_name_their_file(tmp_path):
     assert_one_line_error(
         run_maltpy("convert", "-i", "/proc/self/mem", "--to", "conllu"), "/proc/self/mem:1: cannot read"
     )
+
+
+@requires_shared
+def test_sigterm_during_libsvm_training_stops_learn(tmp_path):
+    # LIBSVM trains in C and calls back into Python only to print: a signal handled there was
+    # lost, and learn went on to write its model and exit 0
+    model = tmp_path / "m.mpm"
+    train = DATA / "conllx" / "da_ddt-ud-dev.conllx"
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", "learn", "-q", "-l", "libsvm", "-i", train, "-m", model],
+                               stderr=subprocess.PIPE)  # fmt: skip
+    time.sleep(4)  # features take about 1.5 s of the 7, training the rest
+    process.send_signal(15)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 143, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_output_paths_that_cannot_be_files(tmp_path):
+    source = EXAMPLE / "en-test.conllu"
+    folder = tmp_path / "absent"
+    assert_one_line_error(run_maltpy("convert", "-i", source, "--to", "conllu", "-o", f"{folder}/"), f"{folder}/: is a")
+    loop = tmp_path / "loop1"
+    loop.symlink_to(tmp_path / "loop2")
+    (tmp_path / "loop2").symlink_to(loop)
+    assert_one_line_error(run_maltpy("convert", "-i", source, "--to", "conllu", "-o", loop), f"{loop}: cannot write")
+    assert loop.is_symlink() and not folder.exists()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import zipfile
 
 import numpy as np
@@ -282,6 +283,16 @@ CASES = {
         ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"degree 2", b"degree 999999999", 1)
     ),
     "libsvm-truncated-sv": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d[: len(d) // 2]),
+    "libsvm-extreme-gamma": lambda p, ms: with_member(
+        ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"gamma 0.2", b"gamma 1e300", 1)
+    ),
+    "liblinear-extreme-weights": lambda p, ms: with_arrays(ms["liblinear"], p, set_first("data", 1e308)),
+    "statistics-nan": lambda p, ms: with_member(
+        ms["liblinear"], p, "manifest.json", lambda d: d.replace(b'"training":{', b'"training":{"x":NaN,', 1)
+    ),
+    "manifest-too-large": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["training"].update(x=os.urandom(9 << 20).hex())
+    ),
     # the k-NN instance base
     "knn-symbol-out-of-range": lambda p, ms: with_arrays(
         ms["knn"], p, lambda a: a["instances"].__setitem__((0, 0), 10**6)
@@ -313,3 +324,27 @@ def test_the_undamaged_models_parse(models, tmp_path):
         result = run_maltpy("parse", "-m", model, "-i", TEST, "-o", tmp_path / f"{learner}.conllu")
         assert result.returncode == 0, result.stderr
         assert (tmp_path / f"{learner}.conllu").stat().st_size > 0
+
+
+def test_a_libsvm_model_of_many_classes_parses_in_bounded_memory(models, tmp_path):
+    # LIBSVM's one-vs-one model has k(k-1)/2 decisions per instance: with a crafted 1,000
+    # classes (a 12 KB archive), the class x pair tables once took 8 GB
+    k = 1000
+    files = members(models["libsvm"])
+    manifest = json.loads(files["manifest.json"])
+    manifest["classes"] = manifest["classes"] + [f"LA~x{i}" for i in range(k)]
+    base = len(manifest["classes"]) - k
+    entry = manifest["models"][0]
+    entry["labels"] = [base + i for i in range(k)]
+    header = "\n".join(["svm_type c_svc", "kernel_type polynomial", "degree 2", "gamma 0.2", "coef0 0",
+                        f"nr_class {k}", "total_sv 1", "rho " + " ".join(["0"] * (k * (k - 1) // 2)),
+                        "label " + " ".join(map(str, range(k))), "nr_sv 1" + " 0" * (k - 1), "SV"])  # fmt: skip
+    sv = " ".join(["0.5"] * (k - 1)) + " 1:1\n"
+    name = next(n for n in files if n.endswith(".libsvm"))
+    files[name] = (header + "\n" + sv).encode()
+    files["manifest.json"] = json.dumps(manifest).encode()
+    big = tmp_path / "big.mpm"
+    write_zip(big, files)
+    result = run_maltpy_measured("parse", "-m", big, "-i", TEST, "-o", tmp_path / "out.conllu")
+    assert result.returncode == 0 and result.stderr == b"", result.stderr
+    assert result.peak_kb < PEAK_LIMIT_KB, f"peak {result.peak_kb} kB"

@@ -345,3 +345,29 @@ def test_the_covington_bound_applies_while_parsing_as_in_nivre_2007(tmp_path):
         run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test, "-cd", "1"), "command line: -cd"
     )
     assert "covnonproj only" in err
+
+
+def test_labels_with_inner_blanks_learn_and_parse(tmp_path):
+    # the reader takes a DEPREL with blanks inside (not around it); so must the model
+    train = tmp_path / "train.conllu"
+    text = (EXAMPLE / "en-train.conllu").read_text(encoding="utf-8")
+    train.write_text(text.replace("\tdet\t", "\tde t\t").replace("\tamod\t", "\tam\u2028od\t"), encoding="utf-8")
+    model = tmp_path / "m.mpm"
+    assert run_maltpy("learn", "-q", "-i", train, "-m", model).returncode == 0
+    result = run_maltpy("parse", "-m", model, "-i", EXAMPLE / "en-test.conllu")
+    assert result.returncode == 0, result.stderr
+    assert b"\tde t\t" in result.stdout
+
+
+def test_the_python_api_refuses_what_it_cannot_take(example_model):
+    model = maltpy.load_model(str(example_model))
+    with pytest.raises(TypeError):
+        maltpy.load_model(None)
+    with pytest.raises(TypeError):
+        model.parse_conll(b"1\tx\t_\t_\t_\t_\t_\t_\t_\t_\n")
+    with pytest.raises(TypeError):
+        model.parse_tokens("abc")
+    with pytest.raises(TypeError):
+        model.parse_tokens(["abc"])
+    with pytest.raises(ValueError):
+        model.bound_degree(1)  # a nivreeager model

@@ -11,6 +11,8 @@ any other value, seen or not, uses the master.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from . import LEARNERS, AtomicModel
@@ -77,6 +79,29 @@ def train_guide(instances: Instances, groups: dict[str, tuple[list[int], np.ndar
     return models
 
 
+def interruptibly(function, *args):
+    """``function(*args)`` in a worker thread, the main thread waiting. LIBSVM and scikit-learn
+    train in C without returning to Python (LIBSVM only through its print callback, where an
+    exception is lost), so a signal handled there would wait for the end of training or be
+    swallowed; waiting here, the main thread handles SIGINT, SIGTERM and SIGHUP at once and
+    unwinds (the worker is a daemon: it ends with the process)."""
+    outcome: dict = {}
+
+    def work() -> None:
+        try:
+            outcome["value"] = function(*args)
+        except BaseException as e:  # handed to the main thread
+            outcome["error"] = e
+
+    worker = threading.Thread(target=work, name="maltpy-training", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.1)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 def train_atomic(name: str, X, featuremap, classes: np.ndarray, learner: str, options: dict,
                  shared=None) -> AtomicModel:  # fmt: skip
     """One classifier; its classes are numbered by first appearance in its instances."""
@@ -84,5 +109,5 @@ def train_atomic(name: str, X, featuremap, classes: np.ndarray, learner: str, op
     labels = unique[np.argsort(first, kind="stable")]
     local = np.zeros(int(classes.max()) + 1, dtype=np.int64)
     local[labels] = np.arange(len(labels))
-    classifier = LEARNERS[learner].fit(X, local[classes], len(labels), options, shared)
+    classifier = interruptibly(LEARNERS[learner].fit, X, local[classes], len(labels), options, shared)
     return AtomicModel(name, featuremap, [int(c) for c in labels], classifier, len(classes))

@@ -55,6 +55,7 @@ class JavaRandom:
         self.state = 0x5DEECE66D
 
 
+MAX_WEIGHT = 1e100  # a model's weights: far beyond any trained one, far from overflowing a sum
 _DENSE_LIMIT = 20_000_000  # weights (features x classes) up to 160 MB are expanded for parsing
 
 
@@ -74,7 +75,7 @@ class LibLinear(Classifier):
             shared: JavaRandom | None = None) -> LibLinear:  # fmt: skip
         """Train on instances X with classes y in 0..k-1; ``shared`` is the learning run's
         generator (a fresh one if not given)."""
-        if int(options["s"]) == 4 and options["B"] < 0 and len(y):
+        if int(options["s"]) == 4 and options["B"] <= 0 and len(y):
             weights = _train_crammer_singer(X, y, n_classes, options, shared or JavaRandom())
             return cls(sp.csr_matrix(weights), np.zeros(n_classes))
         if n_classes < 2:
@@ -121,8 +122,8 @@ class LibLinear(Classifier):
             raise ValueError(f"{name}: a weight for a class out of range")
         if intercept.dtype.kind != "f" or intercept.shape != (n_classes,):
             raise ValueError(f"{name}: bias terms for other classes")
-        if not (np.isfinite(data).all() and np.isfinite(intercept).all()):
-            raise ValueError(f"{name}: a weight is not a finite number")
+        if not ((np.abs(data) <= MAX_WEIGHT).all() and (np.abs(intercept) <= MAX_WEIGHT).all()):
+            raise ValueError(f"{name}: a weight is not a finite number within ±{MAX_WEIGHT:g}")
         arrays = (data.astype(np.float64), indices.astype(np.int32), indptr.astype(np.int64))
         weights = sp.csr_matrix(arrays, shape=(featuremap.size, n_classes))
         return cls(weights, intercept.astype(np.float64))
@@ -163,7 +164,7 @@ def _train(X: sp.csr_matrix, y: np.ndarray, options: dict) -> tuple[np.ndarray, 
     from sklearn.svm import LinearSVC
 
     family, params = SOLVERS[int(options["s"])]
-    fit_intercept = options["B"] >= 0  # LIBLINEAR's -B: a bias feature of that value, or none
+    fit_intercept = options["B"] > 0  # LIBLINEAR's -B: a bias feature of that value (0 adds nothing)
     common = {"C": options["c"], "tol": options["e"], "fit_intercept": fit_intercept, "random_state": 0}
     if fit_intercept:
         common["intercept_scaling"] = options["B"]

@@ -20,6 +20,7 @@ from .base import Classifier
 
 KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}
 _CHUNK = 128  # rows per kernel computation: keeps the rows x support vectors matrices small
+_PAIR_CELLS = 1 << 22  # and the pairs of classes x rows decision values
 
 
 def _dot(X: sp.csr_matrix, support: sp.csr_matrix) -> np.ndarray:
@@ -91,8 +92,8 @@ class LibSvm(Classifier):
         _need(fields.get("svm_type") == ["c_svc"] and kernel in KERNELS, "not a C-SVC model of a known kernel")
         self.kernel = KERNELS[kernel]
         self.degree = _number(fields.get("degree", ["3"]), int, 0, 20, "degree")
-        self.gamma = _number(fields.get("gamma", ["0"]), float, -1e300, 1e300, "gamma")
-        self.coef0 = _number(fields.get("coef0", ["0"]), float, -1e300, 1e300, "coef0")
+        self.gamma = _number(fields.get("gamma", ["0"]), float, -1e10, 1e10, "gamma")
+        self.coef0 = _number(fields.get("coef0", ["0"]), float, -1e10, 1e10, "coef0")
         k = self.n_classes = _number(fields.get("nr_class", []), int, 1, n_classes or 1 << 20, "nr_class")
         _need(n_classes is None or k == n_classes, "a model of another number of classes")
         self.labels = [int(x) for x in fields["label"]] if "label" in fields else list(range(k))
@@ -107,7 +108,8 @@ class LibSvm(Classifier):
         pairs_per_line = np.array([line.count(":") for line in lines], dtype=int)
         numbers = np.array(body.replace(":", " ").split(), dtype=float)
         _need(len(numbers) == n_sv * (k - 1) + 2 * int(pairs_per_line.sum()), "malformed SV lines")
-        _need(bool(np.isfinite(numbers).all() and np.isfinite(self.rho).all()), "a number that is not finite")
+        _need(bool((np.abs(numbers) <= 1e100).all() and (np.abs(self.rho) <= 1e100).all()),
+              "a number that is not finite, or beyond ±1e100")  # fmt: skip
         line_starts = np.concatenate([[0], np.cumsum(k - 1 + 2 * pairs_per_line)[:-1]]).astype(int)
         coef_at = line_starts[:, None] + np.arange(k - 1)[None, :]
         self.coef = numbers[coef_at] if n_sv else np.zeros((0, k - 1))
@@ -129,11 +131,13 @@ class LibSvm(Classifier):
         pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
         self.from_i = np.array([i * (k - 1) + j - 1 for i, j in pairs], dtype=int)
         self.from_j = np.array([j * (k - 1) + i for i, j in pairs], dtype=int)
-        to_first = np.zeros((len(pairs), k))
-        to_second = np.zeros((len(pairs), k))
-        for p, (i, j) in enumerate(pairs):
-            to_first[p, i] = to_second[p, j] = 1
-        self.to_first, self.to_second = to_first, to_second
+        # class x pair incidence, sparse: a dense one grows as k³ (a crafted nr_class of 1,000
+        # would take gigabytes)
+        first = np.array([i for i, _ in pairs], dtype=np.int64)
+        second = np.array([j for _, j in pairs], dtype=np.int64)
+        ones, columns = np.ones(len(pairs)), np.arange(len(pairs))
+        self.to_first = sp.csr_matrix((ones, (first, columns)), shape=(k, len(pairs)))
+        self.to_second = sp.csr_matrix((ones, (second, columns)), shape=(k, len(pairs)))
 
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
         """The votes of each class 0..k-1 for each row of X (LIBSVM's svm_predict_values)."""
@@ -143,8 +147,13 @@ class LibSvm(Classifier):
             votes[:, :] = 1
             return votes
         X.sort_indices()
-        for start in range(0, X.shape[0], _CHUNK):
-            chunk = X[start : start + _CHUNK]
+        with np.errstate(all="ignore"):  # a kernel may overflow (a high degree): such a vote is lost, quietly
+            return self._votes(X, votes, k)
+
+    def _votes(self, X: sp.csr_matrix, votes: np.ndarray, k: int) -> np.ndarray:
+        step = max(1, min(_CHUNK, _PAIR_CELLS // (k * k)))  # rows at a time: k² decisions each
+        for start in range(0, X.shape[0], step):
+            chunk = X[start : start + step]
             kernel = self._kernel(chunk)  # support vectors x rows
             sums = np.empty((k, k - 1, chunk.shape[0]))  # sums[c] = coef[class c]ᵀ K[class c]
             for c in range(k):
@@ -153,7 +162,7 @@ class LibSvm(Classifier):
             flat = sums.reshape(k * (k - 1), -1)
             decisions = flat[self.from_i] + flat[self.from_j] - self.rho[:, None]
             wins = (decisions > 0).astype(float)  # LIBSVM: positive is a vote for i, else for j
-            votes[start : start + _CHUNK, self.labels] = (self.to_first.T @ wins + self.to_second.T @ (1 - wins)).T
+            votes[start : start + step, self.labels] = (self.to_first @ wins + self.to_second @ (1 - wins)).T
         return votes
 
     def _kernel(self, X: sp.csr_matrix) -> np.ndarray:
