@@ -324,8 +324,8 @@ def test_sigterm_during_libsvm_training_stops_learn(tmp_path):
     # lost, and learn went on to write its model and exit 0
     model = tmp_path / "m.mpm"
     train = DATA / "conllx" / "da_ddt-ud-dev.conllx"
-    process = subprocess.Popen([sys.executable, "-m", "maltpy", "learn", "-q", "-l", "libsvm", "-i", train, "-m", model],
-                               stderr=subprocess.PIPE)  # fmt: skip
+    command = [sys.executable, "-m", "maltpy", "learn", "-q", "-l", "libsvm", "-i", train, "-m", model]
+    process = subprocess.Popen(command, stderr=subprocess.PIPE)
     time.sleep(4)  # features take about 1.5 s of the 7, training the rest
     process.send_signal(15)
     _, err = process.communicate(timeout=120)
