@@ -32,6 +32,7 @@ from .pseudoproj import (
     deprojectivize,
     projectivize,
 )
+from .threads import set_threads
 from .transition import system_for
 from .transition.base import Gold, count_oracle, finish
 from .tree import is_projective
@@ -95,12 +96,21 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="maltpy")
-def cli() -> None:
+@click.option(
+    "--threads",
+    type=click.IntRange(1, 1024),
+    metavar="N",
+    help="Threads of the numeric libraries (BLAS, LIBSVM's OpenMP). Default: 1 for parsing, "
+    "the cores for learning; a thread waits without spinning.",
+)
+@click.pass_context
+def cli(ctx: click.Context, threads: int | None) -> None:
     """maltpy: data-driven dependency parsing in the MaltParser mould.
 
     Inputs and outputs are CoNLL-X or CoNLL-U files; '-' (or no -i/-o) means standard
     input/output.
     """
+    set_threads(threads, learning=ctx.invoked_subcommand == "learn")
 
 
 @cli.command("eval")

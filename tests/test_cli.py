@@ -342,3 +342,21 @@ def test_output_paths_that_cannot_be_files(tmp_path):
     (tmp_path / "loop2").symlink_to(loop)
     assert_one_line_error(run_maltpy("convert", "-i", source, "--to", "conllu", "-o", loop), f"{loop}: cannot write")
     assert loop.is_symlink() and not folder.exists()
+
+
+def test_thread_defaults_leave_the_users_settings_alone(monkeypatch):
+    # one thread for parsing, the libraries' own count for learning, passive waits; what the
+    # user set stays, unless --threads says otherwise
+    from maltpy.threads import THREAD_VARIABLES, set_threads
+
+    for name in (*THREAD_VARIABLES, "OMP_WAIT_POLICY"):
+        monkeypatch.delenv(name, raising=False)
+    set_threads(None)
+    assert [os.environ[n] for n in THREAD_VARIABLES] == ["1", "1", "1"] and os.environ["OMP_WAIT_POLICY"] == "PASSIVE"
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    set_threads(None, learning=True)
+    assert "OMP_NUM_THREADS" not in os.environ and os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+    set_threads(3)
+    assert [os.environ[n] for n in THREAD_VARIABLES] == ["3", "3", "3"]
+    assert_one_line_error(run_maltpy("--threads", "0", "info", "-m", "x.mpm"), "command line: Invalid value")
