@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MaltpyError
+from .errors import MaltpyError, cut
 from .files import atomic_output
 
 FORMAT = "maltpy-model"
@@ -89,7 +89,7 @@ class Archive:
         except IsADirectoryError:
             raise MaltpyError("is a directory, not a model file", path) from None
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
-            raise MaltpyError(f"not a maltpy model (not a zip archive: {_cut(e)})", path) from None
+            raise MaltpyError(f"not a maltpy model (not a zip archive: {cut(e)})", path) from None
         try:
             size, limit = self._zip.getinfo(MANIFEST).file_size, max_manifest_bytes()
         except KeyError:
@@ -103,12 +103,12 @@ class Archive:
         try:
             manifest = json.loads(self._read(MANIFEST).decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as e:  # ValueError: also a 5,000-digit number
-            raise MaltpyError(f"damaged model: {MANIFEST} is not JSON maltpy reads ({_cut(e)})", path) from None
+            raise MaltpyError(f"damaged model: {MANIFEST} is not JSON maltpy reads ({cut(e)})", path) from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
             raise MaltpyError("not a maltpy model (no maltpy manifest)", path)
         if manifest.get("format_version") != FORMAT_VERSION:
             raise MaltpyError(
-                f"model format version {_cut(manifest.get('format_version'), 20)} is not supported "
+                f"model format version {cut(manifest.get('format_version'), 20)} is not supported "
                 f"(this maltpy reads version {FORMAT_VERSION})",
                 path,
             )
@@ -118,11 +118,11 @@ class Archive:
         try:
             info = self._zip.getinfo(name)
         except KeyError:
-            raise MaltpyError(f"damaged model: {_cut(name)} is missing", self.path) from None
+            raise MaltpyError(f"damaged model: {cut(name)} is missing", self.path) from None
         try:
             return _read_member(self._zip, info)
         except _READ_ERRORS as e:
-            raise MaltpyError(f"damaged model: cannot read {_cut(name)} ({_cut(e)})", self.path) from None
+            raise MaltpyError(f"damaged model: cannot read {cut(name)} ({cut(e)})", self.path) from None
 
     def text(self, name: str) -> str:
         try:
@@ -148,16 +148,10 @@ class Archive:
         except KeyError as e:
             raise MaltpyError(f"damaged model: {name} has no array {e}", self.path) from None
         except _READ_ERRORS as e:
-            raise MaltpyError(f"damaged model: {name} is not a NumPy archive ({_cut(e)})", self.path) from None
+            raise MaltpyError(f"damaged model: {name} is not a NumPy archive ({cut(e)})", self.path) from None
 
     def close(self) -> None:
         self._zip.close()
-
-
-def _cut(text: object, limit: int = 200) -> str:
-    """A message's quote of untrusted text, cut short."""
-    text = str(text)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _check_array_header(f, size: int) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from .conll import valid_label
-from .errors import MaltpyError
+from .errors import MaltpyError, cut
 from .files import read_file
 from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARKING_STRATEGIES, Encoding
 
@@ -411,10 +411,9 @@ def _build(
     return Config(**groups)
 
 
-def _q(value: Any, limit: int = 60) -> str:
+def _q(value: Any) -> str:
     """A user's value quoted in a message, cut short (a file may hold anything)."""
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return cut(repr(value), 60)
 
 
 def _check(option: Option, value: Any, from_text: bool) -> Any:

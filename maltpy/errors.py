@@ -9,6 +9,19 @@ from __future__ import annotations
 MAX_MESSAGE = 600  # characters of a message (a quoted value is cut there)
 
 
+def cut(text: object, limit: int = 200) -> str:
+    """Untrusted text quoted in a message (a value, a name, another error), cut short."""
+    text = str(text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def require(condition: bool, message: str) -> None:
+    """ValueError(message) unless ``condition``: for checking untrusted data (a model archive),
+    whose readers turn a ValueError into one 'damaged model' line."""
+    if not condition:
+        raise ValueError(message)
+
+
 class MaltpyError(Exception):
     """A user error, located by file and (where known) line."""
 
@@ -23,7 +36,4 @@ class MaltpyError(Exception):
         if self.file is not None:
             where = f"{self.file}:{self.line}: " if self.line is not None else f"{self.file}: "
         # One line, of bounded length, whatever the input put into the message.
-        message = self.message.replace("\r", "\\r").replace("\n", "\\n")
-        if len(message) > MAX_MESSAGE:
-            message = message[:MAX_MESSAGE] + "..."
-        return where + message
+        return where + cut(self.message.replace("\r", "\\r").replace("\n", "\\n"), MAX_MESSAGE)

@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import __version__
-from .archive import Archive, _cut, write_archive
+from .archive import Archive, write_archive
 from .columns import write_instance_files
 from .config import Config, config_from_dict
 from .conll import DEPREL, FORMATS, HEAD, ConllReader, Sentence, format_sentence, valid_label
-from .errors import MaltpyError
+from .errors import MaltpyError, cut, require
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS
@@ -290,7 +290,7 @@ class Model:
 
     @classmethod
     def load(cls, path: str) -> Model:
-        """The model in the archive at ``path``, every part checked before use (see _check)."""
+        """The model in the archive at ``path``, every part checked before use."""
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"a model's path is a str or a path, not {type(path).__name__}")
         path = os.fspath(path)
@@ -298,7 +298,7 @@ class Model:
         try:
             m = archive.manifest
             try:
-                _check(isinstance(m.get("config"), dict), "no configuration")
+                require(isinstance(m.get("config"), dict), "no configuration")
                 try:
                     config = config_from_dict(m["config"], path)
                 except MaltpyError as e:
@@ -307,26 +307,26 @@ class Model:
                 null_value = config.singlemalt.null_value
                 deprel_of = DeprelOf(config.pproj) if config.pproj.marks_labels else None
                 stored = m.get("feature_model")
-                _check(isinstance(stored, dict) and isinstance(stored.get("text"), str)
+                require(isinstance(stored, dict) and isinstance(stored.get("text"), str)
                        and isinstance(stored.get("source"), (str, type(None))), "no feature model text")  # fmt: skip
-                _check(len(stored["text"]) <= MAX_FEATURE_TEXT, "the feature model text is too long")
+                require(len(stored["text"]) <= MAX_FEATURE_TEXT, "the feature model text is too long")
                 fm = feature_model_from_text(stored["text"], algorithm, null_value, path, deprel_of)
                 fm.source = stored["source"]
                 classes = _checked_classes(m.get("classes"))
                 data_format = m.get("data_format")
-                _check(data_format in FORMATS, "an unknown data format")
+                require(data_format in FORMATS, "an unknown data format")
                 statistics = m.get("training", {})
-                _check(isinstance(statistics, dict), "training statistics are not a mapping")
+                require(isinstance(statistics, dict), "training statistics are not a mapping")
                 json.dumps(statistics, allow_nan=False)  # ValueError on NaN: info --json must print JSON
                 entries = m.get("models")
-                _check(isinstance(entries, list) and entries, "no classifiers")
-                _check(all(isinstance(e, dict) for e in entries), "a classifier is not a mapping")
+                require(isinstance(entries, list) and entries, "no classifiers")
+                require(all(isinstance(e, dict) for e in entries), "a classifier is not a mapping")
                 _check_names([e.get("name") for e in entries], config.guide.data_split_column is not None)
                 atomic = {entry["name"]: _load_classifier(archive, entry, config, classes, fm) for entry in entries}
             except ValueError as e:
-                raise MaltpyError(f"damaged model: {_cut(e)}", path) from None
+                raise MaltpyError(f"damaged model: {cut(e)}", path) from None
             except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
-                raise MaltpyError(f"damaged model: {type(e).__name__}: {_cut(e)}", path) from None
+                raise MaltpyError(f"damaged model: {type(e).__name__}: {cut(e)}", path) from None
         finally:
             archive.close()
         return cls(config, fm, classes, _guide(atomic, fm, config), data_format, statistics)
@@ -338,22 +338,17 @@ MAX_FEATURE_TEXT = 1 << 20  # characters of a model's feature-model text
 def _load_classifier(archive: Archive, entry: dict, config: Config, classes: Classes, fm: FeatureModel) -> AtomicModel:
     """One classifier of the archive, its manifest entry checked against the model first."""
     kind = entry.get("kind")
-    _check(kind == config.guide.learner, f"a {_cut(kind)} classifier in a {config.guide.learner} model")
+    require(kind == config.guide.learner, f"a {cut(kind)} classifier in a {config.guide.learner} model")
     labels, positions = entry.get("labels"), entry.get("positions")
-    _check(_ints(labels, len(classes.items)) and labels and len(set(labels)) == len(labels),
+    require(_ints(labels, len(classes.items)) and labels and len(set(labels)) == len(labels),
            "a classifier's classes are not classes of the model")  # fmt: skip
-    _check(_ints(positions, len(fm.specs)) and sorted(set(positions)) == positions,
+    require(_ints(positions, len(fm.specs)) and sorted(set(positions)) == positions,
            "a classifier's feature positions are not features of the feature model")  # fmt: skip
-    _check(type(entry.get("instances")) is int and entry["instances"] >= 0, "a bad instance count")
-    _check(isinstance(entry.get("file"), str), "a classifier without its file")
+    require(type(entry.get("instances")) is int and entry["instances"] >= 0, "a bad instance count")
+    require(isinstance(entry.get("file"), str), "a classifier without its file")
     featuremap = map_class(kind).from_keys(positions, entry.get("features"), fm.nulls)
     classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap, len(labels), config.lib.options)
     return AtomicModel(entry["name"], featuremap, labels, classifier, entry["instances"])
-
-
-def _check(condition: bool, message: str) -> None:
-    if not condition:
-        raise ValueError(message)
 
 
 def _ints(values: object, below: int) -> bool:
@@ -364,9 +359,9 @@ def _ints(values: object, below: int) -> bool:
 def _check_names(names: list, split: bool) -> None:
     """ "main" alone without a data split; with one, "split:<value>" names and "master" last."""
     if not split:
-        _check(names == ["main"], "classifier names that do not fit a model without a data split")
+        require(names == ["main"], "classifier names that do not fit a model without a data split")
         return
-    _check(all(isinstance(n, str) and (n.startswith("split:") or n == "master") for n in names)
+    require(all(isinstance(n, str) and (n.startswith("split:") or n == "master") for n in names)
            and len(set(names)) == len(names) and "master" not in names[:-1],
            "classifier names that do not fit a model with a data split")  # fmt: skip
 
@@ -374,13 +369,13 @@ def _check_names(names: list, split: bool) -> None:
 def _checked_classes(names: object) -> Classes:
     """The model's classes: transitions the systems know, with a label (valid CoNLL field
     text) exactly when they make an arc, each once."""
-    _check(isinstance(names, list) and names and all(isinstance(n, str) for n in names), "no classes")
+    require(isinstance(names, list) and names and all(isinstance(n, str) for n in names), "no classes")
     classes = Classes.from_names(names)
-    _check(len(classes.items) == len(names), "a class twice")
+    require(len(classes.items) == len(names), "a class twice")
     for name, label in classes.items:
-        _check(name in (SH, RE, LA, RA, NA, SW), f"an unknown transition {_cut(name, 20)}")
-        _check((label is not None) == (name in (LA, RA)), f"a class {_cut(name, 20)} with a wrong label")
-        _check(label is None or valid_label(label), f"a label that is not CoNLL field text: {_cut(label)!r}")
+        require(name in (SH, RE, LA, RA, NA, SW), f"an unknown transition {cut(name, 20)}")
+        require((label is not None) == (name in (LA, RA)), f"a class {cut(name, 20)} with a wrong label")
+        require(label is None or valid_label(label), f"a label that is not CoNLL field text: {cut(label)!r}")
     return classes
 
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
-from ..errors import MaltpyError
+from ..errors import MaltpyError, cut
 from .compile import compile_extractor
 from .functions import NULL_SYMBOLS, compile_feature
 from .spec import FAMILY, FeatureSpec, foreign_address, parse_feature, parse_feature_model, read_feature_model
@@ -114,8 +114,9 @@ def feature_model_from_text(text: str, algorithm: str, null_value: str, source: 
         return FeatureModel(specs, algorithm, null_value, source, deprel_of, learning=False)
     except MaltpyError as e:
         where = f"line {e.line}: " if e.line is not None else ""
-        message = e.message if len(e.message) <= 300 else e.message[:300] + "..."
-        raise MaltpyError(f"damaged model: its feature model does not load ({where}{message})", source) from None
+        raise MaltpyError(
+            f"damaged model: its feature model does not load ({where}{cut(e.message, 300)})", source
+        ) from None
 
 
 def _default_models():

@@ -21,7 +21,7 @@ import re
 import xml.parsers.expat
 from dataclasses import dataclass
 
-from ..errors import MaltpyError
+from ..errors import MaltpyError, cut
 from ..files import read_file
 
 #: Column names of CoNLL-X and CoNLL-U, as MaltParser's data formats name them, with aliases.
@@ -284,20 +284,13 @@ def parse_feature_model(data: bytes, name: str, algorithm: str) -> list[FeatureS
         try:
             feature = parse_feature(raw)
         except SpecError as e:
-            raise MaltpyError(f"bad feature {_quote(raw)}: {_quote(str(e), 200, False)}", name, line) from None
+            raise MaltpyError(f"bad feature {repr(cut(raw.strip(), 120))}: {cut(str(e).strip())}", name, line) from None
         foreign = foreign_address(feature, algorithm)
         if foreign:
-            raise MaltpyError(f"bad feature {_quote(raw)}: {foreign}", name, line)
+            raise MaltpyError(f"bad feature {repr(cut(raw.strip(), 120))}: {foreign}", name, line)
         compact = re.sub(r"\s+", "", raw)
         specs.setdefault(compact, FeatureSpec(feature, compact, line))
     return [specs[key] for key in sorted(specs)]
-
-
-def _quote(text: str, limit: int = 120, as_repr: bool = True) -> str:
-    """A feature's text in a message, cut short (a feature file may hold anything)."""
-    text = text.strip()
-    cut = text if len(text) <= limit else text[:limit] + "..."
-    return repr(cut) if as_repr else cut
 
 
 def foreign_address(feature: Feature, algorithm: str) -> str | None:

@@ -15,7 +15,7 @@ import tempfile
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import MaltpyError
+from ..errors import MaltpyError, require
 from .base import Classifier
 
 KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}
@@ -30,16 +30,11 @@ def _dot(X: sp.csr_matrix, support: sp.csr_matrix) -> np.ndarray:
     return (support @ dense).astype(np.float64)
 
 
-def _need(condition: bool, message: str) -> None:
-    if not condition:
-        raise ValueError(message)
-
-
 def _number(words: list[str], kind: type, low: float, high: float, name: str):
     """The header field's one number, within low..high."""
-    _need(len(words) == 1, f"no {name}")
+    require(len(words) == 1, f"no {name}")
     value = kind(words[0])
-    _need(low <= value <= high, f"{name} out of range")
+    require(low <= value <= high, f"{name} out of range")
     return value
 
 
@@ -89,26 +84,26 @@ class LibSvm(Classifier):
             key, _, value = line.partition(" ")
             fields[key] = value.split()
         kernel = fields.get("kernel_type", [""])[0]
-        _need(fields.get("svm_type") == ["c_svc"] and kernel in KERNELS, "not a C-SVC model of a known kernel")
+        require(fields.get("svm_type") == ["c_svc"] and kernel in KERNELS, "not a C-SVC model of a known kernel")
         self.kernel = KERNELS[kernel]
         self.degree = _number(fields.get("degree", ["3"]), int, 0, 20, "degree")
         self.gamma = _number(fields.get("gamma", ["0"]), float, -1e10, 1e10, "gamma")
         self.coef0 = _number(fields.get("coef0", ["0"]), float, -1e10, 1e10, "coef0")
         k = self.n_classes = _number(fields.get("nr_class", []), int, 1, n_classes or 1 << 20, "nr_class")
-        _need(n_classes is None or k == n_classes, "a model of another number of classes")
+        require(n_classes is None or k == n_classes, "a model of another number of classes")
         self.labels = [int(x) for x in fields["label"]] if "label" in fields else list(range(k))
-        _need(sorted(self.labels) == list(range(k)), "labels that are not the model's classes")
+        require(sorted(self.labels) == list(range(k)), "labels that are not the model's classes")
         counts = [int(x) for x in fields["nr_sv"]] if "nr_sv" in fields else [0] * k
         self.rho = np.array([float(x) for x in fields.get("rho", [])])
-        _need(len(counts) == k and min(counts) >= 0 and len(self.rho) == k * (k - 1) // 2, "a malformed header")
+        require(len(counts) == k and min(counts) >= 0 and len(self.rho) == k * (k - 1) // 2, "a malformed header")
         # The SV lines: k-1 coefficients, then index:value pairs; parsed in one pass.
         lines = body.splitlines()
         n_sv = len(lines)
-        _need(sum(counts) == n_sv, "support vector counts that do not match the SV lines")
+        require(sum(counts) == n_sv, "support vector counts that do not match the SV lines")
         pairs_per_line = np.array([line.count(":") for line in lines], dtype=int)
         numbers = np.array(body.replace(":", " ").split(), dtype=float)
-        _need(len(numbers) == n_sv * (k - 1) + 2 * int(pairs_per_line.sum()), "malformed SV lines")
-        _need(bool((np.abs(numbers) <= 1e100).all() and (np.abs(self.rho) <= 1e100).all()),
+        require(len(numbers) == n_sv * (k - 1) + 2 * int(pairs_per_line.sum()), "malformed SV lines")
+        require(bool((np.abs(numbers) <= 1e100).all() and (np.abs(self.rho) <= 1e100).all()),
               "a number that is not finite, or beyond ±1e100")  # fmt: skip
         line_starts = np.concatenate([[0], np.cumsum(k - 1 + 2 * pairs_per_line)[:-1]]).astype(int)
         coef_at = line_starts[:, None] + np.arange(k - 1)[None, :]
@@ -117,7 +112,7 @@ class LibSvm(Classifier):
         pair_starts = np.repeat(line_starts + k - 1, pairs_per_line)
         within = np.arange(len(rows)) - np.repeat(np.cumsum(pairs_per_line) - pairs_per_line, pairs_per_line)
         indices = numbers[pair_starts + 2 * within]
-        _need(
+        require(
             bool(((indices >= 1) & (indices <= width) & (indices == np.floor(indices))).all()),
             "a feature index out of range",
         )
