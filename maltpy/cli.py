@@ -275,10 +275,10 @@ def parse_command(model_path: str, input_path: str | None, output_path: str | No
 
     model = Model.load(model_path)
     if max_degree is not None:
-        if model.config.singlemalt.parsing_algorithm != "covnonproj":
-            raise MaltpyError(f"-cd bounds covnonproj only; this model is {model.config.singlemalt.parsing_algorithm}",
-                              "command line")  # fmt: skip
-        model.bound_degree(max_degree)
+        try:
+            model.bound_degree(max_degree)
+        except ValueError as e:
+            raise MaltpyError(f"-cd: {e}", "command line") from None
     bar = _ProgressBar() if sys.stderr.isatty() else None
     with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
         for sentence in model.parse(reader, bar.add if bar else None):

@@ -100,9 +100,6 @@ class PipeReader:
         except (OSError, ValueError):
             return True
 
-    def close(self) -> None:
-        pass
-
 
 def _reader_for(stream: BinaryIO) -> BinaryIO | PipeReader:
     """A PipeReader for a stream that is not a regular file (stdin from a pipe, a FIFO)."""

@@ -51,6 +51,7 @@ FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's defaul
     "stackproj": SH, "stackeager": SH, "stacklazy": SH,
 }  # fmt: skip
 BATCH_SENTENCES = 1000
+QUIET_SECONDS = 0.05  # how long a pipe must stay quiet before a batch is parsed without it
 
 
 def columns_of(sentence: Sentence) -> list[list]:
@@ -232,7 +233,7 @@ class Model:
         if max_degree is not None and (type(max_degree) is not int or max_degree < 0):
             raise ValueError(f"a degree bound is a whole number from 0, not {max_degree!r}")
         if self.config.singlemalt.parsing_algorithm != "covnonproj":
-            raise ValueError(f"a degree bound applies to covnonproj, not {self.config.singlemalt.parsing_algorithm}")
+            raise ValueError(f"bounds covnonproj only; this model is {self.config.singlemalt.parsing_algorithm}")
         covington = dataclasses.replace(self.config.covington, max_degree=max_degree)
         self.config = dataclasses.replace(self.config, covington=covington)
         self.system = system_for(self.config)
@@ -377,9 +378,6 @@ def _checked_classes(names: object) -> Classes:
         require((label is not None) == (name in (LA, RA)), f"a class {cut(name, 20)} with a wrong label")
         require(label is None or valid_label(label), f"a label that is not CoNLL field text: {cut(label)!r}")
     return classes
-
-
-QUIET_SECONDS = 0.05  # how long a pipe must stay quiet before a batch is parsed without it
 
 
 def load_model(path: str) -> Model:

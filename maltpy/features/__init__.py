@@ -9,7 +9,7 @@ from pathlib import Path
 from ..errors import MaltpyError, cut
 from .compile import compile_extractor
 from .functions import NULL_SYMBOLS, compile_feature
-from .spec import FAMILY, FeatureSpec, foreign_address, parse_feature, parse_feature_model, read_feature_model
+from .spec import FAMILY, FeatureSpec, parse_feature, parse_feature_model, read_feature_model
 
 #: The default model of each algorithm, as MaltParser 1.9.2 picks them.
 DEFAULT_MODELS = {
@@ -71,11 +71,9 @@ class FeatureModel:
 
     def split_feature(self, column: str, structure: str):
         """The data split feature ``InputColumn(column, structure)``, compiled, and its position
-        in the model (None if the model does not have it)."""
+        in the model (None if the model does not have it). The configuration has checked the
+        address against the algorithm."""
         feature = parse_feature(f"InputColumn({column},{structure})")
-        foreign = foreign_address(feature, self.algorithm)
-        if foreign:
-            raise MaltpyError(f"guide.data_split_structure: {foreign}", "configuration")
         position = next((i for i, s in enumerate(self.specs) if s.feature == feature), None)
         value = compile_feature(feature, FAMILY[self.algorithm], self.null_value)
         if column != "ID":

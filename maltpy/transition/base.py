@@ -18,6 +18,7 @@ and ``finish(c.arcs, root_label)`` turns a terminal configuration into a tree.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 SH, RE, LA, RA, NA, SW = "SH", "RE", "LA", "RA", "NA", "SW"
@@ -145,29 +146,29 @@ def finish(arcs: Arcs, root_label: str) -> tuple[list[int], list[str]]:
     return heads, labels
 
 
-def count_oracle(system, gold: Gold) -> tuple[int, int, object]:
-    """What run_oracle does, keeping only the number of transitions and of swaps (a long
-    sentence under Covington's systems takes O(n²) transitions: none is kept)."""
-    c = system.initial(len(gold.heads) - 1)
-    transitions = swaps = 0
+def replay_oracle(system, gold: Gold, c) -> Iterator[Transition]:
+    """Apply the oracle's transitions to ``c`` until it is terminal, yielding each as it is
+    applied; deterministic moves are taken as MaltParser takes them."""
     while not system.is_terminal(c):
         name = system.deterministic(c)
         transition = (name, None) if name is not None else system.oracle(c, gold)
         system.apply(c, *transition)
+        yield transition
+
+
+def count_oracle(system, gold: Gold) -> tuple[int, int, object]:
+    """The oracle from the initial configuration: the number of transitions and of swaps, and
+    the terminal configuration. None is kept (Covington's systems take O(n²) of them)."""
+    c = system.initial(len(gold.heads) - 1)
+    transitions = swaps = 0
+    for name, _ in replay_oracle(system, gold, c):
         transitions += 1
-        swaps += transition[0] == SW
+        swaps += name == SW
     return transitions, swaps, c
 
 
 def run_oracle(system, gold: Gold) -> tuple[list[Transition], object]:
-    """Replay the oracle over ``gold`` from the initial configuration to a terminal one;
-    deterministic moves are taken as MaltParser takes them. Returns the transitions and the
+    """The oracle from the initial configuration to a terminal one: its transitions and the
     terminal configuration."""
     c = system.initial(len(gold.heads) - 1)
-    transitions: list[Transition] = []
-    while not system.is_terminal(c):
-        name = system.deterministic(c)
-        transition = (name, None) if name is not None else system.oracle(c, gold)
-        system.apply(c, *transition)
-        transitions.append(transition)
-    return transitions, c
+    return list(replay_oracle(system, gold, c)), c
