@@ -30,6 +30,7 @@ import numpy as np
 
 from . import __version__
 from .archive import Archive, write_archive
+from .batch import BatchParser, ranked
 from .columns import write_instance_files
 from .config import Config, config_from_dict
 from .conll import DEPREL, FORMATS, HEAD, ConllReader, Sentence, format_sentence, valid_label
@@ -42,7 +43,7 @@ from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances
 from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
 from .transition import system_for
-from .transition.base import LA, NA, RA, RE, SH, SW, Gold, finish
+from .transition.base import LA, NA, RA, RE, SH, SW, Arcs, Gold, finish
 from .tree import is_projective
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
@@ -107,6 +108,7 @@ class Model:
             encode = None if model.classifier.symbolic else feature_model.encoder(fmap.tables, fmap.positions)
             if encode is not None:
                 self._encoders[model.name] = encode
+        self._batch = BatchParser(self) if BatchParser.supports(self) else None
 
     # --- parsing ---------------------------------------------------------------------------------
 
@@ -126,6 +128,26 @@ class Model:
             yield from self._parse_batch(batch, progress)
 
     def _parse_batch(self, batch: list[Sentence], progress) -> list[Sentence]:
+        if self._batch is not None:
+            items = self.classes.items
+            trees = []
+            for heads, numbers in self._batch.parse(batch):
+                labels = [items[k][1] if k >= 0 else None for k in numbers]
+                trees.append(Arcs(heads, labels, [], []))
+        else:
+            trees = self._parse_one_by_one(batch)
+        for sentence, arcs in zip(batch, trees):
+            heads, labels = finish(arcs, self.root_label)
+            if self.config.pproj.active:
+                heads, labels = deprojectivize(heads, labels, self.config.pproj)
+            sentence.set_arcs(heads, labels)
+        if progress:
+            progress(sum(len(s) for s in batch))
+        return batch
+
+    def _parse_one_by_one(self, batch: list[Sentence]) -> list:
+        """The batch's final arcs, each configuration moved by the per-sentence definitions (the
+        models ``BatchParser`` does not cover)."""
         system, guide, extract = self.system, self.guide, self.feature_model.extract
         configs = [system.initial(len(s)) for s in batch]
         columns = [columns_of(s) for s in batch]
@@ -154,14 +176,7 @@ class Model:
                 for i, row, b in zip(members, scores, best.tolist()):
                     self._apply_ranked(configs[i], model, row, b)
             active = [i for i in active if not system.is_terminal(configs[i])]
-        for sentence, c in zip(batch, configs):
-            heads, labels = finish(c.arcs, self.root_label)
-            if self.config.pproj.active:
-                heads, labels = deprojectivize(heads, labels, self.config.pproj)
-            sentence.set_arcs(heads, labels)
-        if progress:
-            progress(sum(len(s) for s in batch))
-        return batch
+        return [c.arcs for c in configs]
 
     def _apply_ranked(self, c, model: AtomicModel | None, row: np.ndarray | None, best: int) -> None:
         """Apply the best-ranked allowed transition (MaltParser's DeterministicParser.predict);
@@ -179,18 +194,7 @@ class Model:
         if len(transitions) > 1 and transitions[best][0] in allowed:
             system.apply(c, *transitions[best])
             return
-        # MaltParser ranks by an in-place selection sort (not stable, ties to the earlier place)
-        # and tries every class but the last-ranked one.
-        values = row.tolist()
-        order = list(range(len(transitions)))
-        for step in range(len(transitions) - 1):
-            top = step
-            for j in range(step + 1, len(transitions)):
-                if values[j] > values[top]:
-                    top = j
-            values[step], values[top] = values[top], values[step]
-            order[step], order[top] = order[top], order[step]
-            name, label = transitions[order[step]]
+        for name, label in ranked(row, transitions):
             if name in allowed:
                 system.apply(c, name, label)
                 return

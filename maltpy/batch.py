@@ -1,0 +1,520 @@
+"""Parsing a batch of sentences in arrays: Nivre's systems, their features and the ranked choice.
+
+The per-sentence definitions (``transition.nivre``, ``features.functions``) are the reference;
+this module computes the same thing for a whole batch at once, so that a configuration costs a
+few array operations instead of a Python dictionary look-up per feature:
+
+- A token's column values are turned into symbol numbers once, when its sentence enters the
+  batch (one dictionary look-up per token and column read by the model).
+- The configurations of the batch keep their stacks, buffers and partial trees in arrays, one
+  row per sentence: ``stack[b, :depth[b]]``; the buffer is its front ``front[b]`` followed by the
+  words ``rest[b]..n[b]`` (in arc-eager always ``front + 1``; arc-standard's RIGHT-ARC puts the
+  head back in front); ``heads``, ``labels`` (class numbers), ``ldep`` and ``rdep`` per node.
+- An address is a gather over those arrays; a feature value is a symbol; a classifier's column
+  is a gather over a table from symbols to columns (a Merge's through the sorted codes of its
+  parts' symbol tuples).
+- Each classifier answers one sparse matrix per step; the best class is applied where allowed,
+  and the rare rows whose best class is not allowed take MaltParser's ranked fallback one by one.
+
+The batch form covers the nivre family (arc-eager, arc-standard) with the feature functions
+InputColumn (text columns), OutputColumn and Merge/Merge3 of them over the addresses Stack,
+Input, head, ldep, rdep, pred and succ, for the binarized learners (LIBLINEAR, LIBSVM), with or
+without a data split on a text column: MaltParser's default models and the papers'.
+``BatchParser.supports`` says whether a model is covered; others take the per-sentence path.
+Tests check the batch form against the per-sentence definitions on real treebanks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .features.functions import NULL_SYMBOLS
+from .features.spec import COLUMNS, FAMILY, Address, Feature
+from .transition.base import LA, RA, RE, SH
+
+MOVES = (SH, RE, RA, LA)
+_SH, _RE, _RA, _LA = range(4)
+_ADDRESSES = ("head", "ldep", "rdep", "pred", "succ")
+UNKNOWN = 0  # the symbol of a value no table knows
+
+
+def _address_ok(a: Address) -> bool:
+    if a.inner is None:
+        return a.name in ("Stack", "Input")
+    return a.name in _ADDRESSES and _address_ok(a.inner)
+
+
+def _part_ok(f: Feature) -> bool:
+    if f.name == "InputColumn":
+        return f.args[0] not in ("ID", "HEAD", "PHEAD") and _address_ok(f.args[1])
+    return f.name == "OutputColumn" and _address_ok(f.args[1])
+
+
+def _feature_ok(f: Feature) -> bool:
+    if f.name in ("Merge", "Merge3"):
+        return all(_part_ok(p) for p in f.args)
+    return _part_ok(f)
+
+
+def _source(f: Feature) -> str:
+    """The symbol table a part reads: a column of the input, or the arc labels (OUT)."""
+    return "OUT" if f.name == "OutputColumn" else f"IN{COLUMNS[f.args[0]]}"
+
+
+class _Symbols:
+    """One symbol table per source: value text -> number (0 for values no table has)."""
+
+    def __init__(self, null_value: str) -> None:
+        self.no_node, self.root_node, self.no_value = NULL_SYMBOLS[null_value]
+        self.tables: dict[str, dict[str, int]] = {}
+
+    def table(self, source: str) -> dict[str, int]:
+        t = self.tables.get(source)
+        if t is None:
+            t = self.tables[source] = {}
+            for value in (self.no_node, self.root_node, self.no_value):
+                self.add(source, value)
+        return t
+
+    def add(self, source: str, value: str) -> int:
+        t = self.table(source)
+        code = t.get(value)
+        if code is None:
+            code = t[value] = len(t) + 1
+        return code
+
+    def size(self, source: str) -> int:
+        return len(self.table(source)) + 1
+
+    def nulls(self, source: str) -> np.ndarray:
+        """A mask over the source's symbols: which are null values."""
+        t = self.table(source)
+        mask = np.zeros(self.size(source), dtype=bool)
+        mask[[t[v] for v in (self.no_node, self.root_node, self.no_value)]] = True
+        return mask
+
+
+class _Column:
+    """How one classifier finds the column of one feature: a table from the feature's symbol
+    (single features) or from the code of its parts' symbols (Merge) to a column, -1 for none."""
+
+    def __init__(self, feature: Feature, table: dict, skip: frozenset, symbols: _Symbols) -> None:
+        self.feature = feature
+        if feature.name not in ("Merge", "Merge3"):
+            source = _source(feature)
+            for value in table:
+                symbols.add(source, value)
+            self.parts = [feature]
+            self.map = {symbols.table(source)[v]: c for v, c in table.items() if v not in skip}
+            self.codes = None
+            return
+        # A Merge's value is its parts' values joined by "~": a table key may split into parts in
+        # several ways when values hold "~"; every split is registered, so that any parts whose
+        # joined text is a key find its column, as the text would.
+        self.parts = list(feature.args)
+        sources = [_source(p) for p in self.parts]
+        pieces: dict[tuple[int, ...], int] = {}
+        for key, column in table.items():
+            for split in _splits(key, len(sources)):
+                codes = tuple(symbols.add(s, v) for s, v in zip(sources, split))
+                pieces.setdefault(codes, column)
+        self.map = pieces
+        self.codes = None
+
+    def freeze(self, symbols: _Symbols) -> None:
+        """Turn the map into arrays once every symbol table is complete."""
+        if len(self.parts) == 1:
+            source = _source(self.parts[0])
+            lookup = np.full(symbols.size(source), -1, dtype=np.int64)
+            for code, column in self.map.items():
+                lookup[code] = column
+            self.lookup = lookup
+            return
+        self.radix = [symbols.size(_source(p)) for p in self.parts]
+        if len(self.map):
+            keys = np.array(list(self.map), dtype=np.int64)
+            codes = self._code([keys[:, k] for k in range(len(self.parts))])
+        else:
+            codes = np.zeros(0, dtype=np.int64)
+        order = np.argsort(codes)
+        self.sorted_codes = codes[order]
+        self.columns = np.fromiter(self.map.values(), dtype=np.int64, count=len(self.map))[order]
+        self.null_masks = [symbols.nulls(_source(p)) for p in self.parts]
+
+    def _code(self, parts: list[np.ndarray]) -> np.ndarray:
+        code = parts[0].astype(np.int64)
+        for radix, part in zip(self.radix[1:], parts[1:]):
+            code = code * radix + part
+        return code
+
+    def columns_of(self, values: list[np.ndarray]) -> np.ndarray:
+        """Each row's column (-1: none) given the symbols of the parts."""
+        if len(self.parts) == 1:
+            return self.lookup[values[0]]
+        code = self._code(values)
+        where = np.searchsorted(self.sorted_codes, code)
+        where[where == len(self.sorted_codes)] = 0
+        found = self.sorted_codes[where] == code if len(self.sorted_codes) else np.zeros(len(code), dtype=bool)
+        all_null = np.ones(len(code), dtype=bool)
+        for mask, part in zip(self.null_masks, values):
+            all_null &= mask[part]
+        return np.where(found & ~all_null, self.columns[where] if len(self.columns) else -1, -1)
+
+
+def _splits(text: str, n: int) -> list[tuple[str, ...]]:
+    """Every way to cut ``text`` at n - 1 of its "~" into n parts."""
+    if n == 1:
+        return [(text,)]
+    out = []
+    start = 0
+    while (k := text.find("~", start)) >= 0:
+        out.extend((text[:k], *rest) for rest in _splits(text[k + 1 :], n - 1))
+        start = k + 1
+    return out
+
+
+class _Classifier:
+    """A classifier with its columns, its classes as moves and labels, and its row selection."""
+
+    def __init__(self, model, features: list[Feature], symbols: _Symbols, classes) -> None:
+        self.model = model
+        fmap = model.featuremap
+        self.columns = [_Column(features[p], t, fmap.skip, symbols) for p, t in zip(fmap.positions, fmap.tables)]
+        moves = [classes.items[label] for label in model.labels]
+        self.move = np.array([MOVES.index(name) for name, _ in moves], dtype=np.int64)
+        self.label = np.array(model.labels, dtype=np.int64)
+
+
+class BatchParser:
+    """The arrays form of ``Model._parse_batch`` for the models ``supports`` accepts."""
+
+    @staticmethod
+    def supports(model) -> bool:
+        config = model.config
+        if FAMILY[config.singlemalt.parsing_algorithm] != "nivre" or not model.feature_model.plain:
+            return False
+        if any(m.classifier.symbolic for m in model.guide.all_models()):
+            return False
+        if model.guide.split is not None:
+            column = config.guide.data_split_column
+            structure = config.guide.data_split_structure
+            if column in ("ID", "HEAD", "PHEAD") or not _address_ok(_parse_address(structure)):
+                return False
+        return all(_feature_ok(s.feature) for s in model.feature_model.specs)
+
+    def __init__(self, model) -> None:
+        config = model.config
+        self.model = model
+        self.eager = config.singlemalt.parsing_algorithm == "nivreeager"
+        self.allow_root = config.nivre.allow_root
+        self.allow_reduce = config.nivre.allow_reduce
+        self.symbols = symbols = _Symbols(config.singlemalt.null_value)
+        features = [s.feature for s in model.feature_model.specs]
+        guide = model.guide
+        self.classifiers = [_Classifier(m, features, symbols, model.classes) for m in guide.all_models()]
+        self.split = None
+        if guide.split is not None:
+            self.split = Feature("InputColumn", (config.guide.data_split_column,
+                                                 _parse_address(config.guide.data_split_structure)))  # fmt: skip
+            source = _source(self.split)
+            owner = {id(m): k for k, m in enumerate(guide.all_models())}
+            master = owner[id(guide.master)] if guide.master is not None else -1
+            by_value = {symbols.add(source, v): owner[id(m)] for v, m in guide.models.items()}
+        # the arc labels: class number -> the symbol of its DEPREL
+        deprel_of = model.feature_model.deprel_of
+        self.label_symbol = np.zeros(len(model.classes.items), dtype=np.int64)
+        for number, (_, label) in enumerate(model.classes.items):
+            if label is not None:
+                self.label_symbol[number] = symbols.add("OUT", label if deprel_of is None else deprel_of[label])
+        for c in self.classifiers:
+            for column in c.columns:
+                column.freeze(symbols)
+        if self.split is not None:
+            self.split_owner = np.full(symbols.size(_source(self.split)), master, dtype=np.int64)
+            for code, k in by_value.items():
+                self.split_owner[code] = k
+        sources = {_source(p) for c in self.classifiers for col in c.columns for p in col.parts}
+        if self.split is not None:
+            sources.add(_source(self.split))
+        self.input_columns = sorted(int(s[2:]) for s in sources if s.startswith("IN"))
+        t = symbols.table("OUT")
+        self.out_nulls = (t[symbols.no_node], t[symbols.root_node], t[symbols.no_value])
+        self.in_nulls = {}
+        for column in self.input_columns:
+            t = symbols.table(f"IN{column}")
+            self.in_nulls[column] = (t[symbols.no_node], t[symbols.root_node], t[symbols.no_value])
+        # the values and addresses each classifier reads, numbered
+        self.address_numbers, self.addresses = {}, []
+        self.value_numbers, self.value_plan = {}, []
+        for c in self.classifiers:
+            for col in c.columns:
+                col.values = self._plan(col.parts)
+            c.needs = sorted({v for col in c.columns for v in col.values})
+        if self.split is not None:
+            self.split_value = self._plan([self.split])[0]
+
+    # --- the batch -------------------------------------------------------------------------------
+
+    def parse(self, sentences: list) -> list[tuple[list[int], list[int]]]:
+        """Each sentence's heads and arc labels (class numbers, -1 for none), index 0 the root's."""
+        B = len(sentences)
+        lengths = np.array([len(s) for s in sentences], dtype=np.int64)
+        M = int(lengths.max()) + 2  # nodes 0..n, and one place past the end
+        self.M = M
+        self.n = lengths
+        self.values = {}
+        for column in self.input_columns:
+            table = self.symbols.table(f"IN{column}")
+            codes = np.zeros((B, M), dtype=np.int64)
+            for b, s in enumerate(sentences):
+                codes[b, 1 : len(s) + 1] = [table.get(w[column], UNKNOWN) for w in s.words]
+            self.values[column] = codes.ravel()
+        self.stack = np.zeros((B, M), dtype=np.int64)
+        self.depth = np.ones(B, dtype=np.int64)
+        self.front = np.ones(B, dtype=np.int64)
+        self.rest = np.full(B, 2, dtype=np.int64)
+        self.heads = np.full(B * M, -1, dtype=np.int64)
+        self.labels = np.full(B * M, -1, dtype=np.int64)
+        self.ldep = np.full(B * M, -1, dtype=np.int64)
+        self.rdep = np.full(B * M, -1, dtype=np.int64)
+        active = np.arange(B)
+        while len(active):
+            self._deterministic(active)
+            active = active[self.front[active] <= lengths[active]]
+            if not len(active):
+                break
+            self._step(active)
+            active = active[self.front[active] <= lengths[active]]
+        heads = self.heads.reshape(B, M)
+        labels = self.labels.reshape(B, M)
+        return [(heads[b, : n + 1].tolist(), labels[b, : n + 1].tolist()) for b, n in enumerate(lengths.tolist())]
+
+    def _deterministic(self, rows: np.ndarray) -> None:
+        """MaltParser's moves made without the classifier: SHIFT while the root is on top
+        and ``allow_root`` is off."""
+        if self.allow_root:
+            return
+        while True:
+            top = self.stack[rows, self.depth[rows] - 1]
+            now = rows[(top == 0) & (self.front[rows] <= self.n[rows])]
+            if not len(now):
+                return
+            self._apply(now, np.full(len(now), _SH), np.full(len(now), -1))
+
+    def _step(self, rows: np.ndarray) -> None:
+        if self.split is None:
+            self._classify(self.classifiers[0], rows)
+            return
+        owner = self.split_owner[self._values(rows, [self.split_value])[self.split_value]]
+        for k in np.unique(owner).tolist():
+            sub = rows[owner == k]
+            if k >= 0:
+                self._classify(self.classifiers[k], sub)
+                continue
+            for b in sub.tolist():  # no classifier for this split value: the first class, or the default
+                self._fallback(b, None, None)
+
+    def _classify(self, classifier: _Classifier, rows: np.ndarray) -> None:
+        values = self._values(rows, classifier.needs)
+        columns = np.stack([col.columns_of([values[v] for v in col.values]) for col in classifier.columns], axis=1)
+        columns.sort(axis=1)  # each row's columns ascending, as the classifiers sum them
+        present = columns >= 0
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(present.sum(axis=1), out=indptr[1:])
+        indices = columns[present].astype(np.int32)
+        X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), classifier.model.featuremap.size))
+        scores, best = classifier.model.classifier.classify(X)
+        self._choose(classifier, rows, scores, np.asarray(best))
+
+    # --- addresses and values --------------------------------------------------------------------
+
+    def _plan(self, parts: list[Feature]) -> list[int]:
+        """Number the parts' values and the addresses they read (each once, inner addresses
+        first), so that a step computes each of them once; the parts' value numbers."""
+        return [self._plan_value(p) for p in parts]
+
+    def _plan_address(self, a: Address) -> int:
+        number = self.address_numbers.get(a)
+        if number is None:
+            inner = None if a.inner is None else self._plan_address(a.inner)
+            number = self.address_numbers[a] = len(self.addresses)
+            self.addresses.append((a, inner))
+        return number
+
+    def _plan_value(self, f: Feature) -> int:
+        number = self.value_numbers.get(f)
+        if number is None:
+            address = self._plan_address(f.args[1])
+            number = self.value_numbers[f] = len(self.value_plan)
+            self.value_plan.append((f, address))
+        return number
+
+    def _values(self, rows: np.ndarray, needs: list[int]) -> dict[int, np.ndarray]:
+        """The symbols of the values numbered ``needs`` for each row (with the nodes they read)."""
+        nodes: dict[int, np.ndarray] = {}
+        for k in sorted({self.value_plan[v][1] for v in needs}):
+            self._node(k, rows, nodes)
+        return {v: self._value(v, rows, nodes) for v in needs}
+
+    def _node(self, k: int, rows: np.ndarray, nodes: dict) -> np.ndarray:
+        """The node at address ``k`` of each row's configuration, -1 for none (functions.py's
+        definitions)."""
+        got = nodes.get(k)
+        if got is not None:
+            return got
+        a, inner = self.addresses[k]
+        if inner is None:
+            i = a.index
+            if a.name == "Stack":
+                place = self.depth[rows] - 1 - i
+                node = np.where(place >= 0, self.stack[rows, np.maximum(place, 0)], -1)
+            else:  # Input: the front, then the rest
+                front, n = self.front[rows], self.n[rows]
+                node = front if i == 0 else self.rest[rows] + (i - 1)
+                node = np.where((front <= n) & (node <= n), node, -1)
+        else:
+            x = self._node(inner, rows, nodes)
+            flat = rows * self.M + np.maximum(x, 0)
+            if a.name == "head":
+                node = np.where(x > 0, self.heads[flat], -1)
+            elif a.name == "ldep":
+                node = np.where(x >= 0, self.ldep[flat], -1)
+            elif a.name == "rdep":
+                node = np.where(x >= 0, self.rdep[flat], -1)
+            elif a.name == "pred":
+                node = np.where(x > 1, x - 1, -1)
+            else:  # succ
+                node = np.where((x > 0) & (x < self.n[rows]), x + 1, -1)
+        nodes[k] = node
+        return node
+
+    def _value(self, v: int, rows: np.ndarray, nodes: dict) -> np.ndarray:
+        """The symbol of an InputColumn or OutputColumn value for each row."""
+        f, k = self.value_plan[v]
+        x = nodes[k]
+        flat = rows * self.M + np.maximum(x, 0)
+        if f.name == "InputColumn":
+            column = COLUMNS[f.args[0]]
+            no_node, root, _ = self.in_nulls[column]
+            return np.where(x > 0, self.values[column][flat], np.where(x < 0, no_node, root))
+        no_node, root, no_value = self.out_nulls
+        label = self.labels[flat]
+        own = np.where(label >= 0, self.label_symbol[np.maximum(label, 0)], no_value)
+        return np.where(x > 0, own, np.where(x < 0, no_node, root))
+
+    # --- transitions -----------------------------------------------------------------------------
+
+    def _allowed(self, rows: np.ndarray) -> np.ndarray:
+        """Which of SH, RE, RA, LA each row allows (nivre.py's ``allowed``)."""
+        top = self.stack[rows, self.depth[rows] - 1]
+        at_root = top == 0
+        headless = self.heads[rows * self.M + top] == -1
+        ok = np.zeros((len(rows), 4), dtype=bool)
+        ok[:, _SH] = True
+        ok[:, _RA] = ~at_root | self.allow_root
+        if self.eager:
+            ok[:, _LA] = ~at_root & headless
+            ok[:, _RE] = ~at_root & (~headless | self.allow_reduce)
+        else:
+            ok[:, _LA] = ~at_root
+        return ok
+
+    def _choose(self, classifier: _Classifier, rows: np.ndarray, scores: np.ndarray, best: np.ndarray) -> None:
+        """Apply each row's best class where allowed; the others go through the ranked fallback."""
+        move = classifier.move[best]
+        allowed = self._allowed(rows)[np.arange(len(rows)), move]
+        if len(classifier.move) < 2:
+            allowed[:] = False
+        self._apply(rows[allowed], move[allowed], classifier.label[best[allowed]])
+        for k in np.flatnonzero(~allowed).tolist():
+            self._fallback(int(rows[k]), classifier, scores[k])
+
+    def _fallback(self, b: int, classifier: _Classifier | None, row: np.ndarray | None) -> None:
+        """MaltParser's ranked choice for one configuration (see ``Model._apply_ranked``)."""
+        ok = self._allowed(np.array([b]))[0]
+        allowed = [MOVES[k] for k in range(4) if ok[k]]
+        if classifier is None:
+            name, label = self.model.classes.items[0]
+            number = 0 if name in allowed else -1
+        else:
+            transitions = [(MOVES[m], label) for m, label in zip(classifier.move.tolist(), classifier.label.tolist())]
+            number = None
+            for name, label in ranked(row, transitions):
+                if name in allowed:
+                    number = label
+                    break
+            if number is None:
+                name = SH  # the nivre systems' default move
+        if classifier is None:
+            if number < 0:
+                name = SH
+            label = number if name in (LA, RA) else -1
+        else:
+            label = number if name in (LA, RA) else -1
+        self._apply(np.array([b]), np.array([MOVES.index(name)]), np.array([label]))
+
+    def _apply(self, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
+        """Apply one move to each row (nivre.py's ``apply``, for both systems)."""
+        if not len(rows):
+            return
+        M = self.M
+        depth = self.depth[rows]
+        top = self.stack[rows, depth - 1]
+        front = self.front[rows]
+        rest = self.rest[rows]
+        la, ra = move == _LA, move == _RA
+        # the arcs: LEFT-ARC front -> top, RIGHT-ARC top -> front
+        head = np.where(la, front, top)
+        dep = np.where(la, top, front)
+        arc = la | ra
+        if arc.any():
+            h, d, r = head[arc], dep[arc], rows[arc]
+            self.heads[r * M + d] = h
+            self.labels[r * M + d] = label[arc]
+            left = d < h
+            hl, dl = (r * M + h)[left], d[left]
+            old = self.ldep[hl]
+            self.ldep[hl] = np.where((old < 0) | (dl < old), dl, old)
+            hr, dr = (r * M + h)[~left], d[~left]
+            old = self.rdep[hr]
+            self.rdep[hr] = np.where(dr > old, dr, old)
+        if self.eager:
+            push = (move == _SH) | ra
+            pop = la | (move == _RE)
+            self.stack[rows[push], depth[push]] = front[push]
+            self.depth[rows] = depth + push - pop
+            self.front[rows[push]] = rest[push]
+            self.rest[rows[push]] = rest[push] + 1
+            return
+        # arc-standard: SHIFT pushes the front; RIGHT-ARC moves the top back to the front
+        # (the root stays, and the buffer moves on); LEFT-ARC pops.
+        shift = move == _SH
+        back = ra & (top != 0)
+        advance = shift | (ra & (top == 0))
+        self.stack[rows[shift], depth[shift]] = front[shift]
+        self.depth[rows] = depth + shift - la - back
+        self.front[rows[back]] = top[back]
+        self.front[rows[advance]] = rest[advance]
+        self.rest[rows[advance]] = rest[advance] + 1
+
+
+def ranked(row: np.ndarray, transitions: list[tuple]):
+    """The transitions in MaltParser's ranking order: an in-place selection sort by score (not
+    stable, ties to the earlier place), every class but the last-ranked one."""
+    values = row.tolist()
+    order = list(range(len(transitions)))
+    for step in range(len(transitions) - 1):
+        top = step
+        for j in range(step + 1, len(transitions)):
+            if values[j] > values[top]:
+                top = j
+        values[step], values[top] = values[top], values[step]
+        order[step], order[top] = order[top], order[step]
+        yield transitions[order[step]]
+
+
+def _parse_address(text: str) -> Address:
+    from .features.spec import parse_feature
+
+    return parse_feature(f"InputColumn(FORM,{text})").args[1]

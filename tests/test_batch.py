@@ -1,0 +1,108 @@
+"""The arrays form of parsing (maltpy.batch) against the per-sentence definitions.
+
+Every case learns a model on a real treebank, parses a real test set once with the batch form
+and once configuration by configuration (transition.nivre and features.functions), and wants the
+same trees; the batch form must also have been chosen.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from conftest import DATA, requires_shared, run_maltpy
+
+from maltpy.conll import ConllReader, format_sentence
+from maltpy.parser import Model
+
+TRAIN = DATA / "conllx" / "da_ddt-ud-dev.conllx"
+TEST = DATA / "conllx" / "da_ddt-ud-test.conllx"
+
+# A model reading every address and value the batch form covers: graph addresses in chains,
+# pred and succ, labels of arcs, and Merges of input and output values.
+WIDE_MODEL = """\
+InputColumn(POSTAG, Stack[0])
+InputColumn(POSTAG, Input[0])
+InputColumn(CPOSTAG, Input[1])
+InputColumn(POSTAG, Stack[2])
+InputColumn(FORM, head(head(Stack[0])))
+InputColumn(LEMMA, pred(Input[0]))
+InputColumn(POSTAG, succ(Stack[0]))
+InputColumn(FEATS, rdep(ldep(Stack[0])))
+OutputColumn(DEPREL, head(Stack[0]))
+OutputColumn(DEPREL, rdep(Stack[1]))
+Merge(InputColumn(POSTAG, Stack[0]), OutputColumn(DEPREL, ldep(Input[0])))
+Merge3(OutputColumn(DEPREL, Stack[0]), InputColumn(FORM, Input[0]), InputColumn(POSTAG, pred(Stack[0])))
+"""
+
+
+def parse_both_ways(model_path, test_bytes: bytes) -> tuple[str, str]:
+    batch = Model.load(model_path)
+    assert batch._batch is not None, "the batch form should cover this model"
+    one_by_one = Model.load(model_path)
+    one_by_one._batch = None
+    texts = []
+    for model in (batch, one_by_one):
+        reader = ConllReader(io.BytesIO(test_bytes), "test", blind=True)
+        texts.append("".join(format_sentence(s) for s in model.parse(reader)))
+    return texts[0], texts[1]
+
+
+CASES = {
+    "arc-eager": ["-a", "nivreeager"],
+    "arc-standard": ["-a", "nivrestandard"],
+    "arc-eager without root arcs, reduce allowed": ["-a", "nivreeager", "-nr", "false", "-ne", "true"],
+    "arc-standard without root arcs": ["-a", "nivrestandard", "-nr", "false"],
+    "pseudo-projective head+path": ["-a", "nivreeager", "-pp", "head+path", "-pcr", "left"],
+    "data split": ["-a", "nivreeager", "-d", "POSTAG", "-s", "Input[0]", "-T", "200"],
+    "data split on the stack": ["-a", "nivrestandard", "-d", "CPOSTAG", "-s", "Stack[0]", "-T", "300"],
+    "wide model, null value none": ["-a", "nivreeager", "-F", "WIDE", "-nv", "none"],
+    "wide model, null value novalue": ["-a", "nivrestandard", "-F", "WIDE", "-nv", "novalue"],
+}
+
+
+@requires_shared
+@pytest.mark.parametrize("options", CASES.values(), ids=CASES.keys())
+def test_the_batch_form_parses_as_the_definitions_do(tmp_path, options):
+    features = tmp_path / "wide.txt"
+    features.write_text(WIDE_MODEL)
+    options = [str(features) if o == "WIDE" else o for o in options]
+    model = tmp_path / "m.mpm"
+    result = run_maltpy("learn", "-q", "-l", "liblinear", "-i", TRAIN, "-m", model, *options)
+    assert result.returncode == 0, result.stderr.decode()
+    batch, one_by_one = parse_both_ways(model, TEST.read_bytes())
+    assert batch == one_by_one
+    assert batch.count("\n\n") == TEST.read_text().count("\n\n")
+
+
+@requires_shared
+def test_merged_values_holding_the_separator(tmp_path):
+    # Values with "~" make a Merge's text ambiguous ("A~B" + "C" = "A" + "B~C"): the batch form
+    # must find a column exactly when the joined text is a key, as the text look-up does.
+    def tilde(text: str) -> str:
+        lines = []
+        for n, line in enumerate(text.splitlines()):
+            cols = line.split("\t")
+            if len(cols) == 10 and n % 3 == 0:
+                cols[4] = cols[4] + "~" + cols[3] if n % 2 else "~" + cols[4]
+            lines.append("\t".join(cols))
+        return "\n".join(lines) + "\n"
+
+    train, test = tmp_path / "train.conll", tmp_path / "test.conll"
+    train.write_text(tilde(TRAIN.read_text()))
+    test.write_text(tilde(TEST.read_text()))
+    model = tmp_path / "m.mpm"
+    result = run_maltpy("learn", "-q", "-a", "nivreeager", "-l", "liblinear", "-i", train, "-m", model)
+    assert result.returncode == 0, result.stderr.decode()
+    batch, one_by_one = parse_both_ways(model, test.read_bytes())
+    assert batch == one_by_one
+
+
+@requires_shared
+def test_libsvm_through_the_batch_form(tmp_path):
+    train = DATA / "conllx" / "en_partut-ud-test.conllx"
+    model = tmp_path / "m.mpm"
+    result = run_maltpy("learn", "-q", "-a", "nivreeager", "-l", "libsvm", "-i", train, "-m", model)
+    assert result.returncode == 0, result.stderr.decode()
+    batch, one_by_one = parse_both_ways(model, TEST.read_bytes())
+    assert batch == one_by_one
