@@ -6,10 +6,11 @@ few array operations instead of a Python dictionary look-up per feature:
 
 - A token's column values are turned into symbol numbers once, when its sentence enters the
   batch (one dictionary look-up per token and column read by the model).
-- The configurations of the batch keep their stacks, buffers and partial trees in arrays, one
-  row per sentence: ``stack[b, :depth[b]]``; the buffer is its front ``front[b]`` followed by the
-  words ``rest[b]..n[b]`` (in arc-eager always ``front + 1``; arc-standard's RIGHT-ARC puts the
-  head back in front); ``heads``, ``labels`` (class numbers), ``ldep`` and ``rdep`` per node.
+- The configurations of the batch keep their stacks, buffers and partial trees in flat arrays,
+  one stretch per sentence from ``offset[b]`` (its nodes 0..n, or its stack's places). The
+  buffer is its front ``front[b]`` followed by the words ``rest[b]..n[b]`` (in arc-eager always
+  ``front + 1``; arc-standard's RIGHT-ARC puts the head back in front); ``heads``, ``labels``
+  (class numbers), ``ldep`` and ``rdep`` per node.
 - An address is a gather over those arrays; a feature value is a symbol; a classifier's column
   is a gather over a table from symbols to columns (a Merge's through the sorted codes of its
   parts' symbol tuples).
@@ -260,24 +261,29 @@ class BatchParser:
         """Each sentence's heads and arc labels (class numbers, -1 for none), index 0 the root's."""
         B = len(sentences)
         lengths = np.array([len(s) for s in sentences], dtype=np.int64)
-        M = int(lengths.max()) + 2  # nodes 0..n, and one place past the end
-        self.M = M
+        # Each sentence has places offset..offset+n+1 in every node array: nodes 0..n and one
+        # place past the end (the stack's places are the same).
+        self.offset = np.zeros(B, dtype=np.int64)
+        np.cumsum(lengths[:-1] + 2, out=self.offset[1:])
+        size = int(lengths.sum()) + 2 * B
         self.n = lengths
         self.values = {}
         for column in self.input_columns:
-            table = self.symbols.table(f"IN{column}")
-            codes = np.zeros((B, M), dtype=np.int64)
-            for b, s in enumerate(sentences):
-                codes[b, 1 : len(s) + 1] = [table.get(w[column], UNKNOWN) for w in s.words]
-            self.values[column] = codes.ravel()
-        self.stack = np.zeros((B, M), dtype=np.int64)
+            get = self.symbols.table(f"IN{column}").get
+            codes: list[int] = []
+            for s in sentences:
+                codes.append(UNKNOWN)  # the root's place
+                codes.extend([get(w[column], UNKNOWN) for w in s.words])
+                codes.append(UNKNOWN)
+            self.values[column] = np.array(codes, dtype=np.int64)
+        self.stack = np.zeros(size, dtype=np.int64)
         self.depth = np.ones(B, dtype=np.int64)
         self.front = np.ones(B, dtype=np.int64)
         self.rest = np.full(B, 2, dtype=np.int64)
-        self.heads = np.full(B * M, -1, dtype=np.int64)
-        self.labels = np.full(B * M, -1, dtype=np.int64)
-        self.ldep = np.full(B * M, -1, dtype=np.int64)
-        self.rdep = np.full(B * M, -1, dtype=np.int64)
+        self.heads = np.full(size, -1, dtype=np.int64)
+        self.labels = np.full(size, -1, dtype=np.int64)
+        self.ldep = np.full(size, -1, dtype=np.int64)
+        self.rdep = np.full(size, -1, dtype=np.int64)
         active = np.arange(B)
         while len(active):
             self._deterministic(active)
@@ -286,9 +292,8 @@ class BatchParser:
                 break
             self._step(active)
             active = active[self.front[active] <= lengths[active]]
-        heads = self.heads.reshape(B, M)
-        labels = self.labels.reshape(B, M)
-        return [(heads[b, : n + 1].tolist(), labels[b, : n + 1].tolist()) for b, n in enumerate(lengths.tolist())]
+        heads, labels = self.heads.tolist(), self.labels.tolist()
+        return [(heads[o : o + n + 1], labels[o : o + n + 1]) for o, n in zip(self.offset.tolist(), lengths.tolist())]
 
     def _deterministic(self, rows: np.ndarray) -> None:
         """MaltParser's moves made without the classifier: SHIFT while the root is on top
@@ -296,7 +301,7 @@ class BatchParser:
         if self.allow_root:
             return
         while True:
-            top = self.stack[rows, self.depth[rows] - 1]
+            top = self.stack[self.offset[rows] + self.depth[rows] - 1]
             now = rows[(top == 0) & (self.front[rows] <= self.n[rows])]
             if not len(now):
                 return
@@ -368,14 +373,14 @@ class BatchParser:
             i = a.index
             if a.name == "Stack":
                 place = self.depth[rows] - 1 - i
-                node = np.where(place >= 0, self.stack[rows, np.maximum(place, 0)], -1)
+                node = np.where(place >= 0, self.stack[self.offset[rows] + np.maximum(place, 0)], -1)
             else:  # Input: the front, then the rest
                 front, n = self.front[rows], self.n[rows]
                 node = front if i == 0 else self.rest[rows] + (i - 1)
                 node = np.where((front <= n) & (node <= n), node, -1)
         else:
             x = self._node(inner, rows, nodes)
-            flat = rows * self.M + np.maximum(x, 0)
+            flat = self.offset[rows] + np.maximum(x, 0)
             if a.name == "head":
                 node = np.where(x > 0, self.heads[flat], -1)
             elif a.name == "ldep":
@@ -393,7 +398,7 @@ class BatchParser:
         """The symbol of an InputColumn or OutputColumn value for each row."""
         f, k = self.value_plan[v]
         x = nodes[k]
-        flat = rows * self.M + np.maximum(x, 0)
+        flat = self.offset[rows] + np.maximum(x, 0)
         if f.name == "InputColumn":
             column = COLUMNS[f.args[0]]
             no_node, root, _ = self.in_nulls[column]
@@ -407,9 +412,9 @@ class BatchParser:
 
     def _allowed(self, rows: np.ndarray) -> np.ndarray:
         """Which of SH, RE, RA, LA each row allows (nivre.py's ``allowed``)."""
-        top = self.stack[rows, self.depth[rows] - 1]
+        top = self.stack[self.offset[rows] + self.depth[rows] - 1]
         at_root = top == 0
-        headless = self.heads[rows * self.M + top] == -1
+        headless = self.heads[self.offset[rows] + top] == -1
         ok = np.zeros((len(rows), 4), dtype=bool)
         ok[:, _SH] = True
         ok[:, _RA] = ~at_root | self.allow_root
@@ -458,9 +463,9 @@ class BatchParser:
         """Apply one move to each row (nivre.py's ``apply``, for both systems)."""
         if not len(rows):
             return
-        M = self.M
+        offset = self.offset[rows]
         depth = self.depth[rows]
-        top = self.stack[rows, depth - 1]
+        top = self.stack[offset + depth - 1]
         front = self.front[rows]
         rest = self.rest[rows]
         la, ra = move == _LA, move == _RA
@@ -469,20 +474,20 @@ class BatchParser:
         dep = np.where(la, top, front)
         arc = la | ra
         if arc.any():
-            h, d, r = head[arc], dep[arc], rows[arc]
-            self.heads[r * M + d] = h
-            self.labels[r * M + d] = label[arc]
+            h, d, o = head[arc], dep[arc], offset[arc]
+            self.heads[o + d] = h
+            self.labels[o + d] = label[arc]
             left = d < h
-            hl, dl = (r * M + h)[left], d[left]
+            hl, dl = (o + h)[left], d[left]
             old = self.ldep[hl]
             self.ldep[hl] = np.where((old < 0) | (dl < old), dl, old)
-            hr, dr = (r * M + h)[~left], d[~left]
+            hr, dr = (o + h)[~left], d[~left]
             old = self.rdep[hr]
             self.rdep[hr] = np.where(dr > old, dr, old)
         if self.eager:
             push = (move == _SH) | ra
             pop = la | (move == _RE)
-            self.stack[rows[push], depth[push]] = front[push]
+            self.stack[(offset + depth)[push]] = front[push]
             self.depth[rows] = depth + push - pop
             self.front[rows[push]] = rest[push]
             self.rest[rows[push]] = rest[push] + 1
@@ -492,7 +497,7 @@ class BatchParser:
         shift = move == _SH
         back = ra & (top != 0)
         advance = shift | (ra & (top == 0))
-        self.stack[rows[shift], depth[shift]] = front[shift]
+        self.stack[(offset + depth)[shift]] = front[shift]
         self.depth[rows] = depth + shift - la - back
         self.front[rows[back]] = top[back]
         self.front[rows[advance]] = rest[advance]

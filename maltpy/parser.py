@@ -51,7 +51,8 @@ FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's defaul
     "nivreeager": RE, "nivrestandard": SH, "covproj": NA, "covnonproj": NA,
     "stackproj": SH, "stackeager": SH, "stacklazy": SH,
 }  # fmt: skip
-BATCH_SENTENCES = 1000
+BATCH_SENTENCES = 1000  # a batch of the per-sentence path
+BATCH_TOKENS = 100_000  # a batch of the arrays path (batch.py): the bigger, the fewer steps with few rows
 QUIET_SECONDS = 0.05  # how long a pipe must stay quiet before a batch is parsed without it
 
 
@@ -118,12 +119,17 @@ class Model:
         ready within QUIET_SECONDS, so that a writer waiting for its parses gets them (a writer
         that is merely slower than the parser does not cut the batches short)."""
         batch: list[Sentence] = []
+        tokens = 0
         pending = getattr(sentences, "pending", None)
+        arrays = self._batch is not None
         for sentence in sentences:
             batch.append(sentence)
-            if len(batch) >= BATCH_SENTENCES or (pending is not None and not pending(QUIET_SECONDS)):
+            tokens += len(sentence)
+            full = tokens >= BATCH_TOKENS if arrays else len(batch) >= BATCH_SENTENCES
+            if full or (pending is not None and not pending(QUIET_SECONDS)):
                 yield from self._parse_batch(batch, progress)
                 batch = []
+                tokens = 0
         if batch:
             yield from self._parse_batch(batch, progress)
 

@@ -12,6 +12,16 @@ timed as whole processes, as the reference timed MaltParser's (its JVM start inc
 
 Runs whose options maltpy does not support yet (planar, 2planar) are
 listed as skipped.
+
+Corpus scale (issue 10): whole-process seconds, tokens/s and peak memory, medians of --repeat
+runs, of parsing a million tokens (en_lines test x 50) and la_perseus with LIBSVM, with --jobs 1
+and 2, and of learning; MaltParser's figures beside them are the issue's, measured on this
+machine kind, unless --malt-jar names a MaltParser 1.9.2 jar to run side by side, alternating.
+--load runs one CPU-bound process beside every run.
+
+    python scripts/bench.py --corpus                 # about 10 minutes
+    python scripts/bench.py --corpus --load --repeat 3
+    python scripts/bench.py --corpus --malt-jar ~/maltparser-1.9.2/maltparser-1.9.2.jar
 """
 
 from __future__ import annotations
@@ -19,7 +29,9 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,11 +77,98 @@ def bench(row: dict, workdir: Path) -> dict:
     }  # fmt: skip
 
 
+# --- corpus scale ---------------------------------------------------------------------------------
+
+#: MaltParser 1.9.2's whole-process seconds for the corpus runs, as issue 10 measured them
+#: (same machine kind, quiet): used when no --malt-jar is given.
+MALT_SECONDS = {"parse en_lines x50": 28.8, "parse la_perseus": 79.8, "learn la_perseus": 52.4,
+                "learn en_lines": 10.7}  # fmt: skip
+
+
+def measured(command: list[str]) -> tuple[float, float]:
+    """Run a command; its whole-process seconds and its peak memory in MB (the largest of its
+    processes, from wait4's resource usage)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    if status != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {process.stderr.read().decode()[-500:]}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def corpus(args, workdir: Path) -> None:
+    data = SHARED / "data" / "conllx"
+    big = workdir / "en_lines_x50.conllx"
+    with open(big, "wb") as out:
+        text = (data / "en_lines-ud-test.conllx").read_bytes()
+        for _ in range(50):
+            out.write(text)
+    maltpy = [sys.executable, "-m", "maltpy"]
+    en_model, la_model = workdir / "en.mpm", workdir / "la.mpm"
+    learn_en = [*maltpy, "learn", "-q", "-a", "nivreeager", "-l", "liblinear", "-i",
+                str(data / "en_lines-ud-train.conllx"), "-m", str(en_model)]  # fmt: skip
+    learn_la = [*maltpy, "learn", "-q", "-a", "nivreeager", "-l", "libsvm", "-i",
+                str(data / "la_perseus-ud-train.conllx"), "-m", str(la_model)]  # fmt: skip
+    runs = [("learn en_lines", learn_en, None), ("learn la_perseus", learn_la, None)]
+    for jobs in (1, 2):
+        runs.append((f"parse en_lines x50, --jobs {jobs}", [*maltpy, "parse", "--jobs", str(jobs), "-m", str(en_model),
+                     "-i", str(big), "-o", str(workdir / f"en{jobs}.conll")], tokens_in(big)))  # fmt: skip
+        runs.append((f"parse la_perseus, --jobs {jobs}", [*maltpy, "parse", "--jobs", str(jobs), "-m", str(la_model),
+                     "-i", str(data / "la_perseus-ud-test.conllx"), "-o", str(workdir / f"la{jobs}.conll")],
+                     tokens_in(data / "la_perseus-ud-test.conllx")))  # fmt: skip
+    malt = {}
+    if args.malt_jar:
+        java = ["java", "-jar", args.malt_jar, "-w", str(workdir)]
+        malt = {
+            "learn en_lines": [*java, "-c", "en", "-m", "learn", "-a", "nivreeager", "-l", "liblinear",
+                               "-i", str(data / "en_lines-ud-train.conllx")],
+            "learn la_perseus": [*java, "-c", "la", "-m", "learn", "-a", "nivreeager", "-l", "libsvm",
+                                 "-i", str(data / "la_perseus-ud-train.conllx")],
+            "parse en_lines x50": [*java, "-c", "en", "-m", "parse", "-i", str(big), "-o", str(workdir / "m.conll")],
+            "parse la_perseus": [*java, "-c", "la", "-m", "parse", "-i", str(data / "la_perseus-ud-test.conllx"),
+                                 "-o", str(workdir / "m.conll")],
+        }  # fmt: skip
+    hog = None
+    if args.load:  # one CPU-bound process beside every run
+        hog = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        print(f"{'run':<34} {'seconds':>8} {'tokens/s':>9} {'peak MB':>8} {'malt s':>7} {'ratio':>6}"
+              + ("   (under load)" if args.load else ""))  # fmt: skip
+        for name, command, tokens in runs:
+            key = name.split(",")[0]
+            ours, theirs, peaks = [], [], []
+            for _ in range(args.repeat):  # alternating, when MaltParser runs too
+                seconds, peak = measured(command)
+                ours.append(seconds)
+                peaks.append(peak)
+                if key in malt:
+                    theirs.append(measured(malt[key])[0])
+            s = statistics.median(ours)
+            m = statistics.median(theirs) if theirs else MALT_SECONDS[key]
+            rate = f"{tokens / s:.0f}" if tokens else ""
+            print(f"{name:<34} {s:>8.2f} {rate:>9} {max(peaks):>8.0f} {m:>7.1f} {m / s:>5.1f}x", flush=True)
+    finally:
+        if hog is not None:
+            hog.kill()
+    same = (workdir / "en1.conll").read_bytes() == (workdir / "en2.conll").read_bytes()
+    same &= (workdir / "la1.conll").read_bytes() == (workdir / "la2.conll").read_bytes()
+    print(f"--jobs 1 and --jobs 2 outputs byte-identical: {same}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", help="run names or name prefixes from scores.tsv (default: all)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--corpus", action="store_true", help="the corpus-scale runs instead")
+    parser.add_argument("--repeat", type=int, default=5, help="corpus runs: runs per row (the median is shown)")
+    parser.add_argument("--load", action="store_true", help="corpus runs: one CPU-bound process beside each")
+    parser.add_argument("--malt-jar", help="corpus runs: a MaltParser 1.9.2 jar to run side by side")
     args = parser.parse_args()
+    if args.corpus:
+        with tempfile.TemporaryDirectory() as tmp:
+            corpus(args, Path(tmp))
+        return 0
     rows = list(csv.DictReader(open(REFERENCE, encoding="utf-8"), delimiter="\t"))
     if args.runs:
         rows = [r for r in rows if any(r["name"] == p or r["name"].startswith(p) for p in args.runs)]
