@@ -27,6 +27,8 @@ Tests check the batch form against the per-sentence definitions on real treebank
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -187,78 +189,23 @@ class _Classifier:
         self.label = np.array(model.labels, dtype=np.int64)
 
 
-class BatchParser:
-    """The arrays form of ``Model._parse_batch`` for the models ``supports`` accepts."""
+class _Arrays:
+    """A batch of Nivre configurations in arrays, with the addresses and values of features."""
 
-    @staticmethod
-    def supports(model) -> bool:
-        config = model.config
-        if FAMILY[config.singlemalt.parsing_algorithm] != "nivre" or not model.feature_model.plain:
-            return False
-        if any(m.classifier.symbolic for m in model.guide.all_models()):
-            return False
-        if model.guide.split is not None:
-            column = config.guide.data_split_column
-            structure = config.guide.data_split_structure
-            if column in ("ID", "HEAD", "PHEAD") or not _address_ok(_parse_address(structure)):
-                return False
-        return all(_feature_ok(s.feature) for s in model.feature_model.specs)
-
-    def __init__(self, model) -> None:
-        config = model.config
-        self.model = model
+    def __init__(self, config) -> None:
         self.eager = config.singlemalt.parsing_algorithm == "nivreeager"
         self.allow_root = config.nivre.allow_root
         self.allow_reduce = config.nivre.allow_reduce
-        self.symbols = symbols = _Symbols(config.singlemalt.null_value)
-        features = [s.feature for s in model.feature_model.specs]
-        guide = model.guide
-        self.classifiers = [_Classifier(m, features, symbols, model.classes) for m in guide.all_models()]
-        self.split = None
-        if guide.split is not None:
-            self.split = Feature("InputColumn", (config.guide.data_split_column,
-                                                 _parse_address(config.guide.data_split_structure)))  # fmt: skip
-            source = _source(self.split)
-            owner = {id(m): k for k, m in enumerate(guide.all_models())}
-            master = owner[id(guide.master)] if guide.master is not None else -1
-            by_value = {symbols.add(source, v): owner[id(m)] for v, m in guide.models.items()}
-        # the arc labels: class number -> the symbol of its DEPREL
-        deprel_of = model.feature_model.deprel_of
-        self.label_symbol = np.zeros(len(model.classes.items), dtype=np.int64)
-        for number, (_, label) in enumerate(model.classes.items):
-            if label is not None:
-                self.label_symbol[number] = symbols.add("OUT", label if deprel_of is None else deprel_of[label])
-        for c in self.classifiers:
-            for column in c.columns:
-                column.freeze(symbols)
-        if self.split is not None:
-            self.split_owner = np.full(symbols.size(_source(self.split)), master, dtype=np.int64)
-            for code, k in by_value.items():
-                self.split_owner[code] = k
-        sources = {_source(p) for c in self.classifiers for col in c.columns for p in col.parts}
-        if self.split is not None:
-            sources.add(_source(self.split))
-        self.input_columns = sorted(int(s[2:]) for s in sources if s.startswith("IN"))
-        t = symbols.table("OUT")
-        self.out_nulls = (t[symbols.no_node], t[symbols.root_node], t[symbols.no_value])
-        self.in_nulls = {}
-        for column in self.input_columns:
-            t = symbols.table(f"IN{column}")
-            self.in_nulls[column] = (t[symbols.no_node], t[symbols.root_node], t[symbols.no_value])
-        # the values and addresses each classifier reads, numbered
+        self.symbols = _Symbols(config.singlemalt.null_value)
         self.address_numbers, self.addresses = {}, []
         self.value_numbers, self.value_plan = {}, []
-        for c in self.classifiers:
-            for col in c.columns:
-                col.values = self._plan(col.parts)
-            c.needs = sorted({v for col in c.columns for v in col.values})
-        if self.split is not None:
-            self.split_value = self._plan([self.split])[0]
+        self.input_columns: list[int] = []
+        self.label_symbol = np.zeros(0, dtype=np.int64)  # arc label code -> the symbol of its DEPREL
+        self._null_symbols: dict[str, tuple[int, int, int]] = {}
 
-    # --- the batch -------------------------------------------------------------------------------
-
-    def parse(self, sentences: list) -> list[tuple[list[int], list[int]]]:
-        """Each sentence's heads and arc labels (class numbers, -1 for none), index 0 the root's."""
+    def _start(self, sentences: list, grow: bool = False) -> None:
+        """The initial configurations of the sentences; their tokens' values as symbols (new
+        values get new symbols if ``grow``, else the unknown one)."""
         B = len(sentences)
         lengths = np.array([len(s) for s in sentences], dtype=np.int64)
         # Each sentence has places offset..offset+n+1 in every node array: nodes 0..n and one
@@ -269,11 +216,17 @@ class BatchParser:
         self.n = lengths
         self.values = {}
         for column in self.input_columns:
-            get = self.symbols.table(f"IN{column}").get
+            source = f"IN{column}"
+            table = self.symbols.table(source)
+            get = table.get
             codes: list[int] = []
             for s in sentences:
                 codes.append(UNKNOWN)  # the root's place
-                codes.extend([get(w[column], UNKNOWN) for w in s.words])
+                if grow:
+                    add = self.symbols.add
+                    codes.extend([get(w[column]) or add(source, w[column]) for w in s.words])
+                else:
+                    codes.extend([get(w[column], UNKNOWN) for w in s.words])
                 codes.append(UNKNOWN)
             self.values[column] = np.array(codes, dtype=np.int64)
         self.stack = np.zeros(size, dtype=np.int64)
@@ -284,59 +237,30 @@ class BatchParser:
         self.labels = np.full(size, -1, dtype=np.int64)
         self.ldep = np.full(size, -1, dtype=np.int64)
         self.rdep = np.full(size, -1, dtype=np.int64)
-        active = np.arange(B)
-        while len(active):
-            self._deterministic(active)
-            active = active[self.front[active] <= lengths[active]]
-            if not len(active):
-                break
-            self._step(active)
-            active = active[self.front[active] <= lengths[active]]
-        heads, labels = self.heads.tolist(), self.labels.tolist()
-        return [(heads[o : o + n + 1], labels[o : o + n + 1]) for o, n in zip(self.offset.tolist(), lengths.tolist())]
 
-    def _deterministic(self, rows: np.ndarray) -> None:
-        """MaltParser's moves made without the classifier: SHIFT while the root is on top
-        and ``allow_root`` is off."""
-        if self.allow_root:
-            return
-        while True:
-            top = self.stack[self.offset[rows] + self.depth[rows] - 1]
-            now = rows[(top == 0) & (self.front[rows] <= self.n[rows])]
-            if not len(now):
-                return
-            self._apply(now, np.full(len(now), _SH), np.full(len(now), -1))
+    def _unfinished(self, rows: np.ndarray) -> np.ndarray:
+        return rows[self.front[rows] <= self.n[rows]]
 
-    def _step(self, rows: np.ndarray) -> None:
-        if self.split is None:
-            self._classify(self.classifiers[0], rows)
-            return
-        owner = self.split_owner[self._values(rows, [self.split_value])[self.split_value]]
-        for k in np.unique(owner).tolist():
-            sub = rows[owner == k]
-            if k >= 0:
-                self._classify(self.classifiers[k], sub)
-                continue
-            for b in sub.tolist():  # no classifier for this split value: the first class, or the default
-                self._fallback(b, None, None)
+    def _top(self, rows: np.ndarray) -> np.ndarray:
+        return self.stack[self.offset[rows] + self.depth[rows] - 1]
 
-    def _classify(self, classifier: _Classifier, rows: np.ndarray) -> None:
-        values = self._values(rows, classifier.needs)
-        columns = np.stack([col.columns_of([values[v] for v in col.values]) for col in classifier.columns], axis=1)
-        columns.sort(axis=1)  # each row's columns ascending, as the classifiers sum them
-        present = columns >= 0
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(present.sum(axis=1), out=indptr[1:])
-        indices = columns[present].astype(np.int32)
-        X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), classifier.model.featuremap.size))
-        scores, best = classifier.model.classifier.classify(X)
-        self._choose(classifier, rows, scores, np.asarray(best))
+    def _nulls(self, source: str) -> tuple[int, int, int]:
+        """The symbols of no node, the root node and no value in a source."""
+        got = self._null_symbols.get(source)
+        if got is None:
+            t, sym = self.symbols.table(source), self.symbols
+            got = self._null_symbols[source] = (t[sym.no_node], t[sym.root_node], t[sym.no_value])
+        return got
 
     # --- addresses and values --------------------------------------------------------------------
 
     def _plan(self, parts: list[Feature]) -> list[int]:
         """Number the parts' values and the addresses they read (each once, inner addresses
         first), so that a step computes each of them once; the parts' value numbers."""
+        for p in parts:
+            column = COLUMNS[p.args[0]]
+            if p.name == "InputColumn" and column not in self.input_columns:
+                self.input_columns.append(column)
         return [self._plan_value(p) for p in parts]
 
     def _plan_address(self, a: Address) -> int:
@@ -401,14 +325,14 @@ class BatchParser:
         flat = self.offset[rows] + np.maximum(x, 0)
         if f.name == "InputColumn":
             column = COLUMNS[f.args[0]]
-            no_node, root, _ = self.in_nulls[column]
+            no_node, root, _ = self._nulls(f"IN{column}")
             return np.where(x > 0, self.values[column][flat], np.where(x < 0, no_node, root))
-        no_node, root, no_value = self.out_nulls
+        no_node, root, no_value = self._nulls("OUT")
         label = self.labels[flat]
         own = np.where(label >= 0, self.label_symbol[np.maximum(label, 0)], no_value)
         return np.where(x > 0, own, np.where(x < 0, no_node, root))
 
-    # --- transitions -----------------------------------------------------------------------------
+    # --- transitions ---------------------------------------------------------------------------
 
     def _allowed(self, rows: np.ndarray) -> np.ndarray:
         """Which of SH, RE, RA, LA each row allows (nivre.py's ``allowed``)."""
@@ -425,39 +349,19 @@ class BatchParser:
             ok[:, _LA] = ~at_root
         return ok
 
-    def _choose(self, classifier: _Classifier, rows: np.ndarray, scores: np.ndarray, best: np.ndarray) -> None:
-        """Apply each row's best class where allowed; the others go through the ranked fallback."""
-        move = classifier.move[best]
-        allowed = self._allowed(rows)[np.arange(len(rows)), move]
-        if len(classifier.move) < 2:
-            allowed[:] = False
-        self._apply(rows[allowed], move[allowed], classifier.label[best[allowed]])
-        for k in np.flatnonzero(~allowed).tolist():
-            self._fallback(int(rows[k]), classifier, scores[k])
-
-    def _fallback(self, b: int, classifier: _Classifier | None, row: np.ndarray | None) -> None:
-        """MaltParser's ranked choice for one configuration (see ``Model._apply_ranked``)."""
-        ok = self._allowed(np.array([b]))[0]
-        allowed = [MOVES[k] for k in range(4) if ok[k]]
-        if classifier is None:
-            name, label = self.model.classes.items[0]
-            number = 0 if name in allowed else -1
-        else:
-            transitions = [(MOVES[m], label) for m, label in zip(classifier.move.tolist(), classifier.label.tolist())]
-            number = None
-            for name, label in ranked(row, transitions):
-                if name in allowed:
-                    number = label
-                    break
-            if number is None:
-                name = SH  # the nivre systems' default move
-        if classifier is None:
-            if number < 0:
-                name = SH
-            label = number if name in (LA, RA) else -1
-        else:
-            label = number if name in (LA, RA) else -1
-        self._apply(np.array([b]), np.array([MOVES.index(name)]), np.array([label]))
+    def _deterministic(self, rows: np.ndarray, record=None) -> None:
+        """MaltParser's moves made without the classifier: SHIFT while the root is on top
+        and ``allow_root`` is off."""
+        if self.allow_root:
+            return
+        while True:
+            now = self._unfinished(rows)
+            now = now[self._top(now) == 0]
+            if not len(now):
+                return
+            if record is not None:
+                record(now)
+            self._apply(now, np.full(len(now), _SH), np.full(len(now), -1))
 
     def _apply(self, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
         """Apply one move to each row (nivre.py's ``apply``, for both systems)."""
@@ -502,6 +406,309 @@ class BatchParser:
         self.front[rows[back]] = top[back]
         self.front[rows[advance]] = rest[advance]
         self.rest[rows[advance]] = rest[advance] + 1
+
+
+class BatchParser(_Arrays):
+    """The arrays form of ``Model._parse_batch`` for the models ``supports`` accepts."""
+
+    @staticmethod
+    def supports(model) -> bool:
+        if any(m.classifier.symbolic for m in model.guide.all_models()):
+            return False
+        return covered(model.config, model.feature_model)
+
+    def __init__(self, model) -> None:
+        config = model.config
+        super().__init__(config)
+        self.model = model
+        symbols = self.symbols
+        features = [s.feature for s in model.feature_model.specs]
+        guide = model.guide
+        self.classifiers = [_Classifier(m, features, symbols, model.classes) for m in guide.all_models()]
+        self.split = split_feature(config)
+        if self.split is not None:
+            source = _source(self.split)
+            owner = {id(m): k for k, m in enumerate(guide.all_models())}
+            master = owner[id(guide.master)] if guide.master is not None else -1
+            by_value = {symbols.add(source, v): owner[id(m)] for v, m in guide.models.items()}
+        # the arc labels are class numbers
+        deprel_of = model.feature_model.deprel_of
+        self.label_symbol = np.zeros(len(model.classes.items), dtype=np.int64)
+        for number, (_, label) in enumerate(model.classes.items):
+            if label is not None:
+                self.label_symbol[number] = symbols.add("OUT", label if deprel_of is None else deprel_of[label])
+        for c in self.classifiers:
+            for column in c.columns:
+                column.freeze(symbols)
+        if self.split is not None:
+            self.split_owner = np.full(symbols.size(_source(self.split)), master, dtype=np.int64)
+            for code, k in by_value.items():
+                self.split_owner[code] = k
+        # the values and addresses each classifier reads, numbered
+        for c in self.classifiers:
+            for col in c.columns:
+                col.values = self._plan(col.parts)
+            c.needs = sorted({v for col in c.columns for v in col.values})
+        if self.split is not None:
+            self.split_value = self._plan([self.split])[0]
+
+    def parse(self, sentences: list) -> list[tuple[list[int], list[int]]]:
+        """Each sentence's heads and arc labels (class numbers, -1 for none), index 0 the root's."""
+        self._start(sentences)
+        active = np.arange(len(sentences))
+        while len(active):
+            self._deterministic(active)
+            active = self._unfinished(active)
+            if not len(active):
+                break
+            self._step(active)
+            active = self._unfinished(active)
+        heads, labels = self.heads.tolist(), self.labels.tolist()
+        return [(heads[o : o + n + 1], labels[o : o + n + 1]) for o, n in zip(self.offset.tolist(), self.n.tolist())]
+
+    def _step(self, rows: np.ndarray) -> None:
+        if self.split is None:
+            self._classify(self.classifiers[0], rows)
+            return
+        owner = self.split_owner[self._values(rows, [self.split_value])[self.split_value]]
+        for k in np.unique(owner).tolist():
+            sub = rows[owner == k]
+            if k >= 0:
+                self._classify(self.classifiers[k], sub)
+                continue
+            for b in sub.tolist():  # no classifier for this split value: the first class, or the default
+                self._fallback(b, None, None)
+
+    def _classify(self, classifier: _Classifier, rows: np.ndarray) -> None:
+        values = self._values(rows, classifier.needs)
+        columns = np.stack([col.columns_of([values[v] for v in col.values]) for col in classifier.columns], axis=1)
+        columns.sort(axis=1)  # each row's columns ascending, as the classifiers sum them
+        present = columns >= 0
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(present.sum(axis=1), out=indptr[1:])
+        indices = columns[present].astype(np.int32)
+        X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), classifier.model.featuremap.size))
+        scores, best = classifier.model.classifier.classify(X)
+        self._choose(classifier, rows, scores, np.asarray(best))
+
+    def _choose(self, classifier: _Classifier, rows: np.ndarray, scores: np.ndarray, best: np.ndarray) -> None:
+        """Apply each row's best class where allowed; the others go through the ranked fallback."""
+        move = classifier.move[best]
+        allowed = self._allowed(rows)[np.arange(len(rows)), move]
+        if len(classifier.move) < 2:
+            allowed[:] = False
+        self._apply(rows[allowed], move[allowed], classifier.label[best[allowed]])
+        for k in np.flatnonzero(~allowed).tolist():
+            self._fallback(int(rows[k]), classifier, scores[k])
+
+    def _fallback(self, b: int, classifier: _Classifier | None, row: np.ndarray | None) -> None:
+        """MaltParser's ranked choice for one configuration (see ``Model._apply_ranked``)."""
+        ok = self._allowed(np.array([b]))[0]
+        allowed = [MOVES[k] for k in range(4) if ok[k]]
+        if classifier is None:
+            name, label = self.model.classes.items[0]
+            number = 0 if name in allowed else -1
+        else:
+            transitions = [(MOVES[m], label) for m, label in zip(classifier.move.tolist(), classifier.label.tolist())]
+            number = None
+            for name, label in ranked(row, transitions):
+                if name in allowed:
+                    number = label
+                    break
+            if number is None:
+                name = SH  # the nivre systems' default move
+        if classifier is None:
+            if number < 0:
+                name = SH
+            label = number if name in (LA, RA) else -1
+        else:
+            label = number if name in (LA, RA) else -1
+        self._apply(np.array([b]), np.array([MOVES.index(name)]), np.array([label]))
+
+
+@dataclass
+class Replay:
+    """The transitions of a chunk of sentences in order (sentence by sentence, each in its
+    order): ``moves`` (0..3 for SH, RE, RA, LA; the asked ones are instances, the deterministic
+    ones None in ``asked``), ``labels`` (the arc label's text or None); for the instances, each
+    feature's values (``values[p]``: a number per instance and the text, or None, of each
+    number) and the split values."""
+
+    moves: list[int]
+    labels: list[str | None]
+    asked: list[bool]
+    values: list[tuple[np.ndarray, list]]
+    split_values: list[str] | None
+
+
+class BatchLearner(_Arrays):
+    """The oracle replayed over a chunk of gold trees in lock step (learning's form of
+    ``BatchParser``): each step's configurations give their feature values by the same array
+    definitions, and the instances are put back in sentence order."""
+
+    def __init__(self, config, feature_model) -> None:
+        super().__init__(config)
+        self.features = [s.feature for s in feature_model.specs]
+        self.deprel_of = feature_model.deprel_of
+        self.value_numbers_of = [self._plan(list(f.args) if f.name in ("Merge", "Merge3") else [f])
+                                 for f in self.features]  # fmt: skip
+        self.split = split_feature(config)
+        self.split_value = self._plan([self.split])[0] if self.split is not None else None
+        self.label_codes: dict[str, int] = {}
+        self.label_texts: list[str] = []
+
+    def replay(self, golds: list[tuple[list[int], list[str]]], sentences: list) -> Replay:
+        """Replay the oracle over gold trees (heads and labels, index 0 the root's) of ``sentences``."""
+        self._start(sentences, grow=True)
+        size = len(self.heads)
+        gold_head = np.full(size, -1, dtype=np.int64)
+        gold_label = np.full(size, -1, dtype=np.int64)
+        for o, (heads, labels) in zip(self.offset.tolist(), golds):
+            gold_head[o : o + len(heads)] = heads
+            gold_label[o + 1 : o + len(heads)] = [self._label_code(t) for t in labels[1:]]
+        gold_head[self.offset] = -1
+        # each node's leftmost left and rightmost right gold dependent (-1: none)
+        dependent = np.flatnonzero(gold_head >= 0)
+        owner = np.repeat(self.offset, self.n + 2)[dependent]
+        head, position = gold_head[dependent], dependent - owner
+        left = position < head
+        self.gold_ldep = np.full(size, size, dtype=np.int64)
+        np.minimum.at(self.gold_ldep, (owner + head)[left], position[left])
+        self.gold_ldep[self.gold_ldep == size] = -1
+        self.gold_rdep = np.full(size, -1, dtype=np.int64)
+        np.maximum.at(self.gold_rdep, (owner + head)[~left], position[~left])
+        self.gold_head, self.gold_label = gold_head, gold_label
+
+        steps: list[tuple] = []  # (rows, step, moves, labels, values or None, split or None)
+        step = 0
+        active = np.arange(len(sentences))
+
+        def deterministic(rows):
+            steps.append((rows, np.full(len(rows), step), np.full(len(rows), _SH), np.full(len(rows), -1), None))
+
+        while len(active):
+            self._deterministic(active, deterministic)
+            step += 1
+            active = self._unfinished(active)
+            if not len(active):
+                break
+            needs = sorted({v for numbers in self.value_numbers_of for v in numbers} |
+                           ({self.split_value} if self.split is not None else set()))  # fmt: skip
+            values = self._values(active, needs)
+            move, label = self._oracle(active)
+            steps.append((active, np.full(len(active), step), move, label, values))
+            self._apply(active, move, label)
+            step += 1
+            active = self._unfinished(active)
+        return self._in_order(steps)
+
+    def _label_code(self, text: str) -> int:
+        code = self.label_codes.get(text)
+        if code is None:
+            code = self.label_codes[text] = len(self.label_texts)
+            self.label_texts.append(text)
+            symbol = self.symbols.add("OUT", text if self.deprel_of is None else self.deprel_of[text])
+            self.label_symbol = np.append(self.label_symbol, symbol)
+        return code
+
+    def _oracle(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The static oracle's move and label code for each row (nivre.py's ``oracle``)."""
+        o = self.offset[rows]
+        i, j = self._top(rows), self.front[rows]
+        head_i, head_j = self.gold_head[o + i], self.gold_head[o + j]
+        move = np.full(len(rows), _SH)
+        label = np.full(len(rows), -1)
+        la = (i != 0) & (head_i == j)
+        ra = ~la & (head_j == i)
+        if self.eager:
+            undecided = ~la & ~ra
+            if not self.allow_reduce:
+                undecided &= self.heads[o + i] != -1
+            leftmost = self.gold_ldep[o + j]
+            reduce = undecided & (leftmost > -1) & (leftmost < i)
+            reduce |= undecided & (head_j < i) & ((head_j != 0) | self.allow_root)
+            move[reduce] = _RE
+        else:
+            ra &= self.gold_rdep[o + j] == self.rdep[o + j]
+        move[la], label[la] = _LA, self.gold_label[(o + i)[la]]
+        move[ra], label[ra] = _RA, self.gold_label[(o + j)[ra]]
+        return move, label
+
+    def _in_order(self, steps: list[tuple]) -> Replay:
+        rows = np.concatenate([s[0] for s in steps])
+        step = np.concatenate([s[1] for s in steps])
+        moves = np.concatenate([s[2] for s in steps])
+        labels = np.concatenate([s[3] for s in steps])
+        asked = np.concatenate([np.full(len(s[0]), s[4] is not None) for s in steps])
+        order = np.lexsort((step, rows))
+        texts = self.label_texts
+        label_list = [texts[k] if k >= 0 else None for k in labels[order].tolist()]
+        # the instances' values, in order: per feature, a number per instance and their texts
+        asked_order = order[asked[order]]
+        place = (np.cumsum(asked) - 1)[asked_order]  # each instance's row in the steps' values
+        inverse = self._inverse_tables()
+        values = []
+        for f, numbers in zip(self.features, self.value_numbers_of):
+            parts = [np.concatenate([s[4][v] for s in steps if s[4] is not None])[place] for v in numbers]
+            values.append(self._texts(f, parts, inverse))
+        split_values = None
+        if self.split is not None:
+            symbols = np.concatenate([s[4][self.split_value] for s in steps if s[4] is not None])[place]
+            table = inverse[_source(self.split)]
+            split_values = [table[k] for k in symbols.tolist()]
+        return Replay(moves[order].tolist(), label_list, asked[order].tolist(), values, split_values)
+
+    def _inverse_tables(self) -> dict[str, list[str | None]]:
+        out = {}
+        for source, table in self.symbols.tables.items():
+            texts: list[str | None] = [None] * (len(table) + 1)
+            for text, code in table.items():
+                texts[code] = text
+            out[source] = texts
+        return out
+
+    def _texts(self, f: Feature, parts: list[np.ndarray], inverse: dict) -> tuple[np.ndarray, list]:
+        """The feature's values: a number per instance, and the text of each number (a Merge's
+        parts' texts joined by "~", None when all are null, as ``functions.compile_feature``)."""
+        if len(parts) == 1:
+            return parts[0], inverse[_source(f)]
+        sources = [_source(p) for p in f.args]
+        # number the distinct tuples of parts, one part at a time (a product of the tables'
+        # sizes could overflow)
+        numbers = np.zeros(len(parts[0]), dtype=np.int64)
+        count = 1
+        for part, source in zip(parts, sources):
+            unique, numbers = np.unique(numbers * self.symbols.size(source) + part, return_inverse=True)
+            numbers = numbers.ravel()
+            count = len(unique)
+        first = np.full(count, -1, dtype=np.int64)
+        first[numbers[::-1]] = np.arange(len(numbers) - 1, -1, -1)  # an instance of each number
+        tables = [inverse[s] for s in sources]
+        nulls = [set(self._nulls(s)) for s in sources]
+        texts: list[str | None] = []
+        for i in first.tolist():
+            symbols = [int(part[i]) for part in parts]
+            null = all(k in null_set for null_set, k in zip(nulls, symbols))
+            texts.append(None if null else "~".join(t[k] for t, k in zip(tables, symbols)))
+        return numbers, texts
+
+
+def covered(config, feature_model) -> bool:
+    """Does the arrays form cover this configuration and feature model?"""
+    if FAMILY[config.singlemalt.parsing_algorithm] != "nivre" or not feature_model.plain:
+        return False
+    if config.guide.data_split_column is not None:
+        column, structure = config.guide.data_split_column, config.guide.data_split_structure
+        if column in ("ID", "HEAD", "PHEAD") or not _address_ok(_parse_address(structure)):
+            return False
+    return all(_feature_ok(s.feature) for s in feature_model.specs)
+
+
+def split_feature(config) -> Feature | None:
+    """The data split's feature, InputColumn(column, structure), or None without a split."""
+    if config.guide.data_split_column is None:
+        return None
+    return Feature("InputColumn", (config.guide.data_split_column, _parse_address(config.guide.data_split_structure)))
 
 
 def ranked(row: np.ndarray, transitions: list[tuple]):

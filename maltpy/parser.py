@@ -30,7 +30,7 @@ import numpy as np
 
 from . import __version__
 from .archive import Archive, write_archive
-from .batch import BatchParser, ranked
+from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import Config, config_from_dict
 from .conll import DEPREL, FORMATS, HEAD, ConllReader, Sentence, format_sentence, valid_label
@@ -52,6 +52,7 @@ FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's defaul
     "stackproj": SH, "stackeager": SH, "stacklazy": SH,
 }  # fmt: skip
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
+LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
 BATCH_TOKENS = 100_000  # a batch of the arrays path (batch.py): the bigger, the fewer steps with few rows
 QUIET_SECONDS = 0.05  # how long a pipe must stay quiet before a batch is parsed without it
 
@@ -429,6 +430,26 @@ def learn(
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or save_instances is not None)
     extract = fm.extract
     n_sentences = n_tokens = nonprojective = lifted_sentences = lifted_arcs = 0
+    # Nivre's systems replay the oracle a chunk of sentences at a time in arrays (batch.py);
+    # the others, k-NN and the instance files (-li), configuration by configuration.
+    arrays = None
+    if not symbolic and save_instances is None and covered(config, fm):
+        arrays = BatchLearner(config, fm)
+    chunk: list[tuple[Sentence, list[int], list[str]]] = []
+    chunk_tokens = 0
+
+    def replay_chunk() -> None:
+        replay = arrays.replay([(h, lab) for _, h, lab in chunk], [s for s, _, _ in chunk])
+        asked = []
+        for move, label, instance in zip(replay.moves, replay.labels, replay.asked):
+            name = MOVES[move]
+            number = classes.add(name, label if name in (LA, RA) else None)
+            if instance:
+                asked.append(number)
+        instances.add_numbered(replay.values, asked)
+        if replay.split_values is not None:
+            instances.split_values.extend(replay.split_values)
+
     for sentence in sentences:
         heads, labels = sentence.heads, sentence.labels
         if heads is None:
@@ -442,25 +463,34 @@ def learn(
             heads, labels = lifted.heads, lifted.labels
             lifted_sentences += lifted.lifted > 0
             lifted_arcs += lifted.lifted
-        columns = columns_of(sentence)
         if split_column is not None:
-            for value in columns[split_column][1:]:
-                value_order.setdefault(value, len(value_order))
-        gold = Gold(heads, labels)
-        c = system.initial(len(sentence))
-        while not system.is_terminal(c):
-            move = system.deterministic(c)
-            if move is not None:
-                classes.add(move)
-                system.apply(c, move)
-                continue
-            move, label = system.oracle(c, gold)
-            instances.add(extract(c, columns), classes.add(move, label if move in (LA, RA) else None))
-            if split is not None:
-                instances.split_values.append(split(c, columns))
-            system.apply(c, move, label)
+            for word in sentence.words:
+                value_order.setdefault(word[split_column], len(value_order))
+        if arrays is not None:
+            chunk.append((sentence, heads, labels))
+            chunk_tokens += len(sentence)
+            if chunk_tokens >= LEARN_CHUNK_TOKENS:
+                replay_chunk()
+                chunk, chunk_tokens = [], 0
+        else:
+            columns = columns_of(sentence)
+            gold = Gold(heads, labels)
+            c = system.initial(len(sentence))
+            while not system.is_terminal(c):
+                move = system.deterministic(c)
+                if move is not None:
+                    classes.add(move)
+                    system.apply(c, move)
+                    continue
+                move, label = system.oracle(c, gold)
+                instances.add(extract(c, columns), classes.add(move, label if move in (LA, RA) else None))
+                if split is not None:
+                    instances.split_values.append(split(c, columns))
+                system.apply(c, move, label)
         if progress and n_sentences % 500 == 0:
             progress(f"{n_sentences} sentences, {len(instances)} instances")
+    if chunk:
+        replay_chunk()
     if not len(instances):
         raise MaltpyError("no training instances: the treebank has no sentences", name)
     extracted = time.perf_counter()

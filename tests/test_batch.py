@@ -1,13 +1,16 @@
-"""The arrays form of parsing (maltpy.batch) against the per-sentence definitions.
+"""The arrays form of learning and parsing (maltpy.batch) against the per-sentence definitions.
 
-Every case learns a model on a real treebank, parses a real test set once with the batch form
-and once configuration by configuration (transition.nivre and features.functions), and wants the
-same trees; the batch form must also have been chosen.
+Every case learns a model on a real treebank twice, with the oracle replayed in arrays and
+configuration by configuration (``--save-instances`` takes that path), and wants the same model
+archive; then parses a real test set once with the batch form and once configuration by
+configuration (transition.nivre and features.functions), and wants the same trees.
 """
 
 from __future__ import annotations
 
 import io
+import json
+import zipfile
 
 import pytest
 from conftest import DATA, requires_shared, run_maltpy
@@ -48,6 +51,20 @@ def parse_both_ways(model_path, test_bytes: bytes) -> tuple[str, str]:
     return texts[0], texts[1]
 
 
+def assert_same_models(a, b) -> None:
+    """The same archive but for the learning times."""
+    with zipfile.ZipFile(a) as za, zipfile.ZipFile(b) as zb:
+        assert za.namelist() == zb.namelist()
+        for name in za.namelist():
+            if name != "manifest.json":
+                assert za.read(name) == zb.read(name), name
+        ma, mb = (json.loads(z.read("manifest.json")) for z in (za, zb))
+    for m in (ma, mb):
+        for key in ("seconds_features", "seconds_training"):
+            m["training"].pop(key)
+    assert ma == mb
+
+
 CASES = {
     "arc-eager": ["-a", "nivreeager"],
     "arc-standard": ["-a", "nivrestandard"],
@@ -70,6 +87,12 @@ def test_the_batch_form_parses_as_the_definitions_do(tmp_path, options):
     model = tmp_path / "m.mpm"
     result = run_maltpy("learn", "-q", "-l", "liblinear", "-i", TRAIN, "-m", model, *options)
     assert result.returncode == 0, result.stderr.decode()
+    slow = tmp_path / "slow.mpm"
+    result = run_maltpy(
+        "learn", "-q", "-l", "liblinear", "-i", TRAIN, "-m", slow, "--save-instances", tmp_path, *options
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    assert_same_models(model, slow)
     batch, one_by_one = parse_both_ways(model, TEST.read_bytes())
     assert batch == one_by_one
     assert batch.count("\n\n") == TEST.read_text().count("\n\n")

@@ -170,6 +170,31 @@ class Instances:
             self.symbols_of.extend([table.setdefault(v, len(table)) for table, v in zip(self.symbol_tables, values)])
         self.classes.append(cls)
 
+    def add_numbered(self, values: list[tuple[np.ndarray, list]], classes: list[int]) -> None:
+        """Instances given feature by feature, as ``batch.Replay`` holds them: ``values[p]`` is a
+        number per instance and the text (or None) of each number; binarized only. The same
+        instances as ``add`` one by one gives."""
+        columns = []
+        for p, (numbers, texts) in enumerate(values):
+            table = self.tables[p]
+            code_of = np.full(len(texts), -1, dtype=np.int32)
+            for k in np.unique(numbers).tolist():
+                text = texts[k]
+                if text is None or text in self.skip:
+                    continue
+                code = table.get(text)
+                if code is None:
+                    code = table[text] = len(self.keys)
+                    self.keys.append((p, text))
+                code_of[k] = code
+            columns.append(code_of[numbers])
+        codes = np.stack(columns, axis=1) if columns else np.zeros((len(classes), 0), dtype=np.int32)
+        present = codes >= 0
+        ends = len(self.codes) + np.cumsum(present.sum(axis=1))
+        self.codes.frombytes(codes[present].astype(np.int32).tobytes())
+        self.ends.frombytes(ends.astype(np.int64).tobytes())
+        self.classes.frombytes(np.asarray(classes, dtype=np.int32).tobytes())
+
     def symbols(self, members: np.ndarray, positions: list[int]) -> tuple[np.ndarray, SymbolMap]:
         """The symbols of the instances ``members`` (in that order) at ``positions``, renumbered by
         first appearance among them, and their map."""
