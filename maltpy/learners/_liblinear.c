@@ -427,8 +427,102 @@ out:
     return result;
 }
 
+PyDoc_STRVAR(scores_doc,
+    "scores(indptr, indices, data, w_indptr, w_indices, w_data, dense_of, dense, out) -> None\n\n"
+    "out[i, m] += x_i . w_m for the CSR rows x (indptr int64, indices int32, data float64) and the\n"
+    "CSR weights (a row per feature: w_indptr int64, w_indices int32 classes, w_data float64), where\n"
+    "a feature j with dense_of[j] = d >= 0 (int32) has its weights in dense[d * k : (d + 1) * k]\n"
+    "(float64) instead; out is a C-contiguous float64 rows x classes (k) array. Each class's sum is\n"
+    "taken over the row's entries in their stored order, as a product with the dense weights takes\n"
+    "it (the zero weights the sparse rows skip add nothing).");
+
+static PyObject *py_scores(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *o[8], *o_out;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o_out))
+        return NULL;
+    static const char *formats[8] = {"ql", "il", "d", "ql", "il", "d", "il", "d"};
+    static const Py_ssize_t sizes[8] = {8, 4, 8, 8, 4, 8, 4, 8};
+    static const char *names[8] = {"indptr", "indices", "data", "w_indptr", "w_indices", "w_data", "dense_of", "dense"};
+    Py_buffer b[8] = {{0}}, out = {0};
+    PyObject *result = NULL;
+    for (int n = 0; n < 8; n++)
+        if (get_buffer(o[n], &b[n], formats[n], sizes[n], names[n]) < 0)
+            goto done;
+    if (PyObject_GetBuffer(o_out, &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0)
+        goto done;
+    const int64_t *indptr = b[0].buf, *w_indptr = b[3].buf;
+    const int32_t *indices = b[1].buf, *w_indices = b[4].buf;
+    const double *data = b[2].buf, *w_data = b[5].buf, *dense = b[7].buf;
+    const int32_t *dense_of = b[6].buf;
+    double *y = out.buf;
+    int64_t rows = b[0].len / 8 - 1, nnz = b[1].len / 4, features = b[3].len / 8 - 1, w_nnz = b[4].len / 4;
+    int64_t k = out.ndim == 2 ? (int64_t)out.shape[1] : -1;
+    const char *f = out.format;
+    if (*f == '@' || *f == '=' || *f == '<')
+        f++;
+    if (rows < 0 || features < 0 || k < 0 || strcmp(f, "d") != 0 || out.shape[0] != rows || b[2].len / 8 != nnz ||
+        b[5].len / 8 != w_nnz || indptr[0] != 0 || indptr[rows] != nnz || w_indptr[0] != 0 || w_indptr[features] != w_nnz ||
+        b[6].len / 4 != features || (k > 0 && b[7].len / 8 % k != 0)) {
+        PyErr_SetString(PyExc_ValueError, "scores: inconsistent arrays");
+        goto done;
+    }
+    for (int64_t i = 0; i < rows; i++)
+        if (indptr[i + 1] < indptr[i]) {
+            PyErr_SetString(PyExc_ValueError, "scores: row pointers out of order");
+            goto done;
+        }
+    for (int64_t j = 0; j < features; j++)
+        if (w_indptr[j + 1] < w_indptr[j]) {
+            PyErr_SetString(PyExc_ValueError, "scores: weight pointers out of order");
+            goto done;
+        }
+    for (int64_t t = 0; t < nnz; t++)
+        if (indices[t] < 0 || indices[t] >= features) {
+            PyErr_SetString(PyExc_ValueError, "scores: a column out of range");
+            goto done;
+        }
+    int64_t n_dense = k > 0 ? (int64_t)(b[7].len / 8) / k : 0;
+    for (int64_t j = 0; j < features; j++)
+        if (dense_of[j] < -1 || dense_of[j] >= n_dense) {
+            PyErr_SetString(PyExc_ValueError, "scores: a dense row out of range");
+            goto done;
+        }
+    for (int64_t t = 0; t < w_nnz; t++)
+        if (w_indices[t] < 0 || w_indices[t] >= k) {
+            PyErr_SetString(PyExc_ValueError, "scores: a class out of range");
+            goto done;
+        }
+    /* the GIL is held: the arrays checked are the arrays used */
+    for (int64_t i = 0; i < rows; i++) {
+        double *yi = y + i * k;
+        for (int64_t t = indptr[i]; t < indptr[i + 1]; t++) {
+            const double x = data[t];
+            const int32_t j = indices[t];
+            if (dense_of[j] >= 0) {
+                const double *row = dense + (int64_t)dense_of[j] * k;
+                for (int64_t m = 0; m < k; m++)
+                    yi[m] += x * row[m];
+            } else {
+                for (int64_t u = w_indptr[j]; u < w_indptr[j + 1]; u++)
+                    yi[w_indices[u]] += x * w_data[u];
+            }
+        }
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    for (int n = 0; n < 8; n++)
+        if (b[n].obj)
+            PyBuffer_Release(&b[n]);
+    if (out.obj)
+        PyBuffer_Release(&out);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"train", py_train, METH_VARARGS, train_doc},
+    {"scores", py_scores, METH_VARARGS, scores_doc},
     {NULL, NULL, 0, NULL},
 };
 
