@@ -452,8 +452,10 @@ class BatchParser(_Arrays):
         if self.split is not None:
             self.split_value = self._plan([self.split])[0]
 
-    def parse(self, sentences: list) -> list[tuple[list[int], list[int]]]:
-        """Each sentence's heads and arc labels (class numbers, -1 for none), index 0 the root's."""
+    def parse(self, sentences: list, label_texts: list, root_label: str) -> list[tuple[list[int], list]]:
+        """Each sentence's tree, as ``transition.base.finish`` gives it: heads and labels (the
+        texts of the classes' labels, ``label_texts``), index 0 the root's; words left without a
+        head go to the root with ``root_label``."""
         self._start(sentences)
         active = np.arange(len(sentences))
         while len(active):
@@ -463,7 +465,12 @@ class BatchParser(_Arrays):
                 break
             self._step(active)
             active = self._unfinished(active)
-        heads, labels = self.heads.tolist(), self.labels.tolist()
+        heads = np.where(self.heads < 0, 0, self.heads)
+        heads[self.offset] = -1
+        labels = self.labels.copy()
+        labels[self.offset] = len(label_texts)
+        texts = [*label_texts, None, root_label]  # None for the root, root_label for -1
+        heads, labels = heads.tolist(), [texts[k] for k in labels.tolist()]
         return [(heads[o : o + n + 1], labels[o : o + n + 1]) for o, n in zip(self.offset.tolist(), self.n.tolist())]
 
     def _step(self, rows: np.ndarray) -> None:

@@ -43,7 +43,7 @@ from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances
 from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
 from .transition import system_for
-from .transition.base import LA, NA, RA, RE, SH, SW, Arcs, Gold, finish
+from .transition.base import LA, NA, RA, RE, SH, SW, Gold, finish
 from .tree import is_projective
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
@@ -136,15 +136,10 @@ class Model:
 
     def _parse_batch(self, batch: list[Sentence], progress) -> list[Sentence]:
         if self._batch is not None:
-            items = self.classes.items
-            trees = []
-            for heads, numbers in self._batch.parse(batch):
-                labels = [items[k][1] if k >= 0 else None for k in numbers]
-                trees.append(Arcs(heads, labels, [], []))
+            trees = self._batch.parse(batch, [label for _, label in self.classes.items], self.root_label)
         else:
-            trees = self._parse_one_by_one(batch)
-        for sentence, arcs in zip(batch, trees):
-            heads, labels = finish(arcs, self.root_label)
+            trees = [finish(arcs, self.root_label) for arcs in self._parse_one_by_one(batch)]
+        for sentence, (heads, labels) in zip(batch, trees):
             if self.config.pproj.active:
                 heads, labels = deprojectivize(heads, labels, self.config.pproj)
             sentence.set_arcs(heads, labels)
