@@ -105,3 +105,42 @@ def test_every_liblinear_solver_trains_and_parses(tmp_path, solver):
     assert run_maltpy("parse", "-m", model, "-i", test, "-o", parsed).returncode == 0
     scores = json.loads(run_maltpy("eval", "--json", test, parsed).stdout)
     assert scores["LAS"] > 40
+
+
+def test_scores_are_the_dense_products_values_bit_for_bit():
+    # Sparse weights with explicit zeros, numeric feature values and unsorted-looking rows: the
+    # scores must equal X @ dense(W) + b exactly, the product MaltParser's sums match.
+    rng = np.random.default_rng(7)
+    n_features, k = 300, 12
+    W = sp.random(n_features, k, density=0.2, random_state=3, format="lil")
+    W[:40] = rng.normal(size=(40, k))  # frequent features: weights for every class (dense rows)
+    W = sp.csr_matrix(W)
+    W.data = W.data * 10.0 ** rng.integers(-8, 3, size=W.nnz)
+    W.data[::17] = 0.0  # stored zeros
+    X = sp.random(500, n_features, density=0.05, random_state=4, format="csr")
+    X.data = np.where(rng.random(X.nnz) < 0.8, 1.0, rng.integers(1, 60, size=X.nnz).astype(float))
+    intercept = rng.normal(size=k)
+    model = LibLinear(W, intercept)
+    expected = X.sorted_indices() @ W.toarray() + intercept
+    assert np.array_equal(model.scores(X), expected)
+
+
+def test_scores_refuses_arrays_that_do_not_fit():
+    indptr = np.array([0, 1], dtype=np.int64)
+    ok = dict(indices=np.array([0], dtype=np.int32), data=np.ones(1), w_indptr=np.array([0, 1], dtype=np.int64),
+              w_indices=np.array([0], dtype=np.int32), w_data=np.ones(1), dense_of=np.array([-1], dtype=np.int32),
+              dense=np.zeros(0))  # fmt: skip
+    out = np.zeros((1, 2))
+    _liblinear.scores(indptr, *ok.values(), out)
+    assert out.tolist() == [[1.0, 0.0]]
+    broken = {
+        "indices": np.array([1], dtype=np.int32),  # a column beyond the weights
+        "w_indices": np.array([2], dtype=np.int32),  # a class beyond the output
+        "dense_of": np.array([0], dtype=np.int32),  # a dense row that is not there
+        "w_indptr": np.array([0, 2], dtype=np.int64),  # pointers beyond the weights
+    }
+    for key, value in broken.items():
+        with pytest.raises(ValueError):
+            _liblinear.scores(indptr, *{**ok, key: value}.values(), np.zeros((1, 2)))
+    with pytest.raises(ValueError):
+        _liblinear.scores(indptr, *ok.values(), np.zeros((2, 2)))  # rows that do not fit
