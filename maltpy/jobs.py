@@ -29,14 +29,23 @@ Workers are fresh interpreters, started with ``subprocess`` (what multiprocessin
 Workers run in a session of their own: Ctrl-C and a terminal's hang-up reach the main process
 alone, which stops its workers itself (none prints an interrupted import's traceback).
 
+A batch travels as text: the main process writes its checked sentences back with
+``format_sentence`` (a line for each line read) and the worker reads them with the same reader.
+That costs the worker a second reading, but the main process (whose work no worker shares) only
+joins strings, the sentences a worker parses are built by the code that builds them for
+``--jobs 1``, and nothing depends on how a Sentence is made. (Pickling the Sentences costs as
+much in all, most of it in the main process.)
+
 The protocol: frames of one tag byte, an 8-byte length and the payload. The main process sends
-BATCH frames (a pickled list of Sentences); a worker answers READY once its model is loaded (or
-ERROR), then PARSED (the batch's UTF-8 text) or ERROR (a pickled MaltpyError's message, file and
-line) for each batch, in the order they came.
+BATCH frames (a pickled tuple: the input's name and format, the number of lines before the
+batch, and its text); a worker answers READY once its model is loaded (or ERROR), then PARSED
+(the batch's parsed text) or ERROR (a pickled MaltpyError's message, file and line) for each
+batch, in the order they came.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import queue
@@ -57,6 +66,7 @@ BATCH_TOKENS = 10_000
 IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one waiting
 QUIET_SECONDS = 0.05  # how long a pipe must stay quiet before a batch is sent without more input
 _FRAME = struct.Struct("!cQ")  # tag, payload length
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
 BATCH, READY, PARSED, ERROR = b"B", b"R", b"P", b"E"
 _STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # signals that stop a whole job
 # A worker's command: its sys.path starts at the folder that holds this maltpy (not at the
@@ -98,13 +108,14 @@ class Workers:
             self.close(finished=False)
             raise
         self.next = 0  # the worker the next batch goes to
+        self.failure: BaseException | None = None  # the error a worker reported, or its end
 
     def __enter__(self) -> Workers:
         return self
 
     def __exit__(self, kind, error, traceback) -> None:
         try:
-            if kind is not None and issubclass(kind, MaltpyError):
+            if kind is not None and issubclass(kind, MaltpyError) and error is not self.failure:
                 self.check_ready()  # a model error replaces the input's
         finally:
             self.close(finished=kind is None)
@@ -117,7 +128,8 @@ class Workers:
                 self._write_oldest(in_flight, out, reader, progress)
             worker = self.next
             self.next = (worker + 1) % len(self.processes)
-            self._send(worker, pickle.dumps(batch, pickle.HIGHEST_PROTOCOL))
+            text = "".join(format_sentence(sentence) for sentence in batch).encode("utf-8")
+            self._send(worker, pickle.dumps((reader.name, reader.format, batch[0].line - 1, text), _PROTOCOL))
             in_flight.append((worker, tokens))
             if quiet:  # the writer waits for its parses
                 while in_flight:
@@ -153,7 +165,8 @@ class Workers:
             self._died(worker)
         tag, payload = frame
         if tag == ERROR:
-            raise MaltpyError(*pickle.loads(payload))
+            self.failure = MaltpyError(*pickle.loads(payload))
+            raise self.failure
         if tag != expected:
             raise RuntimeError(f"worker {worker + 1} answered {tag!r}, not {expected!r}")
         if tag == READY:
@@ -181,7 +194,10 @@ class Workers:
                 how = f"was killed by signal {-status}"
         else:
             how = f"stopped with status {status}"
-        raise MaltpyError(f"parsing worker {worker + 1} of {len(self.processes)} (process {process.pid}) {how}")
+        self.failure = MaltpyError(
+            f"parsing worker {worker + 1} of {len(self.processes)} (process {process.pid}) {how}"
+        )
+        raise self.failure
 
     def close(self, finished: bool) -> None:
         """Stop every worker and wait for its end: at the end of the input by closing its input,
@@ -240,10 +256,17 @@ def work(argv: list[str]) -> None:
             model = load_model(argv[0], int(argv[1]) if argv[1] else None)
             _write_frame(texts_out, READY, b"")
             while (batch := batches.get()) is not None:
-                text = "".join(format_sentence(sentence) for sentence in model.parse(batch))
-                _write_frame(texts_out, PARSED, text.encode("utf-8"))
+                name, format, before, text = pickle.loads(batch)
+                try:
+                    reader = ConllReader(io.BytesIO(text), name, format, blind=True)
+                    parsed = "".join(format_sentence(sentence) for sentence in model.parse(reader))
+                except MaltpyError as e:
+                    if e.file == name and e.line is not None:
+                        e.line += before  # a line of the batch is a line of the input, shifted
+                    raise
+                _write_frame(texts_out, PARSED, parsed.encode("utf-8"))
         except MaltpyError as e:
-            _write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line)))
+            _write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), _PROTOCOL))
     except BrokenPipeError:
         pass  # the main process has gone: no one is waiting
 
@@ -251,7 +274,7 @@ def work(argv: list[str]) -> None:
 def _receive_batches(fd: int, batches: queue.Queue) -> None:
     try:
         while (frame := _read_frame(fd)) is not None:
-            batches.put(pickle.loads(frame[1]))
+            batches.put(frame[1])
     finally:
         batches.put(None)
 
