@@ -46,6 +46,7 @@ batch, in the order they came.
 from __future__ import annotations
 
 import io
+import json
 import os
 import pickle
 import queue
@@ -69,9 +70,9 @@ _FRAME = struct.Struct("!cQ")  # tag, payload length
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 BATCH, READY, PARSED, ERROR = b"B", b"R", b"P", b"E"
 _STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # signals that stop a whole job
-# A worker's command: its sys.path starts at the folder that holds this maltpy (not at the
-# working directory, which may hold another checkout), then it works.
-_WORKER = "import sys; sys.path[0] = sys.argv[1]; from maltpy.jobs import work; work(sys.argv[2:])"
+# A worker's command: it imports from the main process's sys.path (this maltpy, not one that the
+# working directory may hold), then works.
+_WORKER = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from maltpy.jobs import work; work(sys.argv[2:])"
 
 
 def load_model(model_path: str, max_degree: int | None):
@@ -95,8 +96,8 @@ class Workers:
     every worker has loaded the model."""
 
     def __init__(self, model_path: str, max_degree: int | None, jobs: int) -> None:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        command = [sys.executable, "-c", _WORKER, root, model_path, "" if max_degree is None else str(max_degree)]
+        degree = "" if max_degree is None else str(max_degree)
+        command = [sys.executable, "-c", _WORKER, json.dumps(sys.path), model_path, degree]
         self.processes: list[subprocess.Popen] = []
         self.ready: list[bool] = []
         try:
