@@ -99,7 +99,9 @@ class Workers:
         degree = "" if max_degree is None else str(max_degree)
         command = [sys.executable, "-c", _WORKER, json.dumps(sys.path), model_path, degree]
         self.processes: list[subprocess.Popen] = []
-        self.ready: list[bool] = []
+        self.ready: list[bool] = []  # whether the worker's READY has been read
+        self.next = 0  # the worker the next batch goes to
+        self.failure: BaseException | None = None  # the error a worker reported, or its end
         try:
             for _ in range(jobs):
                 self.processes.append(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -108,8 +110,6 @@ class Workers:
         except BaseException:
             self.close(finished=False)
             raise
-        self.next = 0  # the worker the next batch goes to
-        self.failure: BaseException | None = None  # the error a worker reported, or its end
 
     def __enter__(self) -> Workers:
         return self
@@ -246,7 +246,9 @@ def work(argv: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly
     set_threads(None)  # before NumPy is imported; the main process's settings are in the environment
     batches_in, texts_out = os.dup(0), os.dup(1)
-    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
     os.dup2(2, 1)  # whatever a library prints goes to stderr, not into the frames
     batches: queue.Queue = queue.Queue()
     # The input is read while the model loads and while a batch is parsed, so that the main
