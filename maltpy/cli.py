@@ -260,8 +260,17 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     metavar="D",
     help="covnonproj: bound the degree of non-projectivity at D (instead of the model's setting).",
 )
+@click.option(
+    "-j",
+    "--jobs",
+    type=click.IntRange(1, 1024),
+    default=1,
+    show_default=True,
+    metavar="N",
+    help="Parse in N worker processes, each with the model loaded; the output is the same bytes.",
+)
 def parse_command(model_path: str, input_path: str | None, output_path: str | None, format_: str,
-                  max_degree: int | None) -> None:  # fmt: skip
+                  max_degree: int | None, jobs: int) -> None:  # fmt: skip
     """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).
 
     HEAD and DEPREL are filled in; every other column and line is written as it was read,
@@ -270,21 +279,23 @@ def parse_command(model_path: str, input_path: str | None, output_path: str | No
     \b
     Example:
       maltpy parse -m en.mpm -i test.conllu -o parsed.conllu
+      maltpy parse -m en.mpm -i big.conllu -o parsed.conllu --jobs 2
     """
-    from .parser import Model
+    from .jobs import Workers, load_model
 
-    model = Model.load(model_path)
-    if max_degree is not None:
-        try:
-            model.bound_degree(max_degree)
-        except ValueError as e:
-            raise MaltpyError(f"-cd: {e}", "command line") from None
-    bar = _ProgressBar() if sys.stderr.isatty() else None
-    with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
-        for sentence in model.parse(reader, bar.add if bar else None):
-            out.write(format_sentence(sentence).encode("utf-8"))
-            if not reader.pending():  # the writer waits: hand it what is parsed
-                out.flush()
+    if jobs > 1:
+        bar = _ProgressBar() if sys.stderr.isatty() else None
+        with Workers(model_path, max_degree, jobs) as workers:
+            with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
+                workers.parse(reader, out, bar.add if bar else None)
+    else:
+        model = load_model(model_path, max_degree)
+        bar = _ProgressBar() if sys.stderr.isatty() else None
+        with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
+            for sentence in model.parse(reader, bar.add if bar else None):
+                out.write(format_sentence(sentence).encode("utf-8"))
+                if not reader.pending():  # the writer waits: hand it what is parsed
+                    out.flush()
     if bar:
         bar.close()
 

@@ -1,0 +1,314 @@
+"""``maltpy parse --jobs N``: batches of sentences parsed by N worker processes, written in input order.
+
+The main process reads and checks the input as the in-process parse does (so its errors are the
+same lines), cuts it into batches and hands them to the workers in turn; each worker loads the
+model once, parses each batch it is given and returns the batch's text. The main process writes
+the texts in the order the batches were read, so the output is the bytes ``--jobs 1`` writes.
+
+Bounds. A batch closes at BATCH_TOKENS tokens. Each worker has at most IN_FLIGHT batches sent
+and not yet written (one it parses, one waiting), so the main process holds one batch and the
+text it writes, and each worker its model and two batches: memory is about N times one
+in-process parse, and the input is never read further ahead than that. When the input is a pipe
+that stays quiet for QUIET_SECONDS, the batch closes early and every batch sent is written and
+flushed: a writer waiting for its parses gets them, as with ``--jobs 1``.
+
+Workers are fresh interpreters, started with ``subprocess`` (what multiprocessing calls
+"spawn"), not forks of the main process:
+- the numeric libraries read their thread settings once, when they load; a worker calls
+  ``threads.set_threads`` before it imports NumPy, which a fork of a process that has imported
+  it could not do (and the main process never imports NumPy or loads the model at all);
+- forking a process whose BLAS or OpenMP threads have started can hang the child on a lock a
+  thread held at the fork; a fresh interpreter inherits no threads (Python 3.11 does not warn
+  about such forks, 3.12 does);
+- forkserver would save each worker's imports (about a second) by forking a server that made
+  them; with a few workers starting side by side while the main process reads, that is not worth
+  another process;
+- plain pipes rather than multiprocessing's: each worker owns the only ends of its two pipes, so
+  a worker whose main process has gone (even by SIGKILL) sees its input end and stops, and a main
+  process whose worker died sees its output end; no resource-tracker process is started.
+Workers run in a session of their own: Ctrl-C and a terminal's hang-up reach the main process
+alone, which stops its workers itself (none prints an interrupted import's traceback).
+
+A batch travels as text: the main process writes its checked sentences back with
+``format_sentence`` (a line for each line read) and the worker reads them with the same reader.
+That costs the worker a second reading, but the main process (whose work no worker shares) only
+joins strings, the sentences a worker parses are built by the code that builds them for
+``--jobs 1``, and nothing depends on how a Sentence is made. (Pickling the Sentences costs as
+much in all, most of it in the main process.)
+
+The protocol: frames of one tag byte, an 8-byte length and the payload. The main process sends
+BATCH frames (a pickled tuple: the input's name and format, the number of lines before the
+batch, and its text); a worker answers READY once its model is loaded (or ERROR), then PARSED
+(the batch's parsed text) or ERROR (a pickled MaltpyError's message, file and line) for each
+batch, in the order they came.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import queue
+import signal
+import struct
+import subprocess
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
+
+from .conll import ConllReader, Sentence, format_sentence
+from .errors import MaltpyError
+from .threads import set_threads
+
+BATCH_TOKENS = 10_000
+IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one waiting
+QUIET_SECONDS = 0.05  # how long a pipe must stay quiet before a batch is sent without more input
+_FRAME = struct.Struct("!cQ")  # tag, payload length
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+BATCH, READY, PARSED, ERROR = b"B", b"R", b"P", b"E"
+_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # signals that stop a whole job
+# A worker's command: it imports from the main process's sys.path (this maltpy, not one that the
+# working directory may hold), then works.
+_WORKER = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from maltpy.jobs import work; work(sys.argv[2:])"
+
+
+def load_model(model_path: str, max_degree: int | None):
+    """The model to parse with, its covnonproj degree bounded at ``max_degree`` (``-cd``) if given."""
+    from .parser import Model
+
+    model = Model.load(model_path)
+    if max_degree is not None:
+        try:
+            model.bound_degree(max_degree)
+        except ValueError as e:
+            raise MaltpyError(f"-cd: {e}", "command line") from None
+    return model
+
+
+class Workers:
+    """N worker processes parsing with one model; a context manager that stops them all on leaving.
+
+    An error of the model (a damaged archive, a -cd it refuses) comes first, as in the in-process
+    parse, which loads the model before it reads: an error of the input is reported only once
+    every worker has loaded the model."""
+
+    def __init__(self, model_path: str, max_degree: int | None, jobs: int) -> None:
+        degree = "" if max_degree is None else str(max_degree)
+        command = [sys.executable, "-c", _WORKER, json.dumps(sys.path), model_path, degree]
+        self.processes: list[subprocess.Popen] = []
+        self.ready: list[bool] = []  # whether the worker's READY has been read
+        self.next = 0  # the worker the next batch goes to
+        self.failure: BaseException | None = None  # the error a worker reported, or its end
+        try:
+            for _ in range(jobs):
+                self.processes.append(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                       bufsize=0, start_new_session=True))  # fmt: skip
+                self.ready.append(False)
+        except BaseException:
+            self.close(finished=False)
+            raise
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        try:
+            if kind is not None and issubclass(kind, MaltpyError) and error is not self.failure:
+                self.check_ready()  # a model error replaces the input's
+        finally:
+            self.close(finished=kind is None)
+
+    def parse(self, reader: ConllReader, out: BinaryIO, progress: Callable[[int], None] | None = None) -> None:
+        """Parse every sentence of ``reader`` and write them to ``out`` in input order."""
+        in_flight: deque[tuple[int, int]] = deque()  # (worker, tokens) of each batch sent, oldest first
+        for batch, tokens, quiet in _batches(reader):
+            if len(in_flight) >= IN_FLIGHT * len(self.processes):
+                self._write_oldest(in_flight, out, reader, progress)
+            worker = self.next
+            self.next = (worker + 1) % len(self.processes)
+            text = "".join(format_sentence(sentence) for sentence in batch).encode("utf-8")
+            self._send(worker, pickle.dumps((reader.name, reader.format, batch[0].line - 1, text), _PROTOCOL))
+            in_flight.append((worker, tokens))
+            if quiet:  # the writer waits for its parses
+                while in_flight:
+                    self._write_oldest(in_flight, out, reader, progress)
+                out.flush()
+        while in_flight:
+            self._write_oldest(in_flight, out, reader, progress)
+        self.check_ready()  # an empty input still needs a model that loads
+
+    def _write_oldest(self, in_flight: deque, out: BinaryIO, reader: ConllReader, progress) -> None:
+        worker, tokens = in_flight.popleft()
+        out.write(self._receive(worker))
+        if not reader.pending():
+            out.flush()
+        if progress:
+            progress(tokens)
+
+    def check_ready(self) -> None:
+        """Wait until every worker has loaded the model; its error if one could not."""
+        for worker, ready in enumerate(self.ready):
+            if not ready:
+                self._answer(worker, READY)
+
+    def _receive(self, worker: int) -> bytearray:
+        """The text of the oldest batch sent to ``worker`` and not yet received."""
+        if not self.ready[worker]:
+            self._answer(worker, READY)
+        return self._answer(worker, PARSED)
+
+    def _answer(self, worker: int, expected: bytes) -> bytearray:
+        frame = _read_frame(self.processes[worker].stdout.fileno())
+        if frame is None:
+            self._died(worker)
+        tag, payload = frame
+        if tag == ERROR:
+            self.failure = MaltpyError(*pickle.loads(payload))
+            raise self.failure
+        if tag != expected:
+            raise RuntimeError(f"worker {worker + 1} answered {tag!r}, not {expected!r}")
+        if tag == READY:
+            self.ready[worker] = True
+        return payload
+
+    def _send(self, worker: int, payload: bytes) -> None:
+        try:
+            _write_frame(self.processes[worker].stdin.fileno(), BATCH, payload)
+        except BrokenPipeError:  # the worker has stopped: its error (a model it cannot load) or its end
+            self.check_ready()
+            self._died(worker)
+
+    def _died(self, worker: int) -> None:
+        """Raise what a worker's early end means: a signal that stops the whole job is passed on
+        to the main process (status 128 + the signal); anything else is a one-line error."""
+        process = self.processes[worker]
+        status = process.wait()
+        if -status in _STOPPING:
+            signal.raise_signal(-status)
+        if status < 0:
+            try:
+                how = f"was killed by {signal.Signals(-status).name}"
+            except ValueError:
+                how = f"was killed by signal {-status}"
+        else:
+            how = f"stopped with status {status}"
+        self.failure = MaltpyError(
+            f"parsing worker {worker + 1} of {len(self.processes)} (process {process.pid}) {how}"
+        )
+        raise self.failure
+
+    def close(self, finished: bool) -> None:
+        """Stop every worker and wait for its end: at the end of the input by closing its input,
+        otherwise (an error, a signal) at once. Signals wait until all are stopped, so that a
+        second Ctrl-C cannot leave a worker behind."""
+        stopping = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+        try:
+            for process in self.processes:
+                if not finished:
+                    process.kill()
+                process.stdin.close()
+            for process in self.processes:
+                try:
+                    process.wait(timeout=None if not finished else 10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+                process.stdout.close()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, stopping)
+
+
+def _batches(reader: ConllReader) -> Iterator[tuple[list[Sentence], int, bool]]:
+    """(sentences, tokens, whether the input went quiet) of each batch of the input."""
+    batch: list[Sentence] = []
+    tokens = 0
+    for sentence in reader:
+        batch.append(sentence)
+        tokens += len(sentence)
+        quiet = not reader.pending(QUIET_SECONDS)
+        if tokens >= BATCH_TOKENS or quiet:
+            yield batch, tokens, quiet
+            batch, tokens = [], 0
+    if batch:
+        yield batch, tokens, False
+
+
+# --- the worker's side ------------------------------------------------------------------------------
+
+
+def work(argv: list[str]) -> None:
+    """A worker's life (argv: the model's path and the -cd bound or ""): load the model, then parse
+    each batch that comes on standard input and write its text to standard output, until the
+    input ends or the main process goes away."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly
+    set_threads(None)  # before NumPy is imported; the main process's settings are in the environment
+    batches_in, texts_out = os.dup(0), os.dup(1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(2, 1)  # whatever a library prints goes to stderr, not into the frames
+    batches: queue.Queue = queue.Queue()
+    # The input is read while the model loads and while a batch is parsed, so that the main
+    # process never waits to send (and never waits on a worker that waits for it to read).
+    threading.Thread(target=_receive_batches, args=(batches_in, batches), daemon=True).start()
+    try:
+        try:
+            model = load_model(argv[0], int(argv[1]) if argv[1] else None)
+            _write_frame(texts_out, READY, b"")
+            while (batch := batches.get()) is not None:
+                name, format, before, text = pickle.loads(batch)
+                try:
+                    reader = ConllReader(io.BytesIO(text), name, format, blind=True)
+                    parsed = "".join(format_sentence(sentence) for sentence in model.parse(reader))
+                except MaltpyError as e:
+                    if e.file == name and e.line is not None:
+                        e.line += before  # a line of the batch is a line of the input, shifted
+                    raise
+                _write_frame(texts_out, PARSED, parsed.encode("utf-8"))
+        except MaltpyError as e:
+            _write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), _PROTOCOL))
+    except BrokenPipeError:
+        pass  # the main process has gone: no one is waiting
+
+
+def _receive_batches(fd: int, batches: queue.Queue) -> None:
+    try:
+        while (frame := _read_frame(fd)) is not None:
+            batches.put(frame[1])
+    finally:
+        batches.put(None)
+
+
+# --- frames ------------------------------------------------------------------------------------------
+
+
+def _write_frame(fd: int, tag: bytes, payload: bytes) -> None:
+    for data in (_FRAME.pack(tag, len(payload)), payload):
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+
+
+def _read_frame(fd: int) -> tuple[bytes, bytearray] | None:
+    """(tag, payload) of the next frame; None at the end of the input (the other side has gone)."""
+    header = _read_exactly(fd, _FRAME.size)
+    if header is None:
+        return None
+    tag, length = _FRAME.unpack(header)
+    payload = _read_exactly(fd, length)
+    return None if payload is None else (tag, payload)
+
+
+def _read_exactly(fd: int, size: int) -> bytearray | None:
+    buffer = bytearray(size)
+    view = memoryview(buffer)
+    done = 0
+    while done < size:
+        got = os.readv(fd, [view[done:]])
+        if not got:
+            return None
+        done += got
+    return buffer

@@ -1,0 +1,201 @@
+"""``maltpy parse --jobs N``: the same bytes as ``--jobs 1``, the same errors, clean ends."""
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import DATA, EXAMPLE, assert_one_line_error, requires_shared, run_maltpy
+
+pytestmark = requires_shared
+CONLLX, UD = DATA / "conllx", DATA / "ud"
+# Runs maltpy with its batches cut at the number of tokens given first, so that a small file
+# makes many batches and every worker has several in flight.
+SMALL_BATCHES = (
+    "import sys, maltpy.jobs; maltpy.jobs.BATCH_TOKENS = int(sys.argv.pop(1)); from maltpy.cli import main; "
+)
+SMALL_BATCHES += "sys.exit(main())"
+
+CASES = {  # name: (learning options, test file, parsing options, how --jobs reads it)
+    "nivreeager-liblinear-conllx": (
+        ["-i", CONLLX / "sv_talbanken-ud-dev.conllx"], CONLLX / "sv_talbanken-ud-test.conllx", [], "small batches"),
+    "covnonproj-bounded-conllu-multiword-tokens": (
+        ["-a", "covnonproj", "-i", UD / "UD_English-ParTUT" / "en_partut-ud-dev.conllu"],
+        UD / "UD_English-ParTUT" / "en_partut-ud-test.conllu", ["-cd", "1"], "pipe"),
+    "nivreeager-libsvm-pseudo-projective": (
+        ["-l", "libsvm", "-pp", "head+path", "-i", UD / "UD_English-ParTUT" / "en_partut-ud-dev.conllu"],
+        UD / "UD_English-ParTUT" / "en_partut-ud-test.conllu", [], "small batches"),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory):
+    """A model of each case, learned when a test first asks for it."""
+    folder, made = tmp_path_factory.mktemp("jobs-models"), {}
+
+    def model(case: str):
+        if case not in made:
+            path = folder / f"{case}.mpm"
+            result = run_maltpy("learn", "-q", *CASES[case][0], "-m", path)
+            assert result.returncode == 0, result.stderr
+            made[case] = path
+        return made[case]
+
+    return model
+
+
+@pytest.fixture(scope="module")
+def example_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("jobs-example") / "en.mpm"
+    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", path).returncode == 0
+    return path
+
+
+def run_in_small_batches(tokens: int, *args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", SMALL_BATCHES, str(tokens), *map(str, args)],
+                          capture_output=True, timeout=600)  # fmt: skip
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+        except (OSError, ValueError):
+            continue
+        if fields and int(fields[1]) == pid:
+            found.append(int(entry))
+    return sorted(found)
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_jobs_write_the_bytes_of_one_process(learned, tmp_path, case):
+    model, (_, test, options, how) = learned(case), CASES[case]
+    one = run_maltpy("parse", "-m", model, "-i", test, *options)
+    assert one.returncode == 0 and one.stderr == b"", one.stderr
+    if how == "small batches":  # dozens of batches from a file, two in flight on each worker
+        result = run_in_small_batches(300, "parse", "-m", model, "-i", test, "-o", tmp_path / "out", "--jobs", 2,
+                                      *options)  # fmt: skip
+        assert result.returncode == 0 and result.stderr == b"", result.stderr
+        assert (tmp_path / "out").read_bytes() == one.stdout
+    else:  # standard input from a pipe, more workers than cores
+        result = run_maltpy("parse", "-m", model, "--jobs", 3, *options, input=test.read_bytes())
+        assert result.returncode == 0 and result.stderr == b"", result.stderr
+        assert result.stdout == one.stdout
+
+
+def test_a_bad_line_mid_file_is_the_same_error_and_leaves_no_output(example_model, tmp_path):
+    lines = (CONLLX / "en_lines-ud-test.conllx").read_text().split("\n")
+    number = next(n for n in range(8000, len(lines)) if lines[n])  # a word's line, 2/5 into the file
+    lines[number] = lines[number].replace("\t", " ", 1)
+    bad = tmp_path / "bad.conllx"
+    bad.write_text("\n".join(lines))
+    where = f"{bad}:{number + 1}: expected 10 tab-separated columns, found 9"
+    errors = []
+    for jobs in (1, 2):
+        result = run_in_small_batches(
+            500, "parse", "-m", example_model, "-i", bad, "-o", tmp_path / "out", "--jobs", jobs
+        )
+        errors.append(assert_one_line_error(result, where))
+    assert errors[0] == errors[1]
+    assert os.listdir(tmp_path) == ["bad.conllx"]
+
+
+def test_model_errors_come_first_and_usage_errors_are_clicks(example_model, tmp_path):
+    damaged, bad = tmp_path / "damaged.mpm", tmp_path / "bad.conllx"
+    damaged.write_bytes(b"PK\x03\x04 not a zip archive")
+    bad.write_text("1\tno\ttabs enough\n")
+    for jobs in ("1", "2"):  # the model is checked before the input, with workers as without
+        assert_one_line_error(run_maltpy("parse", "-m", damaged, "-i", bad, "--jobs", jobs), f"{damaged}: ")
+    assert_one_line_error(run_maltpy("parse", "-m", damaged, "--jobs", "2", input=b""), f"{damaged}: ")
+    assert_one_line_error(run_maltpy("parse", "-m", example_model, "-cd", "1", "--jobs", "2", input=b""),
+                          "command line: -cd: bounds covnonproj only")  # fmt: skip
+    for jobs in ("0", "-3"):
+        err = assert_one_line_error(run_maltpy("parse", "-m", example_model, "--jobs", jobs), "command line: ")
+        assert f"Invalid value for '-j' / '--jobs': {jobs} is not in the range 1<=x<=1024" in err
+
+
+def test_a_closed_pipe_ends_the_run_with_141(example_model, tmp_path):
+    big = tmp_path / "big.conllx"
+    big.write_bytes((CONLLX / "en_lines-ud-test.conllx").read_bytes() * 3)
+    command = f"cat '{big}' | '{sys.executable}' -m maltpy parse --jobs 2 -m '{example_model}' | head -n 1"
+    pipeline = subprocess.run(["bash", "-c", f"{command}; exit ${{PIPESTATUS[1]}}"], capture_output=True, timeout=60)
+    assert pipeline.returncode == 141 and pipeline.stderr == b"", pipeline
+    assert pipeline.stdout.startswith(b"1\t")
+
+
+def start_parse(model, source, out, *options) -> tuple[subprocess.Popen, list[int]]:
+    """A --jobs 2 parse of ``source`` into ``out``, once it has written its first batch; its workers."""
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "--jobs", "2", "-m", model, "-i", source,
+                                "-o", out, *options], stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(p.stat().st_size for p in out.parent.glob(f".{out.name}.*")):
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.02)
+    workers = children(process.pid)
+    assert len(workers) == 2
+    return process, workers
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
+def test_a_signal_mid_run_stops_every_worker_and_leaves_no_output(example_model, tmp_path, signum, status):
+    big, out = tmp_path / "big.conllx", tmp_path / "out" / "parsed.conllx"
+    big.write_bytes((CONLLX / "en_lines-ud-test.conllx").read_bytes() * 6)
+    out.parent.mkdir()
+    process, workers = start_parse(example_model, big, out)
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == status, err
+    assert b"Traceback" not in err and err.count(b"\n") <= 2, err
+    assert not any(alive(pid) for pid in workers)
+    assert list(out.parent.iterdir()) == []
+
+
+def test_a_killed_worker_is_one_line_and_stops_the_others(example_model, tmp_path):
+    big, out = tmp_path / "big.conllx", tmp_path / "out" / "parsed.conllx"
+    big.write_bytes((CONLLX / "en_lines-ud-test.conllx").read_bytes() * 6)
+    out.parent.mkdir()
+    process, workers = start_parse(example_model, big, out)
+    os.kill(workers[1], signal.SIGKILL)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2, err
+    assert re.fullmatch(rf"maltpy: error: parsing worker [12] of 2 \(process {workers[1]}\) was killed by SIGKILL\n",
+                        err.decode()), err  # fmt: skip
+    assert not any(alive(pid) for pid in workers)
+    assert list(out.parent.iterdir()) == []
+
+
+def test_a_writer_gets_its_parses_while_the_pipe_stays_open(example_model):
+    text = (EXAMPLE / "en-test.conllu").read_bytes()
+    three = b"\n\n".join(text.split(b"\n\n")[:3]) + b"\n\n"
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", example_model, "--jobs", "2"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        started = time.monotonic()
+        process.stdin.write(three)
+        process.stdin.flush()
+        out = b""
+        while out.count(b"\n\n") < 3 and time.monotonic() - started < 30:
+            if select.select([process.stdout], [], [], 0.1)[0]:
+                out += os.read(process.stdout.fileno(), 1 << 16)
+        assert out.count(b"\n\n") == 3, (out, time.monotonic() - started)
+        assert process.poll() is None  # still waiting for more
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+    assert process.returncode == 0, process.stderr.read()
+    assert out == run_maltpy("parse", "-m", example_model, input=three).stdout
