@@ -10,8 +10,9 @@ same bytes. Sentences end at an empty line; the last one may end at the end of t
 Reading is strict, because a silently misread file gives a silently wrong tree: any line that is
 not well formed is a ``MaltpyError`` naming the file and the line. The checks are defined line by
 line (``_Blocks._line`` for the text of a line, ``_SentenceBuilder`` for its fields). For speed,
-a block of input is first decoded and checked whole; this shortcut accepts only what the
-line-by-line checks accept, and whatever it does not accept goes through those, which find the
+a block of input is first decoded and checked whole, and a sentence checked with a few
+operations over all its words (``ConllReader._whole``); these shortcuts accept only what the
+line-by-line checks accept, and whatever they do not accept goes through those, which find the
 first faulty line and say what is wrong with it.
 """
 
@@ -44,6 +45,11 @@ _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _PEEK_LINES = 2000
 _BLOCK_BYTES = 1 << 19  # read at a time
 _CONTROL_BYTES = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])  # _CONTROL's but LF, in UTF-8
+# A field with blanks at its start or end, as str.strip sees them, in a sentence's word lines
+# joined by LF; and the characters str.isspace knows beyond ASCII.
+_BLANK_AT_BORDER = re.compile(r"\s[\t\n]|[\t\n]\s|^\s|\s\Z")
+_WIDE_BLANK = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_BLIND_COLUMNS = ["_", "_", "_", "_"]  # HEAD to PDEPREL of a blind CoNLL-X word
 
 
 @dataclass(slots=True)
@@ -169,8 +175,10 @@ class ConllReader:
             yield self._sentence(held, first)
 
     def _sentence(self, lines: list[str], first: int) -> Sentence:
-        """The sentence of these lines (the first is line ``first``)."""
-        return self._check_lines(lines, first).finish()
+        """The sentence of these lines (the first is line ``first``): checked whole if it can be,
+        else line by line."""
+        sentence = self._whole(lines, first)
+        return sentence if sentence is not None else self._check_lines(lines, first).finish()
 
     def _check_lines(self, lines: list[str], first: int) -> _SentenceBuilder:
         builder = _SentenceBuilder(self, first)
@@ -178,8 +186,94 @@ class ConllReader:
             builder.add(line, number)
         return builder
 
+    def _whole(self, lines: list[str], first: int) -> Sentence | None:
+        """The sentence, if a few checks over all its words at once find it well formed; None to
+        leave it to _SentenceBuilder, line by line (a fault, or a case these checks leave to it).
+
+        The same checks as _SentenceBuilder's: ten tab-separated fields (six when ``blind``),
+        none empty or with blanks around it, comments first, the IDs 1, 2 ... n, each HEAD (and
+        PHEAD) a word number up to n, every HEAD or none _, no cycle. Multiword tokens and empty
+        nodes are checked by _SentenceBuilder.add_other as the words before them come.
+        """
+        conllu = self.format == "conllu"
+        comments = 0
+        if conllu:
+            while comments < len(lines) and lines[comments].startswith("#"):
+                comments += 1
+        word_lines = lines[comments:] if comments else lines
+        rows = [line.split("\t") for line in word_lines]
+        n = len(rows)
+        widths = set(map(len, rows))
+        if widths != {10}:
+            if conllu or not self.blind or not widths or not widths <= {6, 10}:
+                return None
+            for row in rows:
+                if len(row) == 6:
+                    row += _BLIND_COLUMNS
+        if not all(map(all, rows)):  # a field is empty
+            return None
+        # Control characters are refused with their line, so in ASCII without spaces the only
+        # blanks are the tabs and LFs between fields.
+        text = "\n".join(word_lines)
+        if (" " in text or not text.isascii() and _WIDE_BLANK.search(text)) and _BLANK_AT_BORDER.search(text):
+            return None
+        numerals = _NUMERALS.upto(n)
+        extra = [(0, line) for line in lines[:comments]] if comments else []
+        columns = list(zip(*rows))
+        if columns[ID] != numerals[1 : n + 1]:
+            if not conllu:
+                return None
+            builder = _SentenceBuilder(self, first)
+            builder.sentence.extra = extra
+            words = builder.sentence.words
+            try:
+                for number, (row, line) in enumerate(zip(rows, word_lines), first + comments):
+                    if row[ID] == numerals[len(words) + 1]:
+                        words.append(row)
+                        builder.empty_nodes = 0
+                    else:
+                        builder.add_other(row, line, number)
+            except MaltpyError:
+                return None
+            if not words or builder.range_end > len(words):
+                return None
+            rows, n = words, len(words)
+            columns = list(zip(*rows))
+        values = _NUMERALS.values
+        heads = list(map(values.get, columns[HEAD]))
+        if None in heads:
+            if columns[HEAD].count("_") != n:
+                return None
+        elif max(heads) > n or find_cycle([-1, *heads]):
+            return None
+        if not conllu and columns[PHEAD].count("_") != n:
+            if any(values.get(value, n + 1) > n for value in columns[PHEAD] if value != "_"):
+                return None
+        return Sentence(rows, self.format, first, extra)
+
     def _error(self, message: str, line: int) -> MaltpyError:
         return MaltpyError(message, self.name, line)
+
+
+class _Numerals:
+    """The numerals "0", "1", "2" ... as far as the longest sentence so far needs: ``texts`` (a
+    sentence of n words has the IDs texts[1 : n + 1]) and ``values`` (a HEAD that _HEAD accepts,
+    to its number)."""
+
+    def __init__(self) -> None:
+        self.texts: tuple[str, ...] = ("0",)
+        self.values: dict[str, int] = {"0": 0}
+
+    def upto(self, n: int) -> tuple[str, ...]:
+        texts = self.texts
+        if len(texts) <= n:
+            more = tuple(str(i) for i in range(len(texts), 2 * n))
+            self.values.update(zip(more, range(len(texts), 2 * n)))
+            texts = self.texts = texts + more
+        return texts
+
+
+_NUMERALS = _Numerals()
 
 
 class _SentenceBuilder:
@@ -229,6 +323,13 @@ class _SentenceBuilder:
             self.word_lines.append(number)
             self.empty_nodes = 0
             return
+        self.add_other(fields, line, number)
+
+    def add_other(self, fields: list[str], line: str, number: int) -> None:
+        """A line of well-formed fields whose ID is not a word's: a multiword token or an empty node."""
+        error, names = self.reader._error, COLUMNS[self.reader.format]
+        words = self.sentence.words
+        id_ = fields[ID]
         if not self.conllu:
             kind = "a multiword token" if _RANGE_ID.match(id_) else "an empty node" if _EMPTY_ID.match(id_) else None
             if kind:

@@ -176,7 +176,7 @@ def test_heads_must_be_integers_in_range_even_when_ids_are_right():
     assert read(CONLLX)[1][0].words[0][HEAD] == "2"
 
 
-# --- reading fast: whole blocks, the same as line by line ------------------------------------
+# --- reading fast: whole blocks and whole sentences, the same as line by line ----------------
 
 
 def outcome(data: bytes, format: str = "auto", blind: bool = False, stream=None) -> list:
@@ -190,6 +190,12 @@ def outcome(data: bytes, format: str = "auto", blind: bool = False, stream=None)
     return seen
 
 
+def line_by_line(monkeypatch, data: bytes, format: str = "auto", blind: bool = False) -> list:
+    with monkeypatch.context() as m:
+        m.setattr(ConllReader, "_whole", lambda self, lines, first: None)
+        return outcome(data, format, blind)
+
+
 class Trickle:
     """A stream that gives its bytes a few at a time, as a pipe may."""
 
@@ -201,6 +207,49 @@ class Trickle:
         piece = self.data[self.pos : self.pos + n]
         self.pos += len(piece)
         return piece
+
+
+def test_the_blanks_beyond_ascii_are_those_python_strips():
+    # conll._WIDE_BLANK stands for str.strip() in the whole-sentence check
+    blanks = {c for c in map(chr, range(0x80, 0x110000)) if c.isspace()}
+    assert max(blanks) < "\u3001"
+    assert {c for c in map(chr, range(0x80, 0x3001)) if conll._WIDE_BLANK.match(c)} == blanks
+
+
+@requires_shared
+@pytest.mark.parametrize(
+    "path",
+    [
+        DATA / "ud/UD_English-LinES/en_lines-ud-test.conllu",
+        DATA / "ud/UD_Latin-Perseus/la_perseus-ud-test.conllu",
+        DATA / "conllx/sv_talbanken-ud-dev.conllx",
+        DATA / "maltparser-examples/swemalt-mini/input/sv-stb-dep-mini-test-blind-00.conll",
+    ],
+    ids=lambda p: p.name,
+)
+def test_sentences_checked_whole_are_those_checked_line_by_line(monkeypatch, path):
+    data = path.read_bytes()
+    assert outcome(data, blind=True) == line_by_line(monkeypatch, data, blind=True)
+
+
+def test_a_damaged_sentence_is_refused_whole_as_line_by_line(monkeypatch):
+    # every one-character change to small sentences: the same sentences, or the same error
+    pieces = ["\t", " ", "\n", "#", "-", ".", "0", "1", "2", "_", "\xa0", "\u3000"]
+    mwt = "1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
+    for text, format in (
+        (CONLLU, "conllu"),
+        (CONLLX, "conllx"),
+        (mwt + CONLLX.replace("\t_\t_\n", "\t_\t2\n"), "conllu"),
+    ):
+        for i in range(len(text)):
+            for damaged in [text[:i] + text[i + 1 :]] + [text[:i] + piece + text[i:] for piece in pieces]:
+                data = damaged.encode("utf-8")
+                assert outcome(data, format) == line_by_line(monkeypatch, data, format), damaged
+    blind = "1\tHi\thi\tINTJ\tUH\t_\n2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_\n"
+    for i in range(len(blind)):
+        for piece in ("", "\t", "1"):
+            data = (blind[:i] + piece + blind[i + 1 :]).encode("utf-8")
+            assert outcome(data, "conllx", True) == line_by_line(monkeypatch, data, "conllx", True)
 
 
 def test_blocks_end_anywhere(monkeypatch):
