@@ -558,7 +558,7 @@ def format_sentence(sentence: Sentence, format: str | None = None, postag_from: 
     format = format or sentence.format
     if format == sentence.format:
         if not sentence.extra:
-            return "\n".join("\t".join(w) for w in sentence.words) + "\n\n"
+            return "\n".join(map("\t".join, sentence.words)) + "\n\n"
         lines = []
         extra = iter(sentence.extra)
         pending = next(extra, None)
