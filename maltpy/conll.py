@@ -8,7 +8,12 @@ and carries every other line through untouched, so a CoNLL-U file read and writt
 same bytes. Sentences end at an empty line; the last one may end at the end of the file.
 
 Reading is strict, because a silently misread file gives a silently wrong tree: any line that is
-not well formed is a ``MaltpyError`` naming the file and the line.
+not well formed is a ``MaltpyError`` naming the file and the line. The checks are defined line by
+line (``_Blocks._line`` for the text of a line, ``_SentenceBuilder`` for its fields). For speed,
+a block of input is first decoded and checked whole, and a sentence checked with a few
+operations over all its words (``ConllReader._whole``); these shortcuts accept only what the
+line-by-line checks accept, and whatever they do not accept goes through those, which find the
+first faulty line and say what is wrong with it.
 """
 
 from __future__ import annotations
@@ -38,6 +43,13 @@ _RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)\Z")
 _EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.([1-9][0-9]*)\Z")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _PEEK_LINES = 2000
+_BLOCK_BYTES = 1 << 19  # read at a time
+_CONTROL_BYTES = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])  # _CONTROL's but LF, in UTF-8
+# A field with blanks at its start or end, as str.strip sees them, in a sentence's word lines
+# joined by LF; and the characters str.isspace knows beyond ASCII.
+_BLANK_AT_BORDER = re.compile(r"\s[\t\n]|[\t\n]\s|^\s|\s\Z")
+_WIDE_BLANK = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+_BLIND_COLUMNS = ["_", "_", "_", "_"]  # HEAD to PDEPREL of a blind CoNLL-X word
 
 
 @dataclass(slots=True)
@@ -101,40 +113,167 @@ class ConllReader:
             raise ValueError(f"unknown format {format!r}")
         self.name = name
         self.blind = blind
-        # Whether more input is ready now (files.PipeReader); a file always is.
-        self.pending = getattr(stream, "pending", lambda wait=0.0: True)
-        lines = decoded_lines(stream, name)
+        self._source = _Blocks(stream, name)
+        self._rest = False  # whether lines read wait after the sentence last given
+        blocks: Iterator[tuple[int, list[str]]] = iter(self._source)
         if format == "auto":
-            peeked = []
-            for item in lines:
-                peeked.append(item)
-                if len(peeked) >= _PEEK_LINES or _evidence(item[1]) or (item[1] == "" and not self.pending()):
-                    break
-            format = _detect(peeked, name)
-            lines = chain(peeked, lines)
+            peeked, seen = [], []
+            for number, lines in blocks:
+                peeked.append((number, lines))
+                for i, line in enumerate(lines, 1):
+                    seen.append(line)
+                    if len(seen) >= _PEEK_LINES or _evidence(line):
+                        break
+                    if line == "" and i == len(lines) and not self._source.pending():
+                        break
+                else:
+                    continue
+                break
+            format = _detect(seen, name)
+            blocks = chain(peeked, blocks)
         self.format = format
-        self._lines = lines
+        self._blocks = blocks
+
+    def pending(self, wait: float = 0.0) -> bool:
+        """Whether more input is ready now (on a pipe: has come, or comes within ``wait``
+        seconds; see files.PipeReader); a file always is."""
+        return self._rest or self._source.pending(wait)
 
     def __iter__(self) -> Iterator[Sentence]:
-        builder = None
-        for number, line in self._lines:
-            if line == "":
-                if builder is None:
+        held: list[str] = []  # the lines of a sentence begun in an earlier block
+        first = 0  # the number of its first line
+        while True:
+            try:
+                number, lines = next(self._blocks)
+            except StopIteration:
+                break
+            except MaltpyError:
+                self._check_lines(held, first)  # a fault in an earlier line is named first
+                raise
+            start, count = 0, len(lines)
+            while start < count:
+                try:
+                    end = lines.index("", start)
+                except ValueError:
+                    first = first if held else number + start
+                    held += lines[start:]
+                    break
+                if held:
+                    sentence_lines, held = held + lines[start:end], []
+                elif end == start:
                     raise self._error(
                         "empty line where a sentence should begin (sentences are separated by exactly one empty line)",
-                        number,
+                        number + start,
                     )
-                yield builder.finish()
-                builder = None
-                continue
-            if builder is None:
-                builder = _SentenceBuilder(self, number)
+                else:
+                    sentence_lines, first = lines[start:end], number + start
+                self._rest = end + 1 < count
+                yield self._sentence(sentence_lines, first)
+                start = end + 1
+        self._rest = False
+        if held:
+            yield self._sentence(held, first)
+
+    def _sentence(self, lines: list[str], first: int) -> Sentence:
+        """The sentence of these lines (the first is line ``first``): checked whole if it can be,
+        else line by line."""
+        sentence = self._whole(lines, first)
+        return sentence if sentence is not None else self._check_lines(lines, first).finish()
+
+    def _check_lines(self, lines: list[str], first: int) -> _SentenceBuilder:
+        builder = _SentenceBuilder(self, first)
+        for number, line in enumerate(lines, first):
             builder.add(line, number)
-        if builder is not None:
-            yield builder.finish()
+        return builder
+
+    def _whole(self, lines: list[str], first: int) -> Sentence | None:
+        """The sentence, if a few checks over all its words at once find it well formed; None to
+        leave it to _SentenceBuilder, line by line (a fault, or a case these checks leave to it).
+
+        The same checks as _SentenceBuilder's: ten tab-separated fields (six when ``blind``),
+        none empty or with blanks around it, comments first, the IDs 1, 2 ... n, each HEAD (and
+        PHEAD) a word number up to n, every HEAD or none _, no cycle. Multiword tokens and empty
+        nodes are checked by _SentenceBuilder.add_other as the words before them come.
+        """
+        conllu = self.format == "conllu"
+        comments = 0
+        if conllu:
+            while comments < len(lines) and lines[comments].startswith("#"):
+                comments += 1
+        word_lines = lines[comments:] if comments else lines
+        rows = [line.split("\t") for line in word_lines]
+        n = len(rows)
+        widths = set(map(len, rows))
+        if widths != {10}:
+            if conllu or not self.blind or not widths or not widths <= {6, 10}:
+                return None
+            for row in rows:
+                if len(row) == 6:
+                    row += _BLIND_COLUMNS
+        if not all(map(all, rows)):  # a field is empty
+            return None
+        # Control characters are refused with their line, so in ASCII without spaces the only
+        # blanks are the tabs and LFs between fields.
+        text = "\n".join(word_lines)
+        if (" " in text or not text.isascii() and _WIDE_BLANK.search(text)) and _BLANK_AT_BORDER.search(text):
+            return None
+        numerals = _NUMERALS.upto(n)
+        extra = [(0, line) for line in lines[:comments]] if comments else []
+        columns = list(zip(*rows))
+        if columns[ID] != numerals[1 : n + 1]:
+            if not conllu:
+                return None
+            builder = _SentenceBuilder(self, first)
+            builder.sentence.extra = extra
+            words = builder.sentence.words
+            try:
+                for number, (row, line) in enumerate(zip(rows, word_lines), first + comments):
+                    if row[ID] == numerals[len(words) + 1]:
+                        words.append(row)
+                        builder.empty_nodes = 0
+                    else:
+                        builder.add_other(row, line, number)
+            except MaltpyError:
+                return None
+            if not words or builder.range_end > len(words):
+                return None
+            rows, n = words, len(words)
+            columns = list(zip(*rows))
+        values = _NUMERALS.values
+        heads = list(map(values.get, columns[HEAD]))
+        if None in heads:
+            if columns[HEAD].count("_") != n:
+                return None
+        elif max(heads) > n or find_cycle([-1, *heads]):
+            return None
+        if not conllu and columns[PHEAD].count("_") != n:
+            if any(values.get(value, n + 1) > n for value in columns[PHEAD] if value != "_"):
+                return None
+        return Sentence(rows, self.format, first, extra)
 
     def _error(self, message: str, line: int) -> MaltpyError:
         return MaltpyError(message, self.name, line)
+
+
+class _Numerals:
+    """The numerals "0", "1", "2" ... as far as the longest sentence so far needs: ``texts`` (a
+    sentence of n words has the IDs texts[1 : n + 1]) and ``values`` (a HEAD that _HEAD accepts,
+    to its number)."""
+
+    def __init__(self) -> None:
+        self.texts: tuple[str, ...] = ("0",)
+        self.values: dict[str, int] = {"0": 0}
+
+    def upto(self, n: int) -> tuple[str, ...]:
+        texts = self.texts
+        if len(texts) <= n:
+            more = tuple(str(i) for i in range(len(texts), 2 * n))
+            self.values.update(zip(more, range(len(texts), 2 * n)))
+            texts = self.texts = texts + more
+        return texts
+
+
+_NUMERALS = _Numerals()
 
 
 class _SentenceBuilder:
@@ -184,6 +323,13 @@ class _SentenceBuilder:
             self.word_lines.append(number)
             self.empty_nodes = 0
             return
+        self.add_other(fields, line, number)
+
+    def add_other(self, fields: list[str], line: str, number: int) -> None:
+        """A line of well-formed fields whose ID is not a word's: a multiword token or an empty node."""
+        error, names = self.reader._error, COLUMNS[self.reader.format]
+        words = self.sentence.words
+        id_ = fields[ID]
         if not self.conllu:
             kind = "a multiword token" if _RANGE_ID.match(id_) else "an empty node" if _EMPTY_ID.match(id_) else None
             if kind:
@@ -258,39 +404,115 @@ def decoded_lines(stream: BinaryIO, name: str, byte_order_mark: bool = False) ->
     """(line number, text) of each line, without its line end (LF or CRLF); UTF-8 only. A
     byte-order mark starting the first line is dropped, unless ``byte_order_mark``. A line longer
     than max_line_bytes() (``-i /dev/zero``) is an error, read no further."""
-    limit = max_line_bytes()
-    readline = stream.readline
-    number = 0
-    while True:
+    for number, lines in _Blocks(stream, name, byte_order_mark):
+        yield from enumerate(lines, number)
+
+
+class _Blocks:
+    """The lines of a binary stream as decoded_lines gives them, a block at a time: (the number
+    of the block's first line, its lines).
+
+    A block is what one call reads (``read1``: on a pipe, what has come, without waiting for a
+    full block), up to its last line end. It is decoded whole and checked for the faults
+    ``_line`` finds; a block with any of them goes line by line through ``_line``, and its lines
+    before the first faulty one are given before that one's error.
+    """
+
+    def __init__(self, stream: BinaryIO, name: str, byte_order_mark: bool = False) -> None:
+        self.stream = stream
+        self.name = name
+        self.byte_order_mark = byte_order_mark
+        self.begun = b""  # the start of a line whose end has not been read yet
+        # Whether more input is ready now (files.PipeReader); a file always is.
+        self._ready = getattr(stream, "pending", lambda wait=0.0: True)
+
+    def pending(self, wait: float = 0.0) -> bool:
+        return bool(self.begun) or self._ready(wait)
+
+    def __iter__(self) -> Iterator[tuple[int, list[str]]]:
+        read = getattr(self.stream, "read1", None) or self.stream.read
+        limit = max_line_bytes()
+        number = 1  # the next line's
+        while True:
+            if len(self.begun) > limit:
+                raise self._too_long(limit, number)
+            try:
+                chunk = read(_BLOCK_BYTES)
+            except OSError as e:  # /proc/self/mem, a failing disk: name the file
+                raise MaltpyError(f"cannot read: {e.strerror or e}", self.name, number) from None
+            end = chunk.rfind(b"\n") + 1
+            if end:
+                data, self.begun = self.begun + chunk[:end], chunk[end:]
+            elif chunk:
+                self.begun += chunk
+                continue
+            elif self.begun:
+                data, self.begun = self.begun, b""
+            else:
+                return
+            lines, error = self._decode(data, number, limit)
+            if lines:
+                yield number, lines
+                number += len(lines)
+            if error:
+                raise error
+
+    def _decode(self, data: bytes, number: int, limit: int) -> tuple[list[str], MaltpyError | None]:
+        """The lines of ``data`` (whole lines, the first numbered ``number``) up to the first
+        faulty one, and that one's error."""
+        ended = data.endswith(b"\n")
+        if len(data) <= limit + 1 or max(map(len, data.split(b"\n"))) <= limit:
+            plain = data.replace(b"\r\n", b"\n") if b"\r" in data else data
+            if len(plain.translate(None, _CONTROL_BYTES)) == len(plain):
+                try:
+                    text = plain.decode("utf-8")
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    if number == 1 and text.startswith("\ufeff") and not self.byte_order_mark:
+                        text = text[1:]
+                    lines = text.split("\n")
+                    if ended:
+                        lines.pop()
+                    return lines, None
+        raws = data.split(b"\n")
+        if ended:
+            raws.pop()
+        lines = []
         try:
-            raw = readline(limit + 1)
-        except OSError as e:  # /proc/self/mem, a failing disk: name the file
-            raise MaltpyError(f"cannot read: {e.strerror or e}", name, number + 1) from None
-        if not raw:
-            break
-        number += 1
-        if len(raw) > limit and not (len(raw) == limit + 1 and raw.endswith(b"\n")):
-            raise MaltpyError(
-                f"a line longer than {limit} bytes (set {MAX_LINE_VARIABLE} to allow longer ones)", name, number
-            )
-        if raw.endswith(b"\n"):
+            for raw in raws:
+                lines.append(self._line(raw, number + len(lines), limit, ended or len(lines) + 1 < len(raws)))
+        except MaltpyError as e:
+            return lines, e
+        return lines, None
+
+    def _line(self, raw: bytes, number: int, limit: int, ended: bool) -> str:
+        """Line ``number``, ``raw`` without its LF (``ended``: it had one)."""
+        if len(raw) > limit:
+            raise self._too_long(limit, number)
+        if ended and raw.endswith(b"\r"):
             raw = raw[:-1]
-            if raw.endswith(b"\r"):
-                raw = raw[:-1]
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as e:
             column = len(raw[: e.start].decode("utf-8", "replace")) + 1
             raise MaltpyError(
-                f"not UTF-8 text: byte 0x{raw[e.start]:02x} at column {column} (maltpy reads UTF-8 only)", name, number
+                f"not UTF-8 text: byte 0x{raw[e.start]:02x} at column {column} (maltpy reads UTF-8 only)",
+                self.name,
+                number,
             ) from None
-        if number == 1 and line.startswith("\ufeff") and not byte_order_mark:
+        if number == 1 and line.startswith("\ufeff") and not self.byte_order_mark:
             line = line[1:]
         if m := _CONTROL.search(line):
             char = m.group()
             what = {"\x00": " (binary data?)", "\r": " (a carriage return inside a line)"}.get(char, "")
-            raise MaltpyError(f"control character U+{ord(char):04X} at column {m.start() + 1}{what}", name, number)
-        yield number, line
+            raise MaltpyError(f"control character U+{ord(char):04X} at column {m.start() + 1}{what}", self.name, number)
+        return line
+
+    def _too_long(self, limit: int, number: int) -> MaltpyError:
+        return MaltpyError(
+            f"a line longer than {limit} bytes (set {MAX_LINE_VARIABLE} to allow longer ones)", self.name, number
+        )
 
 
 def _evidence(line: str) -> str | None:
@@ -308,8 +530,8 @@ def _evidence(line: str) -> str | None:
     return None
 
 
-def _detect(peeked: list[tuple[int, str]], name: str) -> str:
-    for _, line in peeked:
+def _detect(peeked: list[str], name: str) -> str:
+    for line in peeked:
         if found := _evidence(line):
             return found
     lower = name.lower()
@@ -317,7 +539,7 @@ def _detect(peeked: list[tuple[int, str]], name: str) -> str:
         return "conllu"
     if lower.endswith((".conll", ".conllx")):
         return "conllx"
-    for _, line in peeked:
+    for line in peeked:
         fields = line.split("\t")
         if len(fields) == 10 and "=" in fields[MISC]:
             return "conllu"
@@ -336,7 +558,7 @@ def format_sentence(sentence: Sentence, format: str | None = None, postag_from: 
     format = format or sentence.format
     if format == sentence.format:
         if not sentence.extra:
-            return "\n".join("\t".join(w) for w in sentence.words) + "\n\n"
+            return "\n".join(map("\t".join, sentence.words)) + "\n\n"
         lines = []
         extra = iter(sentence.extra)
         pending = next(extra, None)

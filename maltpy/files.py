@@ -56,44 +56,27 @@ def read_file(path: str, what: str = "file", limit: int = MAX_SMALL_FILE) -> byt
 
 
 class PipeReader:
-    """Lines from a pipe (or a terminal, a socket), and whether more input is ready now.
+    """A pipe (or a terminal, a socket) read as its input comes, and whether more is ready now.
 
     ``maltpy parse`` reads its sentences in batches; ``pending()`` lets it close a batch early
     when the writer has gone quiet, so that a program can write a sentence and read its parse
     while the pipe stays open. A regular file needs none of this: it is always ready."""
 
-    CHUNK = 1 << 16
-
     def __init__(self, fd: int) -> None:
         self.fd = fd
-        self.data = b""
-        self.pos = 0
         self.eof = False
 
-    def readline(self, limit: int = -1) -> bytes:
-        limit = limit if limit > 0 else sys.maxsize
-        while True:
-            end = self.data.find(b"\n", self.pos, self.pos + limit)
-            if end >= 0:
-                return self._take(end + 1)
-            if self.eof or len(self.data) - self.pos >= limit:
-                return self._take(min(len(self.data), self.pos + limit))
-            chunk = os.read(self.fd, self.CHUNK)
-            if chunk:
-                self.data = self.data[self.pos :] + chunk
-                self.pos = 0
-            else:
-                self.eof = True
-
-    def _take(self, end: int) -> bytes:
-        line = self.data[self.pos : end]
-        self.pos = end
-        return line
+    def read1(self, size: int) -> bytes:
+        """What one read brings: up to ``size`` bytes of what has come, waiting only while
+        nothing has; b"" at the end."""
+        data = os.read(self.fd, size)
+        self.eof = not data
+        return data
 
     def pending(self, wait: float = 0.0) -> bool:
-        """True if reading on would not wait (input is buffered, at its end, or ready), or
-        input comes within ``wait`` seconds."""
-        if self.pos < len(self.data) or self.eof:
+        """True if reading on would not wait (input is at its end, or ready), or input comes
+        within ``wait`` seconds."""
+        if self.eof:
             return True
         try:
             return bool(select.select([self.fd], [], [], wait)[0])

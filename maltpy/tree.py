@@ -9,16 +9,30 @@ A dependency tree is such a list in which every word reaches the root by followi
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 ROOT_HEAD = -1
 
 
 def find_cycle(heads: list[int]) -> list[int] | None:
     """Return the words of one cycle in ``heads``, in head order, or None if there is none.
 
-    Each word is visited once: a walk up the heads from an unvisited word either reaches a
-    word already known to reach the root, or returns to a word of the same walk (a cycle).
+    There is none if every word reaches the root within n steps up the heads. That is checked
+    for all words at once by pointer doubling: ``reached[d]`` is where word d gets in ``steps``
+    steps (the root staying where it is), so ``reached[reached[d]]`` is where it gets in twice
+    as many. If some word does not get there, the cycle is found by visiting each word once: a
+    walk up the heads from an unvisited word either reaches a word already known to reach the
+    root, or returns to a word of the same walk (a cycle).
     """
     n = len(heads) - 1
+    reached, steps = [0, *heads[1:]], 1
+    while any(reached):
+        if steps >= n:
+            break
+        reached = itemgetter(*reached)(reached)
+        steps += steps
+    else:
+        return None
     state = [0] * (n + 1)  # 0 unvisited, 1 on the current walk, 2 known to reach the root
     state[0] = 2
     for start in range(1, n + 1):

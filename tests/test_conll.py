@@ -1,12 +1,15 @@
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
 from conftest import DATA, EXAMPLE, requires_shared
 
+from maltpy import conll
 from maltpy.conll import DEPREL, FORM, HEAD, ConllReader, format_sentence
 from maltpy.errors import MaltpyError
+from maltpy.files import PipeReader
 
 MALFORMED = Path(__file__).parent / "data" / "malformed"
 CASES = json.loads((MALFORMED / "cases.json").read_text())
@@ -171,3 +174,146 @@ def test_heads_must_be_integers_in_range_even_when_ids_are_right():
         read(bad, "f")
     assert caught.value.line == 1
     assert read(CONLLX)[1][0].words[0][HEAD] == "2"
+
+
+# --- reading fast: whole blocks and whole sentences, the same as line by line ----------------
+
+
+def outcome(data: bytes, format: str = "auto", blind: bool = False, stream=None) -> list:
+    """What reading gives: each sentence's parts, then the error (message, line) if any."""
+    seen = []
+    try:
+        for s in ConllReader(stream or io.BytesIO(data), "<test>", format, blind):
+            seen.append((s.words, s.format, s.line, s.extra))
+    except MaltpyError as e:
+        seen.append((e.message, e.line))
+    return seen
+
+
+def line_by_line(monkeypatch, data: bytes, format: str = "auto", blind: bool = False) -> list:
+    with monkeypatch.context() as m:
+        m.setattr(ConllReader, "_whole", lambda self, lines, first: None)
+        return outcome(data, format, blind)
+
+
+class Trickle:
+    """A stream that gives its bytes a few at a time, as a pipe may."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos, self.sizes = data, 0, [1, 2, 3, 5, 7]
+
+    def read1(self, size: int) -> bytes:
+        n = min(size, self.sizes[self.pos % len(self.sizes)])
+        piece = self.data[self.pos : self.pos + n]
+        self.pos += len(piece)
+        return piece
+
+
+def test_the_blanks_beyond_ascii_are_those_python_strips():
+    # conll._WIDE_BLANK stands for str.strip() in the whole-sentence check
+    blanks = {c for c in map(chr, range(0x80, 0x110000)) if c.isspace()}
+    assert max(blanks) < "\u3001"
+    assert {c for c in map(chr, range(0x80, 0x3001)) if conll._WIDE_BLANK.match(c)} == blanks
+
+
+@requires_shared
+@pytest.mark.parametrize(
+    "path",
+    [
+        DATA / "ud/UD_English-LinES/en_lines-ud-test.conllu",
+        DATA / "ud/UD_Latin-Perseus/la_perseus-ud-test.conllu",
+        DATA / "conllx/sv_talbanken-ud-dev.conllx",
+        DATA / "maltparser-examples/swemalt-mini/input/sv-stb-dep-mini-test-blind-00.conll",
+    ],
+    ids=lambda p: p.name,
+)
+def test_sentences_checked_whole_are_those_checked_line_by_line(monkeypatch, path):
+    data = path.read_bytes()
+    assert outcome(data, blind=True) == line_by_line(monkeypatch, data, blind=True)
+
+
+def test_a_damaged_sentence_is_refused_whole_as_line_by_line(monkeypatch):
+    # every one-character change to small sentences: the same sentences, or the same error
+    pieces = ["\t", " ", "\n", "#", "-", ".", "0", "1", "2", "_", "\xa0", "\u3000"]
+    mwt = "1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
+    for text, format in (
+        (CONLLU, "conllu"),
+        (CONLLX, "conllx"),
+        (mwt + CONLLX.replace("\t_\t_\n", "\t_\t2\n"), "conllu"),
+    ):
+        for i in range(len(text)):
+            for damaged in [text[:i] + text[i + 1 :]] + [text[:i] + piece + text[i:] for piece in pieces]:
+                data = damaged.encode("utf-8")
+                assert outcome(data, format) == line_by_line(monkeypatch, data, format), damaged
+    blind = "1\tHi\thi\tINTJ\tUH\t_\n2\t!\t!\tPUNCT\t.\t_\t1\tpunct\t_\t_\n"
+    for i in range(len(blind)):
+        for piece in ("", "\t", "1"):
+            data = (blind[:i] + piece + blind[i + 1 :]).encode("utf-8")
+            assert outcome(data, "conllx", True) == line_by_line(monkeypatch, data, "conllx", True)
+
+
+def test_blocks_end_anywhere(monkeypatch):
+    # read a few bytes at a time, or in blocks of a few bytes: the same sentences and errors
+    variants = [CONLLU * 3, CONLLX.replace("\n", "\r\n"), "\ufeff" + CONLLX.rstrip("\n"), CONLLX + "1\tx\xff"]
+    for text in variants:
+        data = text.encode("utf-8", "surrogateescape") if "\xff" not in text else text[:-1].encode() + b"\xff"
+        expected = outcome(data)
+        assert outcome(data, stream=Trickle(data)) == expected
+        for size in (1, 2, 5, 64):
+            monkeypatch.setattr(conll, "_BLOCK_BYTES", size)
+            assert outcome(data) == expected
+
+
+def test_an_earlier_fault_is_named_before_a_later_undecodable_line(monkeypatch):
+    # line 6 lacks a column, line 7 is not UTF-8, and line 7 comes in a later block
+    data = CONLLX.encode() + b"1\ta\ta\tX\tX\t_\t0\troot\t_\n2\t\xff\tb\tX\tX\t_\t1\tdep\t_\t_\n"
+    monkeypatch.setattr(conll, "_BLOCK_BYTES", len(data) - 10)
+    sentences = []
+    with pytest.raises(MaltpyError) as caught:
+        for s in ConllReader(io.BytesIO(data), "<test>", "conllx"):
+            sentences.append(s)
+    assert len(sentences) == 2 and caught.value.line == 6 and "found 9" in caught.value.message
+    with pytest.raises(MaltpyError, match="not UTF-8") as caught:
+        read(data.replace(b"\troot\t_\n", b"\troot\t_\t_\n"), format="conllx")
+    assert caught.value.line == 7
+    with pytest.raises(MaltpyError, match="not UTF-8") as caught:  # found while deciding the format
+        read(data)
+    assert caught.value.line == 7
+
+
+def test_the_line_length_limit_counts_bytes_up_to_the_line_feed(monkeypatch):
+    monkeypatch.setenv("MALTPY_MAX_LINE_BYTES", "40")
+    word = "1\tHi\thi\tINTJ\tUH\t_\t0\troot\t_\t_"
+    for end in ("\n", "\r\n", ""):
+        for size in (40, 41):
+            line = word.replace("Hi", "H" * (size - len(word) + 2), 1)
+            data = (CONLLX + line + end).encode()
+            if size + (end == "\r\n") <= 40:
+                assert len(read(data)[1]) == 3
+            else:
+                with pytest.raises(MaltpyError, match="a line longer than 40 bytes") as caught:
+                    read(data)
+                assert caught.value.line == 6
+
+
+def test_a_reader_on_a_pipe_tells_whether_more_input_is_ready():
+    # what has been read ahead counts as ready; an open pipe with nothing written is not
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, CONLLU.encode() * 2)
+        reader = ConllReader(PipeReader(read_end), "<stdin>")
+        sentences = iter(reader)
+        next(sentences)
+        assert reader.pending()
+        next(sentences)
+        assert not reader.pending()
+        os.write(write_end, CONLLU.encode()[:20])
+        assert reader.pending(0.5)
+        os.write(write_end, CONLLU.encode()[20:])
+        os.close(write_end)
+        write_end = None
+        assert [len(s) for s in sentences] == [4] and reader.pending()
+    finally:
+        os.close(read_end)
+        if write_end is not None:
+            os.close(write_end)
