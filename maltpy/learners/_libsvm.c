@@ -55,6 +55,14 @@ typedef int32_t Ints __attribute__((vector_size(4 * sizeof(int32_t))));
 #define ADD(to, v) ((to) += (v))
 #define ADD_TERM(to, c, v) ((to) += (c) * (v))
 #define QUAD_OF_COUNTS(w, byte) __builtin_convertvector((Ints)((w) >> (8 * (byte)) & 255), Quad)
+typedef int64_t Wins __attribute__((vector_size(4 * sizeof(int64_t))));
+/* LIBSVM: a decision value sum - rho > 0 is a vote for i, any other for j (a comparison is -1 where true) */
+#define TALLY(vi, vj, sum, rho)           \
+    do {                                  \
+        Wins won_ = (sum) - (rho) > 0;    \
+        (vi) -= won_;                     \
+        (vj) += won_ + 1;                 \
+    } while (0)
 #else
 typedef struct {
     double v[4];
@@ -65,6 +73,15 @@ typedef struct {
 #define ELEM(v, i) (v).v[i]
 #define ADD(to, w) for (int i_ = 0; i_ < 4; i_++) (to).v[i_] += (w).v[i_]
 #define ADD_TERM(to, c, w) for (int i_ = 0; i_ < 4; i_++) (to).v[i_] += (c) * (w).v[i_]
+typedef struct {
+    int64_t v[4];
+} Wins;
+#define TALLY(vi, vj, sum, rho)                     \
+    for (int i_ = 0; i_ < 4; i_++) {                \
+        int won_ = (sum).v[i_] - (rho) > 0;         \
+        (vi).v[i_] += won_;                         \
+        (vj).v[i_] += 1 - won_;                     \
+    }
 static Quad QUAD_OF_COUNTS(Words w, int byte)
 {
     Quad v;
@@ -142,23 +159,30 @@ static double kernel_of(const Svm *m, double v)
     }
 }
 
-/* kernel_of in every lane of a quad, for the kernels of a dot product: the same operations. */
-static inline Quad kernel_of_quad(const Svm *m, Quad v)
+/* kernel_of of each lane's count, for the kernels of a dot product (linear, polynomial): the
+   same operations, a quad of lanes at a time. */
+static inline void kernel_of_counts(const Svm *m, const Counts *count, Lanes *kv)
 {
-    if (m->kernel == LINEAR)
-        return v;
 #ifdef __GNUC__
-    Quad base = m->gamma * v + m->coef0, ret = base * 0.0 + 1.0;
-    for (int t = m->degree; t > 0; t /= 2) { /* powi */
-        if (t % 2 == 1)
-            ret *= base;
-        base = base * base;
+    int poly = m->kernel == POLY;
+    Lanes base;
+    for (int q = 0; q < QUADS; q++) {
+        base.quad[q] = QUAD_OF_COUNTS(count->words[q % WORDS], q / WORDS);
+        if (poly)
+            base.quad[q] = m->gamma * base.quad[q] + m->coef0;
+        kv->quad[q] = poly ? (Quad){1.0, 1.0, 1.0, 1.0} : base.quad[q];
     }
-    return ret;
+    for (int t = poly ? m->degree : 0; t > 0; t /= 2) { /* powi */
+        if (t % 2 == 1)
+            for (int q = 0; q < QUADS; q++)
+                kv->quad[q] *= base.quad[q];
+        if (t > 1) /* (powi squares once more, for nothing) */
+            for (int q = 0; q < QUADS; q++)
+                base.quad[q] *= base.quad[q];
+    }
 #else
-    for (int i = 0; i < 4; i++)
-        v.v[i] = kernel_of(m, v.v[i]);
-    return v;
+    for (int b = 0; b < LANES; b++)
+        LANE(*kv, b) = kernel_of(m, COUNT(*count, b));
 #endif
 }
 
@@ -210,7 +234,7 @@ static double coef_of(const Svm *m, int64_t s, int64_t p)
 
 /* The votes of one instance as LIBSVM's loop counts them, every term included, from its kernel
    values K: for an instance with a kernel value that is not finite. */
-static void votes_in_full(const Svm *m, const double *K, double *votes, int64_t stride)
+static void votes_in_full(const Svm *m, const double *K, double *votes)
 {
     int64_t k = m->k, p = 0;
     for (int64_t i = 0; i < k; i++)
@@ -221,7 +245,7 @@ static void votes_in_full(const Svm *m, const double *K, double *votes, int64_t 
             for (int64_t s = m->start[j]; s < m->start[j + 1]; s++)
                 sum += coef_of(m, s, p) * K[s];
             sum -= m->rho[p];
-            votes[(sum > 0 ? i : j) * stride] += 1.0;
+            votes[sum > 0 ? i : j] += 1.0;
         }
 }
 
@@ -235,7 +259,8 @@ typedef struct {
     uint8_t *slot;       /* slot[f]: u if f is the block's feature u (from 1), else 0 */
     Counts mask[256];    /* mask[u]: 1 in the byte of each lane that has feature u; mask[0] is 0 */
     Lanes *sums;         /* per pair: each lane's decision value so far */
-    double *votes;       /* votes[c * LANES + b]: lane b's votes for LIBSVM's class c */
+    Wins *votes;         /* votes[c * QUADS + b / 4], element b % 4: lane b's votes for LIBSVM's class c */
+    double *full;        /* one instance's votes, every term summed */
     double *column;      /* one instance's kernel values */
 } Work;
 
@@ -265,7 +290,7 @@ static int how_found(const Svm *m, const Work *x, int64_t r)
    class i's terms, then class j's, each class in order, as in LIBSVM's loop. A counted lane
    finds the number of features it shares with s by adding, over s's features, the block's
    masks (a lane has at most 255 features in the block). finite[b]: lane b's kernel values are
-   all finite. */
+   all finite. Then the votes of the decision values, into x->votes. */
 WIDE static void decisions(const Svm *m, const Work *x, int64_t r0, const int *how, int *finite)
 {
     Lanes *restrict sums = x->sums;
@@ -289,8 +314,7 @@ WIDE static void decisions(const Svm *m, const Work *x, int64_t r0, const int *h
                 for (int w = 0; w < WORDS; w++)
                     ADD(count.words[w], x->mask[x->slot[m->sv_ind[q]]].words[w]);
             if (m->kernel == LINEAR || m->kernel == POLY)
-                for (int q = 0; q < QUADS; q++)
-                    kv.quad[q] = kernel_of_quad(m, QUAD_OF_COUNTS(count.words[q % WORDS], q / WORDS));
+                kernel_of_counts(m, &count, &kv);
             else
                 for (int b = 0; b < LANES; b++)
                     LANE(kv, b) = x->table[rbf ? length[b] + m->sv_len[s] - 2 * COUNT(count, b) : COUNT(count, b)];
@@ -309,6 +333,18 @@ WIDE static void decisions(const Svm *m, const Work *x, int64_t r0, const int *h
             for (int q = 0; q < QUADS; q++)
                 ADD_TERM(sum->quad[q], m->term_coef[t], kv.quad[q]);
         }
+    }
+    int64_t k = m->k;
+    Wins *votes = x->votes;
+    memset(votes, 0, (size_t)k * QUADS * sizeof(Wins));
+    int64_t p = 0;
+    for (int64_t i = 0; i < k; i++) {
+        Wins first[QUADS]; /* class i's votes, kept apart while its pairs are counted */
+        memcpy(first, votes + i * QUADS, sizeof first);
+        for (int64_t j = i + 1; j < k; j++, p++)
+            for (int q = 0; q < QUADS; q++)
+                TALLY(first[q], votes[j * QUADS + q], x->sums[p].quad[q], m->rho[p]);
+        memcpy(votes + i * QUADS, first, sizeof first);
     }
 }
 
@@ -347,29 +383,19 @@ static int vote_block(const Svm *m, Work *x, int64_t r0, int64_t n_rows, double 
         if (how[b] == COUNTED)
             for (int64_t a = x->ptr[r0 + b]; a < x->ptr[r0 + b + 1]; a++)
                 x->slot[x->ind[a]] = 0;
-    double *restrict votes = x->votes;
-    memset(votes, 0, (size_t)k * LANES * sizeof(double));
-    int64_t p = 0;
-    for (int64_t i = 0; i < k; i++)
-        for (int64_t j = i + 1; j < k; j++, p++) {
-            const double rho = m->rho[p];
-            for (int b = 0; b < LANES; b++) {
-                double won = LANE(x->sums[p], b) - rho > 0; /* LIBSVM: a vote for i if positive, else for j */
-                votes[i * LANES + b] += won;
-                votes[j * LANES + b] += 1.0 - won;
-            }
-        }
+    Wins *votes = x->votes;
     for (int b = 0; b < n; b++) {
         if (!finite[b]) {
             int64_t r = r0 + b;
             for (int64_t s = 0; s < m->n_sv; s++)
                 x->column[s] = k_function(m, x->ind + x->ptr[r], x->val + x->ptr[r], x->ptr[r + 1] - x->ptr[r], s);
+            memset(x->full, 0, (size_t)k * sizeof(double));
+            votes_in_full(m, x->column, x->full);
             for (int64_t c = 0; c < k; c++)
-                votes[c * LANES + b] = 0.0;
-            votes_in_full(m, x->column, votes + b, LANES);
+                ELEM(votes[c * QUADS + b / 4], b % 4) = (int64_t)x->full[c];
         }
         for (int64_t c = 0; c < k; c++)
-            out[(r0 + b) * k + m->label[c]] += votes[c * LANES + b];
+            out[(r0 + b) * k + m->label[c]] += (double)ELEM(votes[c * QUADS + b / 4], b % 4);
     }
     return n;
 }
@@ -601,10 +627,11 @@ static PyObject *Svm_votes(Svm *self, PyObject *args)
         work->table = table = malloc((size_t)n_table * sizeof(double));
         work->slot = calloc((size_t)self->n_features + 1, 1);
         work->sums = aligned((size_t)self->n_pairs * sizeof(Lanes));
-        work->votes = malloc((size_t)k * LANES * sizeof(double));
+        work->votes = aligned((size_t)k * QUADS * sizeof(Wins));
+        work->full = malloc((size_t)k * sizeof(double));
         work->column = malloc((size_t)(n_sv + 1) * sizeof(double));
     }
-    if (!work || !table || !work->slot || !work->sums || !work->votes || !work->column) {
+    if (!work || !table || !work->slot || !work->sums || !work->votes || !work->full || !work->column) {
         PyErr_NoMemory();
         goto done;
     }
@@ -627,6 +654,7 @@ done:
         free(work->slot);
         free(work->sums);
         free(work->votes);
+        free(work->full);
         free(work->column);
         free(work);
     }
