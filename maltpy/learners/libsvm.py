@@ -3,8 +3,9 @@
 MaltParser 1.9.2's settings are the defaults: C-SVC with a polynomial kernel (gamma u'v + r)^d,
 d 2, gamma 0.2, r 0, C 1, eps 1.0 (Nivre 2008, §6.1, used C 0.5). LIBSVM trains one-vs-one, and
 MaltParser ranks the classes of an instance by their votes. The model is stored as LIBSVM's own
-model text; prediction reads it into NumPy arrays and computes the kernel and the one-vs-one
-decision values for a whole batch at once (``scores`` are the votes).
+model text; prediction reads it into arrays and counts the votes of a whole batch in C
+(``_libsvm.c``), with LIBSVM's own arithmetic in LIBSVM's order, so that ``scores``, the votes,
+are svm_predict_values's, to the vote.
 """
 
 from __future__ import annotations
@@ -16,18 +17,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import MaltpyError, require
+from ._libsvm import Svm
 from .base import Classifier
 
-KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}
-_CHUNK = 128  # rows per kernel computation: keeps the rows x support vectors matrices small
-_PAIR_CELLS = 1 << 22  # and the pairs of classes x rows decision values
-
-
-def _dot(X: sp.csr_matrix, support: sp.csr_matrix) -> np.ndarray:
-    """The dense matrix of dot products sv · x (support vectors x rows). Sparse support vectors
-    times dense rows is the fast order; float32 holds counts of shared binary features exactly."""
-    dense = X.T.toarray().astype(np.float32)
-    return (support @ dense).astype(np.float64)
+KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}  # LIBSVM's numbers, as _libsvm.c takes them
 
 
 def _number(words: list[str], kind: type, low: float, high: float, name: str):
@@ -107,73 +100,35 @@ class LibSvm(Classifier):
               "a number that is not finite, or beyond ±1e100")  # fmt: skip
         line_starts = np.concatenate([[0], np.cumsum(k - 1 + 2 * pairs_per_line)[:-1]]).astype(int)
         coef_at = line_starts[:, None] + np.arange(k - 1)[None, :]
-        self.coef = numbers[coef_at] if n_sv else np.zeros((0, k - 1))
-        rows = np.repeat(np.arange(n_sv), pairs_per_line)
-        pair_starts = np.repeat(line_starts + k - 1, pairs_per_line)
-        within = np.arange(len(rows)) - np.repeat(np.cumsum(pairs_per_line) - pairs_per_line, pairs_per_line)
-        indices = numbers[pair_starts + 2 * within]
+        node_starts = np.repeat(line_starts + k - 1, pairs_per_line)
+        within = np.arange(len(node_starts)) - np.repeat(np.cumsum(pairs_per_line) - pairs_per_line, pairs_per_line)
+        indices = numbers[node_starts + 2 * within]
         require(
             bool(((indices >= 1) & (indices <= width) & (indices == np.floor(indices))).all()),
             "a feature index out of range",
         )
-        cols = indices.astype(int) - 1
-        vals = numbers[pair_starts + 2 * within + 1].astype(np.float32)
-        self.support = sp.csr_matrix((vals, (rows, cols)), shape=(n_sv, width))
-        self.sv_norms = np.asarray(self.support.multiply(self.support).sum(axis=1), dtype=np.float64).ravel()
-        self.starts = np.concatenate([[0], np.cumsum(counts)]).astype(int)
-        # Pair p = (i, j), i < j, in LIBSVM's order: its decision is the sum of sv_coef[j-1]
-        # times the kernel over class i's support vectors plus sv_coef[i] over class j's, - rho.
-        pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-        self.from_i = np.array([i * (k - 1) + j - 1 for i, j in pairs], dtype=int)
-        self.from_j = np.array([j * (k - 1) + i for i, j in pairs], dtype=int)
-        # class x pair incidence, sparse: a dense one grows as k³ (a crafted nr_class of 1,000
-        # would take gigabytes)
-        first = np.array([i for i, _ in pairs], dtype=np.int64)
-        second = np.array([j for _, j in pairs], dtype=np.int64)
-        ones, columns = np.ones(len(pairs)), np.arange(len(pairs))
-        self.to_first = sp.csr_matrix((ones, (first, columns)), shape=(k, len(pairs)))
-        self.to_second = sp.csr_matrix((ones, (second, columns)), shape=(k, len(pairs)))
+        self.n_sv = n_sv
+        if k < 2:
+            return
+        # the model as LIBSVM holds it, the nodes of each support vector in the file's order
+        self.svm = Svm(self.kernel, self.degree, self.gamma, self.coef0, width, k,
+                       np.concatenate([[0], np.cumsum(pairs_per_line)]).astype(np.int64),
+                       (indices - 1).astype(np.int32), numbers[node_starts + 2 * within + 1],
+                       numbers[coef_at].ravel() if n_sv else np.zeros(0),
+                       np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), self.rho,
+                       np.array(self.labels, dtype=np.int64))  # fmt: skip
 
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
-        """The votes of each class 0..k-1 for each row of X (LIBSVM's svm_predict_values)."""
+        """The votes of each class 0..k-1 for each row of X: LIBSVM's svm_predict_values, vote for
+        vote (see _libsvm.c)."""
         k = self.n_classes
-        votes = np.zeros((X.shape[0], k))
         if k < 2:
-            votes[:, :] = 1
-            return votes
+            return np.ones((X.shape[0], k))
         X.sort_indices()
-        with np.errstate(all="ignore"):  # a kernel may overflow (a high degree): such a vote is lost, quietly
-            return self._votes(X, votes, k)
-
-    def _votes(self, X: sp.csr_matrix, votes: np.ndarray, k: int) -> np.ndarray:
-        step = max(1, min(_CHUNK, _PAIR_CELLS // (k * k)))  # rows at a time: k² decisions each
-        for start in range(0, X.shape[0], step):
-            chunk = X[start : start + step]
-            kernel = self._kernel(chunk)  # support vectors x rows
-            sums = np.empty((k, k - 1, chunk.shape[0]))  # sums[c] = coef[class c]ᵀ K[class c]
-            for c in range(k):
-                lo, hi = self.starts[c], self.starts[c + 1]
-                sums[c] = self.coef[lo:hi].T @ kernel[lo:hi]
-            flat = sums.reshape(k * (k - 1), -1)
-            decisions = flat[self.from_i] + flat[self.from_j] - self.rho[:, None]
-            wins = (decisions > 0).astype(float)  # LIBSVM: positive is a vote for i, else for j
-            votes[start : start + step, self.labels] = (self.to_first @ wins + self.to_second @ (1 - wins)).T
+        votes = np.zeros((X.shape[0], k))
+        self.svm.votes(X.indptr.astype(np.int64), X.indices.astype(np.int32), X.data.astype(np.float64),
+                       votes.reshape(-1))  # fmt: skip
         return votes
-
-    def _kernel(self, X: sp.csr_matrix) -> np.ndarray:
-        """K(sv, x) for every support vector and the rows of X, dense (support vectors x rows)."""
-        dot = _dot(X, self.support)
-        if self.kernel == KERNELS["linear"]:
-            return dot
-        if self.kernel == KERNELS["polynomial"]:
-            if self.coef0 == 0 and self.degree == 2:
-                dot *= self.gamma
-                return np.square(dot, out=dot)
-            return (self.gamma * dot + self.coef0) ** self.degree
-        if self.kernel == KERNELS["rbf"]:
-            row_norms = np.asarray(X.multiply(X).sum(axis=1)).ravel()
-            return np.exp(-self.gamma * (self.sv_norms[:, None] + row_norms[None, :] - 2 * dot))
-        return np.tanh(self.gamma * dot + self.coef0)
 
     def to_bytes(self) -> bytes:
         return self.text.encode("ascii")
@@ -183,4 +138,4 @@ class LibSvm(Classifier):
         return cls(archive.text(name), featuremap.size, n_classes)
 
     def describe_size(self) -> str:
-        return f"{self.support.shape[0]} support vectors"
+        return f"{self.n_sv} support vectors"
