@@ -41,6 +41,7 @@
 #endif
 
 #define LANES 32          /* instances summed side by side */
+#define MAX_BLOCK_PAIRS (1 << 17) /* pairs of classes (32 MB of sums); a model of more: one instance at a time */
 #define QUADS (LANES / 4)  /* of four lanes: a vector of doubles where the compiler has one */
 #define WORDS (LANES / 16) /* of four count words, each holding four lanes' counts, a byte each */
 
@@ -105,7 +106,11 @@ typedef struct {
    _Alignof(Lanes) says), or NULL. */
 static void *aligned(size_t n)
 {
+#ifdef __GNUC__
     return aligned_alloc(64, (n + 64) / 64 * 64);
+#else
+    return malloc(n + 1);
+#endif
 }
 
 enum { LINEAR, POLY, RBF, SIGMOID };
@@ -223,30 +228,47 @@ static double k_function(const Svm *m, const int32_t *xi, const double *xv, int6
     return kernel_of(m, sum);
 }
 
-/* Support vector s's coefficient in pair p. */
-static double coef_of(const Svm *m, int64_t s, int64_t p)
+/* The number of pair (i, j), i < j, in LIBSVM's order. */
+static int64_t pair_of(int64_t k, int64_t i, int64_t j)
 {
-    for (int64_t t = m->term_ptr[s]; t < m->term_ptr[s + 1]; t++)
-        if (m->term_pair[t] == p)
-            return m->term_coef[t];
-    return 0.0;
+    return i * k - i * (i + 1) / 2 + j - i - 1;
 }
 
-/* The votes of one instance as LIBSVM's loop counts them, every term included, from its kernel
-   values K: for an instance with a kernel value that is not finite. */
-static void votes_in_full(const Svm *m, const double *K, double *votes)
+/* The votes of one instance, added to votes[c] for LIBSVM's class c, from its kernel values K;
+   sums: n_pairs doubles of work space. The same sums as in decisions() below, one lane; a
+   support vector whose kernel value is not finite adds its zero coefficients too (0 * inf is
+   NaN), to each pair of its class, as LIBSVM's loop does. */
+static void votes_one(const Svm *m, const double *K, double *sums, double *votes)
 {
-    int64_t k = m->k, p = 0;
-    for (int64_t i = 0; i < k; i++)
-        for (int64_t j = i + 1; j < k; j++, p++) {
-            double sum = 0;
-            for (int64_t s = m->start[i]; s < m->start[i + 1]; s++)
-                sum += coef_of(m, s, p) * K[s];
-            for (int64_t s = m->start[j]; s < m->start[j + 1]; s++)
-                sum += coef_of(m, s, p) * K[s];
-            sum -= m->rho[p];
-            votes[sum > 0 ? i : j] += 1.0;
+    int64_t k = m->k;
+    memset(sums, 0, (size_t)m->n_pairs * sizeof(double));
+    for (int64_t c = 0; c < k; c++)
+        for (int64_t s = m->start[c]; s < m->start[c + 1]; s++) {
+            int64_t t = m->term_ptr[s], end = m->term_ptr[s + 1];
+            if (isfinite(K[s]))
+                for (; t < end; t++)
+                    sums[m->term_pair[t]] += m->term_coef[t] * K[s];
+            else
+                for (int64_t other = 0; other < k; other++) {
+                    if (other == c)
+                        continue;
+                    int64_t p = other < c ? pair_of(k, other, c) : pair_of(k, c, other);
+                    double coef = t < end && m->term_pair[t] == p ? m->term_coef[t++] : 0.0;
+                    sums[p] += coef * K[s];
+                }
         }
+    int64_t p = 0;
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = i + 1; j < k; j++, p++)
+            votes[sums[p] - m->rho[p] > 0 ? i : j] += 1.0;
+}
+
+/* Instance r's kernel values, by k_function. */
+static void kernel_column(const Svm *m, const int64_t *ptr, const int32_t *ind, const double *val, int64_t r,
+                          double *K)
+{
+    for (int64_t s = 0; s < m->n_sv; s++)
+        K[s] = k_function(m, ind + ptr[r], val + ptr[r], ptr[r + 1] - ptr[r], s);
 }
 
 /* The instances of a call (CSR rows) and the work space of its blocks of instances. */
@@ -260,7 +282,8 @@ typedef struct {
     Counts mask[256];    /* mask[u]: 1 in the byte of each lane that has feature u; mask[0] is 0 */
     Lanes *sums;         /* per pair: each lane's decision value so far */
     Wins *votes;         /* votes[c * QUADS + b / 4], element b % 4: lane b's votes for LIBSVM's class c */
-    double *full;        /* one instance's votes, every term summed */
+    double *full;        /* one instance's votes, counted alone */
+    double *pair_sums;   /* its sums */
     double *column;      /* one instance's kernel values */
 } Work;
 
@@ -386,11 +409,9 @@ static int vote_block(const Svm *m, Work *x, int64_t r0, int64_t n_rows, double 
     Wins *votes = x->votes;
     for (int b = 0; b < n; b++) {
         if (!finite[b]) {
-            int64_t r = r0 + b;
-            for (int64_t s = 0; s < m->n_sv; s++)
-                x->column[s] = k_function(m, x->ind + x->ptr[r], x->val + x->ptr[r], x->ptr[r + 1] - x->ptr[r], s);
+            kernel_column(m, x->ptr, x->ind, x->val, r0 + b, x->column);
             memset(x->full, 0, (size_t)k * sizeof(double));
-            votes_in_full(m, x->column, x->full);
+            votes_one(m, x->column, x->pair_sums, x->full);
             for (int64_t c = 0; c < k; c++)
                 ELEM(votes[c * QUADS + b / 4], b % 4) = (int64_t)x->full[c];
         }
@@ -488,8 +509,7 @@ static const char *build(Svm *m, const double *coef)
         for (int64_t s = m->start[c]; s < m->start[c + 1]; s++) {
             for (int64_t r = 0; r < k - 1; r++)
                 if (coef[s * (k - 1) + r] != 0.0) {
-                    int64_t i = r < c ? r : c, j = r < c ? c : r + 1;
-                    m->term_pair[t] = (int32_t)(i * k - i * (i + 1) / 2 + j - i - 1);
+                    m->term_pair[t] = (int32_t)(r < c ? pair_of(k, r, c) : pair_of(k, c, r + 1));
                     m->term_coef[t++] = coef[s * (k - 1) + r];
                 }
             m->term_ptr[s + 1] = t;
@@ -621,25 +641,35 @@ static PyObject *Svm_votes(Svm *self, PyObject *args)
         goto done;
     }
     int64_t n_table = (longest < 255 ? longest : 255) + self->max_len + 1, n_sv = self->n_sv;
+    int blocks = self->n_pairs <= MAX_BLOCK_PAIRS;
     work = aligned(sizeof(Work));
     if (work) {
         *work = (Work){.ptr = ptr, .ind = ind, .val = val, .table_finite = 1};
         work->table = table = malloc((size_t)n_table * sizeof(double));
         work->slot = calloc((size_t)self->n_features + 1, 1);
-        work->sums = aligned((size_t)self->n_pairs * sizeof(Lanes));
+        work->sums = blocks ? aligned((size_t)self->n_pairs * sizeof(Lanes)) : NULL;
         work->votes = aligned((size_t)k * QUADS * sizeof(Wins));
         work->full = malloc((size_t)k * sizeof(double));
+        work->pair_sums = malloc((size_t)self->n_pairs * sizeof(double));
         work->column = malloc((size_t)(n_sv + 1) * sizeof(double));
     }
-    if (!work || !table || !work->slot || !work->sums || !work->votes || !work->full || !work->column) {
+    if (!work || !table || !work->slot || (blocks && !work->sums) || !work->votes || !work->full
+        || !work->pair_sums || !work->column) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     for (int64_t v = 0; v < n_table; v++)
         work->table_finite &= isfinite(table[v] = kernel_of(self, (double)v)) != 0;
-    for (int64_t r0 = 0; r0 < n;)
+    for (int64_t r0 = 0; r0 < n && blocks;)
         r0 += vote_block(self, work, r0, n, out.buf);
+    for (int64_t r = 0; r < n && !blocks; r++) {
+        kernel_column(self, ptr, ind, val, r, work->column);
+        memset(work->full, 0, (size_t)k * sizeof(double));
+        votes_one(self, work->column, work->pair_sums, work->full);
+        for (int64_t c = 0; c < k; c++)
+            ((double *)out.buf)[r * k + self->label[c]] += work->full[c];
+    }
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -655,6 +685,7 @@ done:
         free(work->sums);
         free(work->votes);
         free(work->full);
+        free(work->pair_sums);
         free(work->column);
         free(work);
     }
