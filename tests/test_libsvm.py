@@ -191,6 +191,39 @@ def test_a_model_of_many_classes_one_instance_at_a_time(tmp_path):
         assert_libsvms_votes(model_text("polynomial", rho, classes, **params), X, tmp_path)
 
 
+def test_the_support_vectors_are_read_strictly():
+    # the SV lines are read in C: what LIBSVM writes, and nothing else
+    text = model_text("linear", [0.5], [[([0.25], "1:1 3:1")], [([-1e-05], "2:0.5")]])
+    assert LibSvm(text, 3).n_sv == 2
+    header, sv, lines = text.partition("\nSV\n")
+    assert LibSvm(header + sv + lines.replace("\n", "\r\n"), 3).n_sv == 2  # lines ending in \r\n
+    for good, bad in [
+        ("3:1", "4:1"),  # an index beyond the width
+        ("3:1", "0:1"),
+        ("3:1", "3.0:1"),  # an index LIBSVM does not write
+        ("3:1", "+3:1"),
+        ("3:1", "3:1e101"),  # beyond +-1e100
+        ("3:1", "3:nan"),
+        ("3:1", "3:1_0"),  # Python's float() would read these
+        ("3:1", "3:\u0661"),
+        ("3:1", "3: 1"),
+        ("3:1", "3:1:1"),
+        ("0.25", "0.25 0.25"),  # a coefficient too many
+        ("0.25 1:1", "1:1"),  # one short
+        ("0.25 1:1", "0x1p2 1:1"),
+        ("0.25 1:1", "inf 1:1"),
+        ("3:1\n", "3:1\n\n"),  # a line too many
+        ("3:1\n", "3:1\x0b"),
+        ("3:1\n", "3:1\r"),
+        ("3:1\n", "3:1\x00"),
+        ("nr_sv 1 1", "nr_sv 1 2"),  # a line too few
+        ("nr_sv 1 1", "nr_sv 1 99999999999999999999"),
+    ]:
+        assert good in text
+        with pytest.raises(ValueError):
+            LibSvm(text.replace(good, bad, 1), 3)
+
+
 def test_the_c_model_checks_its_arrays():
     def svm(**change):
         arrays = dict(sv_ptr=np.array([0, 1, 2], dtype=np.int64), sv_ind=np.array([0, 1], dtype=np.int32),

@@ -24,7 +24,9 @@
    build for x86-64 has none), and exp and tanh are the C library's, as LIBSVM's are.
 
    Svm(...) copies a model's arrays and checks them once; votes(...) checks and copies its
-   instances, then counts the votes with the GIL released. */
+   instances, then counts the votes with the GIL released. read_support_vectors(...) reads the
+   support vectors of LIBSVM's model text into those arrays (NumPy took longer to read its
+   numbers than the votes take). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -692,6 +694,153 @@ done:
     return result;
 }
 
+/* --- the support vectors of LIBSVM's model text ------------------------------------------------ */
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* A space, a tab, or the \r of a \r\n. */
+static int is_blank(const char *c)
+{
+    return *c == ' ' || *c == '\t' || (*c == '\r' && c[1] == '\n');
+}
+
+/* The length of the decimal number at s, [+-]d[.d][(e|E)[+-]d] (d: digits, on one side of the
+   point at least), or 0. */
+static size_t number_length(const char *s)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    size_t digits = 0;
+    for (; is_digit(*p); p++)
+        digits++;
+    if (*p == '.')
+        for (p++; is_digit(*p); p++)
+            digits++;
+    if (!digits)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        const char *e = p + 1 + (p[1] == '+' || p[1] == '-');
+        if (!is_digit(*e))
+            return 0;
+        for (p = e; is_digit(*p); p++)
+            ;
+    }
+    return (size_t)(p - s);
+}
+
+/* The number at *s, as Python's float() reads it (correctly rounded), *s moved past it; NAN if
+   there is none, if it is beyond +-1e100, or if no blank or end of line follows it. */
+static double read_number(const char **s)
+{
+    size_t n = number_length(*s);
+    const char *after = *s + n;
+    if (!n || !(is_blank(after) || *after == '\n' || *after == '\0'))
+        return NAN;
+    const char *digits = *s + (**s == '+' || **s == '-');
+    double v = 0;
+    if (after - digits <= 15 && strspn(digits, "0123456789") == (size_t)(after - digits)) {
+        for (const char *d = digits; d < after; d++) /* an integer: exact, as the C library reads it */
+            v = 10 * v + (*d - '0');
+        v = **s == '-' ? -v : v;
+    } else {
+        char *end;
+        v = PyOS_string_to_double(*s, &end, NULL);
+        if ((v == -1.0 && PyErr_Occurred()) || end != after) {
+            PyErr_Clear();
+            return NAN;
+        }
+    }
+    *s = after;
+    return fabs(v) <= 1e100 ? v : NAN;
+}
+
+PyDoc_STRVAR(read_doc,
+    "read_support_vectors(text, n_lines, n_coef, width) -> (coef, sv_ptr, sv_ind, sv_val): the\n"
+    "support vectors of a LIBSVM model text after its SV line, as bytes of the arrays Svm takes:\n"
+    "each of n_lines lines holds n_coef numbers, then index:value pairs (index 1..width, given as\n"
+    "0..width-1), every number within +-1e100. ValueError if the text is not that.");
+
+static PyObject *read_support_vectors(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *text, *bad = NULL;
+    Py_ssize_t length;
+    long long n_lines, n_coef, width;
+    if (!PyArg_ParseTuple(args, "s#LLL", &text, &length, &n_lines, &n_coef, &width))
+        return NULL;
+    int64_t newlines = 0, colons = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        newlines += text[i] == '\n';
+        colons += text[i] == ':';
+    }
+    if (n_lines < 0 || n_coef < 0 || width < 0 || width > INT32_MAX || n_lines > newlines + 1
+        || (n_coef && n_lines > (length + 1) / (2 * n_coef)))
+        return PyErr_Format(PyExc_ValueError, "support vector counts that do not match the SV lines");
+    PyObject *coef = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_lines * n_coef * sizeof(double)));
+    PyObject *ptr = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((n_lines + 1) * sizeof(int64_t)));
+    PyObject *ind = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(colons * sizeof(int32_t)));
+    PyObject *val = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(colons * sizeof(double)));
+    if (!coef || !ptr || !ind || !val)
+        goto fail;
+    double *c = (double *)PyBytes_AS_STRING(coef), *v = (double *)PyBytes_AS_STRING(val);
+    int64_t *sv_ptr = (int64_t *)PyBytes_AS_STRING(ptr), nodes = 0;
+    int32_t *sv_ind = (int32_t *)PyBytes_AS_STRING(ind);
+    const char *at = text;
+    sv_ptr[0] = 0;
+    for (int64_t line = 0; line < n_lines && !bad; line++) {
+        for (int64_t i = 0; i < n_coef && !bad; i++) {
+            while (is_blank(at))
+                at++;
+            if (isnan(c[line * n_coef + i] = read_number(&at)))
+                bad = "a coefficient that is not a number within +-1e100";
+        }
+        for (;;) {
+            while (is_blank(at))
+                at++;
+            if (bad || *at == '\n' || *at == '\0')
+                break;
+            int64_t index = 0;
+            const char *digits = at;
+            for (; is_digit(*at) && at - digits < 10; at++)
+                index = 10 * index + (*at - '0');
+            if (at == digits || *at++ != ':' || index < 1 || index > width)
+                bad = "a feature index out of range";
+            else if (isnan(v[nodes] = read_number(&at)))
+                bad = "a feature value that is not a number within +-1e100";
+            else
+                sv_ind[nodes++] = (int32_t)(index - 1);
+        }
+        if (!bad && *at == '\n')
+            at++;
+        else if (!bad && line + 1 < n_lines)
+            bad = "support vector counts that do not match the SV lines";
+        sv_ptr[line + 1] = nodes;
+    }
+    if (!bad && at != text + length)
+        bad = "support vector counts that do not match the SV lines";
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, bad);
+        goto fail;
+    }
+    if (_PyBytes_Resize(&ind, (Py_ssize_t)(nodes * sizeof(int32_t))) < 0
+        || _PyBytes_Resize(&val, (Py_ssize_t)(nodes * sizeof(double))) < 0)
+        goto fail;
+    return Py_BuildValue("NNNN", coef, ptr, ind, val);
+fail:
+    Py_XDECREF(coef);
+    Py_XDECREF(ptr);
+    Py_XDECREF(ind);
+    Py_XDECREF(val);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"read_support_vectors", read_support_vectors, METH_VARARGS, read_doc},
+    {NULL, NULL, 0, NULL},
+};
+
 static PyMethodDef Svm_methods[] = {
     {"votes", (PyCFunction)Svm_votes, METH_VARARGS, votes_doc},
     {NULL, NULL, 0, NULL},
@@ -717,7 +866,7 @@ static PyTypeObject SvmType = {
     .tp_methods = Svm_methods,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_libsvm", "LIBSVM's one-vs-one votes.", -1, NULL,
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_libsvm", "LIBSVM's one-vs-one votes.", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__libsvm(void)
