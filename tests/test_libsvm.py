@@ -159,13 +159,69 @@ def test_support_vectors_that_are_not_binary(tmp_path):
 
 
 def test_kernel_values_that_overflow(tmp_path):
-    # (gamma u'v)^d beyond the largest double: LIBSVM sums inf and 0 * inf = NaN, and a NaN
-    # decision value is a vote for the second class; maltpy counts the same votes
+    # A kernel value beyond the largest double: LIBSVM's sums take inf, and 0 * inf = NaN from a
+    # zero coefficient, and a NaN decision value is a vote for the second class; maltpy counts
+    # the same votes. (gamma u'v)^20 of a large feature value, and exp(-gamma |u - v|^2) of a
+    # negative gamma.
     sv = [[([1.0, -1.0], "1:1 2:1"), ([0.5, 0.0], "3:1")], [([-1.0, 1.0], "1:1")], [([0.0, -0.5], "2:1 3:1")]]
-    text = model_text("polynomial", [0.1, -0.2, 0.3], sv, degree=20, gamma=1e10, coef0=0)
-    X = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0], [1.0, 0.0, 1.0]] * 9))
-    votes = assert_libsvms_votes(text, X, tmp_path)
-    assert votes.sum() == 36 * 3
+    X = sp.csr_matrix(np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 1e30], [0.0, 0.0, 0.0], [1.0, 0.0, 1.0]] * 9))
+    for kernel, params in ("polynomial", dict(degree=20, gamma=1e10, coef0=0)), ("rbf", dict(gamma=-1e10)):
+        votes = assert_libsvms_votes(model_text(kernel, [0.1, -0.2, 0.3], sv, **params), X, tmp_path)
+        assert votes.sum() == 36 * 3
+
+
+def test_a_model_of_many_classes_one_instance_at_a_time(tmp_path):
+    # 520 classes are 134,940 pairs: more than a block's sums may take, so each instance is
+    # counted alone; with a kernel that overflows, zero coefficients count too
+    rng = np.random.default_rng(5)
+    k = 520
+    pairs = k * (k - 1) // 2
+
+    def sv(nodes):
+        coef = np.where(rng.random(k - 1) < 0.1, rng.normal(size=k - 1).round(3), 0.0)
+        return coef.tolist(), nodes
+
+    classes = [[] for _ in range(k)]
+    classes[0] = [sv("1:1 2:1"), sv("2:1")]
+    classes[7] = [sv("1:1 3:1")]
+    classes[k - 1] = [sv("3:1")]
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 0.0], [1.0, 1.0, 1e30], [0.0, 0.0, 0.0]]))
+    for params in dict(degree=2, gamma=0.2, coef0=0), dict(degree=20, gamma=1e10, coef0=0):
+        rho = rng.normal(size=pairs).round(3).tolist()
+        assert_libsvms_votes(model_text("polynomial", rho, classes, **params), X, tmp_path)
+
+
+def test_the_support_vectors_are_read_strictly():
+    # the SV lines are read in C: what LIBSVM writes, and nothing else
+    text = model_text("linear", [0.5], [[([0.25], "1:1 3:1")], [([-1e-05], "2:0.5")]])
+    assert LibSvm(text, 3).n_sv == 2
+    header, sv, lines = text.partition("\nSV\n")
+    assert LibSvm(header + sv + lines.replace("\n", "\r\n"), 3).n_sv == 2  # lines ending in \r\n
+    for good, bad in [
+        ("3:1", "4:1"),  # an index beyond the width
+        ("3:1", "0:1"),
+        ("3:1", "3.0:1"),  # an index LIBSVM does not write
+        ("3:1", "+3:1"),
+        ("3:1", "3:1e101"),  # beyond +-1e100
+        ("3:1", "3:nan"),
+        ("3:1", "3:1_0"),  # Python's float() would read these
+        ("3:1", "3:\u0661"),
+        ("3:1", "3: 1"),
+        ("3:1", "3:1:1"),
+        ("0.25", "0.25 0.25"),  # a coefficient too many
+        ("0.25 1:1", "1:1"),  # one short
+        ("0.25 1:1", "0x1p2 1:1"),
+        ("0.25 1:1", "inf 1:1"),
+        ("3:1\n", "3:1\n\n"),  # a line too many
+        ("3:1\n", "3:1\x0b"),
+        ("3:1\n", "3:1\r"),
+        ("3:1\n", "3:1\x00"),
+        ("nr_sv 1 1", "nr_sv 1 2"),  # a line too few
+        ("nr_sv 1 1", "nr_sv 1 99999999999999999999"),
+    ]:
+        assert good in text
+        with pytest.raises(ValueError):
+            LibSvm(text.replace(good, bad, 1), 3)
 
 
 def test_the_c_model_checks_its_arrays():

@@ -24,7 +24,9 @@
    build for x86-64 has none), and exp and tanh are the C library's, as LIBSVM's are.
 
    Svm(...) copies a model's arrays and checks them once; votes(...) checks and copies its
-   instances, then counts the votes with the GIL released. */
+   instances, then counts the votes with the GIL released. read_support_vectors(...) reads the
+   support vectors of LIBSVM's model text into those arrays (NumPy took longer to read its
+   numbers than the votes take). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -41,6 +43,7 @@
 #endif
 
 #define LANES 32          /* instances summed side by side */
+#define MAX_BLOCK_PAIRS (1 << 17) /* pairs of classes (32 MB of sums); a model of more: one instance at a time */
 #define QUADS (LANES / 4)  /* of four lanes: a vector of doubles where the compiler has one */
 #define WORDS (LANES / 16) /* of four count words, each holding four lanes' counts, a byte each */
 
@@ -105,7 +108,11 @@ typedef struct {
    _Alignof(Lanes) says), or NULL. */
 static void *aligned(size_t n)
 {
+#ifdef __GNUC__
     return aligned_alloc(64, (n + 64) / 64 * 64);
+#else
+    return malloc(n + 1);
+#endif
 }
 
 enum { LINEAR, POLY, RBF, SIGMOID };
@@ -223,30 +230,47 @@ static double k_function(const Svm *m, const int32_t *xi, const double *xv, int6
     return kernel_of(m, sum);
 }
 
-/* Support vector s's coefficient in pair p. */
-static double coef_of(const Svm *m, int64_t s, int64_t p)
+/* The number of pair (i, j), i < j, in LIBSVM's order. */
+static int64_t pair_of(int64_t k, int64_t i, int64_t j)
 {
-    for (int64_t t = m->term_ptr[s]; t < m->term_ptr[s + 1]; t++)
-        if (m->term_pair[t] == p)
-            return m->term_coef[t];
-    return 0.0;
+    return i * k - i * (i + 1) / 2 + j - i - 1;
 }
 
-/* The votes of one instance as LIBSVM's loop counts them, every term included, from its kernel
-   values K: for an instance with a kernel value that is not finite. */
-static void votes_in_full(const Svm *m, const double *K, double *votes)
+/* The votes of one instance, added to votes[c] for LIBSVM's class c, from its kernel values K;
+   sums: n_pairs doubles of work space. The same sums as in decisions() below, one lane; a
+   support vector whose kernel value is not finite adds its zero coefficients too (0 * inf is
+   NaN), to each pair of its class, as LIBSVM's loop does. */
+static void votes_one(const Svm *m, const double *K, double *sums, double *votes)
 {
-    int64_t k = m->k, p = 0;
-    for (int64_t i = 0; i < k; i++)
-        for (int64_t j = i + 1; j < k; j++, p++) {
-            double sum = 0;
-            for (int64_t s = m->start[i]; s < m->start[i + 1]; s++)
-                sum += coef_of(m, s, p) * K[s];
-            for (int64_t s = m->start[j]; s < m->start[j + 1]; s++)
-                sum += coef_of(m, s, p) * K[s];
-            sum -= m->rho[p];
-            votes[sum > 0 ? i : j] += 1.0;
+    int64_t k = m->k;
+    memset(sums, 0, (size_t)m->n_pairs * sizeof(double));
+    for (int64_t c = 0; c < k; c++)
+        for (int64_t s = m->start[c]; s < m->start[c + 1]; s++) {
+            int64_t t = m->term_ptr[s], end = m->term_ptr[s + 1];
+            if (isfinite(K[s]))
+                for (; t < end; t++)
+                    sums[m->term_pair[t]] += m->term_coef[t] * K[s];
+            else
+                for (int64_t other = 0; other < k; other++) {
+                    if (other == c)
+                        continue;
+                    int64_t p = other < c ? pair_of(k, other, c) : pair_of(k, c, other);
+                    double coef = t < end && m->term_pair[t] == p ? m->term_coef[t++] : 0.0;
+                    sums[p] += coef * K[s];
+                }
         }
+    int64_t p = 0;
+    for (int64_t i = 0; i < k; i++)
+        for (int64_t j = i + 1; j < k; j++, p++)
+            votes[sums[p] - m->rho[p] > 0 ? i : j] += 1.0;
+}
+
+/* Instance r's kernel values, by k_function. */
+static void kernel_column(const Svm *m, const int64_t *ptr, const int32_t *ind, const double *val, int64_t r,
+                          double *K)
+{
+    for (int64_t s = 0; s < m->n_sv; s++)
+        K[s] = k_function(m, ind + ptr[r], val + ptr[r], ptr[r + 1] - ptr[r], s);
 }
 
 /* The instances of a call (CSR rows) and the work space of its blocks of instances. */
@@ -260,7 +284,8 @@ typedef struct {
     Counts mask[256];    /* mask[u]: 1 in the byte of each lane that has feature u; mask[0] is 0 */
     Lanes *sums;         /* per pair: each lane's decision value so far */
     Wins *votes;         /* votes[c * QUADS + b / 4], element b % 4: lane b's votes for LIBSVM's class c */
-    double *full;        /* one instance's votes, every term summed */
+    double *full;        /* one instance's votes, counted alone */
+    double *pair_sums;   /* its sums */
     double *column;      /* one instance's kernel values */
 } Work;
 
@@ -386,11 +411,9 @@ static int vote_block(const Svm *m, Work *x, int64_t r0, int64_t n_rows, double 
     Wins *votes = x->votes;
     for (int b = 0; b < n; b++) {
         if (!finite[b]) {
-            int64_t r = r0 + b;
-            for (int64_t s = 0; s < m->n_sv; s++)
-                x->column[s] = k_function(m, x->ind + x->ptr[r], x->val + x->ptr[r], x->ptr[r + 1] - x->ptr[r], s);
+            kernel_column(m, x->ptr, x->ind, x->val, r0 + b, x->column);
             memset(x->full, 0, (size_t)k * sizeof(double));
-            votes_in_full(m, x->column, x->full);
+            votes_one(m, x->column, x->pair_sums, x->full);
             for (int64_t c = 0; c < k; c++)
                 ELEM(votes[c * QUADS + b / 4], b % 4) = (int64_t)x->full[c];
         }
@@ -488,8 +511,7 @@ static const char *build(Svm *m, const double *coef)
         for (int64_t s = m->start[c]; s < m->start[c + 1]; s++) {
             for (int64_t r = 0; r < k - 1; r++)
                 if (coef[s * (k - 1) + r] != 0.0) {
-                    int64_t i = r < c ? r : c, j = r < c ? c : r + 1;
-                    m->term_pair[t] = (int32_t)(i * k - i * (i + 1) / 2 + j - i - 1);
+                    m->term_pair[t] = (int32_t)(r < c ? pair_of(k, r, c) : pair_of(k, c, r + 1));
                     m->term_coef[t++] = coef[s * (k - 1) + r];
                 }
             m->term_ptr[s + 1] = t;
@@ -621,25 +643,35 @@ static PyObject *Svm_votes(Svm *self, PyObject *args)
         goto done;
     }
     int64_t n_table = (longest < 255 ? longest : 255) + self->max_len + 1, n_sv = self->n_sv;
+    int blocks = self->n_pairs <= MAX_BLOCK_PAIRS;
     work = aligned(sizeof(Work));
     if (work) {
         *work = (Work){.ptr = ptr, .ind = ind, .val = val, .table_finite = 1};
         work->table = table = malloc((size_t)n_table * sizeof(double));
         work->slot = calloc((size_t)self->n_features + 1, 1);
-        work->sums = aligned((size_t)self->n_pairs * sizeof(Lanes));
+        work->sums = blocks ? aligned((size_t)self->n_pairs * sizeof(Lanes)) : NULL;
         work->votes = aligned((size_t)k * QUADS * sizeof(Wins));
         work->full = malloc((size_t)k * sizeof(double));
+        work->pair_sums = malloc((size_t)self->n_pairs * sizeof(double));
         work->column = malloc((size_t)(n_sv + 1) * sizeof(double));
     }
-    if (!work || !table || !work->slot || !work->sums || !work->votes || !work->full || !work->column) {
+    if (!work || !table || !work->slot || (blocks && !work->sums) || !work->votes || !work->full
+        || !work->pair_sums || !work->column) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
     for (int64_t v = 0; v < n_table; v++)
         work->table_finite &= isfinite(table[v] = kernel_of(self, (double)v)) != 0;
-    for (int64_t r0 = 0; r0 < n;)
+    for (int64_t r0 = 0; r0 < n && blocks;)
         r0 += vote_block(self, work, r0, n, out.buf);
+    for (int64_t r = 0; r < n && !blocks; r++) {
+        kernel_column(self, ptr, ind, val, r, work->column);
+        memset(work->full, 0, (size_t)k * sizeof(double));
+        votes_one(self, work->column, work->pair_sums, work->full);
+        for (int64_t c = 0; c < k; c++)
+            ((double *)out.buf)[r * k + self->label[c]] += work->full[c];
+    }
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);
@@ -655,11 +687,159 @@ done:
         free(work->sums);
         free(work->votes);
         free(work->full);
+        free(work->pair_sums);
         free(work->column);
         free(work);
     }
     return result;
 }
+
+/* --- the support vectors of LIBSVM's model text ------------------------------------------------ */
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* A space, a tab, or the \r of a \r\n. */
+static int is_blank(const char *c)
+{
+    return *c == ' ' || *c == '\t' || (*c == '\r' && c[1] == '\n');
+}
+
+/* The length of the decimal number at s, [+-]d[.d][(e|E)[+-]d] (d: digits, on one side of the
+   point at least), or 0. */
+static size_t number_length(const char *s)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    size_t digits = 0;
+    for (; is_digit(*p); p++)
+        digits++;
+    if (*p == '.')
+        for (p++; is_digit(*p); p++)
+            digits++;
+    if (!digits)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        const char *e = p + 1 + (p[1] == '+' || p[1] == '-');
+        if (!is_digit(*e))
+            return 0;
+        for (p = e; is_digit(*p); p++)
+            ;
+    }
+    return (size_t)(p - s);
+}
+
+/* The number at *s, as Python's float() reads it (correctly rounded), *s moved past it; NAN if
+   there is none, if it is beyond +-1e100, or if no blank or end of line follows it. */
+static double read_number(const char **s)
+{
+    size_t n = number_length(*s);
+    const char *after = *s + n;
+    if (!n || !(is_blank(after) || *after == '\n' || *after == '\0'))
+        return NAN;
+    const char *digits = *s + (**s == '+' || **s == '-');
+    double v = 0;
+    if (after - digits <= 15 && strspn(digits, "0123456789") == (size_t)(after - digits)) {
+        for (const char *d = digits; d < after; d++) /* an integer: exact, as the C library reads it */
+            v = 10 * v + (*d - '0');
+        v = **s == '-' ? -v : v;
+    } else {
+        char *end;
+        v = PyOS_string_to_double(*s, &end, NULL);
+        if ((v == -1.0 && PyErr_Occurred()) || end != after) {
+            PyErr_Clear();
+            return NAN;
+        }
+    }
+    *s = after;
+    return fabs(v) <= 1e100 ? v : NAN;
+}
+
+PyDoc_STRVAR(read_doc,
+    "read_support_vectors(text, n_lines, n_coef, width) -> (coef, sv_ptr, sv_ind, sv_val): the\n"
+    "support vectors of a LIBSVM model text after its SV line, as bytes of the arrays Svm takes:\n"
+    "each of n_lines lines holds n_coef numbers, then index:value pairs (index 1..width, given as\n"
+    "0..width-1), every number within +-1e100. ValueError if the text is not that.");
+
+static PyObject *read_support_vectors(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *text, *bad = NULL;
+    Py_ssize_t length;
+    long long n_lines, n_coef, width;
+    if (!PyArg_ParseTuple(args, "s#LLL", &text, &length, &n_lines, &n_coef, &width))
+        return NULL;
+    int64_t newlines = 0, colons = 0;
+    for (Py_ssize_t i = 0; i < length; i++) {
+        newlines += text[i] == '\n';
+        colons += text[i] == ':';
+    }
+    if (n_lines < 0 || n_coef < 0 || width < 0 || width > INT32_MAX || n_lines > newlines + 1
+        || (n_coef && n_lines > (length + 1) / (2 * n_coef)))
+        return PyErr_Format(PyExc_ValueError, "support vector counts that do not match the SV lines");
+    PyObject *coef = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n_lines * n_coef * sizeof(double)));
+    PyObject *ptr = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((n_lines + 1) * sizeof(int64_t)));
+    PyObject *ind = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(colons * sizeof(int32_t)));
+    PyObject *val = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(colons * sizeof(double)));
+    if (!coef || !ptr || !ind || !val)
+        goto fail;
+    double *c = (double *)PyBytes_AS_STRING(coef), *v = (double *)PyBytes_AS_STRING(val);
+    int64_t *sv_ptr = (int64_t *)PyBytes_AS_STRING(ptr), nodes = 0;
+    int32_t *sv_ind = (int32_t *)PyBytes_AS_STRING(ind);
+    const char *at = text;
+    sv_ptr[0] = 0;
+    for (int64_t line = 0; line < n_lines && !bad; line++) {
+        for (int64_t i = 0; i < n_coef && !bad; i++) {
+            while (is_blank(at))
+                at++;
+            if (isnan(c[line * n_coef + i] = read_number(&at)))
+                bad = "a coefficient that is not a number within +-1e100";
+        }
+        for (;;) {
+            while (is_blank(at))
+                at++;
+            if (bad || *at == '\n' || *at == '\0')
+                break;
+            int64_t index = 0;
+            const char *digits = at;
+            for (; is_digit(*at) && at - digits < 10; at++)
+                index = 10 * index + (*at - '0');
+            if (at == digits || *at++ != ':' || index < 1 || index > width)
+                bad = "a feature index out of range";
+            else if (isnan(v[nodes] = read_number(&at)))
+                bad = "a feature value that is not a number within +-1e100";
+            else
+                sv_ind[nodes++] = (int32_t)(index - 1);
+        }
+        if (!bad && *at == '\n')
+            at++;
+        else if (!bad && line + 1 < n_lines)
+            bad = "support vector counts that do not match the SV lines";
+        sv_ptr[line + 1] = nodes;
+    }
+    if (!bad && at != text + length)
+        bad = "support vector counts that do not match the SV lines";
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, bad);
+        goto fail;
+    }
+    if (_PyBytes_Resize(&ind, (Py_ssize_t)(nodes * sizeof(int32_t))) < 0
+        || _PyBytes_Resize(&val, (Py_ssize_t)(nodes * sizeof(double))) < 0)
+        goto fail;
+    return Py_BuildValue("NNNN", coef, ptr, ind, val);
+fail:
+    Py_XDECREF(coef);
+    Py_XDECREF(ptr);
+    Py_XDECREF(ind);
+    Py_XDECREF(val);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"read_support_vectors", read_support_vectors, METH_VARARGS, read_doc},
+    {NULL, NULL, 0, NULL},
+};
 
 static PyMethodDef Svm_methods[] = {
     {"votes", (PyCFunction)Svm_votes, METH_VARARGS, votes_doc},
@@ -686,7 +866,7 @@ static PyTypeObject SvmType = {
     .tp_methods = Svm_methods,
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_libsvm", "LIBSVM's one-vs-one votes.", -1, NULL,
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_libsvm", "LIBSVM's one-vs-one votes.", -1, methods,
                                     NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__libsvm(void)

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import MaltpyError, require
-from ._libsvm import Svm
+from ._libsvm import Svm, read_support_vectors
 from .base import Classifier
 
 KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}  # LIBSVM's numbers, as _libsvm.c takes them
@@ -89,33 +89,18 @@ class LibSvm(Classifier):
         counts = [int(x) for x in fields["nr_sv"]] if "nr_sv" in fields else [0] * k
         self.rho = np.array([float(x) for x in fields.get("rho", [])])
         require(len(counts) == k and min(counts) >= 0 and len(self.rho) == k * (k - 1) // 2, "a malformed header")
-        # The SV lines: k-1 coefficients, then index:value pairs; parsed in one pass.
-        lines = body.splitlines()
-        n_sv = len(lines)
-        require(sum(counts) == n_sv, "support vector counts that do not match the SV lines")
-        pairs_per_line = np.array([line.count(":") for line in lines], dtype=int)
-        numbers = np.array(body.replace(":", " ").split(), dtype=float)
-        require(len(numbers) == n_sv * (k - 1) + 2 * int(pairs_per_line.sum()), "malformed SV lines")
-        require(bool((np.abs(numbers) <= 1e100).all() and (np.abs(self.rho) <= 1e100).all()),
-              "a number that is not finite, or beyond ±1e100")  # fmt: skip
-        line_starts = np.concatenate([[0], np.cumsum(k - 1 + 2 * pairs_per_line)[:-1]]).astype(int)
-        coef_at = line_starts[:, None] + np.arange(k - 1)[None, :]
-        node_starts = np.repeat(line_starts + k - 1, pairs_per_line)
-        within = np.arange(len(node_starts)) - np.repeat(np.cumsum(pairs_per_line) - pairs_per_line, pairs_per_line)
-        indices = numbers[node_starts + 2 * within]
-        require(
-            bool(((indices >= 1) & (indices <= width) & (indices == np.floor(indices))).all()),
-            "a feature index out of range",
-        )
-        self.n_sv = n_sv
+        require(bool((np.abs(self.rho) <= 1e100).all()), "a number that is not finite, or beyond ±1e100")
+        # The SV lines: k-1 coefficients, then index:value pairs, read (and checked) in C.
+        n_sv = self.n_sv = sum(counts)
+        require(n_sv <= body.count("\n") + 1, "support vector counts that do not match the SV lines")
+        coef, sv_ptr, sv_ind, sv_val = read_support_vectors(body, n_sv, k - 1, width)
         if k < 2:
             return
         # the model as LIBSVM holds it, the nodes of each support vector in the file's order
+        starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         self.svm = Svm(self.kernel, self.degree, self.gamma, self.coef0, width, k,
-                       np.concatenate([[0], np.cumsum(pairs_per_line)]).astype(np.int64),
-                       (indices - 1).astype(np.int32), numbers[node_starts + 2 * within + 1],
-                       numbers[coef_at].ravel() if n_sv else np.zeros(0),
-                       np.concatenate([[0], np.cumsum(counts)]).astype(np.int64), self.rho,
+                       np.frombuffer(sv_ptr, dtype=np.int64), np.frombuffer(sv_ind, dtype=np.int32),
+                       np.frombuffer(sv_val), np.frombuffer(coef), starts, self.rho,
                        np.array(self.labels, dtype=np.int64))  # fmt: skip
 
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
