@@ -54,7 +54,7 @@
 typedef double Quad __attribute__((vector_size(4 * sizeof(double))));
 typedef uint32_t Words __attribute__((vector_size(4 * sizeof(uint32_t))));
 typedef int32_t Ints __attribute__((vector_size(4 * sizeof(int32_t))));
-#define ELEM(v, i) (v)[i]
+#define ELEM(x, i) (x)[i]
 #define ADD(to, v) ((to) += (v))
 #define ADD_TERM(to, c, v) ((to) += (c) * (v))
 #define QUAD_OF_COUNTS(w, byte) __builtin_convertvector((Ints)((w) >> (8 * (byte)) & 255), Quad)
@@ -73,7 +73,7 @@ typedef struct {
 typedef struct {
     uint32_t v[4];
 } Words;
-#define ELEM(v, i) (v).v[i]
+#define ELEM(x, i) (x).v[i]
 #define ADD(to, w) for (int i_ = 0; i_ < 4; i_++) (to).v[i_] += (w).v[i_]
 #define ADD_TERM(to, c, w) for (int i_ = 0; i_ < 4; i_++) (to).v[i_] += (c) * (w).v[i_]
 typedef struct {
