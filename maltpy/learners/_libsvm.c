@@ -1,25 +1,30 @@
 /* LIBSVM's one-vs-one prediction (svm_predict_values in LIBSVM 3.x's svm.cpp) for a batch of
    instances, in C for speed, with LIBSVM's floating-point operations in LIBSVM's order, so that
-   every decision value, and so every vote, is the one LIBSVM computes.
+   every decision value, and so every vote, is the one LIBSVM computes: no error bound is needed.
 
    LIBSVM, for an instance x: kvalue[s] = k_function(x, SV[s]) for every support vector s; then
    for each pair of classes i < j, in order,
        sum = 0; sum += sv_coef[j-1][s] * kvalue[s] for s in class i, in order;
                 sum += sv_coef[i][s] * kvalue[s] for s in class j, in order;
-       sum -= rho[p];  a vote for i if sum > 0, else for j.
-   This file computes the same sums with these differences, none of which changes a vote:
-   - Terms whose coefficient is zero are left out: 0 * kvalue is +0 or -0 when kvalue is finite,
-     and adding a zero changes a sum at most in the sign of a zero, which no later addition and no
-     "sum - rho > 0" can tell. (Most coefficients are zero: a support vector of class i is one in
-     only a few of the k - 1 binary problems of i.) An instance with a kernel value that is not
-     finite (an overflowing kernel: 0 * inf is NaN) is summed with every term, as LIBSVM does.
-   - The decision values of LANES instances are summed side by side, each in its own lane of
-     the same loop; each lane is still one sum in LIBSVM's order.
+       sum -= rho[p];  a vote for i if sum > 0, else for j (a NaN too).
+   This file computes the same sums, with the same roundings, and differs only in what no vote
+   can tell:
+   - Terms whose coefficient is zero are left out. Most are: a support vector of class i is one
+     in only a few of the k - 1 binary problems of i (la_perseus: 7% of the coefficients are not
+     zero). When kvalue is finite, 0 * kvalue is +0 or -0, and adding a zero to a sum changes at
+     most the sign of a zero, which no later addition and no "sum - rho > 0" can tell. A support
+     vector whose kvalue is not finite (an overflowing kernel: 0 * inf is NaN) adds its zero
+     coefficients too, as LIBSVM does.
+   - The support vectors are taken in order, each adding its terms to the sums of its pairs. A
+     pair's sum sees only its own terms, class i's before class j's (start[i] < start[j]), each
+     class in order: LIBSVM's sequence of additions, interleaved with other pairs' sums.
+   - LANES instances are summed side by side, each in its own lane of the same operations.
    - The kernel values of binary instances (every value 1, indices strictly ascending) against
-     binary support vectors are read from a table: LIBSVM's dot product is then the number c of
-     shared features and its squared distance (RBF) is |x| + |sv| - 2c, exact integers in
-     double, so k_function's result is that of the table's entry, computed by the same
-     expression. Other instances or models go through k_function itself, merge and all.
+     binary support vectors are computed from the number c of features they share: LIBSVM's dot
+     product is then c, and its squared distance (RBF) |x| + |sv| - 2c, integers, exact in
+     double; k_function's last step on them is taken by the same expression (polynomial: powi,
+     a quad of lanes at a time; RBF and sigmoid: from a table of exp and tanh of 0, 1, 2, ...).
+     Other instances and models go through k_function itself, merge and all.
    The file is compiled without contraction of a * b + c into a fused multiply-add (LIBSVM's
    build for x86-64 has none), and exp and tanh are the C library's, as LIBSVM's are.
 
@@ -42,10 +47,10 @@
 #error "LIBSVM's decision values need IEEE arithmetic: build without -ffast-math"
 #endif
 
-#define LANES 32          /* instances summed side by side */
-#define MAX_BLOCK_PAIRS (1 << 17) /* pairs of classes (32 MB of sums); a model of more: one instance at a time */
-#define QUADS (LANES / 4)  /* of four lanes: a vector of doubles where the compiler has one */
-#define WORDS (LANES / 16) /* of four count words, each holding four lanes' counts, a byte each */
+#define LANES 32                  /* instances summed side by side (16 and 64 are slower) */
+#define QUADS (LANES / 4)         /* of four lanes: a vector of doubles where the compiler has one */
+#define WORDS (LANES / 16)        /* of four count words, each holding four lanes' counts, a byte each */
+#define MAX_BLOCK_PAIRS (1 << 17) /* pairs of classes (32 MB of sums); a model of more: an instance at a time */
 
 /* Lane b is element b % 4 of quad b / 4 of Lanes. Its count (of the features it shares with a
    support vector) is byte q / WORDS of element b % 4 of words q % WORDS of Counts, q = b / 4:
@@ -54,7 +59,7 @@
 typedef double Quad __attribute__((vector_size(4 * sizeof(double))));
 typedef uint32_t Words __attribute__((vector_size(4 * sizeof(uint32_t))));
 typedef int32_t Ints __attribute__((vector_size(4 * sizeof(int32_t))));
-#define ELEM(v, i) (v)[i]
+#define ELEM(x, i) (x)[i]
 #define ADD(to, v) ((to) += (v))
 #define ADD_TERM(to, c, v) ((to) += (c) * (v))
 #define QUAD_OF_COUNTS(w, byte) __builtin_convertvector((Ints)((w) >> (8 * (byte)) & 255), Quad)
@@ -73,7 +78,7 @@ typedef struct {
 typedef struct {
     uint32_t v[4];
 } Words;
-#define ELEM(v, i) (v).v[i]
+#define ELEM(x, i) (x).v[i]
 #define ADD(to, w) for (int i_ = 0; i_ < 4; i_++) (to).v[i_] += (w).v[i_]
 #define ADD_TERM(to, c, w) for (int i_ = 0; i_ < 4; i_++) (to).v[i_] += (c) * (w).v[i_]
 typedef struct {
@@ -279,7 +284,7 @@ typedef struct {
     const int32_t *ind;
     const double *val;
     const double *table; /* table[v]: the kernel of v shared features (RBF: of squared distance v) */
-    int table_finite;
+    int table_finite;    /* every entry finite, so every counted lane's kernel value */
     uint8_t *slot;       /* slot[f]: u if f is the block's feature u (from 1), else 0 */
     Counts mask[256];    /* mask[u]: 1 in the byte of each lane that has feature u; mask[0] is 0 */
     Lanes *sums;         /* per pair: each lane's decision value so far */
@@ -289,7 +294,7 @@ typedef struct {
     double *column;      /* one instance's kernel values */
 } Work;
 
-/* How a lane's kernel values are found: counted (shared features, in a table), merged (k_function). */
+/* How a lane's kernel values are found: counted (from the features shared), merged (k_function). */
 enum { UNUSED, COUNTED, MERGED };
 
 /* Row r is counted if it is binary (every value 1, indices strictly ascending) and the model is
@@ -314,8 +319,8 @@ static int how_found(const Svm *m, const Work *x, int64_t r)
    every lane, then its terms added to the sums of their pairs; so a pair (i, j), i < j, gets
    class i's terms, then class j's, each class in order, as in LIBSVM's loop. A counted lane
    finds the number of features it shares with s by adding, over s's features, the block's
-   masks (a lane has at most 255 features in the block). finite[b]: lane b's kernel values are
-   all finite. Then the votes of the decision values, into x->votes. */
+   masks (at most 255 features in a block: a count fits its byte). finite[b]: lane b's kernel
+   values are all finite. Then the votes of the decision values, into x->votes. */
 WIDE static void decisions(const Svm *m, const Work *x, int64_t r0, const int *how, int *finite)
 {
     Lanes *restrict sums = x->sums;
