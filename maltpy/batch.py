@@ -90,11 +90,15 @@ class _Symbols:
     def size(self, source: str) -> int:
         return len(self.table(source)) + 1
 
+    def null_codes(self, source: str) -> tuple[int, int, int]:
+        """The symbols of no node, the root node and no value in a source."""
+        t = self.table(source)
+        return t[self.no_node], t[self.root_node], t[self.no_value]
+
     def nulls(self, source: str) -> np.ndarray:
         """A mask over the source's symbols: which are null values."""
-        t = self.table(source)
         mask = np.zeros(self.size(source), dtype=bool)
-        mask[[t[v] for v in (self.no_node, self.root_node, self.no_value)]] = True
+        mask[list(self.null_codes(source))] = True
         return mask
 
 
@@ -103,14 +107,10 @@ class _Column:
     (single features) or from the code of its parts' symbols (Merge) to a column, -1 for none."""
 
     def __init__(self, feature: Feature, table: dict, skip: frozenset, symbols: _Symbols) -> None:
-        self.feature = feature
         if feature.name not in ("Merge", "Merge3"):
             source = _source(feature)
-            for value in table:
-                symbols.add(source, value)
             self.parts = [feature]
-            self.map = {symbols.table(source)[v]: c for v, c in table.items() if v not in skip}
-            self.codes = None
+            self.map = {symbols.add(source, v): c for v, c in table.items() if v not in skip}
             return
         # A Merge's value is its parts' values joined by "~": a table key may split into parts in
         # several ways when values hold "~"; every split is registered, so that any parts whose
@@ -123,7 +123,6 @@ class _Column:
                 codes = tuple(symbols.add(s, v) for s, v in zip(sources, split))
                 pieces.setdefault(codes, column)
         self.map = pieces
-        self.codes = None
 
     def freeze(self, symbols: _Symbols) -> None:
         """Turn the map into arrays once every symbol table is complete."""
@@ -187,6 +186,8 @@ class _Classifier:
         moves = [classes.items[label] for label in model.labels]
         self.move = np.array([MOVES.index(name) for name, _ in moves], dtype=np.int64)
         self.label = np.array(model.labels, dtype=np.int64)
+        #: each class as (move, class number), what the ranked fallback tries
+        self.transitions = [(name, number) for (name, _), number in zip(moves, model.labels)]
 
 
 class _Arrays:
@@ -201,7 +202,6 @@ class _Arrays:
         self.value_numbers, self.value_plan = {}, []
         self.input_columns: list[int] = []
         self.label_symbol = np.zeros(0, dtype=np.int64)  # arc label code -> the symbol of its DEPREL
-        self._null_symbols: dict[str, tuple[int, int, int]] = {}
 
     def _start(self, sentences: list, grow: bool = False) -> None:
         """The initial configurations of the sentences; their tokens' values as symbols (new
@@ -243,14 +243,6 @@ class _Arrays:
 
     def _top(self, rows: np.ndarray) -> np.ndarray:
         return self.stack[self.offset[rows] + self.depth[rows] - 1]
-
-    def _nulls(self, source: str) -> tuple[int, int, int]:
-        """The symbols of no node, the root node and no value in a source."""
-        got = self._null_symbols.get(source)
-        if got is None:
-            t, sym = self.symbols.table(source), self.symbols
-            got = self._null_symbols[source] = (t[sym.no_node], t[sym.root_node], t[sym.no_value])
-        return got
 
     # --- addresses and values --------------------------------------------------------------------
 
@@ -325,9 +317,9 @@ class _Arrays:
         flat = self.offset[rows] + np.maximum(x, 0)
         if f.name == "InputColumn":
             column = COLUMNS[f.args[0]]
-            no_node, root, _ = self._nulls(f"IN{column}")
+            no_node, root, _ = self.symbols.null_codes(f"IN{column}")
             return np.where(x > 0, self.values[column][flat], np.where(x < 0, no_node, root))
-        no_node, root, no_value = self._nulls("OUT")
+        no_node, root, no_value = self.symbols.null_codes("OUT")
         label = self.labels[flat]
         own = np.where(label >= 0, self.label_symbol[np.maximum(label, 0)], no_value)
         return np.where(x > 0, own, np.where(x < 0, no_node, root))
@@ -336,7 +328,7 @@ class _Arrays:
 
     def _allowed(self, rows: np.ndarray) -> np.ndarray:
         """Which of SH, RE, RA, LA each row allows (nivre.py's ``allowed``)."""
-        top = self.stack[self.offset[rows] + self.depth[rows] - 1]
+        top = self._top(rows)
         at_root = top == 0
         headless = self.heads[self.offset[rows] + top] == -1
         ok = np.zeros((len(rows), 4), dtype=bool)
@@ -369,7 +361,7 @@ class _Arrays:
             return
         offset = self.offset[rows]
         depth = self.depth[rows]
-        top = self.stack[offset + depth - 1]
+        top = self._top(rows)
         front = self.front[rows]
         rest = self.rest[rows]
         la, ra = move == _LA, move == _RA
@@ -509,27 +501,17 @@ class BatchParser(_Arrays):
             self._fallback(int(rows[k]), classifier, scores[k])
 
     def _fallback(self, b: int, classifier: _Classifier | None, row: np.ndarray | None) -> None:
-        """MaltParser's ranked choice for one configuration (see ``Model._apply_ranked``)."""
+        """MaltParser's ranked choice for one configuration (see ``Model._apply_ranked``): the
+        best-ranked allowed class, or without a classifier the model's first class if allowed;
+        else the nivre systems' default move, SHIFT."""
         ok = self._allowed(np.array([b]))[0]
         allowed = [MOVES[k] for k in range(4) if ok[k]]
         if classifier is None:
-            name, label = self.model.classes.items[0]
-            number = 0 if name in allowed else -1
+            candidates = [(self.model.classes.items[0][0], 0)]
         else:
-            transitions = [(MOVES[m], label) for m, label in zip(classifier.move.tolist(), classifier.label.tolist())]
-            number = None
-            for name, label in ranked(row, transitions):
-                if name in allowed:
-                    number = label
-                    break
-            if number is None:
-                name = SH  # the nivre systems' default move
-        if classifier is None:
-            if number < 0:
-                name = SH
-            label = number if name in (LA, RA) else -1
-        else:
-            label = number if name in (LA, RA) else -1
+            candidates = ranked(row, classifier.transitions)
+        name, number = next(((n, k) for n, k in candidates if n in allowed), (SH, -1))
+        label = number if name in (LA, RA) else -1
         self._apply(np.array([b]), np.array([MOVES.index(name)]), np.array([label]))
 
 
@@ -561,6 +543,9 @@ class BatchLearner(_Arrays):
                                  for f in self.features]  # fmt: skip
         self.split = split_feature(config)
         self.split_value = self._plan([self.split])[0] if self.split is not None else None
+        # every value a step reads: the features' parts and the split feature
+        self.needs = sorted({v for numbers in self.value_numbers_of for v in numbers} |
+                            ({self.split_value} if self.split is not None else set()))  # fmt: skip
         self.label_codes: dict[str, int] = {}
         self.label_texts: list[str] = []
 
@@ -586,7 +571,7 @@ class BatchLearner(_Arrays):
         np.maximum.at(self.gold_rdep, (owner + head)[~left], position[~left])
         self.gold_head, self.gold_label = gold_head, gold_label
 
-        steps: list[tuple] = []  # (rows, step, moves, labels, values or None, split or None)
+        steps: list[tuple] = []  # (rows, step, moves, labels, values; None for deterministic moves)
         step = 0
         active = np.arange(len(sentences))
 
@@ -599,9 +584,7 @@ class BatchLearner(_Arrays):
             active = self._unfinished(active)
             if not len(active):
                 break
-            needs = sorted({v for numbers in self.value_numbers_of for v in numbers} |
-                           ({self.split_value} if self.split is not None else set()))  # fmt: skip
-            values = self._values(active, needs)
+            values = self._values(active, self.needs)
             move, label = self._oracle(active)
             steps.append((active, np.full(len(active), step), move, label, values))
             self._apply(active, move, label)
@@ -654,15 +637,13 @@ class BatchLearner(_Arrays):
         asked_order = order[asked[order]]
         place = (np.cumsum(asked) - 1)[asked_order]  # each instance's row in the steps' values
         inverse = self._inverse_tables()
-        values = []
-        for f, numbers in zip(self.features, self.value_numbers_of):
-            parts = [np.concatenate([s[4][v] for s in steps if s[4] is not None])[place] for v in numbers]
-            values.append(self._texts(f, parts, inverse))
+        symbols = {v: np.concatenate([s[4][v] for s in steps if s[4] is not None])[place] for v in self.needs}
+        values = [self._texts(f, [symbols[v] for v in numbers], inverse)
+                  for f, numbers in zip(self.features, self.value_numbers_of)]  # fmt: skip
         split_values = None
         if self.split is not None:
-            symbols = np.concatenate([s[4][self.split_value] for s in steps if s[4] is not None])[place]
             table = inverse[_source(self.split)]
-            split_values = [table[k] for k in symbols.tolist()]
+            split_values = [table[k] for k in symbols[self.split_value].tolist()]
         return Replay(moves[order].tolist(), label_list, asked[order].tolist(), values, split_values)
 
     def _inverse_tables(self) -> dict[str, list[str | None]]:
@@ -683,15 +664,13 @@ class BatchLearner(_Arrays):
         # number the distinct tuples of parts, one part at a time (a product of the tables'
         # sizes could overflow)
         numbers = np.zeros(len(parts[0]), dtype=np.int64)
-        count = 1
         for part, source in zip(parts, sources):
             unique, numbers = np.unique(numbers * self.symbols.size(source) + part, return_inverse=True)
             numbers = numbers.ravel()
-            count = len(unique)
-        first = np.full(count, -1, dtype=np.int64)
+        first = np.full(len(unique), -1, dtype=np.int64)
         first[numbers[::-1]] = np.arange(len(numbers) - 1, -1, -1)  # an instance of each number
         tables = [inverse[s] for s in sources]
-        nulls = [set(self._nulls(s)) for s in sources]
+        nulls = [set(self.symbols.null_codes(s)) for s in sources]
         texts: list[str | None] = []
         for i in first.tolist():
             symbols = [int(part[i]) for part in parts]
