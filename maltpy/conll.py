@@ -44,6 +44,9 @@ _EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.([1-9][0-9]*)\Z")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _PEEK_LINES = 2000
 _BLOCK_BYTES = 1 << 19  # read at a time
+#: How long a pipe must stay quiet (``ConllReader.pending``) before a parser hands on the
+#: sentences it has, instead of waiting for a full batch: a writer waiting for its parses gets them.
+QUIET_SECONDS = 0.05
 _CONTROL_BYTES = bytes([*range(0x09), *range(0x0B, 0x20), 0x7F])  # _CONTROL's but LF, in UTF-8
 # A field with blanks at its start or end, as str.strip sees them, in a sentence's word lines
 # joined by LF; and the characters str.isspace knows beyond ASCII.

@@ -59,13 +59,12 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from .conll import ConllReader, Sentence, format_sentence
+from .conll import QUIET_SECONDS, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError
 from .threads import set_threads
 
 BATCH_TOKENS = 50_000
 IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one waiting
-QUIET_SECONDS = 0.05  # how long a pipe must stay quiet before a batch is sent without more input
 _FRAME = struct.Struct("!cQ")  # tag, payload length
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 BATCH, READY, PARSED, ERROR = b"B", b"R", b"P", b"E"

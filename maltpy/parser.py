@@ -33,7 +33,7 @@ from .archive import Archive, write_archive
 from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import Config, config_from_dict
-from .conll import DEPREL, FORMATS, HEAD, ConllReader, Sentence, format_sentence, valid_label
+from .conll import DEPREL, FORMATS, HEAD, QUIET_SECONDS, ConllReader, Sentence, format_sentence, valid_label
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
@@ -54,7 +54,6 @@ FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's defaul
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
 LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
 BATCH_TOKENS = 100_000  # a batch of the arrays path (batch.py): the bigger, the fewer steps with few rows
-QUIET_SECONDS = 0.05  # how long a pipe must stay quiet before a batch is parsed without it
 
 
 def columns_of(sentence: Sentence) -> list[list]:
@@ -103,14 +102,16 @@ class Model:
         self.statistics = statistics
         self.system = system_for(config)
         self.root_label = config.graph.root_label
-        self._encoders = {}
         for model in guide.all_models():
             model.transitions = [classes.items[label] for label in model.labels]
+        self._batch = BatchParser(self) if BatchParser.supports(self) else None
+        # the per-sentence path's compiled encoders, for the models the arrays form does not cover
+        self._encoders = {}
+        for model in guide.all_models() if self._batch is None else []:
             fmap = model.featuremap
             encode = None if model.classifier.symbolic else feature_model.encoder(fmap.tables, fmap.positions)
             if encode is not None:
                 self._encoders[model.name] = encode
-        self._batch = BatchParser(self) if BatchParser.supports(self) else None
 
     # --- parsing ---------------------------------------------------------------------------------
 
