@@ -7,6 +7,7 @@ it skip, saying so, only when that folder is absent.
 from __future__ import annotations
 
 import os
+import select
 import subprocess
 import sys
 import time
@@ -61,6 +62,29 @@ def run_maltpy_measured(*args: str, timeout: float = 300) -> Measured:
     head, _, rest = wrapper.stdout.partition(b"\n")
     out_length, err_length, status, peak = map(int, head.split())
     return Measured(status, rest[:out_length], rest[out_length : out_length + err_length], peak, seconds)
+
+
+def parses_while_the_pipe_stays_open(*args: str, text: bytes, sentences: int, seconds: float) -> bytes:
+    """``maltpy ARGS`` given ``sentences`` sentences on a pipe it keeps open: what it writes
+    before the pipe closes (waiting at most ``seconds`` for every sentence's parse), checked to
+    have come while the process was still waiting for more, and the run to end well."""
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", *map(str, args)],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        started = time.monotonic()
+        process.stdin.write(text)
+        process.stdin.flush()
+        out = b""
+        while out.count(b"\n\n") < sentences and time.monotonic() - started < seconds:
+            if select.select([process.stdout], [], [], 0.1)[0]:
+                out += os.read(process.stdout.fileno(), 1 << 16)
+        assert out.count(b"\n\n") == sentences, (out, time.monotonic() - started)
+        assert process.poll() is None  # still waiting for more
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+    assert process.returncode == 0, process.stderr.read()
+    return out
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess, where: str) -> str:

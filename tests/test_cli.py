@@ -7,7 +7,15 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import DATA, EXAMPLE, SWEMALT, assert_one_line_error, requires_shared, run_maltpy
+from conftest import (
+    DATA,
+    EXAMPLE,
+    SWEMALT,
+    assert_one_line_error,
+    parses_while_the_pipe_stays_open,
+    requires_shared,
+    run_maltpy,
+)
 
 import maltpy
 
@@ -273,30 +281,13 @@ def test_output_to_dev_stdout_and_a_process_substitution(tmp_path):
 @pytest.mark.parametrize("source", ["en-test.conllu", "conllx"])
 def test_a_writer_gets_its_parses_while_the_pipe_stays_open(tmp_path, source):
     # a program writes three sentences, keeps the pipe open, and reads their parses
-    import select
-
     model = tmp_path / "m.mpm"
     assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
     text = (EXAMPLE / "en-test.conllu").read_bytes()
     if source == "conllx":  # no comments: the format is decided from what has come
         text = b"\n".join(line for line in text.split(b"\n") if not line.startswith(b"#"))
     three = b"\n\n".join(text.split(b"\n\n")[:3]) + b"\n\n"
-    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", model],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    try:
-        started = time.monotonic()
-        process.stdin.write(three)
-        process.stdin.flush()
-        out = b""
-        while out.count(b"\n\n") < 3 and time.monotonic() - started < 5:
-            if select.select([process.stdout], [], [], 0.1)[0]:
-                out += os.read(process.stdout.fileno(), 1 << 16)
-        assert out.count(b"\n\n") == 3, (out, time.monotonic() - started)
-        assert process.poll() is None  # still waiting for more
-    finally:
-        process.stdin.close()
-        process.wait(timeout=30)
-    assert process.returncode == 0, process.stderr.read()
+    parses_while_the_pipe_stays_open("parse", "-m", model, text=three, sentences=3, seconds=5)
 
 
 def test_config_refuses_what_learn_would_refuse(tmp_path):

@@ -2,14 +2,13 @@
 
 import os
 import re
-import select
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
-from conftest import DATA, EXAMPLE, assert_one_line_error, requires_shared, run_maltpy
+from conftest import DATA, EXAMPLE, assert_one_line_error, parses_while_the_pipe_stays_open, requires_shared, run_maltpy
 
 pytestmark = requires_shared
 CONLLX, UD = DATA / "conllx", DATA / "ud"
@@ -182,20 +181,6 @@ def test_a_killed_worker_is_one_line_and_stops_the_others(example_model, tmp_pat
 def test_a_writer_gets_its_parses_while_the_pipe_stays_open(example_model):
     text = (EXAMPLE / "en-test.conllu").read_bytes()
     three = b"\n\n".join(text.split(b"\n\n")[:3]) + b"\n\n"
-    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", example_model, "--jobs", "2"],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    try:
-        started = time.monotonic()
-        process.stdin.write(three)
-        process.stdin.flush()
-        out = b""
-        while out.count(b"\n\n") < 3 and time.monotonic() - started < 30:
-            if select.select([process.stdout], [], [], 0.1)[0]:
-                out += os.read(process.stdout.fileno(), 1 << 16)
-        assert out.count(b"\n\n") == 3, (out, time.monotonic() - started)
-        assert process.poll() is None  # still waiting for more
-    finally:
-        process.stdin.close()
-        process.wait(timeout=30)
-    assert process.returncode == 0, process.stderr.read()
+    out = parses_while_the_pipe_stays_open("parse", "-m", example_model, "--jobs", "2", text=three, sentences=3,
+                                           seconds=30)  # fmt: skip
     assert out == run_maltpy("parse", "-m", example_model, input=three).stdout
