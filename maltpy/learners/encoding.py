@@ -176,17 +176,11 @@ class Instances:
         instances as ``add`` one by one gives."""
         columns = []
         for p, (numbers, texts) in enumerate(values):
-            table = self.tables[p]
             code_of = np.full(len(texts), -1, dtype=np.int32)
             for k in np.unique(numbers).tolist():
                 text = texts[k]
-                if text is None or text in self.skip:
-                    continue
-                code = table.get(text)
-                if code is None:
-                    code = table[text] = len(self.keys)
-                    self.keys.append((p, text))
-                code_of[k] = code
+                if text is not None and text not in self.skip:
+                    code_of[k] = self._code(p, text)
             columns.append(code_of[numbers])
         codes = np.stack(columns, axis=1) if columns else np.zeros((len(classes), 0), dtype=np.int32)
         present = codes >= 0
@@ -231,16 +225,19 @@ class Instances:
             else:
                 self.weights[len(self.codes) + len(row)] = float(value)
                 items = (NUMBER,)
-            table = self.tables[p]
             for item in items:
-                if item in self.skip:
-                    continue
-                code = table.get(item)
-                if code is None:
-                    code = table[item] = len(self.keys)
-                    self.keys.append((p, item))
-                row.append(code)
+                if item not in self.skip:
+                    row.append(self._code(p, item))
         return row
+
+    def _code(self, p: int, item: object) -> int:
+        """The code of value ``item`` of feature ``p``, a new one the first time it is seen."""
+        table = self.tables[p]
+        code = table.get(item)
+        if code is None:
+            code = table[item] = len(self.keys)
+            self.keys.append((p, item))
+        return code
 
     def matrix(self, members: np.ndarray, positions: list[int]) -> tuple[sp.csr_matrix, FeatureMap]:
         """X for the instances ``members`` (in that order), reading only ``positions``."""
