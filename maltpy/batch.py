@@ -28,6 +28,7 @@ Tests check the batch form against the per-sentence definitions on real treebank
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import comb
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,6 +41,7 @@ MOVES = (SH, RE, RA, LA)
 _SH, _RE, _RA, _LA = range(4)
 _ADDRESSES = ("head", "ldep", "rdep", "pred", "succ")
 UNKNOWN = 0  # the symbol of a value no table knows
+MAX_MERGE_SPLITS = 1 << 22  # cuts of a model's Merge keys into parts (real models: one per key)
 
 
 def _address_ok(a: Address) -> bool:
@@ -405,9 +407,19 @@ class BatchParser(_Arrays):
 
     @staticmethod
     def supports(model) -> bool:
-        if any(m.classifier.symbolic for m in model.guide.all_models()):
+        """Whether the model is covered, and its Merge keys can be cut into their parts (see
+        ``_Column``) within MAX_MERGE_SPLITS: a model is untrusted, and a key of many "~" has a
+        quadratic number of cuts. A model beyond that takes the per-sentence path."""
+        models = model.guide.all_models()
+        if any(m.classifier.symbolic for m in models) or not covered(model.config, model.feature_model):
             return False
-        return covered(model.config, model.feature_model)
+        features = [s.feature for s in model.feature_model.specs]
+        cuts = 0
+        for m in models:
+            for p, table in zip(m.featuremap.positions, m.featuremap.tables):
+                if features[p].name in ("Merge", "Merge3"):
+                    cuts += sum(comb(key.count("~"), len(features[p].args) - 1) for key in table)
+        return cuts <= MAX_MERGE_SPLITS
 
     def __init__(self, model) -> None:
         config = model.config

@@ -348,3 +348,20 @@ def test_a_libsvm_model_of_many_classes_parses_in_bounded_memory(models, tmp_pat
     result = run_maltpy_measured("parse", "-m", big, "-i", TEST, "-o", tmp_path / "out.conllu")
     assert result.returncode == 0 and result.stderr == b"", result.stderr
     assert result.peak_kb < PEAK_LIMIT_KB, f"peak {result.peak_kb} kB"
+
+
+def test_a_merge_key_of_many_separators_parses_in_bounded_time(models, tmp_path):
+    # The arrays form cuts each Merge key into its parts at every "~": a crafted key of 20,000
+    # of them has 200 million cuts. Such a model is parsed by the per-sentence path instead.
+    def tildes(m):
+        features = m["feature_model"]["text"].splitlines()
+        merge3 = next(i for i, text in enumerate(features) if text.startswith("Merge3"))
+        key = next(key for key in m["models"][0]["features"] if key[0] == merge3)
+        key[1] = "~" * 20_000
+
+    crafted = tmp_path / "tildes.mpm"
+    with_manifest(models["liblinear"], crafted, tildes)
+    result = run_maltpy_measured("parse", "-m", crafted, "-i", TEST, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count(b"\n\n") == TEST.read_bytes().count(b"\n\n")
+    assert result.seconds < TIME_LIMIT_S, f"{result.seconds:.1f} s"
