@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import BinaryIO
@@ -108,34 +108,40 @@ class ConllReader:
     default. The decision is in ``self.format`` as soon as the reader exists.
 
     ``blind`` (for parsing) also accepts CoNLL-X words of six columns, ID to FEATS, as
-    MaltParser's blind test files have them; the missing four become ``_``.
+    MaltParser's blind test files have them; the missing four become ``_``. ``first_line`` is
+    the number of the stream's first line, when it is a part of a file.
     """
 
-    def __init__(self, stream: BinaryIO, name: str, format: str = "auto", blind: bool = False) -> None:
+    def __init__(self, stream: BinaryIO, name: str, format: str = "auto", blind: bool = False,
+                 first_line: int = 1) -> None:  # fmt: skip
         if format not in FORMATS + ("auto",):
             raise ValueError(f"unknown format {format!r}")
         self.name = name
         self.blind = blind
-        self._source = _Blocks(stream, name)
+        self._source = _Blocks(stream, name, first_line=first_line)
         self._rest = False  # whether lines read wait after the sentence last given
-        blocks: Iterator[tuple[int, list[str]]] = iter(self._source)
+        chunks = self._source.chunks()
+        peeked: list[tuple[int, bytes]] = []  # the chunks the format was decided from
         if format == "auto":
-            peeked, seen = [], []
-            for number, lines in blocks:
-                peeked.append((number, lines))
-                for i, line in enumerate(lines, 1):
-                    seen.append(line)
-                    if len(seen) >= _PEEK_LINES or _evidence(line):
-                        break
-                    if line == "" and i == len(lines) and not self._source.pending():
-                        break
-                else:
-                    continue
-                break
+            seen: list[str] = []
+            for number, data in chunks:
+                peeked.append((number, data))
+                lines, error = self._source.decode(data, number)
+                if _peek(lines, seen, self._source.pending):
+                    break
+                if error:
+                    raise error
             format = _detect(seen, name)
-            blocks = chain(peeked, blocks)
         self.format = format
-        self._blocks = blocks
+        self._chunks = chain(peeked, chunks)
+        self._blocks = self._source.decoded(self._chunks)
+
+    def raw(self) -> Iterator[tuple[int, bytes]]:
+        """The input as read, instead of its sentences: (the number of the first line, whole lines
+        undecoded and unchecked) of each chunk. For a reader elsewhere (``parse --jobs``'s
+        workers), which checks them; an input error met here (a line too long to hold, a read that
+        fails) comes after the chunks before it."""
+        return self._chunks
 
     def pending(self, wait: float = 0.0) -> bool:
         """Whether more input is ready now (on a pipe: has come, or comes within ``wait``
@@ -416,15 +422,18 @@ class _Blocks:
     of the block's first line, its lines).
 
     A block is what one call reads (``read1``: on a pipe, what has come, without waiting for a
-    full block), up to its last line end. It is decoded whole and checked for the faults
-    ``_line`` finds; a block with any of them goes line by line through ``_line``, and its lines
-    before the first faulty one are given before that one's error.
+    full block), up to its last line end: a chunk. It is decoded whole and checked for the
+    faults ``_line`` finds; a block with any of them goes line by line through ``_line``, and its
+    lines before the first faulty one are given before that one's error. ``first_line`` numbers
+    the lines of a stream that is a part of a file (a byte-order mark is dropped only from line 1).
     """
 
-    def __init__(self, stream: BinaryIO, name: str, byte_order_mark: bool = False) -> None:
+    def __init__(self, stream: BinaryIO, name: str, byte_order_mark: bool = False, first_line: int = 1) -> None:
         self.stream = stream
         self.name = name
         self.byte_order_mark = byte_order_mark
+        self.first_line = first_line  # the number of the stream's first line (a part of a file)
+        self.limit = max_line_bytes()
         self.begun = b""  # the start of a line whose end has not been read yet
         # Whether more input is ready now (files.PipeReader); a file always is.
         self._ready = getattr(stream, "pending", lambda wait=0.0: True)
@@ -433,12 +442,25 @@ class _Blocks:
         return bool(self.begun) or self._ready(wait)
 
     def __iter__(self) -> Iterator[tuple[int, list[str]]]:
+        return self.decoded(self.chunks())
+
+    def decoded(self, chunks: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, list[str]]]:
+        """The lines of each of ``chunks``; the first fault's error after the lines before it."""
+        for number, data in chunks:
+            lines, error = self.decode(data, number)
+            if lines:
+                yield number, lines
+            if error:
+                raise error
+
+    def chunks(self) -> Iterator[tuple[int, bytes]]:
+        """(the number of the first line, the bytes) of each read's whole lines: up to its last
+        line end, with the line begun in the read before, or the input's last line if it has none."""
         read = getattr(self.stream, "read1", None) or self.stream.read
-        limit = max_line_bytes()
-        number = 1  # the next line's
+        number = self.first_line  # the next line's
         while True:
-            if len(self.begun) > limit:
-                raise self._too_long(limit, number)
+            if len(self.begun) > self.limit:
+                raise self._too_long(number)
             try:
                 chunk = read(_BLOCK_BYTES)
             except OSError as e:  # /proc/self/mem, a failing disk: name the file
@@ -453,16 +475,13 @@ class _Blocks:
                 data, self.begun = self.begun, b""
             else:
                 return
-            lines, error = self._decode(data, number, limit)
-            if lines:
-                yield number, lines
-                number += len(lines)
-            if error:
-                raise error
+            yield number, data
+            number += data.count(b"\n") + (not data.endswith(b"\n"))
 
-    def _decode(self, data: bytes, number: int, limit: int) -> tuple[list[str], MaltpyError | None]:
+    def decode(self, data: bytes, number: int) -> tuple[list[str], MaltpyError | None]:
         """The lines of ``data`` (whole lines, the first numbered ``number``) up to the first
         faulty one, and that one's error."""
+        limit = self.limit
         ended = data.endswith(b"\n")
         if len(data) <= limit + 1 or max(map(len, data.split(b"\n"))) <= limit:
             plain = data.replace(b"\r\n", b"\n") if b"\r" in data else data
@@ -484,15 +503,15 @@ class _Blocks:
         lines = []
         try:
             for raw in raws:
-                lines.append(self._line(raw, number + len(lines), limit, ended or len(lines) + 1 < len(raws)))
+                lines.append(self._line(raw, number + len(lines), ended or len(lines) + 1 < len(raws)))
         except MaltpyError as e:
             return lines, e
         return lines, None
 
-    def _line(self, raw: bytes, number: int, limit: int, ended: bool) -> str:
+    def _line(self, raw: bytes, number: int, ended: bool) -> str:
         """Line ``number``, ``raw`` without its LF (``ended``: it had one)."""
-        if len(raw) > limit:
-            raise self._too_long(limit, number)
+        if len(raw) > self.limit:
+            raise self._too_long(number)
         if ended and raw.endswith(b"\r"):
             raw = raw[:-1]
         try:
@@ -512,9 +531,9 @@ class _Blocks:
             raise MaltpyError(f"control character U+{ord(char):04X} at column {m.start() + 1}{what}", self.name, number)
         return line
 
-    def _too_long(self, limit: int, number: int) -> MaltpyError:
+    def _too_long(self, number: int) -> MaltpyError:
         return MaltpyError(
-            f"a line longer than {limit} bytes (set {MAX_LINE_VARIABLE} to allow longer ones)", self.name, number
+            f"a line longer than {self.limit} bytes (set {MAX_LINE_VARIABLE} to allow longer ones)", self.name, number
         )
 
 
@@ -531,6 +550,18 @@ def _evidence(line: str) -> str | None:
         if ":" in fields[DEPS]:
             return "conllu"
     return None
+
+
+def _peek(lines: list[str], seen: list[str], pending: Callable[[], bool]) -> bool:
+    """Add ``lines`` to the lines ``seen`` for the format's decision; whether they are enough: a
+    line that proves a format, _PEEK_LINES lines, or a sentence's end after which a pipe waits."""
+    for i, line in enumerate(lines, 1):
+        seen.append(line)
+        if len(seen) >= _PEEK_LINES or _evidence(line):
+            return True
+        if line == "" and i == len(lines) and not pending():
+            return True
+    return False
 
 
 def _detect(peeked: list[str], name: str) -> str:

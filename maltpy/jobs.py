@@ -1,16 +1,28 @@
 """``maltpy parse --jobs N``: batches of sentences parsed by N worker processes, written in input order.
 
-The main process reads and checks the input as the in-process parse does (so its errors are the
-same lines), cuts it into batches and hands them to the workers in turn; each worker loads the
-model once, parses each batch it is given and returns the batch's text. The main process writes
-the texts in the order the batches were read, so the output is the bytes ``--jobs 1`` writes.
+The main process cuts the input into batches of whole sentences and hands them to the workers in
+turn; each worker loads the model once, reads and checks each batch it is given as the
+in-process parse reads its input, parses it and returns the batch's text. The main process
+writes the texts in the order the batches were read, so the output is the bytes ``--jobs 1``
+writes.
 
-Bounds. A batch closes at BATCH_TOKENS tokens. Each worker has at most IN_FLIGHT batches sent
-and not yet written (one it parses, one waiting), so the main process holds one batch and the
-text it writes, and each worker its model and two batches: memory is about N times one
-in-process parse, and the input is never read further ahead than that. When the input is a pipe
-that stays quiet for QUIET_SECONDS, the batch closes early and every batch sent is written and
-flushed: a writer waiting for its parses gets them, as with ``--jobs 1``.
+A batch travels as the bytes read: the main process neither decodes nor checks them, it only
+cuts after an empty line (every sentence's end; an empty line where a sentence should begin is
+still the next batch's first line, and its error). A worker reads its batch numbering the lines
+from where the batch begins in the input, so an input error is the same line as with ``--jobs
+1``; and since the batches are written in order, the first faulty line is the one reported. An
+error the main process meets itself (a line too long to hold, a read that fails) travels after
+the lines before it, so that the worker reports a fault in those first, as the in-process reader
+does. So the main process, whose work no worker shares, only reads, cuts and writes; the
+sentences a worker parses are built by the code that builds them for ``--jobs 1``.
+
+Bounds. Once BATCH_LINES lines are read, a batch closes at the last empty line read (the input
+is read half a megabyte at a time). Each worker has at most IN_FLIGHT batches sent and not yet
+written (one it parses, one waiting), so the main process holds one batch and the text it
+writes, and each worker its model and two batches: memory is about N times one in-process
+parse, and the input is never read further ahead than that. When the input is a pipe that stays
+quiet for QUIET_SECONDS, the batch closes early (at its last sentence's end) and every batch sent
+is written and flushed: a writer waiting for its parses gets them, as with ``--jobs 1``.
 
 Workers are fresh interpreters, started with ``subprocess`` (what multiprocessing calls
 "spawn"), not forks of the main process:
@@ -29,18 +41,12 @@ Workers are fresh interpreters, started with ``subprocess`` (what multiprocessin
 Workers run in a session of their own: Ctrl-C and a terminal's hang-up reach the main process
 alone, which stops its workers itself (none prints an interrupted import's traceback).
 
-A batch travels as text: the main process writes its checked sentences back with
-``format_sentence`` (a line for each line read) and the worker reads them with the same reader.
-That costs the worker a second reading, but the main process (whose work no worker shares) only
-joins strings, the sentences a worker parses are built by the code that builds them for
-``--jobs 1``, and nothing depends on how a Sentence is made. (Pickling the Sentences costs as
-much in all, most of it in the main process.)
-
 The protocol: frames of one tag byte, an 8-byte length and the payload. The main process sends
-BATCH frames (a pickled tuple: the input's name and format, the number of lines before the
-batch, and its text); a worker answers READY once its model is loaded (or ERROR), then PARSED
-(the batch's parsed text) or ERROR (a pickled MaltpyError's message, file and line) for each
-batch, in the order they came.
+BATCH frames (a pickled tuple: the input's name and format, the number of the batch's first
+line, its bytes, and the (message, file, line) of the input error met after them, or None); a
+worker answers READY once its model is loaded (or ERROR), then PARSED (the number of words
+parsed, 8 bytes, and the batch's parsed text) or ERROR (a pickled MaltpyError's message, file and
+line) for each batch, in the order they came.
 """
 
 from __future__ import annotations
@@ -59,13 +65,14 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from .conll import QUIET_SECONDS, ConllReader, Sentence, format_sentence
+from .conll import QUIET_SECONDS, ConllReader, format_sentence
 from .errors import MaltpyError
 from .threads import set_threads
 
-BATCH_TOKENS = 50_000
+BATCH_LINES = 50_000  # a batch closes at its last empty line once it has so many lines
 IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one waiting
 _FRAME = struct.Struct("!cQ")  # tag, payload length
+_WORDS = struct.Struct("!Q")  # the number of words a PARSED frame holds
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 BATCH, READY, PARSED, ERROR = b"B", b"R", b"P", b"E"
 _STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # signals that stop a whole job
@@ -122,15 +129,14 @@ class Workers:
 
     def parse(self, reader: ConllReader, out: BinaryIO, progress: Callable[[int], None] | None = None) -> None:
         """Parse every sentence of ``reader`` and write them to ``out`` in input order."""
-        in_flight: deque[tuple[int, int]] = deque()  # (worker, tokens) of each batch sent, oldest first
-        for batch, tokens, quiet in _batches(reader):
+        in_flight: deque[int] = deque()  # the worker of each batch sent, oldest first
+        for first, text, quiet, error in _batches(reader):
             if len(in_flight) >= IN_FLIGHT * len(self.processes):
                 self._write_oldest(in_flight, out, reader, progress)
             worker = self.next
             self.next = (worker + 1) % len(self.processes)
-            text = "".join(format_sentence(sentence) for sentence in batch).encode("utf-8")
-            self._send(worker, pickle.dumps((reader.name, reader.format, batch[0].line - 1, text), _PROTOCOL))
-            in_flight.append((worker, tokens))
+            self._send(worker, pickle.dumps((reader.name, reader.format, first, text, error), _PROTOCOL))
+            in_flight.append(worker)
             if quiet:  # the writer waits for its parses
                 while in_flight:
                     self._write_oldest(in_flight, out, reader, progress)
@@ -140,12 +146,12 @@ class Workers:
         self.check_ready()  # an empty input still needs a model that loads
 
     def _write_oldest(self, in_flight: deque, out: BinaryIO, reader: ConllReader, progress) -> None:
-        worker, tokens = in_flight.popleft()
-        out.write(self._receive(worker))
+        parsed = memoryview(self._receive(in_flight.popleft()))
+        out.write(parsed[_WORDS.size :])
         if not reader.pending():
             out.flush()
         if progress:
-            progress(tokens)
+            progress(_WORDS.unpack_from(parsed)[0])
 
     def check_ready(self) -> None:
         """Wait until every worker has loaded the model; its error if one could not."""
@@ -220,19 +226,39 @@ class Workers:
             signal.pthread_sigmask(signal.SIG_SETMASK, stopping)
 
 
-def _batches(reader: ConllReader) -> Iterator[tuple[list[Sentence], int, bool]]:
-    """(sentences, tokens, whether the input went quiet) of each batch of the input."""
-    batch: list[Sentence] = []
-    tokens = 0
-    for sentence in reader:
-        batch.append(sentence)
-        tokens += len(sentence)
+def _batches(reader: ConllReader) -> Iterator[tuple[int, bytes, bool, tuple | None]]:
+    """(the number of its first line, its bytes, whether the input went quiet after them, the
+    input error met after them) of each batch: whole lines as read, cut after an empty line."""
+    chunks = reader.raw()
+    text, first, lines = bytearray(), 1, 0
+    while True:
+        try:
+            number, data = next(chunks)
+        except StopIteration:
+            break
+        except MaltpyError as e:  # the lines before it are read (and checked) first
+            yield first, bytes(text), False, (e.message, e.file, e.line)
+            return
+        if not text:
+            first = number
+        text += data
+        lines += data.count(b"\n")
         quiet = not reader.pending(QUIET_SECONDS)
-        if tokens >= BATCH_TOKENS or quiet:
-            yield batch, tokens, quiet
-            batch, tokens = [], 0
-    if batch:
-        yield batch, tokens, False
+        if (lines >= BATCH_LINES or quiet) and (cut := _after_last_empty_line(text)):
+            yield first, bytes(text[:cut]), quiet, None
+            first += text.count(b"\n", 0, cut)
+            del text[:cut]
+            lines = text.count(b"\n")
+    if text:
+        yield first, bytes(text), False, None
+
+
+def _after_last_empty_line(text: bytearray) -> int:
+    """Where the last empty line of ``text`` (whole lines) ends; 0 if it has none."""
+    ends = [at + len(empty) for empty in (b"\n\n", b"\n\r\n") if (at := text.rfind(empty)) >= 0]
+    if ends:
+        return max(ends)
+    return 1 if text.startswith(b"\n") else 2 if text.startswith(b"\r\n") else 0
 
 
 # --- the worker's side ------------------------------------------------------------------------------
@@ -258,19 +284,31 @@ def work(argv: list[str]) -> None:
             model = load_model(argv[0], int(argv[1]) if argv[1] else None)
             _write_frame(texts_out, READY, b"")
             while (batch := batches.get()) is not None:
-                name, format, before, text = pickle.loads(batch)
-                try:
-                    reader = ConllReader(io.BytesIO(text), name, format, blind=True)
-                    parsed = "".join(format_sentence(sentence) for sentence in model.parse(reader))
-                except MaltpyError as e:
-                    if e.file == name and e.line is not None:
-                        e.line += before  # a line of the batch is a line of the input, shifted
-                    raise
-                _write_frame(texts_out, PARSED, parsed.encode("utf-8"))
+                name, format, first, text, error = pickle.loads(batch)
+                reader = ConllReader(_Batch(text, error), name, format, blind=True, first_line=first)
+                parsed, words = [], 0
+                for sentence in model.parse(reader):
+                    parsed.append(format_sentence(sentence))
+                    words += len(sentence)
+                _write_frame(texts_out, PARSED, _WORDS.pack(words) + "".join(parsed).encode("utf-8"))
         except MaltpyError as e:
             _write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), _PROTOCOL))
     except BrokenPipeError:
         pass  # the main process has gone: no one is waiting
+
+
+class _Batch(io.BytesIO):
+    """A batch's bytes, then the input error the main process met after them, if it met one."""
+
+    def __init__(self, text: bytes, error: tuple | None) -> None:
+        super().__init__(text)
+        self.error = error
+
+    def read1(self, size: int = -1) -> bytes:
+        data = super().read1(size)
+        if not data and self.error:
+            raise MaltpyError(*self.error)
+        return data
 
 
 def _receive_batches(fd: int, batches: queue.Queue) -> None:

@@ -12,12 +12,10 @@ from conftest import DATA, EXAMPLE, assert_one_line_error, parses_while_the_pipe
 
 pytestmark = requires_shared
 CONLLX, UD = DATA / "conllx", DATA / "ud"
-# Runs maltpy with its batches cut at the number of tokens given first, so that a small file
-# makes many batches and every worker has several in flight.
-SMALL_BATCHES = (
-    "import sys, maltpy.jobs; maltpy.jobs.BATCH_TOKENS = int(sys.argv.pop(1)); from maltpy.cli import main; "
-)
-SMALL_BATCHES += "sys.exit(main())"
+# Runs maltpy with its batches cut after the number of lines given first and its input read 4 kB
+# at a time, so that a small file makes many batches and every worker has several in flight.
+SMALL_BATCHES = "import sys, maltpy.conll, maltpy.jobs; maltpy.conll._BLOCK_BYTES = 1 << 12; "
+SMALL_BATCHES += "maltpy.jobs.BATCH_LINES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
 
 CASES = {  # name: (learning options, test file, parsing options, how --jobs reads it)
     "nivreeager-liblinear-conllx": (
@@ -52,11 +50,6 @@ def example_model(tmp_path_factory):
     path = tmp_path_factory.mktemp("jobs-example") / "en.mpm"
     assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", path).returncode == 0
     return path
-
-
-def run_in_small_batches(tokens: int, *args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", SMALL_BATCHES, str(tokens), *map(str, args)],
-                          capture_output=True, timeout=600)  # fmt: skip
 
 
 def children(pid: int) -> list[int]:
@@ -97,21 +90,71 @@ def test_jobs_write_the_bytes_of_one_process(learned, tmp_path, case):
         assert result.stdout == one.stdout
 
 
-def test_a_bad_line_mid_file_is_the_same_error_and_leaves_no_output(example_model, tmp_path):
-    lines = (CONLLX / "en_lines-ud-test.conllx").read_text().split("\n")
-    number = next(n for n in range(8000, len(lines)) if lines[n])  # a word's line, 2/5 into the file
-    lines[number] = lines[number].replace("\t", " ", 1)
+def run_in_small_batches(lines: int, *args, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", SMALL_BATCHES, str(lines), *map(str, args)],
+                          capture_output=True, timeout=600, env=env and {**os.environ, **env})  # fmt: skip
+
+
+def word_lines(lines: list[bytes], start: int) -> list[int]:
+    """The numbers (0-based) of the word lines of the sentence after ``start``."""
+    first = next(n for n in range(start, len(lines)) if lines[n] and not lines[n - 1])
+    return list(range(first, lines.index(b"", first)))
+
+
+def with_a_fault(lines: list[bytes], fault: str) -> tuple[list[bytes], int, str]:
+    """en_lines test with a fault 2/5 into the file: (its lines, the 0-based number of the line
+    reported, what the message says about it)."""
+    words = word_lines(lines, 8000)
+    later = word_lines(lines, 9000)
+    if fault == "columns":
+        lines[words[2]] = lines[words[2]].replace(b"\t", b" ", 1)
+        return lines, words[2], "expected 10 tab-separated columns, found 9"
+    if fault == "two empty lines":
+        lines.insert(words[-1] + 1, b"")
+        return lines, words[-1] + 2, "empty line where a sentence should begin"
+    if fault == "not UTF-8":
+        lines[words[1]] = lines[words[1]].replace(b"\t", b"\t\xff", 1)
+        return lines, words[1], "not UTF-8 text: byte 0xff at column"
+    if fault == "a line too long, after a fault":  # the main process meets the long line, a worker the fault
+        lines[words[2]] = lines[words[2]].replace(b"\t", b" ", 1)
+        lines[later[3]] += b"x" * 5000
+        return lines, words[2], "expected 10 tab-separated columns, found 9"
+    if fault == "a line too long, in a sentence with a fault":  # the sentence's lines are checked first
+        lines[words[1]] = lines[words[1]].replace(b"\t", b" ", 1)
+        lines[words[3]] += b"x" * 5000
+        return lines, words[1], "expected 10 tab-separated columns, found 9"
+    assert fault == "a line too long"
+    lines[words[3]] += b"x" * 5000
+    return lines, words[3], "a line longer than 4000 bytes"
+
+
+FAULTS = ["columns", "two empty lines", "not UTF-8", "a line too long", "a line too long, after a fault",
+          "a line too long, in a sentence with a fault"]  # fmt: skip
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+def test_a_fault_mid_file_is_the_same_error_and_leaves_no_output(example_model, tmp_path, fault):
+    lines, number, message = with_a_fault((CONLLX / "en_lines-ud-test.conllx").read_bytes().split(b"\n"), fault)
     bad = tmp_path / "bad.conllx"
-    bad.write_text("\n".join(lines))
-    where = f"{bad}:{number + 1}: expected 10 tab-separated columns, found 9"
+    bad.write_bytes(b"\n".join(lines))
     errors = []
     for jobs in (1, 2):
-        result = run_in_small_batches(
-            500, "parse", "-m", example_model, "-i", bad, "-o", tmp_path / "out", "--jobs", jobs
-        )
-        errors.append(assert_one_line_error(result, where))
+        result = run_in_small_batches(500, "parse", "-m", example_model, "-i", bad, "-o", tmp_path / "out",
+                                      "--jobs", jobs, env={"MALTPY_MAX_LINE_BYTES": "4000"})  # fmt: skip
+        errors.append(assert_one_line_error(result, f"{bad}:{number + 1}: {message}"))
     assert errors[0] == errors[1]
     assert os.listdir(tmp_path) == ["bad.conllx"]
+
+
+def test_jobs_read_a_byte_order_mark_and_crlf_line_ends_as_one_process_does(example_model, tmp_path):
+    text = (CONLLX / "en_lines-ud-test.conllx").read_bytes()
+    crlf = tmp_path / "crlf.conllx"
+    crlf.write_bytes(b"\xef\xbb\xbf" + text.replace(b"\n", b"\r\n"))
+    one = run_maltpy("parse", "-m", example_model, "-i", crlf)
+    assert one.returncode == 0 and one.stdout.startswith(b"1\t"), one.stderr
+    result = run_in_small_batches(700, "parse", "-m", example_model, "-i", crlf, "--jobs", 2)
+    assert result.returncode == 0 and result.stderr == b"", result.stderr
+    assert result.stdout == one.stdout
 
 
 def test_model_errors_come_first_and_usage_errors_are_clicks(example_model, tmp_path):
@@ -138,9 +181,10 @@ def test_a_closed_pipe_ends_the_run_with_141(example_model, tmp_path):
 
 
 def start_parse(model, source, out, *options) -> tuple[subprocess.Popen, list[int]]:
-    """A --jobs 2 parse of ``source`` into ``out``, once it has written its first batch; its workers."""
-    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "--jobs", "2", "-m", model, "-i", source,
-                                "-o", out, *options], stderr=subprocess.PIPE)  # fmt: skip
+    """A --jobs 2 parse of ``source`` into ``out`` in batches of 2000 lines, once it has written its first
+    batch; its workers."""
+    command = [sys.executable, "-c", SMALL_BATCHES, "2000", "parse", "--jobs", "2", "-m", model, "-i", source]
+    process = subprocess.Popen([*command, "-o", out, *options], stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not any(p.stat().st_size for p in out.parent.glob(f".{out.name}.*")):
         assert process.poll() is None, process.stderr.read()
