@@ -158,7 +158,12 @@ class _Named:
             raise MaltpyError(f"cannot write: {e.strerror or e}", self.name) from None
 
     def write(self, data: bytes) -> int:
-        return self._call(self.stream.write, data)
+        """Writes all of ``data``: a raw stream (standard output under ``python -u`` or
+        PYTHONUNBUFFERED) may take only a part, as a pipe whose reader has gone does."""
+        view = memoryview(data)
+        while view:
+            view = view[self._call(self.stream.write, view) :]
+        return len(data)
 
     def flush(self) -> None:
         self._call(self.stream.flush)
