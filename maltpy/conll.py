@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
@@ -109,7 +110,9 @@ class ConllReader:
 
     ``blind`` (for parsing) also accepts CoNLL-X words of six columns, ID to FEATS, as
     MaltParser's blind test files have them; the missing four become ``_``. ``first_line`` is
-    the number of the stream's first line, when it is a part of a file.
+    the number of the stream's first line, when it is a part of a file. ``self.size`` is the
+    number of bytes to read, if the input is a regular file (``parse --jobs`` sizes its batches
+    by it), else None.
     """
 
     def __init__(self, stream: BinaryIO, name: str, format: str = "auto", blind: bool = False,
@@ -118,6 +121,7 @@ class ConllReader:
             raise ValueError(f"unknown format {format!r}")
         self.name = name
         self.blind = blind
+        self.size: int | None = _bytes_left(stream)
         self._source = _Blocks(stream, name, first_line=first_line)
         self._rest = False  # whether lines read wait after the sentence last given
         chunks = self._source.chunks()
@@ -415,6 +419,15 @@ def decoded_lines(stream: BinaryIO, name: str, byte_order_mark: bool = False) ->
     than max_line_bytes() (``-i /dev/zero``) is an error, read no further."""
     for number, lines in _Blocks(stream, name, byte_order_mark):
         yield from enumerate(lines, number)
+
+
+def _bytes_left(stream: BinaryIO) -> int | None:
+    """The bytes from the stream's position to its end, if it is a regular file."""
+    try:
+        status = os.fstat(stream.fileno())
+        return status.st_size - stream.tell() if stat.S_ISREG(status.st_mode) else None
+    except (OSError, ValueError, AttributeError):  # a pipe, a closed stream, an io.BytesIO
+        return None
 
 
 class _Blocks:

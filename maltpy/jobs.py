@@ -16,13 +16,17 @@ the lines before it, so that the worker reports a fault in those first, as the i
 does. So the main process, whose work no worker shares, only reads, cuts and writes; the
 sentences a worker parses are built by the code that builds them for ``--jobs 1``.
 
-Bounds. Once BATCH_LINES lines are read, a batch closes at the last empty line read (the input
-is read half a megabyte at a time). Each worker has at most IN_FLIGHT batches sent and not yet
-written (one it parses, one waiting), so the main process holds one batch and the text it
-writes, and each worker its model and two batches: memory is about N times one in-process
-parse, and the input is never read further ahead than that. When the input is a pipe that stays
-quiet for QUIET_SECONDS, the batch closes early (at its last sentence's end) and every batch sent
-is written and flushed: a writer waiting for its parses gets them, as with ``--jobs 1``.
+Bounds. A batch closes at the last empty line before BATCH_BYTES bytes (about the parser's batch
+of BATCH_TOKENS tokens in CoNLL-X; the input is read half a megabyte at a time); a worker parses
+it as one batch of the arrays form, since a batch costs steps whatever its size. When the input
+is a regular file, whose size is known, the batches are cut evenly, their number a multiple of
+the workers', so that the workers finish together instead of one parsing the last batch alone.
+Each worker has at most IN_FLIGHT batches sent and not yet written (one it parses, one waiting),
+so the main process holds one batch and the text it writes, and each worker its model and two
+batches: memory is about N times one in-process parse, and the input is never read further ahead
+than that. When the input is a pipe that stays quiet for QUIET_SECONDS, the batch closes early
+(at its last sentence's end) and every batch sent is written and flushed: a writer waiting for
+its parses gets them, as with ``--jobs 1``.
 
 Workers are fresh interpreters, started with ``subprocess`` (what multiprocessing calls
 "spawn"), not forks of the main process:
@@ -69,7 +73,7 @@ from .conll import QUIET_SECONDS, ConllReader, format_sentence
 from .errors import MaltpyError
 from .threads import set_threads
 
-BATCH_LINES = 50_000  # a batch closes at its last empty line once it has so many lines
+BATCH_BYTES = 5 << 20  # a batch's bytes at most (unless a sentence is longer): about 100k tokens
 IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one waiting
 _FRAME = struct.Struct("!cQ")  # tag, payload length
 _WORDS = struct.Struct("!Q")  # the number of words a PARSED frame holds
@@ -130,7 +134,7 @@ class Workers:
     def parse(self, reader: ConllReader, out: BinaryIO, progress: Callable[[int], None] | None = None) -> None:
         """Parse every sentence of ``reader`` and write them to ``out`` in input order."""
         in_flight: deque[int] = deque()  # the worker of each batch sent, oldest first
-        for first, text, quiet, error in _batches(reader):
+        for first, text, quiet, error in _batches(reader, len(self.processes)):
             if len(in_flight) >= IN_FLIGHT * len(self.processes):
                 self._write_oldest(in_flight, out, reader, progress)
             worker = self.next
@@ -226,11 +230,14 @@ class Workers:
             signal.pthread_sigmask(signal.SIG_SETMASK, stopping)
 
 
-def _batches(reader: ConllReader) -> Iterator[tuple[int, bytes, bool, tuple | None]]:
+def _batches(reader: ConllReader, jobs: int) -> Iterator[tuple[int, bytes, bool, tuple | None]]:
     """(the number of its first line, its bytes, whether the input went quiet after them, the
     input error met after them) of each batch: whole lines as read, cut after an empty line."""
+    share = _batch_bytes(reader.size, jobs)
+    end = share  # where the batch read should end (at the empty line before), from the input's start
+    done = 0  # the bytes of the batches yielded
     chunks = reader.raw()
-    text, first, lines = bytearray(), 1, 0
+    text, first = bytearray(), 1
     while True:
         try:
             number, data = next(chunks)
@@ -242,23 +249,40 @@ def _batches(reader: ConllReader) -> Iterator[tuple[int, bytes, bool, tuple | No
         if not text:
             first = number
         text += data
-        lines += data.count(b"\n")
         quiet = not reader.pending(QUIET_SECONDS)
-        if (lines >= BATCH_LINES or quiet) and (cut := _after_last_empty_line(text)):
+        while (done + len(text) >= end or quiet) and (
+            cut := _after_last_empty_line(text, len(text) if quiet else end - done)
+        ):
             yield first, bytes(text[:cut]), quiet, None
             first += text.count(b"\n", 0, cut)
             del text[:cut]
-            lines = text.count(b"\n")
+            done += cut
+            end += share * max(1, -(-(done - end) // share))  # past a sentence longer than a batch
     if text:
         yield first, bytes(text), False, None
 
 
-def _after_last_empty_line(text: bytearray) -> int:
-    """Where the last empty line of ``text`` (whole lines) ends; 0 if it has none."""
-    ends = [at + len(empty) for empty in (b"\n\n", b"\n\r\n") if (at := text.rfind(empty)) >= 0]
+def _batch_bytes(size: int | None, jobs: int) -> int:
+    """The bytes a batch closes at: BATCH_BYTES, or for an input of ``size`` bytes, an even share
+    of it in a number of batches that is a multiple of ``jobs``."""
+    if size is None:
+        return BATCH_BYTES
+    batches = -(-max(size, 1) // BATCH_BYTES)
+    batches = -(-batches // jobs) * jobs
+    return -(-max(size, 1) // batches)
+
+
+def _after_last_empty_line(text: bytearray, end: int) -> int:
+    """Where the last empty line of ``text`` (whole lines) that ends by ``end`` ends, or if none
+    does, the first after it; 0 if ``text`` has none."""
+    ends = [at + len(empty) for empty in (b"\n\n", b"\n\r\n") if (at := text.rfind(empty, 0, end)) >= 0]
     if ends:
         return max(ends)
-    return 1 if text.startswith(b"\n") else 2 if text.startswith(b"\r\n") else 0
+    for start in (b"\n", b"\r\n"):
+        if text.startswith(start):
+            return len(start)
+    ends = [at + len(empty) for empty in (b"\n\n", b"\n\r\n") if (at := text.find(empty, max(end - 2, 0))) >= 0]
+    return min(ends, default=0)
 
 
 # --- the worker's side ------------------------------------------------------------------------------
@@ -270,6 +294,9 @@ def work(argv: list[str]) -> None:
     input ends or the main process goes away."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly
     set_threads(None)  # before NumPy is imported; the main process's settings are in the environment
+    from .parser import BATCH_TOKENS  # imports NumPy
+
+    whole = 2 * BATCH_TOKENS  # a batch is parsed as one, unless it holds many more tokens than usual
     batches_in, texts_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -287,7 +314,7 @@ def work(argv: list[str]) -> None:
                 name, format, first, text, error = pickle.loads(batch)
                 reader = ConllReader(_Batch(text, error), name, format, blind=True, first_line=first)
                 parsed, words = [], 0
-                for sentence in model.parse(reader):
+                for sentence in model.parse(reader, batch_tokens=whole):
                     parsed.append(format_sentence(sentence))
                     words += len(sentence)
                 _write_frame(texts_out, PARSED, _WORDS.pack(words) + "".join(parsed).encode("utf-8"))

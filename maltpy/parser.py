@@ -115,11 +115,13 @@ class Model:
 
     # --- parsing ---------------------------------------------------------------------------------
 
-    def parse(self, sentences: Iterable[Sentence], progress: Callable[[int], None] | None = None) -> Iterator[Sentence]:
-        """Parse the sentences (HEAD and DEPREL are replaced), yielding them in input order. A
-        batch is closed early when ``sentences`` (a ConllReader on a pipe) has no more input
-        ready within QUIET_SECONDS, so that a writer waiting for its parses gets them (a writer
-        that is merely slower than the parser does not cut the batches short)."""
+    def parse(self, sentences: Iterable[Sentence], progress: Callable[[int], None] | None = None,
+              batch_tokens: int = BATCH_TOKENS) -> Iterator[Sentence]:  # fmt: skip
+        """Parse the sentences (HEAD and DEPREL are replaced), yielding them in input order, in
+        batches of ``batch_tokens`` tokens. A batch is closed early when ``sentences`` (a
+        ConllReader on a pipe) has no more input ready within QUIET_SECONDS, so that a writer
+        waiting for its parses gets them (a writer that is merely slower than the parser does not
+        cut the batches short)."""
         batch: list[Sentence] = []
         tokens = 0
         pending = getattr(sentences, "pending", None)
@@ -127,7 +129,7 @@ class Model:
         for sentence in sentences:
             batch.append(sentence)
             tokens += len(sentence)
-            full = tokens >= BATCH_TOKENS if arrays else len(batch) >= BATCH_SENTENCES
+            full = tokens >= batch_tokens if arrays else len(batch) >= BATCH_SENTENCES
             if full or (pending is not None and not pending(QUIET_SECONDS)):
                 yield from self._parse_batch(batch, progress)
                 batch = []

@@ -10,12 +10,16 @@ import time
 import pytest
 from conftest import DATA, EXAMPLE, assert_one_line_error, parses_while_the_pipe_stays_open, requires_shared, run_maltpy
 
+import maltpy.jobs as jobs_module
+from maltpy import conll
+from maltpy.conll import ConllReader
+
 pytestmark = requires_shared
 CONLLX, UD = DATA / "conllx", DATA / "ud"
-# Runs maltpy with its batches cut after the number of lines given first and its input read 4 kB
-# at a time, so that a small file makes many batches and every worker has several in flight.
+# Runs maltpy with batches of at most the number of bytes given first and its input read 4 kB at
+# a time, so that a small file makes many batches and every worker has several in flight.
 SMALL_BATCHES = "import sys, maltpy.conll, maltpy.jobs; maltpy.conll._BLOCK_BYTES = 1 << 12; "
-SMALL_BATCHES += "maltpy.jobs.BATCH_LINES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
+SMALL_BATCHES += "maltpy.jobs.BATCH_BYTES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
 
 CASES = {  # name: (learning options, test file, parsing options, how --jobs reads it)
     "nivreeager-liblinear-conllx": (
@@ -80,7 +84,7 @@ def test_jobs_write_the_bytes_of_one_process(learned, tmp_path, case):
     one = run_maltpy("parse", "-m", model, "-i", test, *options)
     assert one.returncode == 0 and one.stderr == b"", one.stderr
     if how == "small batches":  # dozens of batches from a file, two in flight on each worker
-        result = run_in_small_batches(300, "parse", "-m", model, "-i", test, "-o", tmp_path / "out", "--jobs", 2,
+        result = run_in_small_batches(15_000, "parse", "-m", model, "-i", test, "-o", tmp_path / "out", "--jobs", 2,
                                       *options)  # fmt: skip
         assert result.returncode == 0 and result.stderr == b"", result.stderr
         assert (tmp_path / "out").read_bytes() == one.stdout
@@ -90,8 +94,8 @@ def test_jobs_write_the_bytes_of_one_process(learned, tmp_path, case):
         assert result.stdout == one.stdout
 
 
-def run_in_small_batches(lines: int, *args, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", SMALL_BATCHES, str(lines), *map(str, args)],
+def run_in_small_batches(batch_bytes: int, *args, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", SMALL_BATCHES, str(batch_bytes), *map(str, args)],
                           capture_output=True, timeout=600, env=env and {**os.environ, **env})  # fmt: skip
 
 
@@ -139,7 +143,7 @@ def test_a_fault_mid_file_is_the_same_error_and_leaves_no_output(example_model, 
     bad.write_bytes(b"\n".join(lines))
     errors = []
     for jobs in (1, 2):
-        result = run_in_small_batches(500, "parse", "-m", example_model, "-i", bad, "-o", tmp_path / "out",
+        result = run_in_small_batches(25_000, "parse", "-m", example_model, "-i", bad, "-o", tmp_path / "out",
                                       "--jobs", jobs, env={"MALTPY_MAX_LINE_BYTES": "4000"})  # fmt: skip
         errors.append(assert_one_line_error(result, f"{bad}:{number + 1}: {message}"))
     assert errors[0] == errors[1]
@@ -152,9 +156,35 @@ def test_jobs_read_a_byte_order_mark_and_crlf_line_ends_as_one_process_does(exam
     crlf.write_bytes(b"\xef\xbb\xbf" + text.replace(b"\n", b"\r\n"))
     one = run_maltpy("parse", "-m", example_model, "-i", crlf)
     assert one.returncode == 0 and one.stdout.startswith(b"1\t"), one.stderr
-    result = run_in_small_batches(700, "parse", "-m", example_model, "-i", crlf, "--jobs", 2)
+    result = run_in_small_batches(35_000, "parse", "-m", example_model, "-i", crlf, "--jobs", 2)
     assert result.returncode == 0 and result.stderr == b"", result.stderr
     assert result.stdout == one.stdout
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+@pytest.mark.parametrize("batch_bytes", [40_000, 300, 1 << 30])
+def test_a_file_is_cut_into_even_batches_a_multiple_of_the_workers_in_number(monkeypatch, jobs, batch_bytes):
+    """Each batch ends after an empty line, the batches together are the file, none is longer
+    than BATCH_BYTES unless it is one sentence longer than that (300 bytes: most are); when every
+    sentence is shorter, their number is a multiple of ``jobs``, their sizes within a sentence of
+    each other."""
+    path = UD / "UD_English-ParTUT" / "en_partut-ud-test.conllu"
+    monkeypatch.setattr(jobs_module, "BATCH_BYTES", batch_bytes)
+    monkeypatch.setattr(conll, "_BLOCK_BYTES", 1 << 12)
+    with open(path, "rb") as stream:
+        batches = list(jobs_module._batches(ConllReader(stream, str(path), blind=True), jobs))
+    text = path.read_bytes()
+    assert b"".join(t for _, t, _, _ in batches) == text
+    assert all(t.endswith(b"\n\n") and not quiet and error is None for _, t, quiet, error in batches)
+    assert [first for first, _, _, _ in batches] == [1 + text.count(b"\n", 0, text.index(t)) for _, t, _, _ in batches]
+    assert all(len(t) <= batch_bytes or t.count(b"\n\n") == 1 for _, t, _, _ in batches)
+    longest = max(map(len, text.split(b"\n\n")))
+    if batch_bytes < longest:
+        assert sum(t.count(b"\n\n") == 1 for _, t, _, _ in batches) > len(batches) / 2
+    else:
+        assert len(batches) % jobs == 0 and len(batches) >= jobs
+        sizes = [len(t) for _, t, _, _ in batches]
+        assert max(sizes) - min(sizes) <= 2 * longest
 
 
 def test_model_errors_come_first_and_usage_errors_are_clicks(example_model, tmp_path):
@@ -171,11 +201,16 @@ def test_model_errors_come_first_and_usage_errors_are_clicks(example_model, tmp_
         assert f"Invalid value for '-j' / '--jobs': {jobs} is not in the range 1<=x<=1024" in err
 
 
-def test_a_closed_pipe_ends_the_run_with_141(example_model, tmp_path):
+@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("unbuffered", ["", "1"])
+def test_a_closed_pipe_ends_the_run_with_141(example_model, tmp_path, jobs, unbuffered):
+    """Also with an unbuffered standard output, whose writes to a pipe whose reader has gone take
+    a part of the bytes before the next fails."""
     big = tmp_path / "big.conllx"
     big.write_bytes((CONLLX / "en_lines-ud-test.conllx").read_bytes() * 3)
-    command = f"cat '{big}' | '{sys.executable}' -m maltpy parse --jobs 2 -m '{example_model}' | head -n 1"
-    pipeline = subprocess.run(["bash", "-c", f"{command}; exit ${{PIPESTATUS[1]}}"], capture_output=True, timeout=60)
+    command = f"cat '{big}' | '{sys.executable}' -m maltpy parse --jobs {jobs} -m '{example_model}' | head -n 1"
+    pipeline = subprocess.run(["bash", "-c", f"{command}; exit ${{PIPESTATUS[1]}}"], capture_output=True, timeout=60,
+                              env={**os.environ, "PYTHONUNBUFFERED": unbuffered})  # fmt: skip
     assert pipeline.returncode == 141 and pipeline.stderr == b"", pipeline
     assert pipeline.stdout.startswith(b"1\t")
 
@@ -183,7 +218,7 @@ def test_a_closed_pipe_ends_the_run_with_141(example_model, tmp_path):
 def start_parse(model, source, out, *options) -> tuple[subprocess.Popen, list[int]]:
     """A --jobs 2 parse of ``source`` into ``out`` in batches of 2000 lines, once it has written its first
     batch; its workers."""
-    command = [sys.executable, "-c", SMALL_BATCHES, "2000", "parse", "--jobs", "2", "-m", model, "-i", source]
+    command = [sys.executable, "-c", SMALL_BATCHES, "100000", "parse", "--jobs", "2", "-m", model, "-i", source]
     process = subprocess.Popen([*command, "-o", out, *options], stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not any(p.stat().st_size for p in out.parent.glob(f".{out.name}.*")):
