@@ -139,7 +139,14 @@ class Workers:
                 self._write_oldest(in_flight, out, reader, progress)
             worker = self.next
             self.next = (worker + 1) % len(self.processes)
-            self._send(worker, pickle.dumps((reader.name, reader.format, first, text, error), _PROTOCOL))
+            if not self._send(worker, pickle.dumps((reader.name, reader.format, first, text, error), _PROTOCOL)):
+                # The worker has stopped: an input error in a batch sent before (its own, or one
+                # in an earlier line, another worker's, which is reported first), a model it
+                # could not load, or its death. The answers, read in input order, say which.
+                while in_flight:
+                    self._write_oldest(in_flight, out, reader, progress)
+                self.check_ready()
+                self._died(worker)
             in_flight.append(worker)
             if quiet:  # the writer waits for its parses
                 while in_flight:
@@ -183,12 +190,13 @@ class Workers:
             self.ready[worker] = True
         return payload
 
-    def _send(self, worker: int, payload: bytes) -> None:
+    def _send(self, worker: int, payload: bytes) -> bool:
+        """Send a batch to ``worker``; False if it has stopped."""
         try:
             _write_frame(self.processes[worker].stdin.fileno(), BATCH, payload)
-        except BrokenPipeError:  # the worker has stopped: its error (a model it cannot load) or its end
-            self.check_ready()
-            self._died(worker)
+        except BrokenPipeError:
+            return False
+        return True
 
     def _died(self, worker: int) -> None:
         """Raise what a worker's early end means: a signal that stops the whole job is passed on

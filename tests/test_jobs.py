@@ -150,6 +150,22 @@ def test_a_fault_mid_file_is_the_same_error_and_leaves_no_output(example_model, 
     assert os.listdir(tmp_path) == ["bad.conllx"]
 
 
+def test_a_worker_stopped_by_an_input_error_is_that_error_not_its_end(example_model, tmp_path):
+    """The worker of the 4th of 10 batches stops at its first line's fault while the main process
+    sends it the 6th (bigger than a pipe holds): the error is the fault's line, as with --jobs 1,
+    not "worker 2 stopped"."""
+    text = (CONLLX / "en_lines-ud-test.conllx").read_bytes() * 3
+    size = len(text) // 10
+    start = text.index(b"\n\n", 3 * size) + 2  # the first sentence of the 4th batch
+    bad = tmp_path / "bad.conllx"
+    bad.write_bytes(text[:start] + text[start:].replace(b"\t", b" ", 1))
+    line = text.count(b"\n", 0, start) + 1
+    for jobs in (1, 2):
+        result = run_in_small_batches(size, "parse", "-m", example_model, "-i", bad, "-o", tmp_path / "out",
+                                      "--jobs", jobs)  # fmt: skip
+        assert_one_line_error(result, f"{bad}:{line}: expected 10 tab-separated columns, found 9")
+
+
 def test_jobs_read_a_byte_order_mark_and_crlf_line_ends_as_one_process_does(example_model, tmp_path):
     text = (CONLLX / "en_lines-ud-test.conllx").read_bytes()
     crlf = tmp_path / "crlf.conllx"
