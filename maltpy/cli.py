@@ -35,6 +35,7 @@ from .pseudoproj import (
 from .threads import set_threads
 from .transition import system_for
 from .transition.base import Gold, count_oracle, finish
+from .transition.planar import is_planar, is_two_planar
 from .tree import is_projective
 
 FORMAT_CHOICE = click.Choice(("auto",) + FORMATS)
@@ -374,17 +375,19 @@ class _ProgressBar:
 
 
 @cli.command("oracle")
-@config_options("singlemalt", "nivre", "covington", "graph", "input", "pproj")
+@config_options("singlemalt", "nivre", "covington", "multiplanar", "planar", "2planar", "graph", "input", "pproj")
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Gold treebank (default: standard input).")
 @click.option("-o", "--output", "output_path", metavar="FILE", help="Write the rebuilt trees here.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def oracle_command(input_path: str | None, output_path: str | None, as_json: bool, **kwargs: object) -> None:
     """Replay a transition system's oracle over every gold tree and rebuild the trees.
 
-    Prints sentences, tokens, non-projective sentences, sentences rebuilt exactly (heads
-    and labels), transitions, transitions per token and swaps. A projective system rebuilds
-    what it can of a non-projective tree. The algorithm and its options come from -c and
-    the flags (-a, -nr, -ne, -cr, -cs, -cd, -grl). With pseudo-projective parsing (-pp,
+    Prints sentences, tokens, non-projective sentences, planar and 2-planar sentences (the
+    root's arcs counted), sentences rebuilt exactly (heads and labels), transitions,
+    transitions per token and swaps (2planar: switches). A projective system rebuilds what it
+    can of a non-projective tree; planar and 2planar also print how many of the trees of
+    their class are rebuilt. The algorithm and its options come from -c and the flags (-a,
+    -nr, -ne, -cr, -cs, -cd, -prh, -pcon, -pacy, -pcov, -2pr, -grl). With pseudo-projective parsing (-pp,
     -pcr, -plo) the oracle runs over the projectivized trees, as learning does, it also
     prints the sentences and arcs lifted, and a tree counts as rebuilt when its rebuilt
     tree, deprojectivized, is the gold tree.
@@ -401,8 +404,11 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
         "sentences": 0,
         "tokens": 0,
         "nonprojective": 0,
+        "planar": 0,
+        "2planar": 0,
         **({"lifted_sentences": 0, "lifted_arcs": 0} if pproj.active else {}),
         "rebuilt": 0,
+        **({f"rebuilt_{system.name}": 0} if system.name in PLANAR_CLASSES else {}),
         "transitions": 0,
         "swaps": 0,
     }
@@ -429,7 +435,14 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
             stats["sentences"] += 1
             stats["tokens"] += len(sentence)
             stats["nonprojective"] += not is_projective(heads)
-            stats["rebuilt"] += rebuilt_heads == heads and rebuilt_labels[1:] == labels[1:]
+            rebuilt = rebuilt_heads == heads and rebuilt_labels[1:] == labels[1:]
+            classes = {"planar": is_planar(heads)}
+            classes["2planar"] = classes["planar"] or is_two_planar(heads)
+            for name, member in classes.items():
+                stats[name] += member
+                if name == system.name:
+                    stats[f"rebuilt_{name}"] += member and rebuilt
+            stats["rebuilt"] += rebuilt
             stats["transitions"] += transitions
             stats["swaps"] += swaps
             if writing:
@@ -449,6 +462,8 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
         f"sentences              {stats['sentences']}\n"
         f"tokens                 {stats['tokens']}\n"
         f"non-projective         {stats['nonprojective']}{share('nonprojective')}\n"
+        f"planar                 {stats['planar']}{share('planar')}\n"
+        f"2-planar               {stats['2planar']}{share('2planar')}\n"
         + (
             f"lifted                 {stats['lifted_sentences']}{share('lifted_sentences')}, "
             f"{stats['lifted_arcs']} arcs\n"
@@ -456,11 +471,19 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
             else ""
         )
         + f"rebuilt exactly        {stats['rebuilt']}{share('rebuilt')}\n"
-        f"transitions            {stats['transitions']}\n"
+        + "".join(
+            f"rebuilt, {name:<14}{stats[key]} of {stats[name]}\n"
+            for name in PLANAR_CLASSES
+            if (key := f"rebuilt_{name}") in stats
+        )
+        + f"transitions            {stats['transitions']}\n"
         f"transitions per token  {stats['transitions_per_token']}\n"
         f"swaps                  {stats['swaps']}",
         err=to_stderr,
     )
+
+
+PLANAR_CLASSES = ("planar", "2planar")  # the systems that rebuild the trees of a class of their name
 
 
 def _pproj_options(command: Callable) -> Callable:

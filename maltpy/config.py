@@ -1,7 +1,8 @@
 """The run configuration: a YAML file validated into typed settings.
 
 The file mirrors MaltParser 1.9.2's option file: top-level keys are its option groups
-(``singlemalt``, ``guide``, ``lib``, ``nivre``, ``covington``, ``pproj``, ``graph``, ``input``)
+(``singlemalt``, ``guide``, ``lib``, ``nivre``, ``covington``, ``multiplanar``, ``planar``, ``2planar``,
+``pproj``, ``graph``, ``input``)
 and the keys inside them are its option names, with its defaults. Every option also has
 MaltParser's command-line flag (``-a``, ``-l``, ``-F``, ``-nr`` ...), through which the command
 line overrides the file. ``covington.max_degree`` is maltpy's own (Nivre 2007, §3).
@@ -27,7 +28,9 @@ from .errors import MaltpyError, cut
 from .files import read_file
 from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARKING_STRATEGIES, Encoding
 
-ALGORITHMS = ("nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy")
+ALGORITHMS = (
+    "nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy", "planar", "2planar",
+)  # fmt: skip
 LEARNERS = ("liblinear", "libsvm", "knn")
 
 #: Column names a data split or a feature may name; CoNLL-X and CoNLL-U spellings are aliases.
@@ -79,6 +82,23 @@ class Covington:
 
 
 @dataclass(frozen=True, slots=True)
+class MultiPlanar:
+    planar_root_handling: str = "normal"
+
+
+@dataclass(frozen=True, slots=True)
+class Planar:
+    connectedness: str = "none"
+    acyclicity: bool = True
+    no_covered_roots: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TwoPlanar:
+    reduceonswitch: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Guide:
     features: str | None = None
     learner: str = "liblinear"
@@ -100,6 +120,9 @@ class Config:
     graph: Graph = Graph()
     nivre: Nivre = Nivre()
     covington: Covington = Covington()
+    multiplanar: MultiPlanar = MultiPlanar()
+    planar: Planar = Planar()
+    twoplanar: TwoPlanar = TwoPlanar()  # MaltParser's group 2planar
     guide: Guide = Guide()
     lib: Lib = Lib()
     pproj: Encoding = Encoding()
@@ -109,8 +132,13 @@ class Config:
         out = {}
         for f in dataclasses.fields(self):
             group = getattr(self, f.name)
-            out[f.name] = {g.name: _plain(getattr(group, g.name)) for g in dataclasses.fields(group)}
+            out[group_name(f.name)] = {g.name: _plain(getattr(group, g.name)) for g in dataclasses.fields(group)}
         return out
+
+
+def group_name(field_name: str) -> str:
+    """MaltParser's name of the option group a Config field holds (2planar is no identifier)."""
+    return "2planar" if field_name == "twoplanar" else field_name
 
 
 def _plain(value: Any) -> Any:
@@ -153,6 +181,21 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ("covington", "bound_in_training"): Option(
         "bool", "cdt", "apply max_degree in training too (Nivre 2007's d = 0 baseline)"
     ),
+    ("multiplanar", "planar_root_handling"): Option(
+        "choice",
+        "prh",
+        "root dependents attached by RIGHT-ARC (normal) or afterwards (relaxed)",
+        ("normal", "relaxed"),
+    ),
+    ("planar", "connectedness"): Option(
+        "choice",
+        "pcon",
+        "connectedness: not enforced, on REDUCE, on REDUCE and SHIFT",
+        ("none", "reduceonly", "full"),
+    ),
+    ("planar", "acyclicity"): Option("bool", "pacy", "no arc that closes a cycle (planar and 2planar)"),
+    ("planar", "no_covered_roots"): Option("bool", "pcov", "no REDUCE of a word without a head (planar and 2planar)"),
+    ("2planar", "reduceonswitch"): Option("bool", "2pr", "SWITCH also pops the stack it makes active"),
     ("guide", "features"): Option("path", "F", "feature model file (XML or text)", optional=True),
     ("guide", "learner"): Option("choice", "l", "learner", LEARNERS),
     ("guide", "data_split_column"): Option("column", "d", "column of the data split feature", optional=True),
@@ -241,7 +284,7 @@ _ADDRESS_FUNCTIONS = (
 )
 _ADDRESS = re.compile(
     r"(?:(?:" + "|".join(_ADDRESS_FUNCTIONS) + r")\()*"
-    r"(?:Stack|Input|Lookahead|Left|Right|LeftContext|RightContext)\[(?:0|[1-9][0-9]*)\]\)*\Z"
+    r"(?:Stack|ActiveStack|InactiveStack|Input|Lookahead|Left|Right|LeftContext|RightContext)\[(?:0|[1-9][0-9]*)\]\)*\Z"
 )
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
@@ -407,7 +450,8 @@ def _build(
             raise MaltpyError(f"guide.data_split_structure: {foreign}", source.get(key) or "command line", raw[key][1])
     groups = {}
     for f in dataclasses.fields(Config):
-        groups[f.name] = type(f.default)(**{name: v for (g, name), v in values.items() if g == f.name})
+        group = group_name(f.name)
+        groups[f.name] = type(f.default)(**{name: v for (g, name), v in values.items() if g == group})
     return Config(**groups)
 
 

@@ -43,13 +43,14 @@ from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances
 from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
 from .transition import system_for
-from .transition.base import LA, NA, RA, RE, SH, SW, Gold, finish
+from .transition.base import LA, NA, RA, RE, SH, Gold, finish
+from .transition.planar import RB
 from .tree import is_projective
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
 FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's default transition)
     "nivreeager": RE, "nivrestandard": SH, "covproj": NA, "covnonproj": NA,
-    "stackproj": SH, "stackeager": SH, "stacklazy": SH,
+    "stackproj": SH, "stackeager": SH, "stacklazy": SH, "planar": RE, "2planar": RB,
 }  # fmt: skip
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
 LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
@@ -322,7 +323,7 @@ class Model:
                 require(len(stored["text"]) <= MAX_FEATURE_TEXT, "the feature model text is too long")
                 fm = feature_model_from_text(stored["text"], algorithm, null_value, path, deprel_of)
                 fm.source = stored["source"]
-                classes = _checked_classes(m.get("classes"))
+                classes = _checked_classes(m.get("classes"), system_for(config).transitions)
                 data_format = m.get("data_format")
                 require(data_format in FORMATS, "an unknown data format")
                 statistics = m.get("training", {})
@@ -376,14 +377,14 @@ def _check_names(names: list, split: bool) -> None:
            "classifier names that do not fit a model with a data split")  # fmt: skip
 
 
-def _checked_classes(names: object) -> Classes:
-    """The model's classes: transitions the systems know, with a label (valid CoNLL field
-    text) exactly when they make an arc, each once."""
+def _checked_classes(names: object, transitions: tuple[str, ...]) -> Classes:
+    """The model's classes: ``transitions`` of the model's system, with a label (valid CoNLL
+    field text) exactly when they make an arc, each once."""
     require(isinstance(names, list) and names and all(isinstance(n, str) for n in names), "no classes")
     classes = Classes.from_names(names)
     require(len(classes.items) == len(names), "a class twice")
     for name, label in classes.items:
-        require(name in (SH, RE, LA, RA, NA, SW), f"an unknown transition {cut(name, 20)}")
+        require(name in transitions, f"a transition its algorithm does not have: {cut(name, 20)}")
         require((label is not None) == (name in (LA, RA)), f"a class {cut(name, 20)} with a wrong label")
         require(label is None or valid_label(label), f"a label that is not CoNLL field text: {cut(label)!r}")
     return classes

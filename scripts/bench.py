@@ -10,9 +10,6 @@ timed as whole processes, as the reference timed MaltParser's (its JVM start inc
     python scripts/bench.py la_perseus-nivreeager-liblinear en_lines-stacklazy-liblinear
     python scripts/bench.py --markdown sv-           # a Markdown table
 
-Runs whose options maltpy does not support yet (planar, 2planar) are
-listed as skipped.
-
 Corpus scale (issue 10): whole-process seconds, tokens/s and peak memory, medians of --repeat
 runs, of parsing a million tokens (en_lines test x 50) and la_perseus with LIBSVM, with --jobs 1
 and 2, and of learning; MaltParser's figures beside them are the issue's, measured on this
@@ -41,7 +38,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 REFERENCE = SHARED / "reference" / "maltparser-1.9.2" / "scores.tsv"
-UNSUPPORTED = ("planar",)
 
 
 def run(args: list[str]) -> float:
@@ -181,9 +177,6 @@ def main() -> int:
               f"{'LAS':>6} {'malt':>6} {'diff':>6} {'UAS':>6} {'malt':>6}")  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         for row in rows:
-            if any(u in row["options"] for u in UNSUPPORTED):
-                print(f"{row['name']:<42} skipped: {row['options']} not supported yet", file=sys.stderr)
-                continue
             r = bench(row, Path(tmp))
             cells = (
                 r["run"], f"{r['learn_s']:.1f}", f"{r['malt_learn_s']:.1f}", f"{r['parse_s']:.1f}",

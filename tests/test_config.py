@@ -78,7 +78,7 @@ def test_a_file_and_command_line_overrides(tmp_path):
         ("guide:\n  data_split_column: POSTAG\n", 2, "a data split needs both"),
         ("guide:\n  data_split_column: TAG\n  data_split_structure: Input[0]\n", 2, "'TAG' is not a column name"),
         ("guide:\n  data_split_column: POSTAG\n  data_split_structure: Input(0)\n", 3, "is not an address"),
-        ("singlemalt:\n  parsing_algorithm: planar\n", 2, "'planar' is not one of"),
+        ("singlemalt:\n  parsing_algorithm: 3planar\n", 2, "'3planar' is not one of"),
         ("singlemalt:\n  parsing_algorithm: [nivreeager]\n", 2, "expected a single value"),
         ("covington:\n  max_degree: 1.5\n", 2, "covington.max_degree: expected an integer"),
         ("lib:\n  options: '-c'\n", 2, "every flag needs a value"),

@@ -44,6 +44,8 @@ def test_default_models_hold_maltparsers_features(learner, data_format):
         "covnonproj": "CovingtonNonProjective",
         "stackproj": "StackProjective",
         "stackswap": "StackSwap",
+        "planar": "PlanarEager",
+        "2planar": "2PlanarEager",
     }
     for algorithm, default in DEFAULT_MODELS.items():
         ours = load_feature_model(None, algorithm, learner, data_format, "one")

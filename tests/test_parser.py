@@ -238,7 +238,7 @@ def test_learning_errors(tmp_path):
     err = assert_one_line_error(run_maltpy("learn", "-i", blind, "-m", tmp_path / "m.mpm"), f"{blind}:1: ")
     assert "gold trees" in err and not (tmp_path / "m.mpm").exists()
     assert_one_line_error(
-        run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-a", "planar"),
+        run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-a", "3planar"),
         "command line: singlemalt.parsing_algorithm",
     )
     bad = tmp_path / "bad.txt"

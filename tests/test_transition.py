@@ -12,12 +12,14 @@ from maltpy.transition import SYSTEMS, count_swaps, rebuild, system_for
 from maltpy.transition.base import LA, NA, RA, RE, SH, SW, Gold, finish, run_oracle
 from maltpy.transition.covington import CovingtonNonProjective
 from maltpy.transition.nivre import NivreEager, NivreStandard
+from maltpy.transition.planar import RB, Planar, TwoPlanar, crossings, is_planar, is_two_planar
 from maltpy.transition.stack import StackEager
 from maltpy.tree import arc_degree, degree, find_cycle, is_projective
 
 PROJECTIVE = ("nivreeager", "nivrestandard", "covproj", "stackproj")
 UNRESTRICTED = ("covnonproj", "stackeager", "stacklazy")
-assert set(PROJECTIVE + UNRESTRICTED) == set(SYSTEMS)
+PLANAR = {"planar": is_planar, "2planar": is_two_planar}  # the trees each rebuilds, root arcs counted
+assert set(PROJECTIVE + UNRESTRICTED) | set(PLANAR) == set(SYSTEMS)
 
 # Nivre (2009), Fig. 1: "A hearing is scheduled on the issue today ."
 FIG1_HEADS = [-1, 2, 3, 0, 3, 2, 7, 5, 4, 3]
@@ -63,12 +65,16 @@ def test_oracles_rebuild_every_tree_they_can(path):
             _, h, lab = replay(system, heads, labels)
             exact = h == heads and lab[1:] == labels[1:]
             rebuilt += exact
-            if proj or name in UNRESTRICTED:
+            if name in PLANAR:
+                assert exact or not PLANAR[name](heads), (name, heads)
+            elif proj or name in UNRESTRICTED:
                 assert exact, (name, heads)
         if name in PROJECTIVE:
             assert rebuilt + projective.count(False) == len(sentences), name
-        else:
+        elif name in UNRESTRICTED:
             assert rebuilt == len(sentences), name
+        else:  # a planar system builds planar graphs only, a 2-planar one 2-planar graphs
+            assert rebuilt == sum(PLANAR[name](h) for h, _ in sentences), name
 
 
 @requires_shared
@@ -274,6 +280,8 @@ def test_oracle_command_writes_rebuilt_trees(tmp_path):
         "sentences": 1,
         "tokens": 9,
         "nonprojective": 1,
+        "planar": 0,
+        "2planar": 1,
         "rebuilt": 0,
         "transitions": stats["transitions"],
         "swaps": 0,
@@ -281,6 +289,11 @@ def test_oracle_command_writes_rebuilt_trees(tmp_path):
     }
     rebuilt = list(ConllReader(io.BytesIO(out.read_bytes()), "out"))
     assert len(rebuilt) == 1 and rebuilt[0].heads != FIG1_HEADS and is_projective(rebuilt[0].heads)
+    stats = json.loads(run_maltpy("oracle", "-a", "2planar", "-i", gold, "--json").stdout)
+    assert stats["rebuilt"] == stats["rebuilt_2planar"] == stats["2planar"] == 1 and stats["algorithm"] == "2planar"
+    table = run_maltpy("oracle", "-a", "planar", "-i", gold).stdout.decode()
+    assert "planar                 0  (0.00%)\n2-planar               1  (100.00%)\n" in table
+    assert "rebuilt, planar        0 of 0\n" in table
     piped = run_maltpy("oracle", "-a", "stackeager", "-o", "-", input=text.encode())
     assert piped.stdout == text.encode() and b"rebuilt exactly        1" in piped.stderr
     unparsed = tmp_path / "blind.conll"
@@ -310,3 +323,117 @@ def test_the_covnonproj_oracle_on_a_long_sentence_keeps_no_transition(tmp_path):
     status, peak_kb, stats = result.returncode, result.peak_kb, json.loads(result.stdout)
     assert status == 0 and stats["rebuilt"] == 1 and stats["transitions"] > 4_000_000
     assert peak_kb < 150 * 1024, peak_kb  # before: 340 MB for these 4,000 words
+
+
+# --- planar and 2-planar -------------------------------------------------------------------------
+
+
+def maltparser_crossings(heads: list[int]) -> list[list[int]]:
+    """MaltParser's initCrossingsGraph, pair by pair as it visits them (the reference for the
+    order of each arc's list, which decides how the 2-planar oracle propagates its planes)."""
+    n = len(heads) - 1
+    lists = [[] for _ in range(n + 1)]
+    for d1 in range(1, n + 1):
+        for d2 in range(1, n + 1):
+            a, b = sorted((heads[d1], d1))
+            x, y = sorted((heads[d2], d2))
+            if heads[d1] < heads[d2] and (a < x < b < y or x < a < y < b):
+                lists[d1].append(d2)
+                lists[d2].append(d1)
+    return lists
+
+
+@requires_shared
+def test_crossings_are_maltparsers_in_its_order_on_latin():
+    sentences = trees(DATA / "conllx" / "la_perseus-ud-test.conllx")
+    planar = 0
+    for heads, _ in sentences:
+        assert crossings(heads) == maltparser_crossings(heads), heads
+        planar += is_planar(heads)
+        assert is_planar(heads) == (not any(maltparser_crossings(heads)))
+    assert 0 < planar < len(sentences)
+
+
+def test_a_tree_whose_crossings_make_an_odd_cycle_is_not_2_planar():
+    # three arcs crossing each other pairwise: 1-4, 2-5, 3-6 (no two planes hold them)
+    heads = [-1, 0, 0, 0, 1, 2, 3]
+    assert not is_planar(heads) and not is_two_planar(heads)
+    heads = [-1, 0, 0, 1, 2]  # 1-3 crosses 0-2 and 2-4: a path, two planes
+    assert not is_planar(heads) and is_two_planar(heads)
+    assert is_planar(FIG1_HEADS) is False and is_two_planar(FIG1_HEADS)
+
+
+def test_planar_arcs_leave_the_stack_and_the_buffer_as_they_are():
+    s = Planar()
+    c = s.initial(3)
+    assert sorted(s.allowed(c)) == [RA, SH]  # the root on top: no LEFT-ARC, no REDUCE
+    s.apply(c, RA, "root")  # 0 -> 1
+    assert c.stack == [0] and c.buffer == [3, 2, 1] and c.arcs.heads[1] == 0
+    assert s.allowed(c) == [SH]  # 1 has a head, and 0 and 1 are connected
+    c = s.initial(3)
+    s.apply(c, SH)
+    s.apply(c, LA, "x")  # 2 -> 1
+    assert c.arcs.heads[1] == 2 and c.stack == [0, 1] and c.buffer == [3, 2]
+    assert sorted(s.allowed(c)) == [RE, SH]  # 1 and 2 connected: no arc between them again
+    assert RA in Planar(acyclicity=False).allowed(c)  # 1 -> 2 would close a cycle
+
+
+def test_planar_connectedness_and_covered_roots():
+    s = Planar(connectedness="reduceonly")
+    c = s.initial(3)
+    s.apply(c, SH)
+    assert RE not in s.allowed(c)  # 1 is connected to nothing
+    s.apply(c, RA, "x")  # 1 -> 2
+    assert RE in s.allowed(c)
+    s = Planar(connectedness="full")
+    c = s.initial(2)
+    s.apply(c, SH)
+    assert SH not in s.allowed(c)  # the last word, not connected to word 1
+    s.apply(c, LA, "x")
+    assert SH in s.allowed(c)
+    s = Planar(no_covered_roots=True)
+    c = s.initial(2)
+    s.apply(c, SH)
+    assert RE not in s.allowed(c)
+    s = Planar(root_handling="relaxed")
+    assert s.deterministic(s.initial(2)) == SH
+
+
+def test_2planar_switches_stacks_never_twice_and_never_reduces_both():
+    s = TwoPlanar()
+    c = s.initial(3)
+    assert RB not in s.allowed(c) and SW in s.allowed(c)
+    s.apply(c, SW)
+    assert SW not in s.allowed(c) and c.active == 1
+    s.apply(c, SH)
+    assert c.stacks == ([0, 1], [0, 1]) and SW in s.allowed(c)
+    s = TwoPlanar(reduce_on_switch=True)
+    c = s.initial(3)
+    assert SW not in s.allowed(c)  # it would pop the root
+    s.apply(c, SH)
+    s.apply(c, SW)
+    assert c.stacks == ([0, 1], [0]) and c.active == 1
+
+
+def test_system_for_reads_the_planar_options():
+    config = load_config(
+        None,
+        {
+            ("singlemalt", "parsing_algorithm"): "planar",
+            ("planar", "connectedness"): "full",
+            ("planar", "acyclicity"): "false",
+            ("multiplanar", "planar_root_handling"): "relaxed",
+        },
+    )
+    s = system_for(config)
+    assert isinstance(s, Planar) and s.connectedness == "full" and not s.acyclicity and s.relaxed_root
+    config = load_config(
+        None,
+        {
+            ("singlemalt", "parsing_algorithm"): "2planar",
+            ("2planar", "reduceonswitch"): "true",
+            ("planar", "no_covered_roots"): "true",
+        },
+    )
+    s = system_for(config)
+    assert isinstance(s, TwoPlanar) and s.reduce_on_switch and s.no_covered_roots and not s.relaxed_root

@@ -15,6 +15,7 @@ from .spec import FAMILY, FeatureSpec, parse_feature, parse_feature_model, read_
 DEFAULT_MODELS = {
     "nivreeager": "nivreeager", "nivrestandard": "nivrestandard", "covproj": "covproj",
     "covnonproj": "covnonproj", "stackproj": "stackproj", "stackeager": "stackswap", "stacklazy": "stackswap",
+    "planar": "planar", "2planar": "2planar",
 }  # fmt: skip
 #: The folder of each learner's default models. k-NN takes the LIBSVM ones: their arc-eager model
 #: is the standard model of the memory-based experiments (Nivre et al. 2007, §3.2), and none of

@@ -57,14 +57,21 @@ FeatureFn = Callable[[object, list], object]
 
 def _base_address(a: Address, family: str) -> AddressFn:
     i = a.index
-    if a.name == "Stack":
+    if a.name in ("Stack", "ActiveStack"):  # 2planar's stack is the active one
 
         def stack(c, cols, i=i):
             s = c.stack
             return s[-1 - i] if i < len(s) else -1
 
         return stack
-    if a.name == "Input" and family == "nivre":
+    if a.name == "InactiveStack":
+
+        def inactive_stack(c, cols, i=i):
+            s = c.inactive
+            return s[-1 - i] if i < len(s) else -1
+
+        return inactive_stack
+    if a.name == "Input" and family in ("nivre", "planar", "twoplanar"):
 
         def nivre_input(c, cols, i=i):
             b = c.buffer

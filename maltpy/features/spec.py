@@ -40,11 +40,14 @@ BASE_ADDRESSES = {
     "nivre": ("Stack", "Input"),
     "stack": ("Stack", "Input", "Lookahead"),
     "covington": ("Left", "Right", "LeftContext", "RightContext"),
+    "planar": ("Stack", "Input"),
+    "twoplanar": ("ActiveStack", "InactiveStack", "Input"),
 }
 FAMILY = {
     "nivreeager": "nivre", "nivrestandard": "nivre",
     "stackproj": "stack", "stackeager": "stack", "stacklazy": "stack",
     "covproj": "covington", "covnonproj": "covington",
+    "planar": "planar", "2planar": "twoplanar",
 }  # fmt: skip
 GRAPH_ADDRESSES = (
     "head", "ldep", "rdep", "rdep2", "lsib", "rsib", "pred", "succ",

@@ -6,6 +6,7 @@ from ..config import Config
 from .base import SW, Gold, Transition, finish, run_oracle
 from .covington import CovingtonNonProjective, CovingtonProjective
 from .nivre import NivreEager, NivreStandard
+from .planar import Planar, TwoPlanar
 from .stack import StackEager, StackLazy, StackProjective
 
 SYSTEMS = {
@@ -16,6 +17,8 @@ SYSTEMS = {
     "stackproj": StackProjective,
     "stackeager": StackEager,
     "stacklazy": StackLazy,
+    "planar": Planar,
+    "2planar": TwoPlanar,
 }
 
 
@@ -36,6 +39,12 @@ def system_for(config: Config, learning: bool = False):
         )
     if name == "covproj":
         return CovingtonProjective(config.covington.allow_root, config.covington.allow_shift)
+    if name in ("planar", "2planar"):
+        p = config.planar
+        shared = (config.multiplanar.planar_root_handling, p.acyclicity, p.no_covered_roots)
+        if name == "planar":
+            return Planar(*shared, p.connectedness)
+        return TwoPlanar(*shared, config.twoplanar.reduceonswitch)
     return SYSTEMS[name]()
 
 

@@ -1,0 +1,378 @@
+"""Planar and 2-planar arc-eager parsing (Gómez-Rodríguez & Nivre 2010, "A Transition-Based Parser
+for 2-Planar Dependency Structures", ACL: its planar and 2-planar transition systems, and its test
+of 2-planarity, a crossings graph that is bipartite), as MaltParser 1.9.2 has them
+(org.maltparser.parser.algorithm.planar and .twoplanar, by Carlos Gómez-Rodríguez).
+
+A dependency graph is planar when no two of its arcs cross drawn above the words; 2-planar when
+its arcs can be split into two planar sets. The planar system is arc-eager whose arc transitions
+leave the stack and the buffer as they are, so that a word can take a head and dependents on both
+sides, with crossing arcs kept out by the stack discipline:
+
+    SHIFT        (σ, j|β, A)   ⇒ (σ|j, β, A)
+    REDUCE       (σ|i, β, A)   ⇒ (σ, β, A)
+    LEFT-ARC_l   (σ|i, j|β, A) ⇒ (σ|i, j|β, A ∪ {(j, l, i)})   i ≠ 0, i has no head, no cycle
+    RIGHT-ARC_l  (σ|i, j|β, A) ⇒ (σ|i, j|β, A ∪ {(i, l, j)})   j has no head, no cycle
+
+The 2-planar system keeps two stacks, one per plane; the active one is used as the planar
+system's stack, and an arc goes on its plane. SHIFT pushes the word on both stacks, SWITCH makes
+the other stack active (never twice in a row), REDUCE pops the active one. MaltParser's
+REDUCE-BOTH is in its transition table but never permissible: here it is a class (RB, the first
+MaltParser registers) that is never allowed.
+
+The preconditions are MaltParser's ``permissible`` (the single-head constraint always holds; the
+"no arc both ways" test it also makes is implied by it). Options, as MaltParser's groups:
+- ``multiplanar.planar_root_handling`` (-prh): ``normal``: the root is a node like any other, and
+  RIGHT-ARC attaches root dependents; ``relaxed``: nothing is done but SHIFT while the root is on
+  top of the (active) stack, and root dependents are attached after parsing.
+- ``planar.acyclicity`` (-pacy): no arc between two nodes already connected (default on).
+- ``planar.no_covered_roots`` (-pcov): no REDUCE of a word without a head (so that no headless
+  word is covered by an arc: projective structures only).
+- ``planar.connectedness`` (-pcon, planar only): ``reduceonly``: REDUCE only a word connected
+  to the first of the buffer or to the word below it on the stack; ``full``: also SHIFT the last
+  word only once it is connected to the first word.
+- ``2planar.reduceonswitch`` (-2pr): SWITCH also pops the stack it makes active.
+
+The oracles are MaltParser's (PlanarArcEagerOracle, TwoPlanarArcEagerOracle): the planar one
+rebuilds every planar tree, the 2-planar one every 2-planar tree, choosing a plane for each arc
+as it is built and propagating the choice to the arcs that cross it.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right, insort
+from dataclasses import dataclass, field
+
+from .base import LA, RA, RE, SH, Arcs, Gold, Transition
+
+SW_ = "SW"  # 2-planar SWITCH: MaltParser's name, the same as Nivre's swap (the systems never meet)
+RB = "RB"  # 2-planar REDUCE-BOTH: in MaltParser's table, never permissible
+ROOT_HANDLING = ("normal", "relaxed")
+CONNECTEDNESS = ("none", "reduceonly", "full")
+
+
+def component(arcs: Arcs, node: int) -> int:
+    """A name of the connected part of the partial graph ``node`` is in (MaltParser's
+    ``findComponent``): the head-less node its heads lead to. With the acyclicity constraint off
+    a cycle has no such node; then its smallest node."""
+    seen = []
+    while arcs.heads[node] != -1:
+        seen.append(node)
+        node = arcs.heads[node]
+        if node in seen:
+            return min(seen[seen.index(node) :])
+    return node
+
+
+@dataclass(slots=True)
+class PlanarConfiguration:
+    """σ as a list with its top last; β as a list with its first node last."""
+
+    stack: list[int]
+    buffer: list[int]
+    arcs: Arcs
+
+
+class _Constraints:
+    """The options the two systems share, and their tests of a LEFT-ARC or RIGHT-ARC."""
+
+    projective = False
+
+    def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False) -> None:
+        if root_handling not in ROOT_HANDLING:
+            raise ValueError(f"unknown planar root handling {root_handling!r}")
+        self.relaxed_root = root_handling == "relaxed"
+        self.acyclicity = acyclicity
+        self.no_covered_roots = no_covered_roots
+
+    def is_terminal(self, c) -> bool:
+        return not c.buffer
+
+    def default(self, c, root_label: str) -> Transition:
+        """MaltParser's move when no ranked transition is allowed."""
+        return SH, None
+
+    def _arcs_allowed(self, arcs: Arcs, top: int, first: int) -> list[str]:
+        """LEFT-ARC and RIGHT-ARC between the top of the (active) stack and the first of β."""
+        if self.acyclicity and component(arcs, top) == component(arcs, first):
+            return []
+        moves = []
+        if arcs.heads[first] == -1:
+            moves.append(RA)
+        if top != 0 and arcs.heads[top] == -1:
+            moves.append(LA)
+        return moves
+
+    def _may_reduce(self, arcs: Arcs, top: int) -> bool:
+        return top != 0 and not (self.no_covered_roots and arcs.heads[top] == -1)
+
+
+class Planar(_Constraints):
+    """The planar system, MaltParser's ``planar``."""
+
+    name = "planar"
+    transitions = (SH, RE, RA, LA)
+
+    def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False,
+                 connectedness: str = "none") -> None:  # fmt: skip
+        super().__init__(root_handling, acyclicity, no_covered_roots)
+        if connectedness not in CONNECTEDNESS:
+            raise ValueError(f"unknown planar connectedness {connectedness!r}")
+        self.connectedness = connectedness
+
+    def initial(self, n: int) -> PlanarConfiguration:
+        return PlanarConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
+
+    def deterministic(self, c: PlanarConfiguration) -> str | None:
+        return SH if self.relaxed_root and c.stack[-1] == 0 else None
+
+    def allowed(self, c: PlanarConfiguration) -> list[str]:
+        top, first, arcs = c.stack[-1], c.buffer[-1], c.arcs
+        moves = [SH] if self._may_shift(c) else []
+        if self._may_reduce(arcs, top) and self._connected_on_reduce(c):
+            moves.append(RE)
+        return moves + self._arcs_allowed(arcs, top, first)
+
+    def _may_shift(self, c: PlanarConfiguration) -> bool:
+        """With full connectedness, the last word is shifted only once it is connected to word 1."""
+        if self.connectedness != "full" or len(c.buffer) != 1:
+            return True
+        return component(c.arcs, 1) == component(c.arcs, c.buffer[-1])
+
+    def _connected_on_reduce(self, c: PlanarConfiguration) -> bool:
+        """With connectedness, the top is reduced only if connected to the first of β or to the
+        node below it on the stack."""
+        if self.connectedness == "none":
+            return True
+        part = component(c.arcs, c.stack[-1])
+        return part == component(c.arcs, c.buffer[-1]) or (len(c.stack) > 1 and part == component(c.arcs, c.stack[-2]))
+
+    def apply(self, c: PlanarConfiguration, name: str, label: str | None = None) -> None:
+        if name == SH:
+            c.stack.append(c.buffer.pop())
+        elif name == RE:
+            c.stack.pop()
+        elif name == RA:
+            c.arcs.add(c.stack[-1], c.buffer[-1], label)
+        elif name == LA:
+            c.arcs.add(c.buffer[-1], c.stack[-1], label)
+        else:
+            raise ValueError(f"{self.name} has no transition {name}")
+
+    def oracle(self, c: PlanarConfiguration, gold: Gold) -> Transition:
+        """MaltParser's: LEFT-ARC or RIGHT-ARC for a gold arc between i and j not yet built;
+        REDUCE when j has a gold left dependent before i, or a gold head before i (not the root,
+        unless the root's arcs are built by RIGHT-ARC); SHIFT otherwise."""
+        i, j = c.stack[-1], c.buffer[-1]
+        if i != 0 and gold.heads[i] == j and c.arcs.heads[i] != j:
+            return LA, gold.labels[i]
+        if gold.heads[j] == i and c.arcs.heads[j] != i:
+            return RA, gold.labels[j]
+        if -1 < gold.arcs.leftmost(j) < i:
+            return RE, None
+        if gold.heads[j] < i and (gold.heads[j] != 0 or not self.relaxed_root):
+            return RE, None
+        return SH, None
+
+
+@dataclass(slots=True)
+class TwoPlanarConfiguration:
+    """The two stacks, each with its top last, ``active`` the index of the active one; β with its
+    first node last; the last transition (no SWITCH after a SWITCH); the oracle's plane for
+    each gold arc it has decided, and the gold arcs crossing each, by dependent."""
+
+    stacks: tuple[list[int], list[int]]
+    active: int
+    buffer: list[int]
+    arcs: Arcs
+    last: str | None = None
+    planes: dict[int, int] = field(default_factory=dict)
+    crossings: list[list[int]] | None = None
+
+    @property
+    def stack(self) -> list[int]:
+        """The active stack."""
+        return self.stacks[self.active]
+
+    @property
+    def inactive(self) -> list[int]:
+        return self.stacks[1 - self.active]
+
+
+ANY, FIRST, SECOND, NONE = 0, 1, 2, 3  # the oracle's plane for a gold arc
+
+
+class TwoPlanar(_Constraints):
+    """The 2-planar system, MaltParser's ``2planar``."""
+
+    name = "2planar"
+    transitions = (SH, SW_, RA, LA, RE, RB)
+
+    def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False,
+                 reduce_on_switch: bool = False) -> None:  # fmt: skip
+        super().__init__(root_handling, acyclicity, no_covered_roots)
+        self.reduce_on_switch = reduce_on_switch
+
+    def initial(self, n: int) -> TwoPlanarConfiguration:
+        return TwoPlanarConfiguration(([0], [0]), 0, list(range(n, 0, -1)), Arcs.empty(n))
+
+    def deterministic(self, c: TwoPlanarConfiguration) -> str | None:
+        return SH if self.relaxed_root and c.stack[-1] == 0 else None
+
+    def allowed(self, c: TwoPlanarConfiguration) -> list[str]:
+        top, arcs = c.stack[-1], c.arcs
+        moves = [SH]
+        if self.reduce_on_switch:
+            if self._may_reduce(arcs, c.inactive[-1]):
+                moves.append(SW_)
+        elif c.last != SW_:
+            moves.append(SW_)
+        if self._may_reduce(arcs, top):
+            moves.append(RE)
+        return moves + self._arcs_allowed(arcs, top, c.buffer[-1])
+
+    def apply(self, c: TwoPlanarConfiguration, name: str, label: str | None = None) -> None:
+        if name == SH:
+            j = c.buffer.pop()
+            c.stacks[0].append(j)
+            c.stacks[1].append(j)
+        elif name == SW_:
+            c.active = 1 - c.active
+            if self.reduce_on_switch:
+                c.stack.pop()
+        elif name == RE:
+            c.stack.pop()
+        elif name == RA:
+            c.arcs.add(c.stack[-1], c.buffer[-1], label)
+        elif name == LA:
+            c.arcs.add(c.buffer[-1], c.stack[-1], label)
+        else:
+            raise ValueError(f"{self.name} has no transition {name}")
+        c.last = name
+
+    def oracle(self, c: TwoPlanarConfiguration, gold: Gold) -> Transition:
+        """MaltParser's: an arc between the active top i and j not yet built, on the active
+        plane (the choice propagated to the gold arcs crossing it); SWITCH for such an arc with the
+        inactive top; REDUCE while j has a pending arc, on the active plane, with a node before i;
+        SWITCH while it has one on the inactive plane before the inactive top; SHIFT otherwise."""
+        i, k, j = c.stack[-1], c.inactive[-1], c.buffer[-1]
+        plane = FIRST if c.active == 0 else SECOND
+        if c.crossings is None:
+            c.crossings = crossings(gold.heads)
+        if i != 0 and gold.heads[i] == j and c.arcs.heads[i] != j:
+            _propagate(c.planes, c.crossings, i, plane)
+            return LA, gold.labels[i]
+        if gold.heads[j] == i and c.arcs.heads[j] != i:
+            _propagate(c.planes, c.crossings, j, plane)
+            return RA, gold.labels[j]
+        if k != 0 and gold.heads[k] == j and c.arcs.heads[k] != j:
+            return SW_, None
+        if gold.heads[j] == k and c.arcs.heads[j] != k:
+            return SW_, None
+        if self._pending(c, gold, plane, i) is not None:
+            return RE, None
+        if self._pending(c, gold, FIRST + SECOND - plane, k) is not None:
+            return SW_, None
+        return SH, None
+
+    def _pending(self, c: TwoPlanarConfiguration, gold: Gold, plane: int, limit: int) -> int | None:
+        """The dependent of the gold arc between j and a node before ``limit`` whose decided plane
+        is ``plane``: the one whose other end is nearest ``limit`` (MaltParser's
+        getFirstPendingLinkOnPlane; an undecided arc goes on the active plane)."""
+        j = c.buffer[-1]
+        active = FIRST if c.active == 0 else SECOND
+        best, found = (-1 if not self.relaxed_root else 0), None
+        for d in gold.arcs.left[j]:
+            if best < d < limit and _decision(c.planes, d, active) == plane:
+                best, found = d, d
+        h = gold.heads[j]
+        if h < limit and h > best and _decision(c.planes, j, active) == plane:
+            found = j
+        return found
+
+
+def _decision(planes: dict[int, int], dependent: int, active: int) -> int:
+    """The plane the arc to ``dependent`` goes on: the one decided, else the active one (an arc
+    seen undecided is from then on recorded as open to either)."""
+    plane = planes.setdefault(dependent, ANY)
+    return active if plane == ANY else plane
+
+
+def _propagate(planes: dict[int, int], crossing: list[list[int]], dependent: int, plane: int) -> None:
+    """Put the gold arc to ``dependent`` on ``plane``, and the arcs crossing it, depth first, on
+    the other (or on none, if already on the same one): MaltParser's propagatePlaneConstraint."""
+    planes[dependent] = plane
+    if plane not in (FIRST, SECOND):
+        return
+    for other in crossing[dependent]:
+        constraint = planes.setdefault(other, ANY)
+        if constraint == ANY:
+            _propagate(planes, crossing, other, FIRST + SECOND - plane)
+        elif constraint == plane:
+            _propagate(planes, crossing, other, NONE)
+
+
+def crossings(heads: list[int]) -> list[list[int]]:
+    """The arcs each arc of the tree crosses, by dependent, in the order MaltParser's
+    initCrossingsGraph lists them. It visits the pairs of arcs (by dependent, each way) and, for a
+    pair whose first arc has the smaller head, appends each to the other's list; so arc e's list
+    holds the crossing arcs with a smaller head and a smaller dependent, then those with a greater
+    head, then those with a smaller head and a greater dependent, each by dependent."""
+    partners: list[list[int]] = [[] for _ in heads]
+    for a, b in _crossing_pairs(heads):
+        partners[a].append(b)
+        partners[b].append(a)
+    lists: list[list[int]] = []
+    for e, found in enumerate(partners):
+        found.sort()
+        below = [x for x in found if heads[x] < heads[e]]
+        above = [y for y in found if heads[y] > heads[e]]
+        lists.append([x for x in below if x < e] + above + [x for x in below if x > e])
+    return lists
+
+
+def _crossing_pairs(heads: list[int]) -> list[tuple[int, int]]:
+    """Every pair of crossing arcs (by dependent), in time proportional to their number (plus a
+    sort): arcs as spans swept from left to right; when a span (a, b) ends, the spans begun
+    inside it that end after b are the ones crossing it."""
+    n = len(heads) - 1
+    ending: list[list[int]] = [[] for _ in range(n + 1)]
+    starting: list[list[int]] = [[] for _ in range(n + 1)]
+    for d in range(1, n + 1):
+        starting[min(d, heads[d])].append(d)
+        ending[max(d, heads[d])].append(d)
+    begun: list[tuple[int, int]] = []  # (start, dependent) of the spans begun and not ended, by start
+    pairs = []
+    for position in range(n + 1):
+        for d in ending[position]:
+            after = bisect_right(begun, (min(d, heads[d]), n + 1))
+            pairs.extend((d, other) for _, other in begun[after:] if max(other, heads[other]) > position)
+        if ending[position]:
+            begun = [(s, d) for s, d in begun if max(d, heads[d]) != position]
+        for d in starting[position]:
+            insort(begun, (position, d))
+    return pairs
+
+
+def is_planar(heads: list[int]) -> bool:
+    """No two arcs of the tree cross (the root's arcs counted, drawn from node 0)."""
+    return not _crossing_pairs(heads)
+
+
+def is_two_planar(heads: list[int]) -> bool:
+    """The arcs of the tree split into two planar sets: their crossing graph is bipartite."""
+    lists = crossings(heads)
+    side = [-1] * len(heads)
+    for start in range(1, len(heads)):
+        if side[start] != -1:
+            continue
+        side[start] = 0
+        todo = [start]
+        while todo:
+            a = todo.pop()
+            for b in lists[a]:
+                if side[b] == -1:
+                    side[b] = 1 - side[a]
+                    todo.append(b)
+                elif side[b] == side[a]:
+                    return False
+    return True
