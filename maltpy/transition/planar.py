@@ -102,6 +102,17 @@ class _Constraints:
             moves.append(LA)
         return moves
 
+    def _apply_on_top(self, c, name: str, label: str | None) -> None:
+        """REDUCE, RIGHT-ARC or LEFT-ARC on the top of the (active) stack and the first of β."""
+        if name == RE:
+            c.stack.pop()
+        elif name == RA:
+            c.arcs.add(c.stack[-1], c.buffer[-1], label)
+        elif name == LA:
+            c.arcs.add(c.buffer[-1], c.stack[-1], label)
+        else:
+            raise ValueError(f"{self.name} has no transition {name}")
+
     def _may_reduce(self, arcs: Arcs, top: int) -> bool:
         return top != 0 and not (self.no_covered_roots and arcs.heads[top] == -1)
 
@@ -149,14 +160,8 @@ class Planar(_Constraints):
     def apply(self, c: PlanarConfiguration, name: str, label: str | None = None) -> None:
         if name == SH:
             c.stack.append(c.buffer.pop())
-        elif name == RE:
-            c.stack.pop()
-        elif name == RA:
-            c.arcs.add(c.stack[-1], c.buffer[-1], label)
-        elif name == LA:
-            c.arcs.add(c.buffer[-1], c.stack[-1], label)
         else:
-            raise ValueError(f"{self.name} has no transition {name}")
+            self._apply_on_top(c, name, label)
 
     def oracle(self, c: PlanarConfiguration, gold: Gold) -> Transition:
         """MaltParser's: LEFT-ARC or RIGHT-ARC for a gold arc between i and j not yet built;
@@ -239,14 +244,8 @@ class TwoPlanar(_Constraints):
             c.active = 1 - c.active
             if self.reduce_on_switch:
                 c.stack.pop()
-        elif name == RE:
-            c.stack.pop()
-        elif name == RA:
-            c.arcs.add(c.stack[-1], c.buffer[-1], label)
-        elif name == LA:
-            c.arcs.add(c.buffer[-1], c.stack[-1], label)
         else:
-            raise ValueError(f"{self.name} has no transition {name}")
+            self._apply_on_top(c, name, label)
         c.last = name
 
     def oracle(self, c: TwoPlanarConfiguration, gold: Gold) -> Transition:
