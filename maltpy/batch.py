@@ -413,6 +413,8 @@ class BatchParser(_Arrays):
         models = model.guide.all_models()
         if any(m.classifier.symbolic for m in models) or not covered(model.config, model.feature_model):
             return False
+        if getattr(model.system, "enforce_tree", False):  # its UNSHIFT phase is per sentence only
+            return False
         features = [s.feature for s in model.feature_model.specs]
         cuts = 0
         for m in models:

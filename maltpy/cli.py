@@ -7,6 +7,7 @@ Standard output carries nothing but the command's result.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -262,6 +263,15 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     help="covnonproj: bound the degree of non-projectivity at D (instead of the model's setting).",
 )
 @click.option(
+    "-nt",
+    "--enforce-tree",
+    "enforce_tree",
+    type=click.BOOL,
+    metavar="BOOL",
+    help="nivreeager: UNSHIFT words left without a head when the input is used up, so that every word "
+    "takes its head from a transition (MaltParser's -nt; instead of the model's setting).",
+)
+@click.option(
     "-j",
     "--jobs",
     type=click.IntRange(1, 1024),
@@ -271,7 +281,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     help="Parse in N worker processes, each with the model loaded; the output is the same bytes.",
 )
 def parse_command(model_path: str, input_path: str | None, output_path: str | None, format_: str,
-                  max_degree: int | None, jobs: int) -> None:  # fmt: skip
+                  max_degree: int | None, enforce_tree: bool | None, jobs: int) -> None:  # fmt: skip
     """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).
 
     HEAD and DEPREL are filled in; every other column and line is written as it was read,
@@ -286,11 +296,11 @@ def parse_command(model_path: str, input_path: str | None, output_path: str | No
 
     if jobs > 1:
         bar = _ProgressBar() if sys.stderr.isatty() else None
-        with Workers(model_path, max_degree, jobs) as workers:
+        with Workers(model_path, max_degree, enforce_tree, jobs) as workers:
             with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
                 workers.parse(reader, out, bar.add if bar else None)
     else:
-        model = load_model(model_path, max_degree)
+        model = load_model(model_path, max_degree, enforce_tree)
         bar = _ProgressBar() if sys.stderr.isatty() else None
         with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
             for sentence in model.parse(reader, bar.add if bar else None):
@@ -397,6 +407,8 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
       maltpy oracle -a stacklazy -i la_perseus-ud-train.conllu --json
     """
     config = config_from(kwargs)
+    if config.nivre.enforce_tree:  # a parsing option (MaltParser's too): the oracle replays learning
+        config = dataclasses.replace(config, nivre=dataclasses.replace(config.nivre, enforce_tree=False))
     system = system_for(config)  # bounded by -cd: what the bounded system can build
     pproj = config.pproj
     stats = {

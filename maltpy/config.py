@@ -71,6 +71,7 @@ class Graph:
 class Nivre:
     allow_root: bool = True
     allow_reduce: bool = False
+    enforce_tree: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +170,7 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ("graph", "root_label"): Option("label", "grl", "label of words attached to the root after parsing"),
     ("nivre", "allow_root"): Option("bool", "nr", "root dependents attached by a transition (Nivre)"),
     ("nivre", "allow_reduce"): Option("bool", "ne", "REDUCE allowed for a word without a head"),
+    ("nivre", "enforce_tree"): Option("bool", "nt", "arc-eager parsing: UNSHIFT words left without a head at the end"),
     ("covington", "allow_root"): Option("bool", "cr", "root dependents attached by a transition (Covington)"),
     ("covington", "allow_shift"): Option("bool", "cs", "SHIFT allowed before Left is exhausted"),
     ("covington", "max_degree"): Option(

@@ -85,16 +85,19 @@ _STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # signals that stop 
 _WORKER = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from maltpy.jobs import work; work(sys.argv[2:])"
 
 
-def load_model(model_path: str, max_degree: int | None):
-    """The model to parse with, its covnonproj degree bounded at ``max_degree`` (``-cd``) if given."""
+def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | None = None):
+    """The model to parse with, its covnonproj degree bounded at ``max_degree`` (``-cd``) and its
+    enforce_tree set (``-nt``) if given."""
     from .parser import Model
 
     model = Model.load(model_path)
-    if max_degree is not None:
-        try:
+    try:
+        if max_degree is not None:
             model.bound_degree(max_degree)
-        except ValueError as e:
-            raise MaltpyError(f"-cd: {e}", "command line") from None
+    except ValueError as e:
+        raise MaltpyError(f"-cd: {e}", "command line") from None
+    if enforce_tree is not None:
+        model.set_enforce_tree(enforce_tree)
     return model
 
 
@@ -105,9 +108,9 @@ class Workers:
     parse, which loads the model before it reads: an error of the input is reported only once
     every worker has loaded the model."""
 
-    def __init__(self, model_path: str, max_degree: int | None, jobs: int) -> None:
-        degree = "" if max_degree is None else str(max_degree)
-        command = [sys.executable, "-c", _WORKER, json.dumps(sys.path), model_path, degree]
+    def __init__(self, model_path: str, max_degree: int | None, enforce_tree: bool | None, jobs: int) -> None:
+        options = json.dumps([max_degree, enforce_tree])
+        command = [sys.executable, "-c", _WORKER, json.dumps(sys.path), model_path, options]
         self.processes: list[subprocess.Popen] = []
         self.ready: list[bool] = []  # whether the worker's READY has been read
         self.next = 0  # the worker the next batch goes to
@@ -297,9 +300,9 @@ def _after_last_empty_line(text: bytearray, end: int) -> int:
 
 
 def work(argv: list[str]) -> None:
-    """A worker's life (argv: the model's path and the -cd bound or ""): load the model, then parse
-    each batch that comes on standard input and write its text to standard output, until the
-    input ends or the main process goes away."""
+    """A worker's life (argv: the model's path, and [-cd, -nt] in JSON, null where not given): load
+    the model, then parse each batch that comes on standard input and write its text to standard
+    output, until the input ends or the main process goes away."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly
     set_threads(None)  # before NumPy is imported; the main process's settings are in the environment
     from .parser import BATCH_TOKENS  # imports NumPy
@@ -316,7 +319,7 @@ def work(argv: list[str]) -> None:
     threading.Thread(target=_receive_batches, args=(batches_in, batches), daemon=True).start()
     try:
         try:
-            model = load_model(argv[0], int(argv[1]) if argv[1] else None)
+            model = load_model(argv[0], *json.loads(argv[1]))
             _write_frame(texts_out, READY, b"")
             while (batch := batches.get()) is not None:
                 name, format, first, text, error = pickle.loads(batch)

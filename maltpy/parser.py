@@ -101,16 +101,20 @@ class Model:
         self.guide = guide
         self.data_format = data_format
         self.statistics = statistics
-        self.system = system_for(config)
         self.root_label = config.graph.root_label
         for model in guide.all_models():
             model.transitions = [classes.items[label] for label in model.labels]
+        self._set_system()
+
+    def _set_system(self) -> None:
+        """The transition system of ``self.config``, and the path that parses with it: the arrays
+        form, or per sentence with compiled encoders for the models the arrays form does not cover."""
+        self.system = system_for(self.config)
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
-        # the per-sentence path's compiled encoders, for the models the arrays form does not cover
         self._encoders = {}
-        for model in guide.all_models() if self._batch is None else []:
+        for model in self.guide.all_models() if self._batch is None else []:
             fmap = model.featuremap
-            encode = None if model.classifier.symbolic else feature_model.encoder(fmap.tables, fmap.positions)
+            encode = None if model.classifier.symbolic else self.feature_model.encoder(fmap.tables, fmap.positions)
             if encode is not None:
                 self._encoders[model.name] = encode
 
@@ -246,7 +250,17 @@ class Model:
             raise ValueError(f"bounds covnonproj only; this model is {self.config.singlemalt.parsing_algorithm}")
         covington = dataclasses.replace(self.config.covington, max_degree=max_degree)
         self.config = dataclasses.replace(self.config, covington=covington)
-        self.system = system_for(self.config)
+        self._set_system()
+
+    def set_enforce_tree(self, on: bool) -> None:
+        """Parse with arc-eager's enforce_tree on or off instead of the model's setting (``maltpy
+        parse -nt``; MaltParser reads nivre.enforce_tree when it parses, and other algorithms
+        than nivreeager ignore it, as MaltParser's do)."""
+        if type(on) is not bool:
+            raise ValueError(f"enforce_tree is true or false, not {on!r}")
+        nivre = dataclasses.replace(self.config.nivre, enforce_tree=on)
+        self.config = dataclasses.replace(self.config, nivre=nivre)
+        self._set_system()
 
     def describe(self) -> dict:
         """What ``maltpy info`` shows."""

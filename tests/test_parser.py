@@ -371,3 +371,28 @@ def test_the_python_api_refuses_what_it_cannot_take(example_model):
         model.parse_tokens(["abc"])
     with pytest.raises(ValueError):
         model.bound_degree(1)  # a nivreeager model
+
+
+def test_enforce_tree_gives_every_word_a_head_from_a_transition(tmp_path):
+    # -nt is read when parsing (MaltParser's nivre.enforce_tree, "usage: process"): learned with
+    # it or without, the classifier is the same; parsed with it, no word is left for the root
+    # with the default label, and a root that takes no dependents (-nr false) takes one at the end.
+    plain, enforced = tmp_path / "plain.mpm", tmp_path / "enforced.mpm"
+    for model, options in ((plain, ()), (enforced, ("-nt", "true"))):
+        result = run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model, "-nr", "false", *options)
+        assert result.returncode == 0, result.stderr
+    with zipfile.ZipFile(plain) as a, zipfile.ZipFile(enforced) as b:
+        assert a.read("classifiers/000.npz") == b.read("classifiers/000.npz")
+    test = EXAMPLE / "en-test.conllu"
+    sentences = len(list(ConllReader(io.BytesIO(test.read_bytes()), "test")))
+
+    def roots(parsed: bytes) -> tuple[int, int]:
+        words = [w for s in ConllReader(io.BytesIO(parsed), "parsed") for w in s.words]
+        return sum(w[6] == "0" for w in words), sum(w[7] == "ROOT" for w in words)
+
+    assert roots(run_maltpy("parse", "-m", plain, "-i", test).stdout)[1] > 0
+    parsed = run_maltpy("parse", "-m", plain, "-i", test, "-nt", "true").stdout
+    assert roots(parsed) == (sentences, 0)
+    assert run_maltpy("parse", "-m", enforced, "-i", test).stdout == parsed
+    assert run_maltpy("parse", "-m", plain, "-i", test, "-nt", "true", "--jobs", "2").stdout == parsed
+    assert run_maltpy("parse", "-m", enforced, "-i", test, "-nt", "false").stdout != parsed

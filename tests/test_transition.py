@@ -11,7 +11,7 @@ from maltpy.conll import ConllReader
 from maltpy.transition import SYSTEMS, count_swaps, rebuild, system_for
 from maltpy.transition.base import LA, NA, RA, RE, SH, SW, Gold, finish, run_oracle
 from maltpy.transition.covington import CovingtonNonProjective
-from maltpy.transition.nivre import NivreEager, NivreStandard
+from maltpy.transition.nivre import USH, NivreEager, NivreStandard
 from maltpy.transition.planar import RB, Planar, TwoPlanar, crossings, is_planar, is_two_planar
 from maltpy.transition.stack import StackEager
 from maltpy.tree import arc_degree, degree, find_cycle, is_projective
@@ -437,3 +437,27 @@ def test_system_for_reads_the_planar_options():
     )
     s = system_for(config)
     assert isinstance(s, TwoPlanar) and s.reduce_on_switch and s.no_covered_roots and not s.relaxed_root
+
+
+def test_enforce_tree_unshifts_as_maltparsers_arc_eager():
+    # MaltParser 1.9.2's ArcEager with enforce_tree: once SHIFT or RIGHT-ARC empties the input
+    # (NivreConfig.setEnd), SHIFT is not permissible; with the input empty, a top with a head is
+    # REDUCEd and one without is UNSHIFTed, deterministically; terminal: input empty, stack [root].
+    s = NivreEager(allow_root=False, enforce_tree=True)
+    c = s.initial(2)
+    assert s.deterministic(c) == SH  # the root on top and not yet the end
+    s.apply(c, SH)
+    s.apply(c, SH)
+    assert c.end and c.stack == [0, 1, 2] and not s.is_terminal(c)
+    assert s.deterministic(c) == USH  # 2 has no head
+    s.apply(c, USH)
+    assert c.stack == [0, 1] and c.buffer == [2] and SH not in s.allowed(c)
+    s.apply(c, LA, "x")  # 2 -> 1
+    assert s.deterministic(c) is None and s.allowed(c) == [RA]  # the root takes a dependent after all
+    s.apply(c, RA, "root")
+    assert s.deterministic(c) == RE
+    s.apply(c, RE)
+    assert s.is_terminal(c) and c.arcs.heads == [-1, 2, 0]
+    assert NivreEager().is_terminal(NivreEager().initial(0))
+    with pytest.raises(ValueError):
+        NivreEager().apply(NivreEager().initial(1), USH)  # no UNSHIFT without enforce_tree

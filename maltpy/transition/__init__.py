@@ -28,8 +28,9 @@ def system_for(config: Config, learning: bool = False):
     ``bound_in_training`` (Nivre 2007, §5: the parsers are trained on the arcs of the treebank,
     unbounded, and bounded at parse time; the d = 0 baseline is bounded in both)."""
     name = config.singlemalt.parsing_algorithm
-    if name == "nivreeager":
-        return NivreEager(config.nivre.allow_root, config.nivre.allow_reduce)
+    if name == "nivreeager":  # enforce_tree while parsing only, as MaltParser's NivreFactory
+        nivre = config.nivre
+        return NivreEager(nivre.allow_root, nivre.allow_reduce, nivre.enforce_tree and not learning)
     if name == "nivrestandard":
         return NivreStandard(config.nivre.allow_root)
     if name == "covnonproj":

@@ -11,6 +11,12 @@ Options, as MaltParser's ``nivre`` group:
   dependents are attached only after parsing.
 - ``allow_reduce`` (-ne, arc-eager): REDUCE is allowed for a word without a head, which then
   goes to the root after parsing.
+- ``enforce_tree`` (-nt, arc-eager, parsing only), as MaltParser 1.9.2's ArcEager and NivreConfig
+  have it: once the buffer has been emptied (by SHIFT or RIGHT-ARC), SHIFT is no longer allowed;
+  with the buffer empty, a top with a head is reduced and a top without one is UNSHIFTed back
+  to the buffer (both without asking the classifier), so that every word takes its head from a
+  transition and parsing ends with the root alone on the stack. A root that cannot take
+  dependents (allow_root false) then can, by RIGHT-ARC.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ class NivreConfiguration:
     stack: list[int]
     buffer: list[int]
     arcs: Arcs
+    end: bool = False  # enforce_tree: the buffer has been emptied
+
+
+USH = "USH"  # enforce_tree's UNSHIFT, MaltParser's name; never a class (always deterministic)
 
 
 class _Nivre:
@@ -63,20 +73,34 @@ class NivreEager(_Nivre):
     name = "nivreeager"
     transitions = (SH, RE, RA, LA)
 
-    def __init__(self, allow_root: bool = True, allow_reduce: bool = False) -> None:
+    def __init__(self, allow_root: bool = True, allow_reduce: bool = False, enforce_tree: bool = False) -> None:
         super().__init__(allow_root)
         self.allow_reduce = allow_reduce
+        self.enforce_tree = enforce_tree
+
+    def is_terminal(self, c: NivreConfiguration) -> bool:
+        return not c.buffer and (not self.enforce_tree or len(c.stack) == 1)
+
+    def deterministic(self, c: NivreConfiguration) -> str | None:
+        if not self.enforce_tree:
+            return super().deterministic(c)
+        if not self.allow_root and c.stack[-1] == 0 and not c.end:
+            return SH
+        if not c.buffer:
+            return RE if c.arcs.heads[c.stack[-1]] != -1 else USH
+        return None
 
     def allowed(self, c: NivreConfiguration) -> list[str]:
         top = c.stack[-1]
         if top == 0:
-            return [SH, RA] if self.allow_root else [SH]
-        moves = [SH, RA]
-        if c.arcs.heads[top] == -1:
-            moves.append(LA)
-        if c.arcs.heads[top] != -1 or self.allow_reduce:
-            moves.append(RE)
-        return moves
+            moves = [SH, RA] if self.allow_root or c.end else [SH]
+        else:
+            moves = [SH, RA]
+            if c.arcs.heads[top] == -1:
+                moves.append(LA)
+            if c.arcs.heads[top] != -1 or self.allow_reduce:
+                moves.append(RE)
+        return moves[1:] if c.end else moves
 
     def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
         if name == SH:
@@ -89,8 +113,12 @@ class NivreEager(_Nivre):
             c.arcs.add(c.buffer[-1], c.stack.pop(), label)
         elif name == RE:
             c.stack.pop()
+        elif name == USH and self.enforce_tree:
+            c.buffer.append(c.stack.pop())
         else:
             raise ValueError(f"{self.name} has no transition {name}")
+        if self.enforce_tree and not c.buffer and name in (SH, RA):
+            c.end = True
 
     def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
         """LEFT-ARC or RIGHT-ARC for a gold arc between i and j; REDUCE once i has no gold arc
