@@ -146,7 +146,8 @@ class Model:
         if self._batch is not None:
             trees = self._batch.parse(batch, [label for _, label in self.classes.items], self.root_label)
         else:
-            trees = [finish(arcs, self.root_label) for arcs in self._parse_one_by_one(batch)]
+            acyclic = getattr(self.system, "acyclicity", True)
+            trees = [finish(arcs, self.root_label, acyclic) for arcs in self._parse_one_by_one(batch)]
         for sentence, (heads, labels) in zip(batch, trees):
             if self.config.pproj.active:
                 heads, labels = deprojectivize(heads, labels, self.config.pproj)

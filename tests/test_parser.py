@@ -396,3 +396,13 @@ def test_enforce_tree_gives_every_word_a_head_from_a_transition(tmp_path):
     assert run_maltpy("parse", "-m", enforced, "-i", test).stdout == parsed
     assert run_maltpy("parse", "-m", plain, "-i", test, "-nt", "true", "--jobs", "2").stdout == parsed
     assert run_maltpy("parse", "-m", enforced, "-i", test, "-nt", "false").stdout != parsed
+
+
+@requires_shared
+def test_planar_without_acyclicity_still_writes_trees(tmp_path):
+    # -pacy false lets the planar parser close cycles (on this test set one: 12 -> 13 -> 15 -> 12);
+    # MaltParser writes them, maltpy breaks each at its first word, so the output stays trees
+    train, test = DATA / "conllx" / "da_ddt-ud-dev.conllx", DATA / "conllx" / "da_ddt-ud-test.conllx"
+    parsed, scores = learn_and_parse(tmp_path, train, test, "-a", "planar", "-pacy", "false")
+    assert_trees(parsed, 565)
+    assert scores["LAS"] > 65

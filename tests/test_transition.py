@@ -461,3 +461,16 @@ def test_enforce_tree_unshifts_as_maltparsers_arc_eager():
     assert NivreEager().is_terminal(NivreEager().initial(0))
     with pytest.raises(ValueError):
         NivreEager().apply(NivreEager().initial(1), USH)  # no UNSHIFT without enforce_tree
+
+
+def test_a_cycle_built_without_acyclicity_is_broken_at_its_first_word():
+    s = Planar(acyclicity=False)
+    c = s.initial(3)
+    s.apply(c, SH)
+    s.apply(c, RA, "a")  # 1 -> 2
+    assert LA in s.allowed(c)  # 2 -> 1 would close a cycle: allowed without the constraint
+    s.apply(c, LA, "b")
+    assert finish(c.arcs, "ROOT") == ([-1, 2, 1, 0], [None, "b", "a", "ROOT"])  # the cycle, as MaltParser's
+    heads, labels = finish(c.arcs, "ROOT", acyclic=False)
+    assert heads == [-1, 0, 1, 0] and labels == [None, "ROOT", "a", "ROOT"]
+    assert find_cycle(heads) is None

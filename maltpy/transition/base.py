@@ -21,6 +21,8 @@ from bisect import insort
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from ..tree import find_cycle
+
 SH, RE, LA, RA, NA, SW = "SH", "RE", "LA", "RA", "NA", "SW"
 ARC_NAMES = (LA, RA)
 
@@ -134,15 +136,21 @@ def arc_standard_oracle(i: int, j: int, gold: Gold, arcs: Arcs) -> Transition:
     return SH, None
 
 
-def finish(arcs: Arcs, root_label: str) -> tuple[list[int], list[str]]:
+def finish(arcs: Arcs, root_label: str, acyclic: bool = True) -> tuple[list[int], list[str]]:
     """The tree of a terminal configuration: words without a head attach to the root with
-    ``root_label``, as MaltParser does after parsing (Nivre 2008, §6.1)."""
+    ``root_label``, as MaltParser does after parsing (Nivre 2008, §6.1). A system that may
+    build a cycle (``acyclic`` false: the planar systems without their acyclicity constraint)
+    has each cycle broken at its first word, which attaches to the root the same way; MaltParser
+    writes the cycle, which is not a tree."""
     heads = list(arcs.heads)
     labels = list(arcs.labels)
     for d in range(1, len(heads)):
         if heads[d] == -1:
             heads[d] = 0
             labels[d] = root_label
+    while not acyclic and (cycle := find_cycle(heads)) is not None:
+        first = min(cycle)
+        heads[first], labels[first] = 0, root_label
     return heads, labels
 
 

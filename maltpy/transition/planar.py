@@ -24,7 +24,9 @@ The preconditions are MaltParser's ``permissible`` (the single-head constraint a
 - ``multiplanar.planar_root_handling`` (-prh): ``normal``: the root is a node like any other, and
   RIGHT-ARC attaches root dependents; ``relaxed``: nothing is done but SHIFT while the root is on
   top of the (active) stack, and root dependents are attached after parsing.
-- ``planar.acyclicity`` (-pacy): no arc between two nodes already connected (default on).
+- ``planar.acyclicity`` (-pacy): no arc between two nodes already connected (default on). Off,
+  the parser may close a cycle; MaltParser writes it, maltpy breaks it (``base.finish``) so that
+  its output stays a tree.
 - ``planar.no_covered_roots`` (-pcov): no REDUCE of a word without a head (so that no headless
   word is covered by an arc: projective structures only).
 - ``planar.connectedness`` (-pcon, planar only): ``reduceonly``: REDUCE only a word connected
