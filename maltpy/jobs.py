@@ -91,11 +91,11 @@ def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | Non
     from .parser import Model
 
     model = Model.load(model_path)
-    try:
-        if max_degree is not None:
+    if max_degree is not None:
+        try:
             model.bound_degree(max_degree)
-    except ValueError as e:
-        raise MaltpyError(f"-cd: {e}", "command line") from None
+        except ValueError as e:
+            raise MaltpyError(f"-cd: {e}", "command line") from None
     if enforce_tree is not None:
         model.set_enforce_tree(enforce_tree)
     return model
@@ -146,18 +146,19 @@ class Workers:
                 # The worker has stopped: an input error in a batch sent before (its own, or one
                 # in an earlier line, another worker's, which is reported first), a model it
                 # could not load, or its death. The answers, read in input order, say which.
-                while in_flight:
-                    self._write_oldest(in_flight, out, reader, progress)
+                self._write_all(in_flight, out, reader, progress)
                 self.check_ready()
                 self._died(worker)
             in_flight.append(worker)
             if quiet:  # the writer waits for its parses
-                while in_flight:
-                    self._write_oldest(in_flight, out, reader, progress)
+                self._write_all(in_flight, out, reader, progress)
                 out.flush()
+        self._write_all(in_flight, out, reader, progress)
+        self.check_ready()  # an empty input still needs a model that loads
+
+    def _write_all(self, in_flight: deque, out: BinaryIO, reader: ConllReader, progress) -> None:
         while in_flight:
             self._write_oldest(in_flight, out, reader, progress)
-        self.check_ready()  # an empty input still needs a model that loads
 
     def _write_oldest(self, in_flight: deque, out: BinaryIO, reader: ConllReader, progress) -> None:
         parsed = memoryview(self._receive(in_flight.popleft()))
@@ -268,7 +269,7 @@ def _batches(reader: ConllReader, jobs: int) -> Iterator[tuple[int, bytes, bool,
             first += text.count(b"\n", 0, cut)
             del text[:cut]
             done += cut
-            end += share * max(1, -(-(done - end) // share))  # past a sentence longer than a batch
+            end = max(end + share, -(-done // share) * share)  # past a sentence longer than a batch, further
     if text:
         yield first, bytes(text), False, None
 
