@@ -42,7 +42,7 @@ from .learners import LEARNERS, AtomicModel, map_class
 from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances
 from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
-from .transition import system_for
+from .transition import SYSTEMS, system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .transition.planar import RB
 from .tree import is_projective
@@ -338,7 +338,7 @@ class Model:
                 require(len(stored["text"]) <= MAX_FEATURE_TEXT, "the feature model text is too long")
                 fm = feature_model_from_text(stored["text"], algorithm, null_value, path, deprel_of)
                 fm.source = stored["source"]
-                classes = _checked_classes(m.get("classes"), system_for(config).transitions)
+                classes = _checked_classes(m.get("classes"), SYSTEMS[algorithm].transitions)
                 data_format = m.get("data_format")
                 require(data_format in FORMATS, "an unknown data format")
                 statistics = m.get("training", {})

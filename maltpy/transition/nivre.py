@@ -82,11 +82,9 @@ class NivreEager(_Nivre):
         return not c.buffer and (not self.enforce_tree or len(c.stack) == 1)
 
     def deterministic(self, c: NivreConfiguration) -> str | None:
-        if not self.enforce_tree:
-            return super().deterministic(c)
         if not self.allow_root and c.stack[-1] == 0 and not c.end:
             return SH
-        if not c.buffer:
+        if self.enforce_tree and not c.buffer:
             return RE if c.arcs.heads[c.stack[-1]] != -1 else USH
         return None
 

@@ -56,12 +56,14 @@ def component(arcs: Arcs, node: int) -> int:
     """A name of the connected part of the partial graph ``node`` is in (MaltParser's
     ``findComponent``): the head-less node its heads lead to. With the acyclicity constraint off
     a cycle has no such node; then its smallest node."""
-    seen = []
+    path: list[int] = []
+    on_path: set[int] = set()
     while arcs.heads[node] != -1:
-        seen.append(node)
+        if node in on_path:
+            return min(path[path.index(node) :])
+        path.append(node)
+        on_path.add(node)
         node = arcs.heads[node]
-        if node in seen:
-            return min(seen[seen.index(node) :])
     return node
 
 
@@ -88,6 +90,9 @@ class _Constraints:
 
     def is_terminal(self, c) -> bool:
         return not c.buffer
+
+    def deterministic(self, c) -> str | None:
+        return SH if self.relaxed_root and c.stack[-1] == 0 else None
 
     def default(self, c, root_label: str) -> Transition:
         """MaltParser's move when no ranked transition is allowed."""
@@ -134,9 +139,6 @@ class Planar(_Constraints):
 
     def initial(self, n: int) -> PlanarConfiguration:
         return PlanarConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
-
-    def deterministic(self, c: PlanarConfiguration) -> str | None:
-        return SH if self.relaxed_root and c.stack[-1] == 0 else None
 
     def allowed(self, c: PlanarConfiguration) -> list[str]:
         top, first, arcs = c.stack[-1], c.buffer[-1], c.arcs
@@ -222,9 +224,6 @@ class TwoPlanar(_Constraints):
     def initial(self, n: int) -> TwoPlanarConfiguration:
         return TwoPlanarConfiguration(([0], [0]), 0, list(range(n, 0, -1)), Arcs.empty(n))
 
-    def deterministic(self, c: TwoPlanarConfiguration) -> str | None:
-        return SH if self.relaxed_root and c.stack[-1] == 0 else None
-
     def allowed(self, c: TwoPlanarConfiguration) -> list[str]:
         top, arcs = c.stack[-1], c.arcs
         moves = [SH]
@@ -256,7 +255,7 @@ class TwoPlanar(_Constraints):
         inactive top; REDUCE while j has a pending arc, on the active plane, with a node before i;
         SWITCH while it has one on the inactive plane before the inactive top; SHIFT otherwise."""
         i, k, j = c.stack[-1], c.inactive[-1], c.buffer[-1]
-        plane = FIRST if c.active == 0 else SECOND
+        plane = FIRST + c.active  # the active stack's
         if c.crossings is None:
             c.crossings = crossings(gold.heads)
         if i != 0 and gold.heads[i] == j and c.arcs.heads[i] != j:
@@ -280,7 +279,7 @@ class TwoPlanar(_Constraints):
         is ``plane``: the one whose other end is nearest ``limit`` (MaltParser's
         getFirstPendingLinkOnPlane; an undecided arc goes on the active plane)."""
         j = c.buffer[-1]
-        active = FIRST if c.active == 0 else SECOND
+        active = FIRST + c.active
         best, found = (-1 if not self.relaxed_root else 0), None
         for d in gold.arcs.left[j]:
             if best < d < limit and _decision(c.planes, d, active) == plane:
@@ -292,9 +291,8 @@ class TwoPlanar(_Constraints):
 
 
 def _decision(planes: dict[int, int], dependent: int, active: int) -> int:
-    """The plane the arc to ``dependent`` goes on: the one decided, else the active one (an arc
-    seen undecided is from then on recorded as open to either)."""
-    plane = planes.setdefault(dependent, ANY)
+    """The plane the arc to ``dependent`` goes on: the one decided, else the active one."""
+    plane = planes.get(dependent, ANY)
     return active if plane == ANY else plane
 
 
@@ -305,7 +303,7 @@ def _propagate(planes: dict[int, int], crossing: list[list[int]], dependent: int
     if plane not in (FIRST, SECOND):
         return
     for other in crossing[dependent]:
-        constraint = planes.setdefault(other, ANY)
+        constraint = planes.get(other, ANY)
         if constraint == ANY:
             _propagate(planes, crossing, other, FIRST + SECOND - plane)
         elif constraint == plane:
