@@ -11,7 +11,7 @@ specification contributes names of columns and closures, never text of its own.
 from __future__ import annotations
 
 from .functions import NULL_SYMBOLS, compile_address, compile_feature
-from .spec import COLUMNS, Address, Feature
+from .spec import BUFFER_INPUT, COLUMNS, Address, Feature
 
 
 class _Writer:
@@ -46,7 +46,7 @@ class _Writer:
         i = a.index
         if a.inner is None and a.name in ("Stack", "ActiveStack"):
             return self._local(key, f"stack[{-1 - i}] if {i} < len(stack) else -1")
-        if a.inner is None and a.name == "Input" and self.family in ("nivre", "planar", "twoplanar"):
+        if a.inner is None and a.name == "Input" and self.family in BUFFER_INPUT:
             return self._local(key, f"buffer[{-1 - i}] if {i} < len(buffer) else -1")
         if a.inner is None and a.name == "Lookahead":
             return self._local(key, f"buffer[-1 - c.swapped - {i}] if c.swapped + {i} < len(buffer) else -1")
@@ -106,7 +106,7 @@ def compile_extractor(features: list[Feature], family: str, null_value: str, tab
         outputs = [f"[x for x in ({looked_up},) if x is not None]"]
     prologue = ["def extract(c, cols):", "    arcs = c.arcs", "    heads, labels = arcs.heads, arcs.labels",
                 "    left, right = arcs.left, arcs.right"]  # fmt: skip
-    if family in ("nivre", "stack", "planar", "twoplanar"):
+    if family in (*BUFFER_INPUT, "stack"):  # the families with a stack and a buffer
         prologue.append("    stack, buffer = c.stack, c.buffer")
     result = outputs[0] if tables is not None else f"({', '.join(outputs)},)"
     body = [*prologue, *w.lines, f"    return {result}"]

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from .spec import COLUMNS, Address, Feature, delimiter_literal
+from .spec import BUFFER_INPUT, COLUMNS, Address, Feature, delimiter_literal
 
 NULL, ROOTNODE, NOVALUE = "#null#", "#rootnode#", "#novalue#"
 
@@ -71,7 +71,7 @@ def _base_address(a: Address, family: str) -> AddressFn:
             return s[-1 - i] if i < len(s) else -1
 
         return inactive_stack
-    if a.name == "Input" and family in ("nivre", "planar", "twoplanar"):
+    if a.name == "Input" and family in BUFFER_INPUT:
 
         def nivre_input(c, cols, i=i):
             b = c.buffer

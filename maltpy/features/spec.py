@@ -49,6 +49,8 @@ FAMILY = {
     "covproj": "covington", "covnonproj": "covington",
     "planar": "planar", "2planar": "twoplanar",
 }  # fmt: skip
+#: The families whose Input[i] is the i-th node of the buffer (the stack family's is a swapped one).
+BUFFER_INPUT = ("nivre", "planar", "twoplanar")
 GRAPH_ADDRESSES = (
     "head", "ldep", "rdep", "rdep2", "lsib", "rsib", "pred", "succ",
     "anc", "panc", "ldesc", "pldesc", "rdesc", "prdesc",
