@@ -222,8 +222,8 @@ class LibOption:
     """One learner option: its type (int, float or str), default, bounds (None: open) and, for a
     string, the values it takes (a regular expression, matched whole, case ignored)."""
 
-    kind: type
-    default: int | float | str
+    kind: type  # int, float, str, or dict: LIBSVM's class weights (see CLASS_WEIGHTS)
+    default: int | float | str | Mapping
     low: float | None = None
     high: float | None = None
     pattern: str | None = None
@@ -248,6 +248,7 @@ LEARNER_OPTIONS: dict[str, dict[str, LibOption]] = {
         "e": LibOption(float, 1.0, 0, above=True),  # stopping tolerance
         "h": LibOption(int, 1, 0, 1),  # shrinking heuristics
         "b": LibOption(int, 0, 0, 1),  # probability estimates
+        "w": LibOption(dict, {}, 0, 1e6, above=True),  # -w<class> <weight>: C of that class's instances, times weight
     },
     "liblinear": {
         "s": LibOption(int, 4, 0, 7),  # solver: Crammer-Singer multi-class SVM
@@ -268,6 +269,16 @@ LEARNER_OPTIONS: dict[str, dict[str, LibOption]] = {
         "w": LibOption(int, 1, 0, 4),  # weighting: none, gain ratio, information gain, chi-square, shared variance
     },
 }
+
+#: LIBSVM's -wi, given as ``-w<class> <weight>``: the cost C of the instances of a class is
+#: C * weight (svm.cpp, svm_train: weighted_C). LIBSVM names a class by its number in the training
+#: file; maltpy's numbers are its own, so the class is named as ``maltpy info`` lists the classes:
+#: ``-wRE 2``, ``-wLA~nsubj 0.5``, or a transition alone, ``-wLA 2``, for all its classes (a class
+#: named in full takes its own weight). MaltParser 1.9.2 has no -w (LibSvm's allowed flags are
+#: "stdgrnmcepb" and Lib.parseParameters rejects any other); 1.7 passed it to LIBSVM by number.
+CLASS_WEIGHTS = "w"
+_CLASS_NAME = re.compile(r"[A-Z]{1,8}(~\S{1,200})?\Z")
+MAX_CLASS_WEIGHTS = 10_000
 
 _ADDRESS_FUNCTIONS = (
     "head",
@@ -292,19 +303,34 @@ _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
 
-def parse_learner_options(value: Any, learner: str) -> dict[str, int | float | str]:
+def parse_learner_options(value: Any, learner: str) -> dict[str, int | float | str | dict[str, float]]:
     """Learner options from MaltParser's ``-lo`` string (``-s 4 -c 0.1``, blanks or ``_`` between,
     or TiMBL's ``-k5 -mM`` with the value joined to its one-letter flag) or from a mapping
-    {flag: value}, checked against the learner's flags and merged over its defaults. Raises
-    ValueError with a message naming the offending flag."""
+    {flag: value}, checked against the learner's flags and merged over its defaults. LIBSVM's
+    class weights are ``-w<class> <weight>`` in a string, ``{w: {class: weight}}`` or
+    ``{w<class>: weight}`` in a mapping (see CLASS_WEIGHTS). Raises ValueError with a message
+    naming the offending flag."""
     allowed = LEARNER_OPTIONS[learner]
+    weighted = allowed.get(CLASS_WEIGHTS, LibOption(int, 0)).kind is dict
+    given: dict[str, Any] = {}
+    weights: dict[str, Any] = {}
+
+    def weigh(name: str, raw: Any) -> None:
+        if name in weights:
+            raise ValueError(f"-{CLASS_WEIGHTS}{_q(name)[1:-1]} is given twice")
+        weights[name] = raw
+
     if isinstance(value, str):
         tokens = [t for t in re.split(r"[_\s]+", value.strip()) if t]
-        given = {}
         while tokens:
             flag = tokens.pop(0)
             if not flag.startswith("-") or len(flag) < 2:
                 raise ValueError(f"{_q(flag)} is not a flag (flags start with -)")
+            if weighted and flag[1] == CLASS_WEIGHTS:
+                if not tokens:
+                    raise ValueError(f"{_q(flag)} needs a weight (-w<class> <weight>)")
+                weigh(flag[2:], tokens.pop(0))
+                continue
             if len(flag) > 2 and flag[1] in allowed and flag[1:] not in allowed:
                 flag, raw = flag[:2], flag[2:]
             elif tokens:
@@ -313,17 +339,45 @@ def parse_learner_options(value: Any, learner: str) -> dict[str, int | float | s
                 raise ValueError(f"{_q(value)}: every flag needs a value (-flag value ...)")
             given[flag[1:]] = raw
     elif isinstance(value, Mapping):
-        given = {str(k).lstrip("-"): v for k, v in value.items()}
+        for key, raw in value.items():
+            flag = str(key).lstrip("-")
+            if weighted and flag == CLASS_WEIGHTS:
+                if not isinstance(raw, Mapping):
+                    raise ValueError("-w takes a mapping of classes to weights, such as {RE: 2, LA~nsubj: 0.5}")
+                for name, weight in raw.items():
+                    weigh(str(name), weight)
+            elif weighted and flag[:1] == CLASS_WEIGHTS:
+                weigh(flag[1:], raw)
+            else:
+                given[flag] = raw
     elif value is None:
-        given = {}
+        pass
     else:
         raise ValueError("expected a string such as '-c 0.1' or a mapping such as {c: 0.1}")
-    options = {flag: spec.default for flag, spec in allowed.items()}
+    options = {flag: dict(spec.default) if spec.kind is dict else spec.default for flag, spec in allowed.items()}
     for flag, raw in given.items():
         if flag not in allowed:
             raise ValueError(f"-{flag} is not a {learner} option (known: {' '.join('-' + f for f in allowed)})")
         options[flag] = _lib_value(flag, raw, allowed[flag])
+    if weights:
+        options[CLASS_WEIGHTS] = _class_weights(weights, allowed[CLASS_WEIGHTS])
     return options
+
+
+def _class_weights(weights: dict[str, Any], spec: LibOption) -> dict[str, float]:
+    """LIBSVM's class weights by class name, or ValueError saying what is wrong with one."""
+    if len(weights) > MAX_CLASS_WEIGHTS:
+        raise ValueError(f"{len(weights)} class weights (-w), more than {MAX_CLASS_WEIGHTS}")
+    out = {}
+    for name, raw in weights.items():
+        if not _CLASS_NAME.match(name):
+            hint = (
+                "LIBSVM's class numbers are maltpy's own: name the class" if re.fullmatch(r"[+-]?[0-9]+", name)
+                else "not a class: give a transition (RE) or a transition and label (LA~nsubj)"
+            )  # fmt: skip
+            raise ValueError(f"-w{_q(name)[1:-1]}: {hint}, as `maltpy info` lists the classes (-wRE 2)")
+        out[name] = _lib_value(f"w{name}", raw, LibOption(float, 1.0, spec.low, spec.high, above=spec.above))
+    return out
 
 
 def _lib_value(flag: str, raw: Any, spec: LibOption) -> int | float | str:

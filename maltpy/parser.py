@@ -23,7 +23,7 @@ import io
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -32,7 +32,7 @@ from . import __version__
 from .archive import Archive, write_archive
 from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
-from .config import Config, config_from_dict
+from .config import CLASS_WEIGHTS, Config, config_from_dict
 from .conll import DEPREL, FORMATS, HEAD, QUIET_SECONDS, ConllReader, Sentence, format_sentence, valid_label
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel, feature_model_from_text, load_feature_model
@@ -80,6 +80,21 @@ class Classes:
 
     def names(self) -> list[str]:
         return [name if label is None else f"{name}{SEPARATOR}{label}" for name, label in self.items]
+
+    def weighted(self, weights: Mapping[str, float], where: str) -> dict[int, float]:
+        """LIBSVM's class weights (config.CLASS_WEIGHTS) by class number: a class takes the weight
+        of its full name, else that of its transition. A name that is no class is an error."""
+        names = self.names()
+        unknown = [w for w in weights if w not in names and all(w != name for name, _ in self.items)]
+        if unknown:
+            raise MaltpyError(f"lib.options: -w{unknown[0]}: the treebank gives no such class "
+                              f"(its classes: {cut(' '.join(names), 200)})", where)  # fmt: skip
+        out = {}
+        for number, name in enumerate(names):
+            weight = weights.get(name, weights.get(self.items[number][0]))
+            if weight is not None:
+                out[number] = weight
+        return out
 
     @classmethod
     def from_names(cls, names: list[str]) -> Classes:
@@ -511,7 +526,10 @@ def learn(
     groups = classifier_groups(instances, value_order, split_position, config.guide.data_split_threshold)
     if save_instances is not None:
         write_instance_files(save_instances, instances, groups, classes.names())
-    models = train_guide(instances, groups, learner, dict(config.lib.options), progress)
+    options = dict(config.lib.options)
+    if isinstance(options.get(CLASS_WEIGHTS), Mapping):
+        options[CLASS_WEIGHTS] = classes.weighted(options[CLASS_WEIGHTS], name)
+    models = train_guide(instances, groups, learner, options, progress)
     statistics = {
         "treebank": name, "sentences": n_sentences, "tokens": n_tokens, "nonprojective_sentences": nonprojective,
         **({"lifted_sentences": lifted_sentences, "lifted_arcs": lifted_arcs} if pproj.active else {}),

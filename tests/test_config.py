@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from maltpy.config import default_config, load_config, parse_learner_options
+from maltpy.config import default_config, dump_config, load_config, parse_learner_options
 from maltpy.errors import MaltpyError
 
 
@@ -28,6 +28,19 @@ def test_defaults_are_maltparser_1_9_2s():
 def test_libsvm_defaults_are_maltparsers():
     options = parse_learner_options("", "libsvm")
     assert {k: options[k] for k in "stdgrce"} == {"s": 0, "t": 1, "d": 2, "g": 0.2, "r": 0.0, "c": 1.0, "e": 1.0}
+
+
+def test_libsvm_class_weights_by_name(tmp_path):
+    weights = {"RE": 2.0, "LA~nsubj": 0.5, "RA~acl_relcl": 3.0}
+    assert parse_learner_options("-c 1 -wRE 2 -wLA~nsubj 0.5 -wRA~acl:relcl 3", "libsvm")["w"] == {
+        **{k: v for k, v in weights.items() if k != "RA~acl_relcl"}, "RA~acl:relcl": 3.0}  # fmt: skip
+    assert parse_learner_options({"w": weights}, "libsvm")["w"] == weights  # a label with _ needs a mapping
+    assert parse_learner_options({"wRE": 2, "c": 1}, "libsvm")["w"] == {"RE": 2.0}
+    assert parse_learner_options("", "libsvm")["w"] == {}
+    assert parse_learner_options("-w 3", "knn")["w"] == 3  # TiMBL's -w, feature weighting, is another option
+    # what `maltpy config` prints reads back the same
+    c = load_config(None, {("guide", "learner"): "libsvm", ("lib", "options"): "-wRE 2 -wLA~nsubj 0.5"})
+    assert load_config(write(tmp_path, dump_config(c))) == c
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
@@ -103,6 +116,14 @@ def test_a_file_and_command_line_overrides(tmp_path):
         ("guide:\n  learner: libsvm\nlib:\n  options: '-c 0'\n", 4, "-c 0 must be greater than 0"),
         ("guide:\n  learner: libsvm\nlib:\n  options: '-e 0'\n", 4, "-e 0 must be greater than 0"),
         ("guide:\n  learner: libsvm\nlib:\n  options: '-m 0'\n", 4, "-m 0 must be greater than 0"),
+        # LIBSVM's class weights: a class by name, a positive weight, once
+        ("guide:\n  learner: libsvm\nlib:\n  options: '-w1 2'\n", 4, "-w1: LIBSVM's class numbers are maltpy's own"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: '-wRE 0'\n", 4, "-wRE 0 must be greater than 0"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: '-wRE'\n", 4, "'-wRE' needs a weight"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: '-wRE 2 -wRE 3'\n", 4, "-wRE is given twice"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: {w: {re: 2}}\n", 4, "-wre: not a class"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: {w: 2}\n", 4, "-w takes a mapping of classes"),
+        ("lib:\n  options: '-wRE 2'\n", 2, "-wRE is not a liblinear option"),
         # the split address is checked against the algorithm, as feature addresses are
         (
             "guide:\n  data_split_column: POSTAG\n  data_split_structure: Lookahead[0]\n",

@@ -72,6 +72,10 @@ def with_member(model, path, name_ending, change) -> None:
     write_zip(path, files)
 
 
+def lib_options(manifest, **options) -> None:
+    manifest["config"]["lib"]["options"].update(options)
+
+
 def bomb(path, model, member_ending, size=1 << 30) -> None:
     """The model with one member (the manifest, or the classifier) replaced by ``size`` blanks,
     streamed through deflate (about 1 MB on disk)."""
@@ -281,6 +285,11 @@ CASES = {
     ),
     "libsvm-huge-degree": lambda p, ms: with_member(
         ms["libsvm"], p, ".libsvm", lambda d: d.replace(b"degree 2", b"degree 999999999", 1)
+    ),
+    "libsvm-weight-negative": lambda p, ms: with_manifest(ms["libsvm"], p, lambda m: lib_options(m, w={"RE": -1})),
+    "libsvm-weights-not-mapping": lambda p, ms: with_manifest(ms["libsvm"], p, lambda m: lib_options(m, w=[1, 2])),
+    "libsvm-weights-many": lambda p, ms: with_manifest(
+        ms["libsvm"], p, lambda m: lib_options(m, w={f"LA~x{i}": 1 for i in range(200_000)})
     ),
     "libsvm-truncated-sv": lambda p, ms: with_member(ms["libsvm"], p, ".libsvm", lambda d: d[: len(d) // 2]),
     "libsvm-extreme-gamma": lambda p, ms: with_member(

@@ -13,7 +13,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # LIBSVM's threads would wait, sp
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import SWEMALT, requires_shared, run_maltpy
+from conftest import DATA, SWEMALT, assert_one_line_error, requires_shared, run_maltpy
 from libsvm import svm as libsvm
 from libsvm.svmutil import svm_load_model, svm_parameter, svm_problem, svm_save_model, svm_train
 
@@ -264,3 +264,66 @@ def test_the_c_model_checks_its_arrays():
             model.votes(*{**rows, **bad}.values(), np.zeros(2))
     with pytest.raises(ValueError):  # an output of the wrong size
         model.votes(np.array([0, 1], dtype=np.int64), np.array([0], dtype=np.int32), np.ones(1), np.zeros(3))
+
+
+# --- class weights (-w<class> <weight>) -------------------------------------------------------
+#
+# LIBSVM's -wi multiplies C by the weight for the instances of class i (svm.cpp, svm_train:
+# weighted_C[i] = C * weight[i]; each pairwise problem (i, j) bounds class i's alphas by
+# weighted_C[i]). MaltParser 1.9.2 refuses -w (LibSvm.getAllowedLibOptionFlags is "stdgrnmcepb");
+# 1.7 handed it to LIBSVM by class number. maltpy names the class instead.
+
+TALBANKEN = DATA / "maltparser-examples" / "talbanken05_train.conll"
+
+
+def learned_libsvm(tmp_path, name: str, options: str) -> Model:
+    path = tmp_path / f"{name}.mpm"
+    result = run_maltpy("learn", "-q", "-l", "libsvm", "-i", TALBANKEN, "-m", path, "-lo", options)
+    assert result.returncode == 0, result.stderr.decode()
+    return Model.load(path)
+
+
+def largest_coefficients(model: Model) -> dict[str, float]:
+    """By class name: the largest |coefficient| of the class's support vectors in the model's one
+    LIBSVM classifier (the alphas of its instances, bounded by their weighted C)."""
+    atomic = model.guide.master
+    header, _, body = atomic.classifier.text.partition("\nSV\n")
+    fields = dict(line.split(" ", 1) for line in header.splitlines())
+    local = [int(x) for x in fields["label"].split()]
+    counts = [int(x) for x in fields["nr_sv"].split()]
+    rows, names, k = body.splitlines(), model.classes.names(), len(local)
+    largest, start = {}, 0
+    for label, n in zip(local, counts):
+        coefficients = [abs(float(x)) for row in rows[start : start + n] for x in row.split()[: k - 1]]
+        largest[names[atomic.labels[label]]] = max(coefficients, default=0.0)
+        start += n
+    return largest
+
+
+@requires_shared
+def test_class_weights_bound_the_alphas_of_the_classes_they_name(tmp_path):
+    plain = largest_coefficients(learned_libsvm(tmp_path, "plain", "-c 1"))
+    assert plain["RA~HD"] == plain["LA~VA"] == 1.0  # at the bound C: a weight below 1 must move them
+    weighted = largest_coefficients(learned_libsvm(tmp_path, "weighted", "-c 1 -wRA~HD 0.25 -wLA 0.25 -wLA~VA 0.5"))
+    assert weighted["RA~HD"] == 0.25  # a class named in full
+    assert weighted["LA~VA"] == 0.5  # its full name over its transition's weight
+    assert max(v for c, v in weighted.items() if c.startswith("LA~") and c != "LA~VA") <= 0.25  # every LA class
+    assert max(v for c, v in weighted.items() if not c.startswith("LA~") and c != "RA~HD") <= 1.0
+    assert weighted != plain
+
+
+@requires_shared
+def test_the_same_weight_on_every_class_is_a_larger_c(tmp_path):
+    scaled = learned_libsvm(tmp_path, "c2", "-c 2")
+    weighted = learned_libsvm(tmp_path, "w2", "-c 1 -wRE 2 -wSH 2 -wLA 2 -wRA 2")
+    assert weighted.guide.master.classifier.text == scaled.guide.master.classifier.text
+    assert dict(weighted.config.lib.options["w"]) == {"RE": 2.0, "SH": 2.0, "LA": 2.0, "RA": 2.0}
+
+
+@requires_shared
+def test_a_weight_for_a_class_the_treebank_lacks_is_an_error(tmp_path):
+    out = tmp_path / "none.mpm"
+    result = run_maltpy("learn", "-q", "-l", "libsvm", "-i", TALBANKEN, "-m", out, "-lo", "-wLA~nsubj 2")
+    message = assert_one_line_error(result, str(TALBANKEN))
+    assert "-wLA~nsubj: the treebank gives no such class" in message and "LA~AT" in message
+    assert not out.exists()

@@ -15,6 +15,7 @@ import threading
 
 import numpy as np
 
+from ..config import CLASS_WEIGHTS
 from . import LEARNERS, AtomicModel
 from .encoding import Instances
 
@@ -104,10 +105,14 @@ def interruptibly(function, *args):
 
 def train_atomic(name: str, X, featuremap, classes: np.ndarray, learner: str, options: dict,
                  shared=None) -> AtomicModel:  # fmt: skip
-    """One classifier; its classes are numbered by first appearance in its instances."""
+    """One classifier; its classes are numbered by first appearance in its instances (LIBSVM's
+    class weights, ``options["w"]``, by class number, are renumbered with them)."""
     unique, first = np.unique(classes, return_index=True)
     labels = unique[np.argsort(first, kind="stable")]
     local = np.zeros(int(classes.max()) + 1, dtype=np.int64)
     local[labels] = np.arange(len(labels))
+    weights = options.get(CLASS_WEIGHTS)
+    if isinstance(weights, dict):
+        options = {**options, CLASS_WEIGHTS: {i: weights[c] for i, c in enumerate(labels.tolist()) if c in weights}}
     classifier = interruptibly(LEARNERS[learner].fit, X, local[classes], len(labels), options, shared)
     return AtomicModel(name, featuremap, [int(c) for c in labels], classifier, len(classes))

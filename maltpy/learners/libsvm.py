@@ -16,6 +16,7 @@ import tempfile
 import numpy as np
 import scipy.sparse as sp
 
+from ..config import CLASS_WEIGHTS
 from ..errors import MaltpyError, require
 from ._libsvm import Svm, read_support_vectors
 from .base import Classifier
@@ -46,10 +47,13 @@ class LibSvm(Classifier):
 
     @classmethod
     def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict, shared: None = None) -> LibSvm:
-        """Train on instances X (column j is feature index j + 1) with classes y in 0..k-1."""
+        """Train on instances X (column j is feature index j + 1) with classes y in 0..k-1;
+        ``options[CLASS_WEIGHTS]``, if given, weights the cost C by class: {class in 0..k-1: weight}."""
         from libsvm.svmutil import svm_parameter, svm_problem, svm_save_model, svm_train
 
-        flags = " ".join(f"-{k} {v}" for k, v in options.items())
+        weights = options.get(CLASS_WEIGHTS, {})
+        flags = " ".join([f"-{k} {v}" for k, v in options.items() if k != CLASS_WEIGHTS] +
+                         [f"-w{c} {weights[c]!r}" for c in sorted(weights)])  # fmt: skip
         try:
             model = svm_train(svm_problem(y.astype(float), X), svm_parameter(f"{flags} -q"))
         except ValueError as e:  # LIBSVM's own check of the options against the data (nu infeasible)
