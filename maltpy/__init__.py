@@ -3,25 +3,39 @@
 For programs::
 
     import maltpy
-    model = maltpy.load_model("en.mpm")
-    model.parse_tokens([[{"form": "Dogs", "upos": "NOUN"}, {"form": "bark", "upos": "VERB"}]])
-    model.parse_conll(open("test.conllu").read())
+    model = maltpy.learn("en-train.conllu", learner="libsvm")      # or maltpy.load_model("en.mpm")
+    model.save("en.mpm")
+    for parsed in model.parse([["Dogs", "bark", "."]]):
+        print([(t["form"], t["head"], t["deprel"]) for t in parsed])
+    model.parse_file("test.conllu", "parsed.conllu")
 
-and ``maltpy.learn(config, sentences, data_format, name)`` to train (see ``maltpy.parser``).
+``Model.parse`` also takes ``conllu.TokenList``s and maltpy's own sentences
+(``maltpy.read_conll``); ``maltpy.nltk.MaltParser`` is NLTK's MaltParser interface, and
+``maltpy.dask`` parses across a Dask cluster. Errors a user can cause raise ``MaltpyError``.
 """
 
+from .errors import MaltpyError
+
 __version__ = "0.1.0"
+__all__ = ["MaltpyError", "Model", "learn", "load_model", "read_conll", "write_conll"]
 
 
-def load_model(path: str):
-    """A model archive made by ``maltpy learn``: a ``maltpy.parser.Model``."""
+def load_model(path):
+    """A model archive made by ``maltpy learn`` or ``Model.save``: a ``maltpy.Model``."""
     from .parser import load_model
 
     return load_model(path)
 
 
-def learn(*args, **kwargs):
-    """Induce a parser: ``maltpy.parser.learn``."""
-    from .parser import learn
+def __getattr__(name: str):
+    # learn, read_conll, write_conll and Model import the parser (NumPy, SciPy) when first used,
+    # so that `import maltpy` and the command line's start stay quick.
+    if name in ("learn", "read_conll", "write_conll"):
+        from . import api
 
-    return learn(*args, **kwargs)
+        return getattr(api, name)
+    if name == "Model":
+        from .parser import Model
+
+        return Model
+    raise AttributeError(f"module 'maltpy' has no attribute {name!r}")

@@ -67,23 +67,34 @@ def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
     return data
 
 
-def write_archive(path: str, manifest: dict[str, Any], files: dict[str, bytes]) -> None:
-    """Write the archive atomically (a failed run leaves no file)."""
+def write_archive(path: str | None, manifest: dict[str, Any], files: dict[str, bytes]) -> bytes | None:
+    """Write the archive atomically (a failed run leaves no file); with ``path`` None, return
+    its bytes instead."""
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest}
+    if path is None:
+        buffer = io.BytesIO()
+        _write_zip(buffer, manifest, files)
+        return buffer.getvalue()
     with atomic_output(path) as out:
-        with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
-            z.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False, separators=(",", ":")))
-            for name, data in files.items():
-                z.writestr(name, data)
+        _write_zip(out, manifest, files)
+    return None
+
+
+def _write_zip(out, manifest: dict[str, Any], files: dict[str, bytes]) -> None:
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        z.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False, separators=(",", ":")))
+        for name, data in files.items():
+            z.writestr(name, data)
 
 
 class Archive:
     """An opened model archive: its manifest and access to its files."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, data: bytes | None = None) -> None:
+        """The archive in the file at ``path``, or in ``data`` (``path`` then only names it)."""
         self.path = path
         try:
-            self._zip = zipfile.ZipFile(path)
+            self._zip = zipfile.ZipFile(path if data is None else io.BytesIO(data))
         except FileNotFoundError:
             raise MaltpyError("no such model file", path) from None
         except IsADirectoryError:

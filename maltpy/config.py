@@ -424,9 +424,11 @@ def default_config() -> Config:
     return load_config(None)
 
 
-def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | None = None) -> Config:
+def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | None = None,
+                given: str = "command line") -> Config:  # fmt: skip
     """Read and validate the YAML file at ``path`` (None: defaults only), then apply ``overrides``
-    ({(group, name): value}, values as typed on the command line or already typed)."""
+    ({(group, name): value}, values as typed on the command line or already typed; an error in
+    one names ``given`` as its place)."""
     raw: dict[tuple[str, str], tuple[Any, int | None]] = {}
     base_dir = "."
     if path is not None:
@@ -440,7 +442,7 @@ def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | Non
     for key, value in (overrides or {}).items():
         raw[key] = (value, None)
         source[key] = None
-    return _build(raw, source, path, base_dir)
+    return _build(raw, source, path, base_dir, given)
 
 
 def config_from_dict(data: Any, where: str) -> Config:
@@ -463,6 +465,7 @@ def _build(
     source: dict[tuple[str, str], str | None],
     path: str | None,
     base_dir: str | None,
+    given: str = "command line",
 ) -> Config:
     """Check every value (those with source None came from the command line, as text) and
     assemble the Config; relative feature-model paths from a file are taken from base_dir."""
@@ -473,7 +476,7 @@ def _build(
         try:
             values[key] = _check(OPTIONS[key], value, from_text=source[key] is None)
         except ValueError as e:
-            raise MaltpyError(f"{key[0]}.{key[1]}: {e}", source[key] or "command line", line) from None
+            raise MaltpyError(f"{key[0]}.{key[1]}: {e}", source[key] or given, line) from None
         if key == ("guide", "features") and values[key] is not None and source[key] is not None and base_dir:
             values[key] = os.path.normpath(os.path.join(base_dir, values[key]))
     learner = values.get(("guide", "learner"), Guide().learner)
@@ -481,7 +484,7 @@ def _build(
     try:
         values[("lib", "options")] = parse_learner_options(lib_value, learner)
     except ValueError as e:
-        where = source.get(("lib", "options"), path) or "command line"
+        where = source.get(("lib", "options"), path) or given
         raise MaltpyError(f"lib.options: {e}", where, lib_line) from None
     column = values.get(("guide", "data_split_column"))
     structure = values.get(("guide", "data_split_structure"))
@@ -490,7 +493,7 @@ def _build(
         key = ("guide", "data_split_column" if structure is None else "data_split_structure")
         raise MaltpyError(
             f"guide.{key[1]} is set but guide.{missing} is not: a data split needs both",
-            source.get(key) or "command line",
+            source.get(key) or given,
             raw[key][1],
         )
     if structure is not None:
@@ -503,7 +506,7 @@ def _build(
         except SpecError as e:
             foreign = str(e)
         if foreign:
-            raise MaltpyError(f"guide.data_split_structure: {foreign}", source.get(key) or "command line", raw[key][1])
+            raise MaltpyError(f"guide.data_split_structure: {foreign}", source.get(key) or given, raw[key][1])
     groups = {}
     for f in dataclasses.fields(Config):
         group = group_name(f.name)

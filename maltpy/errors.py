@@ -31,6 +31,10 @@ class MaltpyError(Exception):
         self.file = file
         self.line = line
 
+    def __reduce__(self):
+        # pickled whole (a Dask worker's error reaches the client with its file and line)
+        return (type(self), (self.message, self.file, self.line))
+
     def __str__(self) -> str:
         where = ""
         if self.file is not None:

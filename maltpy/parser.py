@@ -18,6 +18,7 @@ features see the plain labels; parsing deprojectivizes each parsed tree by its l
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import io
 import json
@@ -25,6 +26,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -33,15 +35,17 @@ from .archive import Archive, write_archive
 from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import CLASS_WEIGHTS, Config, config_from_dict
-from .conll import DEPREL, FORMATS, HEAD, QUIET_SECONDS, ConllReader, Sentence, format_sentence, valid_label
+from .conll import FORMATS, QUIET_SECONDS, ConllReader, Sentence, format_sentence, valid_label
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS
+from .files import atomic_output, check_output_path, read_conll
 from .learners import LEARNERS, AtomicModel, map_class
 from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances
 from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
+from .sentences import as_sentence
 from .transition import SYSTEMS, system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .transition.planar import RB
@@ -135,13 +139,40 @@ class Model:
 
     # --- parsing ---------------------------------------------------------------------------------
 
-    def parse(self, sentences: Iterable[Sentence], progress: Callable[[int], None] | None = None,
-              batch_tokens: int = BATCH_TOKENS) -> Iterator[Sentence]:  # fmt: skip
-        """Parse the sentences (HEAD and DEPREL are replaced), yielding them in input order, in
-        batches of ``batch_tokens`` tokens. A batch is closed early when ``sentences`` (a
-        ConllReader on a pipe) has no more input ready within QUIET_SECONDS, so that a writer
-        waiting for its parses gets them (a writer that is merely slower than the parser does not
-        cut the batches short)."""
+    def parse(self, sentences: Iterable[Any], batch_size: int | None = None,
+              progress: Callable[[int], None] | None = None,
+              batch_tokens: int = BATCH_TOKENS) -> Iterator[Any]:  # fmt: skip
+        """Parse the sentences, yielding each parse in input order as the kind it was given:
+        maltpy's ``Sentence`` (HEAD and DEPREL replaced in place), a ``conllu.TokenList`` (a copy
+        with head and deprel set) or a list of tokens (a form or a mapping; a list of dicts with
+        "head" and "deprel" set); see ``maltpy.sentences``.
+
+        Sentences are parsed in batches of ``batch_size`` sentences or, by default, of
+        ``batch_tokens`` tokens; a batch is parsed as a whole, so a generator in the input is
+        read a batch ahead. A batch is also closed early when ``sentences`` (a ConllReader on a
+        pipe) has no more input ready within QUIET_SECONDS, so that a writer waiting for its
+        parses gets them (a writer that is merely slower than the parser does not cut the
+        batches short)."""
+        if isinstance(sentences, (str, bytes)):
+            raise TypeError("parse takes an iterable of sentences (CoNLL text: parse_conll; a file: parse_file)")
+        if batch_size is not None and (type(batch_size) is not int or batch_size < 1):
+            raise ValueError(f"batch_size is a number of sentences, at least 1, not {batch_size!r}")
+        if isinstance(sentences, ConllReader):
+            yield from self._parse_sentences(sentences, batch_size, progress, batch_tokens)
+            return
+        backs: collections.deque = collections.deque()
+
+        def plain() -> Iterator[Sentence]:
+            for number, item in enumerate(sentences, 1):
+                sentence, back = as_sentence(item, number, self.data_format)
+                backs.append(back)
+                yield sentence
+
+        for parsed in self._parse_sentences(plain(), batch_size, progress, batch_tokens):
+            yield backs.popleft()(parsed)
+
+    def _parse_sentences(self, sentences: Iterable[Sentence], batch_size: int | None, progress,
+                         batch_tokens: int) -> Iterator[Sentence]:  # fmt: skip
         batch: list[Sentence] = []
         tokens = 0
         pending = getattr(sentences, "pending", None)
@@ -149,7 +180,10 @@ class Model:
         for sentence in sentences:
             batch.append(sentence)
             tokens += len(sentence)
-            full = tokens >= batch_tokens if arrays else len(batch) >= BATCH_SENTENCES
+            if batch_size is not None:
+                full = len(batch) >= batch_size
+            else:
+                full = tokens >= batch_tokens if arrays else len(batch) >= BATCH_SENTENCES
             if full or (pending is not None and not pending(QUIET_SECONDS)):
                 yield from self._parse_batch(batch, progress)
                 batch = []
@@ -234,28 +268,20 @@ class Model:
         return "".join(format_sentence(s) for s in self.parse(reader))
 
     def parse_tokens(self, sentences: Iterable[list]) -> list[list[tuple[int, str]]]:
-        """Parse sentences given as lists of tokens: a token is its form (a string) or a dict
-        with any of form, lemma, upos (or cpostag), xpos (or postag), feats. Returns, for each
-        sentence, each token's (head, label)."""
+        """Parse sentences given as lists of tokens (see ``parse``); for each sentence, each
+        token's (head, label)."""
         if isinstance(sentences, (str, bytes)):
             raise TypeError("parse_tokens takes a list of sentences, each a list of tokens, not a string")
-        built = []
-        for number, tokens in enumerate(sentences, 1):
-            if isinstance(tokens, (str, bytes)):
-                raise TypeError(f"sentence {number} is a string; a sentence is a list of tokens")
-            words = []
-            for i, token in enumerate(tokens, 1):
-                t = {"form": token} if isinstance(token, str) else dict(token)
-                fields = [str(i), t.get("form"), t.get("lemma"), t.get("upos", t.get("cpostag")),
-                          t.get("xpos", t.get("postag")), t.get("feats"), "_", "_", "_", "_"]  # fmt: skip
-                fields = ["_" if f is None or f == "" else str(f) for f in fields]
-                if any(ch in f for f in fields for ch in "\t\n\r"):
-                    raise ValueError(f"sentence {number}, token {i}: values cannot hold tabs or line breaks")
-                words.append(fields)
-            if not words:
-                raise ValueError(f"sentence {number} has no tokens")
-            built.append(Sentence(words, self.data_format, number))
-        return [[(int(w[HEAD]), w[DEPREL]) for w in s.words] for s in self.parse(built)]
+        return [[(t["head"], t["deprel"]) for t in parsed] for parsed in self.parse(list(sentences))]
+
+    def parse_file(self, input: str | os.PathLike, output: str | os.PathLike, format: str = "auto") -> None:
+        """Parse the CoNLL file ``input`` into ``output`` (written whole or not at all), as
+        ``maltpy parse -i INPUT -o OUTPUT`` does."""
+        input, output = os.fspath(input), os.fspath(output)
+        check_output_path(output, (input,))
+        with read_conll(input, format, blind=True) as reader, atomic_output(output) as out:
+            for sentence in self.parse(reader):
+                out.write(format_sentence(sentence).encode("utf-8"))
 
     def bound_degree(self, max_degree: int | None) -> None:
         """Parse with this bound on Covington's degree of non-projectivity instead of the
@@ -306,7 +332,15 @@ class Model:
 
     # --- the archive -------------------------------------------------------------------------------
 
-    def save(self, path: str) -> None:
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model archive to ``path`` (whole or not at all)."""
+        self._archive(os.fspath(path))
+
+    def to_bytes(self) -> bytes:
+        """The model archive's bytes (what ``save`` writes; ``Model.load(name, data)`` reads them)."""
+        return self._archive(None)
+
+    def _archive(self, path: str | None) -> bytes | None:
         files = {}
         models = []
         for n, model in enumerate(self.guide.all_models()):
@@ -327,15 +361,16 @@ class Model:
             "models": models,
             "training": self.statistics,
         }
-        write_archive(path, manifest, files)
+        return write_archive(path, manifest, files)
 
     @classmethod
-    def load(cls, path: str) -> Model:
-        """The model in the archive at ``path``, every part checked before use."""
+    def load(cls, path: str | os.PathLike, data: bytes | None = None) -> Model:
+        """The model in the archive at ``path`` (or in ``data``, the bytes of one, which ``path``
+        then names in messages), every part checked before use."""
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(f"a model's path is a str or a path, not {type(path).__name__}")
         path = os.fspath(path)
-        archive = Archive(path)
+        archive = Archive(path, data)
         try:
             m = archive.manifest
             try:

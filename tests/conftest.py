@@ -95,3 +95,26 @@ def assert_one_line_error(result: subprocess.CompletedProcess, where: str) -> st
     assert err.endswith("\n") and err.count("\n") == 1, err
     assert err.startswith(f"maltpy: error: {where}"), err
     return err
+
+
+EN_LINES_UD = DATA / "ud" / "UD_English-LinES"
+
+
+@pytest.fixture(scope="session")
+def en_lines_model(tmp_path_factory) -> Path:
+    """A LIBLINEAR model of en_lines (UD, CoNLL-U), learned once for the API, NLTK and Dask tests."""
+    if not DATA.is_dir():
+        pytest.skip(f"shared data not found at {DATA}")
+    path = tmp_path_factory.mktemp("en_lines") / "en_lines.mpm"
+    result = run_maltpy("learn", "-q", "-i", EN_LINES_UD / "en_lines-ud-train.conllu", "-m", path)
+    assert result.returncode == 0, result.stderr.decode()
+    return path
+
+
+@pytest.fixture(scope="session")
+def en_lines_parsed(en_lines_model, tmp_path_factory) -> Path:
+    """``maltpy parse`` of en_lines test with that model: what every API must give."""
+    path = tmp_path_factory.mktemp("en_lines_parsed") / "en_lines-ud-test.conllu"
+    result = run_maltpy("parse", "-m", en_lines_model, "-i", EN_LINES_UD / "en_lines-ud-test.conllu", "-o", path)
+    assert result.returncode == 0, result.stderr.decode()
+    return path

@@ -1,0 +1,114 @@
+"""The Python API's functions: learn a parser, read and write CoNLL files.
+
+    import maltpy
+    model = maltpy.learn("en-train.conllu", algorithm="stacklazy", learner="libsvm")
+    model.save("en.mpm")
+    model = maltpy.load_model("en.mpm")
+    for parsed in model.parse([["Dogs", "bark", "."]]):
+        print(parsed)                   # [{'form': 'Dogs', 'head': 2, 'deprel': ...}, ...]
+    maltpy.write_conll(model.parse(maltpy.read_conll("test.conllu")), "parsed.conllu")
+
+Every error a user can cause is a ``maltpy.MaltpyError``, whose text is the line the command
+line prints after ``maltpy: error:``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from .config import OPTIONS, Config, config_from_dict, load_config
+from .conll import ConllReader, Sentence, format_sentence
+from .errors import MaltpyError
+from .files import atomic_output
+from .files import read_conll as _reader
+from .parser import Model
+from .parser import learn as _learn
+from .sentences import gold_sentences, is_token_list
+
+#: ``maltpy.learn``'s keyword options: each key of the YAML groups by its own name where no other
+#: group has it (``learner``, ``parsing_algorithm``, ``root_label``), as ``group_key`` always
+#: (``nivre_allow_root``), and ``algorithm`` for ``singlemalt.parsing_algorithm``.
+OPTION_NAMES: dict[str, tuple[str, str]] = {}
+for _group, _key in OPTIONS:
+    OPTION_NAMES[f"{_group}_{_key}".replace("2planar", "twoplanar")] = (_group, _key)
+for _group, _key in OPTIONS:
+    if sum(k == _key for _, k in OPTIONS) == 1:
+        OPTION_NAMES.setdefault(_key, (_group, _key))
+OPTION_NAMES["algorithm"] = ("singlemalt", "parsing_algorithm")
+WHERE = "maltpy.learn"  # how an error in learn's options names its place
+
+
+def learn(treebank: str | os.PathLike | Iterable[Any], config: str | os.PathLike | Mapping | None = None,
+          **options: Any) -> Model:  # fmt: skip
+    """Induce a parser from gold trees, as ``maltpy learn`` does.
+
+    ``treebank``: a CoNLL-X or CoNLL-U file's path, or an iterable of sentences (maltpy's
+    ``Sentence``, ``conllu.TokenList``, or lists of token mappings with head and deprel; see
+    ``maltpy.sentences``). ``config``: a YAML file's path or the same settings as a mapping
+    ({"guide": {"learner": "libsvm"}}); None for MaltParser's defaults. ``options`` override
+    it, each named as in the YAML (``learner="libsvm"``, ``algorithm="stacklazy"``,
+    ``options="-c 0.5"`` or ``lib_options={"c": 0.5}``, ``nivre_allow_root=False``; see
+    OPTION_NAMES). Returns the Model; ``Model.save(path)`` writes it."""
+    settings = _config(config, options)
+    if isinstance(treebank, (str, os.PathLike)):
+        with _reader(os.fspath(treebank), settings.input.format) as reader:
+            return _learn(settings, reader, reader.format, reader.name)
+    if isinstance(treebank, ConllReader):
+        return _learn(settings, treebank, treebank.format, treebank.name)
+    if isinstance(treebank, (bytes, Mapping)) or not isinstance(treebank, Iterable):
+        raise TypeError(f"a treebank is a path or an iterable of sentences, not {type(treebank).__name__}")
+    sentences = gold_sentences(treebank)
+    first = next(sentences, None)
+    if first is None:
+        raise MaltpyError("no training instances: the treebank has no sentences", "<sentences>")
+    return _learn(settings, _chain(first, sentences), first.format, "<sentences>")
+
+
+def _chain(first: Sentence, rest: Iterator[Sentence]) -> Iterator[Sentence]:
+    yield first
+    yield from rest
+
+
+def _config(config: str | os.PathLike | Mapping | None, options: Mapping[str, Any]) -> Config:
+    overrides = {}
+    for name, value in options.items():
+        key = OPTION_NAMES.get(name)
+        if key is None:
+            known = ", ".join(sorted(n for n in OPTION_NAMES if "_" not in n or n in dict(OPTIONS.keys())))
+            raise MaltpyError(f"unknown option {name!r} (options: {known}, or group_key)", WHERE)
+        overrides[key] = value
+    if config is None or isinstance(config, (str, os.PathLike)):
+        return load_config(None if config is None else os.fspath(config), overrides, given=WHERE)
+    if not isinstance(config, Mapping):
+        raise TypeError(f"config is a YAML file's path or a mapping, not {type(config).__name__}")
+    data = {group: dict(values) if isinstance(values, Mapping) else values for group, values in config.items()}
+    for (group, key), value in overrides.items():
+        if not isinstance(data.setdefault(group, {}), dict):
+            break  # config_from_dict says what is wrong with the group
+        data[group][key] = value
+    return config_from_dict(data, "<config>")
+
+
+def read_conll(path: str | os.PathLike, format: str = "auto") -> Iterator[Sentence]:
+    """The sentences of a CoNLL-X or CoNLL-U file, one at a time (read as it is iterated; the
+    file is closed at its end). ``format``: conllx, conllu or auto (decided from the file)."""
+    with _reader(os.fspath(path), format) as reader:
+        yield from reader
+
+
+def write_conll(sentences: Iterable[Any], path: str | os.PathLike, format: str | None = None) -> None:
+    """Write sentences as CoNLL text to ``path`` (whole or not at all; "-" is standard output):
+    maltpy's Sentences in ``format`` (default: each its own), or conllu TokenLists."""
+    with atomic_output(os.fspath(path)) as out:
+        for sentence in sentences:
+            if isinstance(sentence, Sentence):
+                text = format_sentence(sentence, format)
+            elif is_token_list(sentence):
+                text = sentence.serialize()
+            else:
+                raise TypeError(
+                    f"write_conll writes maltpy Sentences or conllu TokenLists, not {type(sentence).__name__}"
+                )
+            out.write(text.encode("utf-8"))
