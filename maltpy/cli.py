@@ -23,7 +23,7 @@ from .config import FLAGS, OPTIONS, dump_config, load_config
 from .conll import FORMATS, format_sentence
 from .errors import MaltpyError
 from .evaluate import Scores, attachment_scores
-from .files import atomic_output, check_output_path, is_std, read_conll
+from .files import atomic_output, check_output_path, is_std, open_file, read_conll
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -251,8 +251,20 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 
 @cli.command("parse")
 @click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="A model made by maltpy learn.")
-@click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input).")
+@click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input); files may follow.")
+@click.argument("more_inputs", nargs=-1, metavar="[FILE]...")
 @click.option("-o", "--output", "output_path", metavar="FILE", help="Output (default: standard output).")
+@click.option(
+    "--output-dir",
+    "output_dir",
+    metavar="DIR",
+    help="Write each input's parse to DIR under the input's name (for several inputs).",
+)
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Parse the files across the Dask cluster of this scheduler (needs maltpy[dask] and --output-dir).",
+)
 @click.option("--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True, help="Input format.")
 @click.option(
     "-cd",
@@ -280,8 +292,9 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     metavar="N",
     help="Parse in N worker processes, each with the model loaded; the output is the same bytes.",
 )
-def parse_command(model_path: str, input_path: str | None, output_path: str | None, format_: str,
-                  max_degree: int | None, enforce_tree: bool | None, jobs: int) -> None:  # fmt: skip
+def parse_command(model_path: str, input_path: str | None, more_inputs: tuple[str, ...], output_path: str | None,
+                  output_dir: str | None, scheduler: str | None, format_: str, max_degree: int | None,
+                  enforce_tree: bool | None, jobs: int) -> None:  # fmt: skip
     """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).
 
     HEAD and DEPREL are filled in; every other column and line is written as it was read,
@@ -291,9 +304,15 @@ def parse_command(model_path: str, input_path: str | None, output_path: str | No
     Example:
       maltpy parse -m en.mpm -i test.conllu -o parsed.conllu
       maltpy parse -m en.mpm -i big.conllu -o parsed.conllu --jobs 2
+      maltpy parse -m en.mpm -i a.conllu b.conllu c.conllu --output-dir parsed/ --jobs 2
+      maltpy parse -m en.mpm -i a.conllu b.conllu --output-dir parsed/ --scheduler tcp://host:8786
     """
     from .jobs import Workers, load_model
 
+    if more_inputs or output_dir is not None or scheduler is not None:
+        _parse_files(model_path, [input_path, *more_inputs], output_dir, scheduler, format_, max_degree,
+                     enforce_tree, jobs, output_path)  # fmt: skip
+        return
     if jobs > 1:
         bar = _ProgressBar() if sys.stderr.isatty() else None
         with Workers(model_path, max_degree, enforce_tree, jobs) as workers:
@@ -303,12 +322,56 @@ def parse_command(model_path: str, input_path: str | None, output_path: str | No
         model = load_model(model_path, max_degree, enforce_tree)
         bar = _ProgressBar() if sys.stderr.isatty() else None
         with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
-            for sentence in model.parse(reader, bar.add if bar else None):
+            for sentence in model.parse(reader, progress=bar.add if bar else None):
                 out.write(format_sentence(sentence).encode("utf-8"))
                 if not reader.pending():  # the writer waits: hand it what is parsed
                     out.flush()
     if bar:
         bar.close()
+
+
+def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | None, scheduler: str | None,
+                 format_: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
+                 output_path: str | None) -> None:  # fmt: skip
+    """``maltpy parse -i F1 F2 ... --output-dir D``: each file to D under its name, in turn,
+    with --jobs workers (the model loaded once in each), or across a Dask cluster."""
+    from .jobs import Workers, load_model
+
+    if output_dir is None:
+        raise MaltpyError("several inputs (or --scheduler) need --output-dir DIR", "command line")
+    if output_path is not None:
+        raise MaltpyError("-o and --output-dir exclude each other", "command line")
+    if None in inputs:
+        raise MaltpyError("--output-dir needs the inputs as files (-i FILE ...)", "command line")
+    if not os.path.isdir(output_dir):
+        raise MaltpyError("no such folder for the parsed files", output_dir)
+    outputs = [os.path.join(output_dir, os.path.basename(path)) for path in inputs]
+    named: dict[str, str] = {}
+    for path, output in zip(inputs, outputs):
+        if output in named:
+            raise MaltpyError(f"has the same name as {named[output]}; both would go to {output}", path)
+        named[output] = path
+        open_file(path).close()  # every input there before any work
+        check_output_path(output, tuple(inputs))
+    if scheduler is not None:
+        try:
+            from .dask import parse_with_scheduler
+        except ImportError as e:
+            raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
+        model = load_model(model_path, max_degree, enforce_tree)
+        parse_with_scheduler(scheduler, inputs, model, output_dir)
+        return
+    if jobs > 1:
+        with Workers(model_path, max_degree, enforce_tree, jobs) as workers:
+            for path, output in zip(inputs, outputs):
+                with read_conll(path, format_, blind=True) as reader, atomic_output(output) as out:
+                    workers.parse(reader, out)
+        return
+    model = load_model(model_path, max_degree, enforce_tree)
+    for path, output in zip(inputs, outputs):
+        with read_conll(path, format_, blind=True) as reader, atomic_output(output) as out:
+            for sentence in model.parse(reader):
+                out.write(format_sentence(sentence).encode("utf-8"))
 
 
 @cli.command("info")
