@@ -81,10 +81,14 @@ def write_archive(path: str | None, manifest: dict[str, Any], files: dict[str, b
 
 
 def _write_zip(out, manifest: dict[str, Any], files: dict[str, bytes]) -> None:
+    """The zip, its members dated 1980-01-01: the same model is the same bytes (a Dask worker
+    knows a model it has loaded by their digest)."""
+    members = {MANIFEST: json.dumps(manifest, ensure_ascii=False, separators=(",", ":")).encode("utf-8"), **files}
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as z:
-        z.writestr(MANIFEST, json.dumps(manifest, ensure_ascii=False, separators=(",", ":")))
-        for name, data in files.items():
-            z.writestr(name, data)
+        for name, data in members.items():
+            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+            info.external_attr = 0o644 << 16  # rw-r--r-- when unzipped
+            z.writestr(info, data, zipfile.ZIP_DEFLATED)
 
 
 class Archive:

@@ -358,8 +358,9 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
             from .dask import parse_with_scheduler
         except ImportError as e:
             raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
-        model = load_model(model_path, max_degree, enforce_tree)
-        parse_with_scheduler(scheduler, inputs, model, output_dir)
+        model = load_model(model_path, max_degree, enforce_tree)  # checked here, before the cluster sees it
+        unchanged = max_degree is None and enforce_tree is None  # then the file's bytes go: the workers may know them
+        parse_with_scheduler(scheduler, inputs, model_path if unchanged else model, output_dir)
         return
     if jobs > 1:
         with Workers(model_path, max_degree, enforce_tree, jobs) as workers:

@@ -40,7 +40,8 @@ from .files import read_file
 from .parser import Model
 
 COLUMNS = ("sent_id", "id", "form", "lemma", "upos", "xpos", "feats")  # the input's; form is required
-_MODELS: dict[str, Model] = {}  # in each worker process: the models loaded, by digest
+_MODELS: dict[str, Model] = {}  # in each worker process: the models loaded, by digest, oldest first
+KEEP = 4  # models kept loaded in a worker process
 _LOCK = threading.Lock()
 
 
@@ -55,7 +56,10 @@ class ModelBytes:
         with _LOCK:  # one load per process, however many threads ask at once
             model = _MODELS.get(self.digest)
             if model is None:
-                model = _MODELS[self.digest] = Model.load(self.name, self.data)
+                model = Model.load(self.name, self.data)
+                while len(_MODELS) >= KEEP:
+                    del _MODELS[next(iter(_MODELS))]
+                _MODELS[self.digest] = model
             return model
 
 
