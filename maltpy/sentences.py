@@ -61,16 +61,16 @@ def _fields(token: Any, i: int, number: int, gold: bool) -> list[str]:
     return fields
 
 
-def _words(item: Any, number: int, gold: bool) -> tuple[list[list[str]], str]:
-    """The words of a token list or TokenList, and the CoNLL format they are in (a TokenList's
-    multiword tokens and empty nodes are not words, and are left out)."""
+def _words(item: Any, number: int, gold: bool) -> list[list[str]]:
+    """The words of a token list or TokenList, as CoNLL-U fields (a TokenList's multiword tokens
+    and empty nodes are not words, and are left out)."""
     if is_token_list(item):
         item = [t for t in item if isinstance(t["id"], int)]
     elif isinstance(item, (str, bytes)):
         raise TypeError(f"sentence {number} is a string; a sentence is a list of tokens")
     elif not isinstance(item, Iterable):
         raise TypeError(f"sentence {number}: a sentence is a list of tokens, not {type(item).__name__}")
-    return [_fields(token, i, number, gold) for i, token in enumerate(item, 1)], "conllu"
+    return [_fields(token, i, number, gold) for i, token in enumerate(item, 1)]
 
 
 def as_sentence(item: Any, number: int, data_format: str) -> tuple[Sentence, Back]:
@@ -78,7 +78,9 @@ def as_sentence(item: Any, number: int, data_format: str) -> tuple[Sentence, Bac
     give its parse back as the kind the caller gave."""
     if isinstance(item, Sentence):
         return item, _same
-    words, _ = _words(item, number, gold=False)
+    if not is_token_list(item) and isinstance(item, Iterable) and not isinstance(item, (str, bytes)):
+        item = list(item)  # read once for the words, once more for the parse given back
+    words = _words(item, number, gold=False)
     if not words:
         raise ValueError(f"sentence {number} has no tokens")
     sentence = Sentence(words, data_format, number)
@@ -118,7 +120,7 @@ def gold_sentences(items: Iterable[Any], name: str = "<sentences>") -> Iterator[
         if isinstance(item, Sentence):
             text, data_format = format_sentence(item), item.format
         else:
-            words, data_format = _words(item, number, gold=True)
+            words, data_format = _words(item, number, gold=True), "conllu"
             if not words:
                 raise MaltpyError("a sentence with no tokens", f"{name} sentence {number}")
             text = format_sentence(Sentence(words, data_format, number))

@@ -57,6 +57,8 @@ def test_feats_as_a_mapping_and_forms_alone(en_lines_model):
     assert got == expected
     forms = model.parse([["Dogs", "bark", "."]])
     assert [set(t) for t in next(forms)] == [{"form", "head", "deprel"}] * 3
+    # a sentence may be any iterable of tokens, read once
+    assert next(model.parse([iter(as_dicts[0])])) == next(model.parse([as_dicts[0]]))
 
 
 def test_parse_file_and_write_conll_are_the_command_lines(en_lines_model, en_lines_parsed, tmp_path):
