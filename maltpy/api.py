@@ -76,7 +76,7 @@ def _config(config: str | os.PathLike | Mapping | None, options: Mapping[str, An
     for name, value in options.items():
         key = OPTION_NAMES.get(name)
         if key is None:
-            known = ", ".join(sorted(n for n in OPTION_NAMES if "_" not in n or n in dict(OPTIONS.keys())))
+            known = ", ".join(sorted(n for n, (_, key) in OPTION_NAMES.items() if n in (key, "algorithm")))
             raise MaltpyError(f"unknown option {name!r} (options: {known}, or group_key)", WHERE)
         overrides[key] = value
     if config is None or isinstance(config, (str, os.PathLike)):

@@ -370,9 +370,7 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
         return
     model = load_model(model_path, max_degree, enforce_tree)
     for path, output in zip(inputs, outputs):
-        with read_conll(path, format_, blind=True) as reader, atomic_output(output) as out:
-            for sentence in model.parse(reader):
-                out.write(format_sentence(sentence).encode("utf-8"))
+        model.parse_file(path, output, format_)
 
 
 @cli.command("info")
