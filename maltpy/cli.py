@@ -14,15 +14,17 @@ import signal
 import sys
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
+from contextlib import ExitStack, nullcontext
+from xml.sax.saxutils import escape
 
 import click
 
 from . import __version__
-from .config import FLAGS, OPTIONS, dump_config, load_config
+from .config import COLUMN_NAMES, FLAGS, LEARNER_OPTIONS, OPTIONS, default_config, dump_config, load_config
 from .conll import FORMATS, format_sentence
 from .errors import MaltpyError
-from .evaluate import Scores, attachment_scores
+from .evaluate import GROUPINGS, evaluate
+from .evaluate import significance as compare_systems
 from .files import atomic_output, check_output_path, is_std, open_file, read_conll
 from .pseudoproj import (
     COVERED_ROOTS,
@@ -52,14 +54,45 @@ def _add_config_options(command: Callable, groups: tuple[str, ...]) -> Callable:
     for (group, name), option in reversed(OPTIONS.items()):
         if groups and group not in groups:
             continue
+        names = [f"-{option.flag}"] + (["--format"] if (group, name) == ("input", "format") else [])
         command = click.option(
-            f"-{option.flag}",
+            *names,
             f"cfg_{group}_{name}",
-            metavar="VALUE",
+            metavar=_METAVARS[option.kind],
             default=None,
-            help=f"{group}.{name}: {option.help}",
+            help=f"{group}.{name}: {option.help}; {_values(group, name, option)}.",
         )(command)
-    return click.option("-c", "--config", "config_path", metavar="FILE", help="YAML configuration file.")(command)
+    return click.option(
+        "-c", "--config", "config_path", metavar="FILE",
+        help="YAML configuration file (default: none, MaltParser 1.9.2's defaults); the flags override it.",
+    )(command)  # fmt: skip
+
+
+_METAVARS = {"bool": "BOOL", "int": "N", "str": "TEXT", "label": "LABEL", "choice": "NAME", "path": "FILE",
+             "column": "COLUMN", "address": "ADDRESS", "liboptions": "OPTIONS"}  # fmt: skip
+
+
+def _values(group: str, name: str, option) -> str:
+    """What an option takes and its default, as its help says them."""
+    default = default_config().to_dict()[group][name]
+    if option.kind == "choice":
+        return f"one of {', '.join(option.choices)} (default: {default})"
+    if option.kind == "bool":
+        return f"true or false (default: {str(default).lower()})"
+    if option.kind == "int":
+        return f"an integer, at least {option.minimum} (default: {'none' if default is None else default})"
+    if option.kind == "column":
+        return f"one of {', '.join(COLUMN_NAMES)} (default: none, no data split)"
+    if option.kind == "address":
+        return "an address such as Input[0] or head(Stack[0]) (default: none, no data split)"
+    if option.kind == "path":
+        return "default: MaltParser's default feature model for the algorithm, learner and input format"
+    if option.kind == "liboptions":
+        flags = "; ".join(
+            f"{learner}: {' '.join('-' + f for f in flags)}" for learner, flags in LEARNER_OPTIONS.items()
+        )
+        return f"flags of the learner ({flags}) (default: the learner's defaults, as maltpy config prints them)"
+    return f"default: {default}"
 
 
 def config_from(kwargs: dict) -> object:
@@ -115,9 +148,31 @@ def cli(ctx: click.Context, threads: int | None) -> None:
     set_threads(threads, learning=ctx.invoked_subcommand == "learn")
 
 
+def format_option(what: str = "Input format") -> Callable[[Callable], Callable]:
+    """``--format``/``-if``: the CoNLL format of the input, as every command that reads CoNLL takes it."""
+    return click.option(
+        "--format",
+        "-if",
+        "format_",
+        type=FORMAT_CHOICE,
+        default="auto",
+        show_default=True,
+        help=f"{what}: auto decides from the first lines, then the file name (MaltParser's -if).",
+    )
+
+
 @cli.command("eval")
 @click.argument("gold")
-@click.argument("system")
+@click.argument("systems", nargs=-1, required=True, metavar="SYSTEM [SYSTEM]...")
+@click.option(
+    "--by",
+    "groupings",
+    multiple=True,
+    type=click.Choice(GROUPINGS),
+    help="Also score the words grouped by their gold value (MaltEval's GroupBy); may be repeated. "
+    "arc-length bins: to_root, 1, 2, 3-6, 7+; sentence-length: 1-10, ..., 41-50, 51+; arc-direction: left "
+    "(the head to the right), right, to_root. Default: no grouping.",
+)
 @click.option(
     "--punct",
     type=click.Choice(("include", "exclude")),
@@ -126,63 +181,172 @@ def cli(ctx: click.Context, threads: int | None) -> None:
     help="Score punctuation tokens (PUNCT tag or punctuation-only form) or leave them out.",
 )
 @click.option("--per-label", is_flag=True, help="Add precision, recall and F per dependency label.")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option(
-    "--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True, help="Format of both files."
+    "--significance",
+    is_flag=True,
+    help="With two systems: the p values of their LAS and UAS difference, by paired approximate "
+    "randomization over sentences.",
 )
-def eval_command(gold: str, system: str, punct: str, per_label: bool, as_json: bool, format_: str) -> None:
-    """Attachment scores of SYSTEM against GOLD: LAS, UAS, LA and exact match (EM).
+@click.option("--samples", type=click.IntRange(1, 10_000_000), default=10_000, show_default=True, metavar="N",
+              help="Samples of the randomization test.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N",
+              help="Seed of the randomization test: the same seed, the same p.")  # fmt: skip
+@click.option(
+    "--html",
+    "html_path",
+    metavar="FILE",
+    help="Also write a report to FILE: one self-contained HTML page with the scores, a table and a bar "
+    "chart for each grouping (all of them if no --by), and the drawn trees of chosen sentences. "
+    "Default: no report.",
+)
+@click.option("--show", type=click.IntRange(0, 10_000), default=10, show_default=True, metavar="N",
+              help="The report draws the N sentences worst by LAS.")  # fmt: skip
+@click.option("--sentence", "sentence_ids", multiple=True, metavar="ID",
+              help="The report also draws this sentence: its sent_id, or its number in the file counted from 1; "
+              "may be repeated. Default: none.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+@format_option("Format of the files")
+def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...], punct: str, per_label: bool,
+                 significance: bool, samples: int, seed: int, html_path: str | None, show: int,
+                 sentence_ids: tuple[str, ...], as_json: bool, format_: str) -> None:  # fmt: skip
+    """Attachment scores of each SYSTEM against GOLD: LAS, UAS, LA and exact match (EM).
+
+    Several systems are scored side by side. Either GOLD or one SYSTEM may be '-', standard
+    input. With --by, the words are also grouped by their value in GOLD (for the groupings the
+    tree decides, "prec" is LAS over the words a system puts in the group); --json prints
+    them under "by".
 
     \b
-    Example:
+    Examples:
       maltpy eval gold.conllu parsed.conllu --punct exclude --per-label
+      maltpy eval gold.conllu a.conllu b.conllu --by deprel --by arc-length
+      maltpy eval gold.conllu a.conllu b.conllu --significance --html report.html --show 20
     """
-    if is_std(gold) and is_std(system):
+    from .report import (
+        SentencePicker,
+        draw_sentence,
+        eval_json,
+        group_tables,
+        report_html,
+        score_table,
+        significance_text,
+    )
+
+    paths = [gold, *systems]
+    if sum(is_std(p) for p in paths) > 1:
         raise MaltpyError("only one of GOLD and SYSTEM can be standard input", "command line")
-    with read_conll(gold, format_) as g, read_conll(system, format_) as s:
-        scores = attachment_scores(g, s, g.name, s.name, exclude_punct=punct == "exclude")
+    if significance and len(systems) != 2:
+        raise MaltpyError(f"--significance compares exactly two systems, not {len(systems)}", "command line")
+    asked = tuple(dict.fromkeys(groupings))
+    if html_path is not None:
+        check_output_path(html_path, tuple(paths))
+    groupings = asked or (GROUPINGS if html_path is not None else ())
+    picker = SentencePicker(show, sentence_ids) if html_path is not None else None
+    exclude = punct == "exclude"
+    with ExitStack() as stack:
+        g = stack.enter_context(read_conll(gold, format_))
+        readers = [stack.enter_context(read_conll(path, format_)) for path in systems]
+        names = [r.name for r in readers]
+        scores = evaluate(g, readers, g.name, names, exclude, groupings, picker.watch if picker else None)
+    tested = compare_systems(scores[0], scores[1], samples, seed) if significance else None
+    if html_path is not None:
+        drawings = [
+            draw_sentence(number, gs, list(zip([f"[{k}] {n}" for k, n in enumerate(names, 1)], ss)), g.name, exclude)
+            for number, gs, ss in picker.chosen(g.name)
+        ]
+        with atomic_output(html_path) as out:
+            out.write(report_html(scores, g.name, names, punct, tested, drawings).encode("utf-8"))
     if as_json:
-        result = scores.as_dict(per_label)
-        result["punct"] = punct
-        click.echo(json.dumps(result, ensure_ascii=False))
+        click.echo(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested), ensure_ascii=False))
+        return
+    text = score_table(scores, g.name, names, punct, per_label)
+    if asked:
+        text += "\n" + group_tables(scores, asked)
+    if tested is not None:
+        text += "\n" + significance_text(tested)
+    click.echo(text)
+
+
+@cli.command("view")
+@click.option("-i", "--input", "input_path", metavar="FILE", help="The parsed file to draw (default: standard input).")
+@click.option("--gold", "gold_path", metavar="FILE",
+              help="Draw its tree above each sentence and colour the input's arcs against it "
+              "(default: none).")  # fmt: skip
+@click.option("--sentence", "sentence_ids", multiple=True, metavar="ID",
+              help="Draw this sentence: its sent_id, or its number in the file counted from 1; may be repeated. "
+              "Default: the first --first sentences.")  # fmt: skip
+@click.option("--first", type=click.IntRange(1, 100_000), default=20, show_default=True, metavar="N",
+              help="With no --sentence: draw the first N sentences.")  # fmt: skip
+@click.option("-o", "--output", "output_path", metavar="FILE",
+              help="OUT.svg (one SVG) or OUT.html (a page); default: SVG on standard output.")  # fmt: skip
+@format_option("Format of the files")
+def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tuple[str, ...], first: int,
+                 output_path: str | None, format_: str) -> None:  # fmt: skip
+    """Draw dependency trees: each sentence's words in a row with its arcs above them.
+
+    With --gold, the gold tree is drawn above the input's, and the input's arcs are coloured by
+    what is wrong with them: head (red), label only (orange), nothing (grey). Each arc carries
+    its dependent, head and status as data- attributes.
+
+    \b
+    Examples:
+      maltpy view -i parsed.conllu --gold gold.conllu --sentence 12 -o s12.svg
+      maltpy view -i train.conllu --first 50 -o trees.html
+    """
+    from .draw import html_page, legend_svg, svg_document
+    from .report import SentencePicker, draw_sentence
+
+    html = output_path is not None and output_path.lower().endswith((".html", ".htm"))
+    if not is_std(output_path) and not html and not output_path.lower().endswith(".svg"):
+        raise MaltpyError("the output must end in .svg or .html", output_path)
+    if not is_std(output_path):
+        check_output_path(output_path, (input_path, gold_path))
+    if is_std(input_path) and is_std(gold_path) and gold_path is not None:
+        raise MaltpyError("only one of -i and --gold can be standard input", "command line")
+    picker = SentencePicker(0, sentence_ids)
+    chosen: list[tuple] = []
+
+    def watch(number: int, gold, systems, scores) -> None:
+        if sentence_ids:
+            picker.watch(number, gold, systems, scores)
+        elif number <= first:
+            chosen.append((number, gold, systems))
+
+    with ExitStack() as stack:
+        reader = stack.enter_context(read_conll(input_path, format_))
+        if gold_path is not None:
+            g = stack.enter_context(read_conll(gold_path, format_))
+            evaluate(g, [reader], g.name, [reader.name], watch=watch)
+            gold_name = g.name
+        else:
+            gold_name = None
+            for number, sentence in enumerate(reader, 1):
+                if sentence.heads is None:
+                    raise MaltpyError("sentence is not parsed (HEAD is _); nothing to draw", reader.name,
+                                      sentence.line)  # fmt: skip
+                watch(number, None, [sentence], None)
+    if sentence_ids:
+        chosen = picker.chosen(gold_name or reader.name)
+    if gold_name is None:
+        drawings = [draw_sentence(n, None, [(reader.name, s[0])], "", legend=not html) for n, _, s in chosen]
     else:
-        click.echo(_score_table(scores, g.name, s.name, punct, per_label))
-
-
-def _score_table(scores: Scores, gold: str, system: str, punct: str, per_label: bool) -> str:
-    def pct(x: float | None) -> str:
-        return "n/a" if x is None else f"{x:.2f}"
-
-    lines = [
-        f"gold         {gold}",
-        f"system       {system}",
-        f"punctuation  {'included' if punct == 'include' else 'excluded'}",
-        f"sentences    {scores.sentences}",
-        f"tokens       {scores.tokens}",
-        "",
-        "metric   score  correct    total",
-        f"LAS     {pct(scores.las):>6} {scores.right_both:>8} {scores.tokens:>8}",
-        f"UAS     {pct(scores.uas):>6} {scores.right_head:>8} {scores.tokens:>8}",
-        f"LA      {pct(scores.la):>6} {scores.right_label:>8} {scores.tokens:>8}",
-        f"EM      {pct(scores.em):>6} {scores.exact:>8} {scores.sentences:>8}",
-    ]
-    if per_label:
-        width = max([5] + [len(label) for label in scores.per_label])
-        lines += ["", f"{'label':<{width}}     gold   system  correct  precision   recall        F"]
-        for label, counts in sorted(scores.per_label.items()):
-            d = counts.as_dict()
-            lines.append(
-                f"{label:<{width}} {d['gold']:>8} {d['system']:>8} {d['correct']:>8} "
-                f"{pct(d['precision']):>10} {pct(d['recall']):>8} {pct(d['f1']):>8}"
-            )
-    return "\n".join(lines)
+        drawings = [draw_sentence(n, gs, [(reader.name, ss[0])], gold_name, legend=not html) for n, gs, ss in chosen]
+    if html:
+        text = html_page(f"maltpy view: {reader.name}", [f"<h1>{escape(reader.name)}</h1>"]
+                         + ([f"<div>{legend_svg()}</div>"] if gold_name else [])
+                         + [f'<div class="drawing">{svg}</div>' for svg in drawings])  # fmt: skip
+    else:
+        text = svg_document(drawings)
+    with atomic_output(output_path) as out:
+        out.write(text.encode("utf-8"))
 
 
 @cli.command("convert")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar on stderr (it shows only on a terminal).")
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Input file (default: standard input).")
 @click.option("-o", "--output", "output_path", metavar="FILE", help="Output file (default: standard output).")
 @click.option("--to", "to_format", type=click.Choice(FORMATS), required=True, help="Output format.")
-@click.option("--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True, help="Input format.")
+@format_option()
 @click.option(
     "--postag-from",
     type=click.Choice(("xpos", "upos")),
@@ -191,7 +355,7 @@ def _score_table(scores: Scores, gold: str, system: str, punct: str, per_label: 
     help="CoNLL-U to CoNLL-X: the CoNLL-U column that fills POSTAG.",
 )
 def convert_command(
-    input_path: str | None, output_path: str | None, to_format: str, format_: str, postag_from: str
+    quiet: bool, input_path: str | None, output_path: str | None, to_format: str, format_: str, postag_from: str
 ) -> None:
     """Convert between CoNLL-X and CoNLL-U.
 
@@ -204,8 +368,13 @@ def convert_command(
       maltpy convert -i en_lines-ud-train.conllu -o en_lines-ud-train.conllx --to conllx --postag-from upos
     """
     with read_conll(input_path, format_) as reader, atomic_output(output_path) as out:
+        bar = _progress_bar(reader, "converted", quiet, output_path)
         for sentence in reader:
             out.write(format_sentence(sentence, to_format, postag_from).encode("utf-8"))
+            if bar:
+                bar.add(len(sentence), sentence.line)
+    if bar:
+        bar.close()
 
 
 @cli.command("learn")
@@ -217,7 +386,8 @@ def convert_command(
     "--save-instances",
     "instances_path",
     metavar="DIR",
-    help="Also write each classifier's training instances to DIR/<classifier>.col, TiMBL's columns format.",
+    help="Also write each classifier's training instances to DIR/<classifier>.col, TiMBL's columns format "
+    "(default: not written).",
 )
 def learn_command(input_path: str | None, model_path: str, quiet: bool, instances_path: str | None,
                   **kwargs: object) -> None:  # fmt: skip
@@ -250,6 +420,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 
 
 @cli.command("parse")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar on stderr (it shows only on a terminal).")
 @click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="A model made by maltpy learn.")
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input); files may follow.")
 @click.argument("more_inputs", nargs=-1, metavar="[FILE]...")
@@ -258,21 +429,22 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     "--output-dir",
     "output_dir",
     metavar="DIR",
-    help="Write each input's parse to DIR under the input's name (for several inputs).",
+    help="Write each input's parse to DIR under the input's name (for several inputs; default: none, -o).",
 )
 @click.option(
     "--scheduler",
     metavar="ADDRESS",
-    help="Parse the files across the Dask cluster of this scheduler (needs maltpy[dask] and --output-dir).",
+    help="Parse the files across the Dask cluster of this scheduler (needs maltpy[dask] and --output-dir; "
+    "default: none, parse here).",
 )
-@click.option("--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True, help="Input format.")
+@format_option()
 @click.option(
     "-cd",
     "--max-degree",
     "max_degree",
     type=click.IntRange(min=0),
     metavar="D",
-    help="covnonproj: bound the degree of non-projectivity at D (instead of the model's setting).",
+    help="covnonproj: bound the degree of non-projectivity at D (default: the model's setting).",
 )
 @click.option(
     "-nt",
@@ -281,7 +453,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     type=click.BOOL,
     metavar="BOOL",
     help="nivreeager: UNSHIFT words left without a head when the input is used up, so that every word "
-    "takes its head from a transition (MaltParser's -nt; instead of the model's setting).",
+    "takes its head from a transition (MaltParser's -nt): true or false (default: the model's setting).",
 )
 @click.option(
     "-j",
@@ -292,9 +464,9 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     metavar="N",
     help="Parse in N worker processes, each with the model loaded; the output is the same bytes.",
 )
-def parse_command(model_path: str, input_path: str | None, more_inputs: tuple[str, ...], output_path: str | None,
-                  output_dir: str | None, scheduler: str | None, format_: str, max_degree: int | None,
-                  enforce_tree: bool | None, jobs: int) -> None:  # fmt: skip
+def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inputs: tuple[str, ...],
+                  output_path: str | None, output_dir: str | None, scheduler: str | None, format_: str,
+                  max_degree: int | None, enforce_tree: bool | None, jobs: int) -> None:  # fmt: skip
     """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).
 
     HEAD and DEPREL are filled in; every other column and line is written as it was read,
@@ -314,16 +486,18 @@ def parse_command(model_path: str, input_path: str | None, more_inputs: tuple[st
                      enforce_tree, jobs, output_path)  # fmt: skip
         return
     if jobs > 1:
-        bar = _ProgressBar() if sys.stderr.isatty() else None
         with Workers(model_path, max_degree, enforce_tree, jobs) as workers:
             with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
+                bar = _progress_bar(reader, "parsed", quiet, output_path)
                 workers.parse(reader, out, bar.add if bar else None)
     else:
         model = load_model(model_path, max_degree, enforce_tree)
-        bar = _ProgressBar() if sys.stderr.isatty() else None
         with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
-            for sentence in model.parse(reader, progress=bar.add if bar else None):
+            bar = _progress_bar(reader, "parsed", quiet, output_path)
+            for sentence in model.parse(reader):
                 out.write(format_sentence(sentence).encode("utf-8"))
+                if bar:
+                    bar.add(len(sentence), sentence.line)
                 if not reader.pending():  # the writer waits: hand it what is parsed
                     out.flush()
     if bar:
@@ -396,8 +570,8 @@ def info_command(model_path: str, as_json: bool) -> None:
         "configuration:",
         *("  " + line for line in dump_config(model.config).splitlines()),
         "",
-        f"feature model ({model.feature_model.source}, {len(model.feature_model)} features):",
-        *("  " + s.text for s in model.feature_model.specs),
+        f"feature model ({model.feature_model.source}, {len(model.feature_model)} features, in the file's order):",
+        *("  " + model.feature_model.specs[i].text for i in model.feature_model.file_order),
         "",
         f"labels ({len(labels)}): {' '.join(labels)}",
         f"classes ({len(summary['classes'])}): {' '.join(summary['classes'])}",
@@ -431,25 +605,60 @@ def _progress_line(message: str, final: bool = False) -> None:
 
 
 class _ProgressBar:
-    """Tokens parsed so far, on a terminal's stderr."""
+    """On a terminal's stderr: how much of the input is read, the tokens done, tokens/s and the
+    time left, redrawn at most ten times a second; a summary line at the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, reader, verb: str) -> None:
+        self.reader = reader
+        self.verb = verb
         self.tokens = 0
-        self.started = time.perf_counter()
+        self.started = self.shown = time.perf_counter()
 
-    def add(self, tokens: int) -> None:
+    def add(self, tokens: int, line: int | None = None) -> None:
         self.tokens += tokens
-        rate = self.tokens / max(time.perf_counter() - self.started, 1e-9)
-        click.echo(f"\r\033[Kmaltpy: parsed {self.tokens} tokens ({rate:.0f} tokens/s)", err=True, nl=False)
+        now = time.perf_counter()
+        if now - self.shown < 0.1:
+            return
+        self.shown = now
+        elapsed = now - self.started
+        rate = f"{self.tokens / max(elapsed, 1e-9):,.0f} tokens/s"
+        share = self.reader.share_read(line)
+        if share is None:
+            text = f"{self.verb} {self.tokens:,} tokens  {rate}"
+        else:
+            done = int(share * 30)
+            left = elapsed * (1 - share) / share if share > 0 else None
+            text = (f"{self.verb} [{'#' * done}{'.' * (30 - done)}] {100 * share:3.0f}%  {self.tokens:,} tokens  "
+                    f"{rate}  {_clock(left)} left")  # fmt: skip
+        click.echo(f"\r\033[Kmaltpy: {text}", err=True, nl=False)
 
     def close(self) -> None:
-        click.echo("", err=True)
+        elapsed = time.perf_counter() - self.started
+        click.echo(f"\r\033[Kmaltpy: {self.verb} {self.tokens:,} tokens in {elapsed:.1f}s "
+                   f"({self.tokens / max(elapsed, 1e-9):,.0f} tokens/s)", err=True)  # fmt: skip
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "?:??"
+    seconds = int(seconds + 0.5)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else (
+        f"{seconds // 60}:{seconds % 60:02d}")  # fmt: skip
+
+
+def _progress_bar(reader, verb: str, quiet: bool, output_path: str | None) -> _ProgressBar | None:
+    """A progress bar if stderr is a terminal and the output does not go to that terminal."""
+    if quiet or not sys.stderr.isatty() or (is_std(output_path) and sys.stdout.isatty()):
+        return None
+    return _ProgressBar(reader, verb)
 
 
 @cli.command("oracle")
 @config_options("singlemalt", "nivre", "covington", "multiplanar", "planar", "2planar", "graph", "input", "pproj")
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Gold treebank (default: standard input).")
-@click.option("-o", "--output", "output_path", metavar="FILE", help="Write the rebuilt trees here.")
+@click.option(
+    "-o", "--output", "output_path", metavar="FILE", help="Write the rebuilt trees here (default: not written)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def oracle_command(input_path: str | None, output_path: str | None, as_json: bool, **kwargs: object) -> None:
     """Replay a transition system's oracle over every gold tree and rebuild the trees.
@@ -564,8 +773,7 @@ def _pproj_options(command: Callable) -> Callable:
     for option in reversed((
         click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input)."),
         click.option("-o", "--output", "output_path", metavar="FILE", help="Output (default: standard output)."),
-        click.option("--format", "format_", type=FORMAT_CHOICE, default="auto", show_default=True,
-                     help="Input format."),
+        format_option(),
         click.option("-pp", "--marking-strategy", type=click.Choice(MARKING_STRATEGIES), required=True,
                      help="The label encoding (MaltParser's -pp)."),
         click.option("-q", "--quiet", is_flag=True, help="No summary on stderr."),

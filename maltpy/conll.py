@@ -85,6 +85,16 @@ class Sentence:
         """DEPREL of each word, with a placeholder for the root at index 0."""
         return [""] + [w[DEPREL] for w in self.words]
 
+    @property
+    def sent_id(self) -> str | None:
+        """The value of the CoNLL-U comment ``# sent_id = ...`` before the words, if there is one."""
+        for before, line in self.extra:
+            if before == 0 and line.startswith("#"):
+                key, equals, value = line[1:].partition("=")
+                if equals and key.strip() == "sent_id":
+                    return value.strip()
+        return None
+
     def word_line(self, word: int) -> int:
         """The line number of word ``word`` (counted from 1) in the file it was read from."""
         return self.line + word - 1 + sum(1 for before, _ in self.extra if before < word)
@@ -139,6 +149,17 @@ class ConllReader:
         self.format = format
         self._chunks = chain(peeked, chunks)
         self._blocks = self._source.decoded(self._chunks)
+
+    def share_read(self, line: int | None = None) -> float | None:
+        """About how much of the input is read, from 0 to 1 (None if its size is unknown); given
+        the line a reader of the sentences has got to, how much of it that reader has got through
+        (the bytes read, times the share of the lines read that are behind it)."""
+        if not self.size:
+            return None
+        read = self._source.consumed
+        if line is not None and self._source.lines_read > 0:
+            read *= min(1.0, line / self._source.lines_read)
+        return min(1.0, read / self.size)
 
     def raw(self) -> Iterator[tuple[int, bytes]]:
         """The input as read, instead of its sentences: (the number of the first line, whole lines
@@ -448,6 +469,8 @@ class _Blocks:
         self.first_line = first_line  # the number of the stream's first line (a part of a file)
         self.limit = max_line_bytes()
         self.begun = b""  # the start of a line whose end has not been read yet
+        self.consumed = 0  # bytes read so far
+        self.lines_read = first_line - 1  # whole lines given so far
         # Whether more input is ready now (files.PipeReader); a file always is.
         self._ready = getattr(stream, "pending", lambda wait=0.0: True)
 
@@ -478,6 +501,7 @@ class _Blocks:
                 chunk = read(_BLOCK_BYTES)
             except OSError as e:  # /proc/self/mem, a failing disk: name the file
                 raise MaltpyError(f"cannot read: {e.strerror or e}", self.name, number) from None
+            self.consumed += len(chunk)
             end = chunk.rfind(b"\n") + 1
             if end:
                 data, self.begun = self.begun + chunk[:end], chunk[end:]
@@ -488,8 +512,10 @@ class _Blocks:
                 data, self.begun = self.begun, b""
             else:
                 return
+            lines = data.count(b"\n") + (not data.endswith(b"\n"))
+            self.lines_read = number + lines - 1
             yield number, data
-            number += data.count(b"\n") + (not data.endswith(b"\n"))
+            number += lines
 
     def decode(self, data: bytes, number: int) -> tuple[list[str], MaltpyError | None]:
         """The lines of ``data`` (whole lines, the first numbered ``number``) up to the first

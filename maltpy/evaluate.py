@@ -1,21 +1,29 @@
-"""Attachment scores, as the CoNLL shared tasks and Nivre (2008, §6.2) report them.
+"""Attachment scores, as the CoNLL shared tasks and Nivre (2008, §6.2) report them, grouped as
+MaltEval groups them (Nilsson & Nivre 2008), and the significance of a difference.
 
 Over the scored words: LAS, the share with the right head and the right label; UAS, the right
 head; LA, the right label. EM is the share of sentences whose scored words are all right in
 head and label. With punctuation excluded, a word is not scored if its gold UPOS/CPOSTAG is
 PUNCT or its gold form consists of Unicode punctuation characters only (as the CoNLL-X
 eval.pl). Per label, precision and recall count words with the right head and that label.
+
+Grouped (``by``), each scored word counts in the group of its value in the gold file: its gold
+label, tag, arc length, arc direction, sentence length, arc projectivity or depth; the LAS,
+UAS and LA of a group are over those words (MaltEval's recall). For the groupings that depend
+on the tree, a system's own value of each word also counts: ``precision`` is the share of the
+words the system puts in a group that have the right head and label (MaltEval's precision).
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
-from .conll import CPOSTAG, DEPREL, FORM, HEAD, Sentence
+from .conll import CPOSTAG, DEPREL, FORM, HEAD, POSTAG, Sentence
 from .errors import MaltpyError
+from .tree import depths, is_projective_arc, preorder
 
 
 def is_punctuation(word: list[str]) -> bool:
@@ -43,6 +51,92 @@ class LabelCounts:
         }
 
 
+#: MaltEval's groupings that maltpy has, by the name ``eval --by`` takes.
+GROUPINGS = ("deprel", "upos", "xpos", "arc-length", "arc-direction", "sentence-length", "projectivity", "depth")
+#: Those whose value a system's tree decides too (the others are columns of the input).
+TREE_GROUPINGS = frozenset(("deprel", "arc-length", "arc-direction", "projectivity", "depth"))
+#: MaltEval's GroupedRelationLength: the arcs from the root, then by |head - dependent|.
+ARC_LENGTH_BINS = ("to_root", "1", "2", "3-6", "7+")
+#: Sentence lengths in words, by tens as MaltEval's SentenceLength groups them.
+SENTENCE_LENGTH_BINS = ("1-10", "11-20", "21-30", "31-40", "41-50", "51+")
+#: A word's arc seen from the word: its head to the right (a left arc, as LEFT-ARC builds it),
+#: to the left (a right arc), or the root.
+ARC_DIRECTIONS = ("left", "right", "to_root")
+PROJECTIVITY = ("projective", "non-projective")
+
+
+def arc_length_bin(head: int, dependent: int) -> str:
+    if head == 0:
+        return "to_root"
+    length = abs(head - dependent)
+    return str(length) if length <= 2 else "3-6" if length <= 6 else "7+"
+
+
+def sentence_length_bin(words: int) -> str:
+    return SENTENCE_LENGTH_BINS[min((words - 1) // 10, len(SENTENCE_LENGTH_BINS) - 1)]
+
+
+def group_values(grouping: str, sentence: Sentence, heads: list[int], labels: list[str]) -> list[str]:
+    """The value of each word of ``sentence`` (in order) for ``grouping``, in the tree ``heads``,
+    ``labels`` (indexed from 1; see ``tree``)."""
+    n = len(sentence)
+    if grouping == "deprel":
+        return labels[1:]
+    if grouping == "upos":
+        return sentence.column(CPOSTAG)
+    if grouping == "xpos":
+        return sentence.column(POSTAG)
+    if grouping == "arc-length":
+        return [arc_length_bin(heads[d], d) for d in range(1, n + 1)]
+    if grouping == "arc-direction":
+        return [ARC_DIRECTIONS[2 if heads[d] == 0 else heads[d] < d] for d in range(1, n + 1)]
+    if grouping == "sentence-length":
+        return [sentence_length_bin(n)] * n
+    if grouping == "projectivity":
+        walk = preorder(heads)
+        return [PROJECTIVITY[not is_projective_arc(heads, d, walk)] for d in range(1, n + 1)]
+    if grouping == "depth":
+        return [str(x) for x in depths(heads)[1:]]
+    raise ValueError(f"unknown grouping {grouping!r}")
+
+
+def value_order(grouping: str, values: Iterable[str]) -> list[str]:
+    """The values of a grouping in the order a table lists them: bins and depths by size, the
+    rest by name."""
+    fixed = {"arc-length": ARC_LENGTH_BINS, "sentence-length": SENTENCE_LENGTH_BINS,
+             "arc-direction": ARC_DIRECTIONS, "projectivity": PROJECTIVITY}.get(grouping)  # fmt: skip
+    if fixed:
+        return sorted(values, key=fixed.index)
+    if grouping == "depth":
+        return sorted(values, key=int)
+    return sorted(values)
+
+
+@dataclass(slots=True)
+class GroupCounts:
+    """The scored words of one value of a grouping: by their gold value (``tokens`` and what
+    is right of them), and by the system's value (``system_tokens``, ``system_right``)."""
+
+    tokens: int = 0
+    right_head: int = 0
+    right_label: int = 0
+    right_both: int = 0
+    system_tokens: int = 0
+    system_right: int = 0  # right head and label
+
+    def as_dict(self, precision: bool) -> dict[str, float | int | None]:
+        out = {
+            "tokens": self.tokens,
+            "LAS": _percent(self.right_both, self.tokens),
+            "UAS": _percent(self.right_head, self.tokens),
+            "LA": _percent(self.right_label, self.tokens),
+        }
+        if precision:
+            out["system_tokens"] = self.system_tokens
+            out["precision"] = _percent(self.system_right, self.system_tokens)
+        return out
+
+
 @dataclass(slots=True)
 class Scores:
     tokens: int = 0
@@ -52,6 +146,10 @@ class Scores:
     right_both: int = 0
     exact: int = 0
     per_label: dict[str, LabelCounts] = field(default_factory=dict)
+    #: {grouping: {value: counts}} for the groupings asked for
+    by: dict[str, dict[str, GroupCounts]] = field(default_factory=dict)
+    #: (scored words, right in head and label, right in head) of each sentence, in order
+    sentence_counts: list[tuple[int, int, int]] = field(default_factory=list)
 
     @property
     def las(self) -> float | None:
@@ -80,7 +178,58 @@ class Scores:
         }
         if per_label:
             out["labels"] = {label: c.as_dict() for label, c in sorted(self.per_label.items())}
+        if self.by:
+            out["by"] = {
+                grouping: {v: groups[v].as_dict(grouping in TREE_GROUPINGS) for v in value_order(grouping, groups)}
+                for grouping, groups in self.by.items()
+            }
         return out
+
+    def add(self, gold: Sentence, system: Sentence, scored: list[bool], gold_values: dict[str, list[str]]) -> None:
+        """Count one sentence: ``scored`` says which words count, ``gold_values`` gives each
+        grouping's gold value of every word."""
+        right = head_right = words = 0
+        for i, (gw, sw) in enumerate(zip(gold.words, system.words)):
+            if not scored[i]:
+                continue
+            head = gw[HEAD] == sw[HEAD]
+            label = gw[DEPREL] == sw[DEPREL]
+            words += 1
+            head_right += head
+            self.right_label += label
+            right += head and label
+            g_counts = self.per_label.setdefault(gw[DEPREL], LabelCounts())
+            g_counts.gold += 1
+            self.per_label.setdefault(sw[DEPREL], LabelCounts()).system += 1
+            g_counts.correct += head and label
+        self.sentences += 1
+        self.tokens += words
+        self.right_head += head_right
+        self.right_both += right
+        self.exact += right == words
+        self.sentence_counts.append((words, right, head_right))
+        if self.by:
+            self._add_groups(gold, system, scored, gold_values)
+
+    def _add_groups(self, gold: Sentence, system: Sentence, scored: list[bool],
+                    gold_values: dict[str, list[str]]) -> None:  # fmt: skip
+        heads, labels = system.heads, system.labels
+        both = [gw[HEAD] == sw[HEAD] and gw[DEPREL] == sw[DEPREL] for gw, sw in zip(gold.words, system.words)]
+        for grouping, groups in self.by.items():
+            for i, value in enumerate(gold_values[grouping]):
+                if scored[i]:
+                    gw, sw = gold.words[i], system.words[i]
+                    c = groups.get(value) or groups.setdefault(value, GroupCounts())
+                    c.tokens += 1
+                    c.right_head += gw[HEAD] == sw[HEAD]
+                    c.right_label += gw[DEPREL] == sw[DEPREL]
+                    c.right_both += both[i]
+            if grouping in TREE_GROUPINGS:
+                for i, value in enumerate(group_values(grouping, system, heads, labels)):
+                    if scored[i]:
+                        c = groups.get(value) or groups.setdefault(value, GroupCounts())
+                        c.system_tokens += 1
+                        c.system_right += both[i]
 
 
 def _percent(part: int, whole: int) -> float | None:
@@ -94,38 +243,84 @@ def attachment_scores(
     system_name: str,
     exclude_punct: bool = False,
 ) -> Scores:
-    """Score ``system`` against ``gold``, sentence by sentence, streaming.
+    """Score ``system`` against ``gold``, sentence by sentence, streaming (see ``evaluate``)."""
+    return evaluate(gold, [system], gold_name, [system_name], exclude_punct)[0]
 
-    The two must hold the same sentences with the same word forms; the first sentence where
-    they differ is a MaltpyError naming it in both files, unless a line further on in either
-    file is malformed: that is reported instead, as the more basic fault. Both must be parsed.
+
+def evaluate(
+    gold: Iterable[Sentence],
+    systems: Sequence[Iterable[Sentence]],
+    gold_name: str,
+    system_names: Sequence[str],
+    exclude_punct: bool = False,
+    by: Sequence[str] = (),
+    watch: Callable[[int, Sentence, list[Sentence], list[Scores]], None] | None = None,
+) -> list[Scores]:
+    """Score each of ``systems`` against ``gold``, sentence by sentence, streaming; group the
+    words by each grouping in ``by``. ``watch(number, gold, systems, scores)`` sees each
+    sentence once it is counted.
+
+    The files must hold the same sentences with the same word forms; the first sentence where
+    one differs from the gold is a MaltpyError naming it in both files, unless a line further on
+    in any file is malformed: that is reported instead, as the more basic fault. All must be
+    parsed.
     """
-    scores = Scores()
-    gold, system = iter(gold), iter(system)
-    for number, (g, s) in enumerate(zip_longest(gold, system), 1):
-        problem = _misalignment(number, g, s, gold_name, system_name)
-        if problem:
-            for _ in chain(gold, system):  # reading on raises the first malformed line, if any
-                pass
-            raise problem
-        scores.sentences += 1
-        exact = True
-        for gw, sw in zip(g.words, s.words):
-            if exclude_punct and is_punctuation(gw):
-                continue
-            head = gw[HEAD] == sw[HEAD]
-            label = gw[DEPREL] == sw[DEPREL]
-            scores.tokens += 1
-            scores.right_head += head
-            scores.right_label += label
-            scores.right_both += head and label
-            exact = exact and head and label
-            g_counts = scores.per_label.setdefault(gw[DEPREL], LabelCounts())
-            g_counts.gold += 1
-            scores.per_label.setdefault(sw[DEPREL], LabelCounts()).system += 1
-            g_counts.correct += head and label
-        scores.exact += exact
+    for grouping in by:
+        if grouping not in GROUPINGS:
+            raise ValueError(f"unknown grouping {grouping!r}")
+    scores = [Scores(by={grouping: {} for grouping in by}) for _ in systems]
+    gold = iter(gold)
+    readers = [iter(s) for s in systems]
+    for number, (g, *ss) in enumerate(zip_longest(gold, *readers), 1):
+        for s, name in zip(ss, system_names):
+            problem = _misalignment(number, g, s, gold_name, name)
+            if problem:
+                for _ in chain(gold, *readers):  # reading on raises the first malformed line, if any
+                    pass
+                raise problem
+        scored = [not is_punctuation(w) for w in g.words] if exclude_punct else [True] * len(g)
+        heads, labels = g.heads, g.labels
+        gold_values = {grouping: group_values(grouping, g, heads, labels) for grouping in by}
+        for s, counts in zip(ss, scores):
+            counts.add(g, s, scored, gold_values)
+        if watch is not None:
+            watch(number, g, ss, scores)
     return scores
+
+
+def approximate_randomization(first: Sequence[int], second: Sequence[int], samples: int, seed: int) -> float:
+    """The p value of a paired approximate randomization test (Noreen 1989; Yeh 2000) of the
+    difference between two systems' totals: ``first[i]`` and ``second[i]`` are what each got
+    right in sentence i. Each sample swaps the two systems' counts of every sentence with
+    probability 1/2; p = (r + 1) / (samples + 1), r the samples whose absolute difference is at
+    least the observed one. The same seed gives the same p."""
+    import numpy as np
+
+    diff = np.asarray(first, dtype=np.int64) - np.asarray(second, dtype=np.int64)
+    observed = abs(int(diff.sum()))
+    rng = np.random.default_rng(seed)
+    at_least = 0
+    chunk = max(1, min(samples, (1 << 22) // max(1, len(diff))))  # about 4M signs at a time
+    done = 0
+    while done < samples:
+        rows = min(chunk, samples - done)
+        signs = 1 - 2 * rng.integers(0, 2, size=(rows, len(diff)), dtype=np.int8)
+        at_least += int((np.abs(signs @ diff) >= observed).sum())
+        done += rows
+    return (at_least + 1) / (samples + 1)
+
+
+def significance(first: Scores, second: Scores, samples: int = 10_000, seed: int = 1) -> dict:
+    """The p values of the LAS and UAS difference between two systems of the same gold file, by
+    approximate randomization over sentences."""
+    both = [(a[1], b[1]) for a, b in zip(first.sentence_counts, second.sentence_counts)]
+    heads = [(a[2], b[2]) for a, b in zip(first.sentence_counts, second.sentence_counts)]
+    return {
+        "LAS": round(approximate_randomization(*zip(*both), samples, seed), 4) if both else 1.0,
+        "UAS": round(approximate_randomization(*zip(*heads), samples, seed), 4) if heads else 1.0,
+        "samples": samples,
+        "seed": seed,
+    }
 
 
 def _misalignment(

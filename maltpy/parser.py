@@ -356,7 +356,11 @@ class Model:
             "maltpy_version": __version__,
             "config": self.config.to_dict(),
             "data_format": self.data_format,
-            "feature_model": {"source": self.feature_model.source, "text": self.feature_model.text()},
+            "feature_model": {
+                "source": self.feature_model.source,
+                "text": self.feature_model.text(),
+                "file_order": self.feature_model.file_order,
+            },
             "classes": self.classes.names(),
             "models": models,
             "training": self.statistics,
@@ -388,6 +392,10 @@ class Model:
                 require(len(stored["text"]) <= MAX_FEATURE_TEXT, "the feature model text is too long")
                 fm = feature_model_from_text(stored["text"], algorithm, null_value, path, deprel_of)
                 fm.source = stored["source"]
+                order = stored.get("file_order", fm.file_order)  # an archive made before this key has none
+                require(isinstance(order, list) and all(type(i) is int for i in order)
+                        and sorted(order) == list(range(len(fm))), "a feature order not of its features")  # fmt: skip
+                fm.file_order = order
                 classes = _checked_classes(m.get("classes"), SYSTEMS[algorithm].transitions)
                 data_format = m.get("data_format")
                 require(data_format in FORMATS, "an unknown data format")

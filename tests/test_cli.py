@@ -351,3 +351,102 @@ def test_thread_defaults_leave_the_users_settings_alone(monkeypatch):
     set_threads(3)
     assert [os.environ[n] for n in THREAD_VARIABLES] == ["3", "3", "3"]
     assert_one_line_error(run_maltpy("--threads", "0", "info", "-m", "x.mpm"), "command line: Invalid value")
+
+
+def _options_without_choices_or_default():
+    """Each option of each command whose help names no default, or not all its choices."""
+    import click
+
+    from maltpy.cli import cli
+    from maltpy.config import OPTIONS
+
+    choices_of = {f"-{o.flag}": o.choices for o in OPTIONS.values() if o.kind == "choice"}
+    top = click.Context(cli, info_name="maltpy")
+    missing = []
+    for name, command in [("maltpy", cli), *cli.commands.items()]:
+        ctx = top if command is cli else click.Context(command, info_name=name, parent=top)
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.is_flag or param.hidden:
+                continue
+            record = " ".join(param.get_help_record(ctx))
+            choices = param.type.choices if isinstance(param.type, click.Choice) else ()
+            choices = choices or next((choices_of[o] for o in param.opts if o in choices_of), ())
+            if not ("default" in record.lower() or "[required]" in record) or any(c not in record for c in choices):
+                missing.append((name, param.opts[0], record))
+    return missing
+
+
+def test_every_option_of_every_command_names_its_choices_and_default():
+    from maltpy.cli import cli
+
+    assert len(cli.commands) == 11  # eval, view, convert, learn, parse, info, oracle, proj, deproj, knn, config
+    assert _options_without_choices_or_default() == []
+    for command in cli.commands:
+        result = run_maltpy(command, "--help")
+        assert result.returncode == 0 and f"Usage: maltpy {command}".encode() in result.stdout
+    learn = run_maltpy("learn", "--help").stdout.decode()
+    assert "nivreeager, nivrestandard, covproj, covnonproj" in learn and "(default: nivreeager)" in learn
+    assert "standard input" in run_maltpy("eval", "--help").stdout.decode()
+
+
+def test_format_and_if_are_the_same_option_everywhere(tmp_path):
+    """Every command that reads CoNLL takes its format as --format and as -if."""
+    gold = EXAMPLE / "en-test.conllu"
+    as_x = tmp_path / "en.conllx"
+    assert run_maltpy("convert", "-if", "conllu", "-i", gold, "--to", "conllx", "-o", as_x).returncode == 0
+    for flag in ("-if", "--format"):
+        assert run_maltpy("eval", flag, "conllx", as_x, as_x).returncode == 0
+        assert run_maltpy("view", flag, "conllx", "-i", as_x, "--first", "1").returncode == 0
+        assert run_maltpy("oracle", flag, "conllx", "-i", as_x).returncode == 0
+        assert run_maltpy("config", flag, "conllx").stdout.decode().count("format: conllx") == 1
+        assert run_maltpy("proj", flag, "conllx", "-i", as_x, "-pp", "head", "-q").returncode == 0
+        # the format is a promise about the file: conllu input read as CoNLL-X is an error at its first comment
+        assert_one_line_error(run_maltpy("eval", flag, "conllx", gold, gold), f"{gold}:1:")
+
+
+def _under_a_terminal(args, stdout_too):
+    """Run maltpy with stderr (and stdout, if ``stdout_too``) on a pseudo-terminal: what the terminal
+    shows, and what stdout got if it was not the terminal."""
+    import pty
+
+    leader, follower = pty.openpty()
+    out = subprocess.PIPE if not stdout_too else follower
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", *map(str, args)], stdin=subprocess.DEVNULL,
+                               stdout=out, stderr=follower)  # fmt: skip
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 1 << 16)
+        except OSError:  # the terminal's other end closed: the process is done with it
+            break
+        if not chunk:
+            break
+        shown += chunk
+    piped = process.stdout.read() if process.stdout else b""
+    process.wait(timeout=60)
+    os.close(leader)
+    assert process.returncode == 0, shown
+    return shown.decode("utf-8", "replace"), piped
+
+
+def test_progress_bar_on_a_terminal_never_shares_a_line_with_the_output(tmp_path):
+    source = EXAMPLE / "en-train.conllu"
+    shown, piped = _under_a_terminal(["convert", "-i", source, "--to", "conllx"], stdout_too=False)
+    assert "maltpy: converted" in shown and " tokens" in shown and piped.startswith(b"1\t")
+    shown, _ = _under_a_terminal(["convert", "-i", source, "--to", "conllx", "-q", "-o", tmp_path / "o"], False)
+    assert "maltpy" not in shown
+    shown, _ = _under_a_terminal(["convert", "-i", source, "--to", "conllx"], stdout_too=True)
+    assert "maltpy" not in shown and "\r" not in shown.replace("\r\n", "\n") and shown.startswith("1\t")
+
+
+def test_info_lists_the_features_in_the_files_order(tmp_path):
+    features = tmp_path / "f.txt"
+    lines = ["InputColumn(POSTAG, Stack[0])", "InputColumn(FORM, Input[0])", "OutputColumn(DEPREL, Stack[0])",
+             "InputColumn(CPOSTAG, Input[1])"]  # fmt: skip
+    features.write_text("\n".join(lines) + "\n")
+    model = tmp_path / "m.mpm"
+    assert run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-F", features, "-m", model, "-q").returncode == 0
+    info = run_maltpy("info", "-m", model).stdout.decode()
+    listed = info.split("in the file's order):\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert listed == ["  " + line.replace(" ", "") for line in lines]

@@ -228,6 +228,12 @@ CASES = {
     "feature-model-garbage": lambda p, ms: with_manifest(
         ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(((")
     ),
+    "feature-order-not-a-permutation": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["feature_model"].update(file_order=[0] * len(m["feature_model"]["file_order"]))
+    ),
+    "feature-order-of-strings": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["feature_model"].update(file_order="0 1 2")
+    ),
     "feature-model-fewer": lambda p, ms: with_manifest(
         ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(FORM, Stack[0])")
     ),

@@ -1,13 +1,16 @@
 import csv
 import gzip
 import io
+import json
+import os
+import random
 
 import pytest
-from conftest import DATA, REFERENCE, SWEMALT, requires_shared
+from conftest import DATA, REFERENCE, SWEMALT, assert_one_line_error, requires_shared, run_maltpy
 
 from maltpy.conll import ConllReader
 from maltpy.errors import MaltpyError
-from maltpy.evaluate import attachment_scores, is_punctuation
+from maltpy.evaluate import attachment_scores, evaluate, is_punctuation, significance
 
 
 def sentences(data: str, name: str = "f") -> list:
@@ -149,3 +152,144 @@ def test_without_punctuation_as_the_reference_on_latin(row):
     with open(gold, "rb") as g, gzip.open(REFERENCE / "outputs" / f"{row['name']}.conll.gz", "rb") as output:
         s = attachment_scores(ConllReader(g, str(gold)), ConllReader(output, "s"), "g", "s", exclude_punct=True)
     assert (s.las, s.uas) == (float(row["LAS_nopunct"]), float(row["UAS_nopunct"]))
+
+
+# --- grouped scores, several systems, significance ------------------------------------------------
+
+
+def conll_blocks(path_or_lines):
+    """The sentences of a CoNLL file as lists of column lists, read straight from the text."""
+    lines = open(path_or_lines, encoding="utf-8") if isinstance(path_or_lines, (str, os.PathLike)) else path_or_lines
+    out, cur = [], []
+    for raw in lines:
+        raw = raw.rstrip("\n")
+        if raw and not raw.startswith("#"):
+            cur.append(raw.split("\t"))
+        elif not raw and cur:
+            out.append(cur)
+            cur = []
+    return out + ([cur] if cur else [])
+
+
+def independent_groups(gold_path, system_path):
+    """{grouping: {value: (tokens, LAS)}} for deprel, arc-length and sentence-length, counted from
+    the columns, with MaltEval's bins written out here again."""
+
+    def length_bin(head, dep):
+        if head == 0:
+            return "to_root"
+        return {1: "1", 2: "2"}.get(abs(head - dep), "3-6" if abs(head - dep) <= 6 else "7+")
+
+    def sentence_bin(n):
+        return next((f"{lo}-{lo + 9}" for lo in (1, 11, 21, 31, 41) if n <= lo + 9), "51+")
+
+    counts = {"deprel": {}, "arc-length": {}, "sentence-length": {}}
+    for g, s in zip(conll_blocks(gold_path), conll_blocks(system_path), strict=True):
+        for dep, (a, b) in enumerate(zip(g, s, strict=True), 1):
+            right = a[6] == b[6] and a[7] == b[7]
+            for grouping, value in (("deprel", a[7]), ("arc-length", length_bin(int(a[6]), dep)),
+                                    ("sentence-length", sentence_bin(len(g)))):  # fmt: skip
+                tokens, good = counts[grouping].get(value, (0, 0))
+                counts[grouping][value] = (tokens + 1, good + right)
+    return {
+        grouping: {v: (n, round(100 * good / n, 2)) for v, (n, good) in values.items()}
+        for grouping, values in counts.items()
+    }
+
+
+@requires_shared
+def test_grouped_scores_of_maltparser_output_against_an_independent_count():
+    gold = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    result = run_maltpy("eval", gold, parsed, "--by", "deprel", "--by", "arc-length", "--by", "sentence-length",
+                        "--json")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    by = json.loads(result.stdout)["by"]
+    expected = independent_groups(gold, parsed)
+    for grouping, values in expected.items():
+        got = {v: (d["tokens"], d["LAS"]) for v, d in by[grouping].items() if d["tokens"]}
+        assert got == values, grouping
+    assert list(by["arc-length"]) == ["to_root", "1", "2", "3-6", "7+"]
+    assert set(by["sentence-length"]) <= {"1-10", "11-20", "21-30", "31-40", "41-50", "51+"}
+    assert sum(d["tokens"] for d in by["deprel"].values()) == 2651
+    # a label the parser gives but the gold file has not: counted for precision only
+    assert all(d["tokens"] == 0 for label, d in by["deprel"].items() if label not in expected["deprel"])
+
+
+def test_grouped_by_direction_projectivity_and_depth_by_hand():
+    # gold: 3 the root, 3 -> 1 -> 2 -> 4; the arc 2 -> 4 spans word 3, which 2 does not dominate: non-projective.
+    # The system attaches every word to 3.
+    gold = line(1, "a", 3, "x") + line(2, "b", 1, "y") + line(3, "c", 0, "root") + line(4, "d", 2, "z") + "\n"
+    system = line(1, "a", 3, "x") + line(2, "b", 3, "y") + line(3, "c", 0, "root") + line(4, "d", 3, "z") + "\n"
+    groupings = ("arc-direction", "projectivity", "depth")
+    (s,) = evaluate(sentences(gold), [sentences(system)], "g", ["s"], by=groupings)
+    by = s.as_dict()["by"]
+    assert {v: (d["tokens"], d["LAS"]) for v, d in by["arc-direction"].items()} == {
+        "left": (1, 100.0),  # word 1, head 3 to its right
+        "right": (2, 0.0),  # words 2 and 4
+        "to_root": (1, 100.0),
+    }
+    assert by["arc-direction"]["left"]["system_tokens"] == 2 and by["arc-direction"]["right"]["system_tokens"] == 1
+    assert {v: d["tokens"] for v, d in by["projectivity"].items()} == {"projective": 3, "non-projective": 1}
+    assert by["projectivity"]["non-projective"]["system_tokens"] == 0
+    assert {v: (d["tokens"], d["LAS"]) for v, d in by["depth"].items()} == {
+        "1": (1, 100.0),
+        "2": (1, 100.0),
+        "3": (1, 0.0),
+        "4": (1, 0.0),
+    }
+    assert by["depth"]["2"]["system_tokens"] == 3 and by["depth"]["2"]["precision"] == round(100 / 3, 2)
+
+
+def independent_p(first, second, samples, seed):
+    """Approximate randomization as Yeh (2000) states it, written plainly: swap each sentence's pair
+    with probability 1/2, count the shuffles at least as far apart as the observed totals."""
+    rng = random.Random(seed)
+    observed = abs(sum(first) - sum(second))
+    at_least = 0
+    for _ in range(samples):
+        a = b = 0
+        for x, y in zip(first, second):
+            if rng.random() < 0.5:
+                x, y = y, x
+            a += x
+            b += y
+        at_least += abs(a - b) >= observed
+    return (at_least + 1) / (samples + 1)
+
+
+@requires_shared
+def test_significance_agrees_with_an_independent_implementation():
+    gold = DATA / "conllx" / "da_ddt-ud-test.conllx"
+    outputs = REFERENCE / "outputs"
+    texts = [gzip.open(outputs / f"da_ddt-{a}-liblinear.conll.gz", "rt", encoding="utf-8").read()
+             for a in ("planar", "2planar")]  # fmt: skip
+    systems = [conll_blocks(io.StringIO(t)) for t in texts]
+    golds = conll_blocks(gold)
+    las = [[sum(a[6] == b[6] and a[7] == b[7] for a, b in zip(g, s)) for g, s in zip(golds, sys)] for sys in systems]
+    uas = [[sum(a[6] == b[6] for a, b in zip(g, s)) for g, s in zip(golds, sys)] for sys in systems]
+    with gzip.open(outputs / "da_ddt-planar-liblinear.conll.gz", "rb") as a, \
+         gzip.open(outputs / "da_ddt-2planar-liblinear.conll.gz", "rb") as b:  # fmt: skip
+        scores = evaluate(sentences(open(gold, encoding="utf-8").read()), [ConllReader(a, "a"), ConllReader(b, "b")],
+                          "g", ["a", "b"])  # fmt: skip
+    result = significance(*scores, samples=10_000, seed=7)
+    expected = {"LAS": independent_p(*las, 10_000, 7), "UAS": independent_p(*uas, 10_000, 7)}
+    assert abs(result["LAS"] - expected["LAS"]) <= 0.02 and abs(result["UAS"] - expected["UAS"]) <= 0.02
+    assert 0.1 < expected["UAS"] < 0.5 and expected["LAS"] < 0.01  # a difference that is, and one that is not
+    assert (result["samples"], result["seed"]) == (10_000, 7)
+    assert significance(*scores, samples=2_000, seed=7) == significance(*scores, samples=2_000, seed=7)
+
+
+@requires_shared
+def test_a_system_against_itself_has_p_one_and_several_systems_line_up(tmp_path):
+    gold = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    result = run_maltpy("eval", gold, parsed, parsed, "--significance", "--samples", "500", "--json")
+    assert result.returncode == 0, result.stderr
+    d = json.loads(result.stdout)
+    assert d["significance"] == {"LAS": 1.0, "UAS": 1.0, "samples": 500, "seed": 1}
+    assert [s["system"] for s in d["systems"]] == [str(parsed)] * 2
+    assert d["systems"][0]["LAS"] == d["systems"][1]["LAS"] == 72.88
+    text = run_maltpy("eval", gold, parsed, gold, "--by", "arc-length", "--significance").stdout.decode()
+    assert "LAS[2]" in text and "p = " in text
+    assert_one_line_error(run_maltpy("eval", gold, parsed, "--significance"), "command line: --significance compares")

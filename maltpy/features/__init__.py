@@ -34,6 +34,8 @@ class FeatureModel:
     def __init__(self, specs: list[FeatureSpec], algorithm: str, null_value: str, source: str,
                  deprel_of: Mapping[str, str] | None = None, learning: bool = True) -> None:  # fmt: skip
         self.specs = specs
+        #: the positions of the features in the order the file gave them (``maltpy info`` shows it)
+        self.file_order = sorted(range(len(specs)), key=lambda i: specs[i].line)
         self.algorithm = algorithm
         self.null_value = null_value
         self.source = source

@@ -1,0 +1,255 @@
+"""What ``maltpy eval`` and ``maltpy view`` print and write: score tables as text, the same as
+JSON, the HTML report, and the choice of the sentences to draw.
+
+The report is one HTML file that needs nothing else: the files compared, the scores of each
+system, the p values if asked for, a table and a bar chart for each grouping, and the drawings
+of the chosen sentences (see ``draw``).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from xml.sax.saxutils import escape
+
+from .conll import Sentence
+from .draw import bar_chart, html_page, legend_svg, sentence_svg, sentence_trees, system_key, table
+from .errors import MaltpyError
+from .evaluate import TREE_GROUPINGS, Scores, is_punctuation, value_order
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def _columns(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A text table: the first column left-aligned, the others right-aligned."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
+    return [
+        "  ".join(f"{c:<{w}}" if i == 0 else f"{c:>{w}}" for i, (c, w) in enumerate(zip(row, widths))).rstrip()
+        for row in [header, *rows]
+    ]
+
+
+def score_table(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str, per_label: bool) -> str:
+    """The overall scores as text (one system: with the counts; several: side by side)."""
+    first = scores[0]
+    lines = [f"gold         {gold}"]
+    if len(scores) == 1:
+        lines.append(f"system       {systems[0]}")
+    else:
+        lines += [f"system {k:<5} {name}" for k, name in enumerate(systems, 1)]
+    lines += [
+        f"punctuation  {'included' if punct == 'include' else 'excluded'}",
+        f"sentences    {first.sentences}",
+        f"tokens       {first.tokens}",
+        "",
+    ]
+    if len(scores) == 1:
+        lines += [
+            "metric   score  correct    total",
+            f"LAS     {_pct(first.las):>6} {first.right_both:>8} {first.tokens:>8}",
+            f"UAS     {_pct(first.uas):>6} {first.right_head:>8} {first.tokens:>8}",
+            f"LA      {_pct(first.la):>6} {first.right_label:>8} {first.tokens:>8}",
+            f"EM      {_pct(first.em):>6} {first.exact:>8} {first.sentences:>8}",
+        ]
+    else:
+        header = ["metric", *(f"[{k}]" for k in range(1, len(scores) + 1))]
+        rows = [[m, *(_pct(getattr(s, m.lower())) for s in scores)] for m in ("LAS", "UAS", "LA", "EM")]
+        lines += _columns(header, rows)
+    if per_label:
+        for k, s in enumerate(scores, 1):
+            width = max([5] + [len(label) for label in s.per_label])
+            title = "" if len(scores) == 1 else f"per label, system [{k}]"
+            lines += ["", *([title] if title else []),
+                      f"{'label':<{width}}     gold   system  correct  precision   recall        F"]  # fmt: skip
+            for label, counts in sorted(s.per_label.items()):
+                d = counts.as_dict()
+                lines.append(
+                    f"{label:<{width}} {d['gold']:>8} {d['system']:>8} {d['correct']:>8} "
+                    f"{_pct(d['precision']):>10} {_pct(d['recall']):>8} {_pct(d['f1']):>8}"
+                )
+    return "\n".join(lines)
+
+
+def group_tables(scores: Sequence[Scores], groupings: Sequence[str]) -> str:
+    """A table for each grouping: each value's gold tokens, and LAS, UAS, LA of each system over
+    them (and, for a grouping the tree decides, LAS precision over the system's own)."""
+    out = []
+    several = len(scores) > 1
+    for grouping in groupings:
+        values = value_order(grouping, {v for s in scores for v in s.by[grouping]})
+        metrics = ["LAS", "UAS", "LA"] + (["prec"] if grouping in TREE_GROUPINGS else [])
+        header = [grouping, "tokens"]
+        for k in range(1, len(scores) + 1):
+            header += [f"{m}[{k}]" if several else m for m in metrics]
+        rows = []
+        for value in values:
+            row = [value, str(scores[0].by[grouping].get(value, _EMPTY).tokens)]
+            for s in scores:
+                d = s.by[grouping].get(value, _EMPTY).as_dict(True)
+                row += [_pct(d["LAS"]), _pct(d["UAS"]), _pct(d["LA"])]
+                if grouping in TREE_GROUPINGS:
+                    row.append(_pct(d["precision"]))
+            rows.append(row)
+        out += ["", f"by {grouping}", *_columns(header, rows)]
+    return "\n".join(out)
+
+
+class _Empty:
+    tokens = 0
+
+    @staticmethod
+    def as_dict(precision: bool) -> dict:
+        return {"tokens": 0, "LAS": None, "UAS": None, "LA": None, "system_tokens": 0, "precision": None}
+
+
+_EMPTY = _Empty()
+
+
+def significance_text(result: dict) -> str:
+    return (
+        f"\nsignificance  paired approximate randomization over sentences, {result['samples']} samples, "
+        f"seed {result['seed']}\nLAS difference  p = {result['LAS']:.4f}\nUAS difference  p = {result['UAS']:.4f}"
+    )
+
+
+def eval_json(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str, per_label: bool,
+              significance: dict | None) -> dict:  # fmt: skip
+    """For one system, its scores as the keys of the object; for several, a list of them under
+    ``systems``, each with its file under ``system``."""
+    if len(scores) == 1:
+        result = scores[0].as_dict(per_label)
+        result["punct"] = punct
+        return result
+    result = {"gold": gold, "punct": punct, "systems": []}
+    for name, s in zip(systems, scores):
+        result["systems"].append({"system": name, **s.as_dict(per_label)})
+    if significance is not None:
+        result["significance"] = significance
+    return result
+
+
+# --- choosing and drawing sentences --------------------------------------------------------------
+
+
+class SentencePicker:
+    """Keeps, while scoring streams, the sentences to draw: the ``worst`` N by LAS (the mean of the
+    systems'; more wrong words first among equals, then the earlier) and those named by ID (a
+    sent_id, or a sentence's number in the file counted from 1)."""
+
+    def __init__(self, worst: int, ids: Sequence[str]) -> None:
+        self.worst = worst
+        self.ids = list(dict.fromkeys(ids))
+        self._heap: list[tuple] = []
+        self._by_sent_id: dict[str, tuple] = {}
+        self._by_number: dict[int, tuple] = {}
+        self.sentences = 0
+
+    def watch(self, number: int, gold: Sentence, systems: list[Sentence], scores: list[Scores]) -> None:
+        self.sentences = number
+        kept = (number, gold, systems)
+        if self.ids:
+            sent_id = (gold if gold is not None else systems[0]).sent_id
+            if sent_id in self.ids:
+                self._by_sent_id.setdefault(sent_id, kept)
+            if str(number) in self.ids:
+                self._by_number[number] = kept
+        if not self.worst:
+            return
+        counts = [s.sentence_counts[-1] for s in scores]
+        if not counts[0][0]:
+            return  # no word scored (all punctuation, left out)
+        las = sum(right / words for words, right, _ in counts) / len(counts)
+        wrong = sum(words - right for words, right, _ in counts)
+        item = (-las, wrong, -number, kept)
+        if len(self._heap) < self.worst:
+            heapq.heappush(self._heap, item)
+        elif item[:3] > self._heap[0][:3]:
+            heapq.heapreplace(self._heap, item)
+
+    def chosen(self, where: str) -> list[tuple[int, Sentence, list[Sentence]]]:
+        """The sentences named (in the order named), then the worst (worst first); an ID that
+        names no sentence is a MaltpyError."""
+        out: dict[int, tuple] = {}
+        for sentence_id in self.ids:
+            kept = self._by_sent_id.get(sentence_id)
+            if kept is None and sentence_id.isdigit():
+                kept = self._by_number.get(int(sentence_id))
+            if kept is None:
+                raise MaltpyError(
+                    f"no sentence has sent_id {sentence_id!r}"
+                    + (f", and there are {self.sentences} sentences" if sentence_id.isdigit() else ""),
+                    where,
+                )
+            out.setdefault(kept[0], kept)
+        for item in sorted(self._heap, key=lambda i: (-i[0], -i[1], -i[2])):
+            out.setdefault(item[3][0], item[3])
+        return list(out.values())
+
+
+def draw_sentence(number: int, gold: Sentence | None, systems: Sequence[tuple[str, Sentence]], gold_name: str,
+                  exclude_punct: bool = False, legend: bool = False, standalone: bool = True) -> str:  # fmt: skip
+    """The drawing of one sentence (an ``<svg>`` element): its gold tree and each system's."""
+    first = gold if gold is not None else systems[0][1]
+    title = f"sentence {number}"
+    if first.sent_id:
+        title += f" ({first.sent_id})"
+    title += f", line {first.line}, {len(first)} words"
+    scored = [not is_punctuation(w) for w in gold.words] if exclude_punct and gold is not None else None
+    trees = sentence_trees(gold, systems, gold_name, scored)
+    return sentence_svg(first.words, trees, title, legend=legend, standalone=standalone)
+
+
+def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str,
+                significance: dict | None, drawings: Sequence[str]) -> str:  # fmt: skip
+    """The HTML report of ``maltpy eval --html``."""
+    first = scores[0]
+    body = ["<h1>maltpy evaluation</h1>"]
+    files = [("gold", gold)] + [(f"[{k}]", name) for k, name in enumerate(systems, 1)]
+    body.append(table(["", "file"], files, names=2, cls="files"))
+    body.append(
+        f'<p class="note">{first.sentences} sentences, {first.tokens} tokens scored; punctuation '
+        f"{'included' if punct == 'include' else 'excluded'}.</p>"
+    )
+    body.append("<h2>Scores</h2>")
+    header = ["system", "LAS", "UAS", "LA", "EM", "right (LAS)", "right (UAS)", "tokens"]
+    rows = [
+        [f"[{k}] {name}", s.las, s.uas, s.la, s.em, s.right_both, s.right_head, s.tokens]
+        for k, (name, s) in enumerate(zip(systems, scores), 1)
+    ]
+    body.append(table(header, rows))
+    summary = [(m, first.tokens, [getattr(s, m.lower()) for s in scores]) for m in ("LAS", "UAS", "LA", "EM")]
+    body.append(system_key(systems) + bar_chart(summary, "score"))
+    if significance is not None:
+        body.append("<h2>Significance</h2>")
+        body.append(table(["difference of [1] and [2]", "p"], [["LAS", f"{significance['LAS']:.4f}"],
+                                                              ["UAS", f"{significance['UAS']:.4f}"]]))  # fmt: skip
+        body.append(
+            f'<p class="note">Paired approximate randomization over sentences: {significance["samples"]} samples, '
+            f"seed {significance['seed']}; p = (r + 1) / (samples + 1).</p>"
+        )
+    for grouping in first.by:
+        values = value_order(grouping, {v for s in scores for v in s.by[grouping]})
+        counts = [[s.by[grouping].get(v, _EMPTY).as_dict(True) for s in scores] for v in values]
+        body.append(f"<h2>By {escape(grouping)}</h2>")
+        header = [grouping, "tokens"]
+        for k in range(1, len(scores) + 1):
+            header += [f"LAS [{k}]", f"UAS [{k}]", f"LA [{k}]"]
+            if grouping in TREE_GROUPINGS:
+                header.append(f"precision [{k}]")
+        rows = []
+        for value, per_system in zip(values, counts):
+            row = [value, per_system[0]["tokens"]]
+            for d in per_system:
+                row += [d["LAS"], d["UAS"], d["LA"]] + ([d["precision"]] if grouping in TREE_GROUPINGS else [])
+            rows.append(row)
+        chart = bar_chart(
+            [(v, c[0]["tokens"], [d["LAS"] for d in c]) for v, c in zip(values, counts) if c[0]["tokens"]]
+        )
+        body.append(f'<div class="group"><div>{table(header, rows)}</div><div>{chart}</div></div>')
+    if drawings:
+        body.append("<h2>Sentences</h2>")
+        body.append(f"<div>{legend_svg()}</div>")
+        body += [f'<div class="drawing">{svg}</div>' for svg in drawings]
+    return html_page(f"maltpy evaluation: {gold}", body)

@@ -1,0 +1,157 @@
+"""The drawings of ``maltpy view`` and the report of ``maltpy eval --html``, read back as XML."""
+
+import html.parser
+import re
+import xml.etree.ElementTree as ET
+
+from conftest import SWEMALT, assert_one_line_error, requires_shared, run_maltpy
+
+from maltpy.draw import COLOURS, arc_levels
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def blocks(path):
+    out, cur = [], []
+    for raw in open(path, encoding="utf-8"):
+        raw = raw.rstrip("\n")
+        if raw and not raw.startswith("#"):
+            cur.append(raw.split("\t"))
+        elif not raw and cur:
+            out.append(cur)
+            cur = []
+    return out + ([cur] if cur else [])
+
+
+def ends(d):
+    """The first and the last point of an SVG path."""
+    numbers = [float(x) for x in re.findall(r"-?[0-9.]+", d)]
+    return (numbers[0], numbers[1]), (numbers[-2], numbers[-1])
+
+
+def read_drawing(sentence_svg):
+    """{tree role: {dependent: (head, status, stroke, start, end)}} and each word's x, of one sentence."""
+    xs = {}
+    for text in sentence_svg.iter(f"{SVG}text"):
+        if text.get("class") == "word":
+            xs.setdefault(int(text.get("data-id")), float(text.get("x")))
+    trees = {}
+    for g in sentence_svg.iter(f"{SVG}g"):
+        if g.get("class") != "tree":
+            continue
+        arcs = trees.setdefault(g.get("data-tree"), {})
+        for path in g.iter(f"{SVG}path"):
+            assert path.get("class") == "arc"
+            d = int(path.get("data-dependent"))
+            assert d not in arcs  # one arc per word
+            start, end = ends(path.get("d"))
+            arcs[d] = (int(path.get("data-head")), path.get("data-status"), path.get("stroke"), start, end)
+    return trees, xs
+
+
+def check_arcs(arcs, xs, words):
+    """One arc per word, from its head's middle (straight down from above for the root) to its own."""
+    assert sorted(arcs) == list(range(1, len(words) + 1))
+    for d, (head, _, _, start, end) in arcs.items():
+        assert head == int(words[d - 1][6])
+        assert end[0] == round(xs[d], 1)
+        if head:
+            assert start[0] == round(xs[head], 1) and start[1] == end[1]
+        else:
+            assert start[0] == end[0] and start[1] < end[1]
+
+
+@requires_shared
+def test_view_draws_one_arc_per_word_at_the_file_heads_coloured_where_wrong(tmp_path):
+    gold_path = SWEMALT / "gold" / "sv-stb-dep-mini-test-00.conll"
+    parsed_path = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed-00.conll"
+    out = tmp_path / "trees.svg"
+    result = run_maltpy("view", "-i", parsed_path, "--gold", gold_path, "--first", "1000", "-o", out)
+    assert result.returncode == 0, result.stderr
+    root = ET.parse(out).getroot()
+    drawn = [s for s in root if s.tag == f"{SVG}svg" and s.get("class") == "sentence"]
+    golds, parses = blocks(gold_path), blocks(parsed_path)
+    assert len(drawn) == len(golds) == len(parses) == 40
+    wrong_seen = 0
+    for svg, gold, parsed in zip(drawn, golds, parses, strict=True):
+        trees, xs = read_drawing(svg)
+        check_arcs(trees["system"], xs, parsed)
+        check_arcs(trees["gold"], xs, gold)
+        for d, (_, status, stroke, _, _) in trees["system"].items():
+            g, p = gold[d - 1], parsed[d - 1]
+            expected = "head" if g[6] != p[6] else "label" if g[7] != p[7] else "correct"
+            assert (status, stroke) == (expected, COLOURS[expected])
+            wrong_seen += expected != "correct"
+        assert {a[2] for a in trees["gold"].values()} == {COLOURS["gold"]}
+    assert wrong_seen > 100
+
+
+@requires_shared
+def test_view_without_gold_and_by_sentence_id(tmp_path):
+    gold_path = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    out = tmp_path / "two.svg"
+    result = run_maltpy("view", "-i", gold_path, "--sentence", "3", "--sentence", "1", "-o", out)
+    assert result.returncode == 0, result.stderr
+    drawn = [s for s in ET.parse(out).getroot() if s.get("class") == "sentence"]
+    golds = blocks(gold_path)
+    titles = ["".join(s.find(f"{SVG}text").itertext()) for s in drawn]
+    assert [t.split(",")[0] for t in titles] == ["sentence 3", "sentence 1"]
+    for svg, words in zip(drawn, (golds[2], golds[0])):
+        trees, xs = read_drawing(svg)
+        assert list(trees) == ["system"]
+        check_arcs(trees["system"], xs, words)
+        assert {a[2] for a in trees["system"].values()} == {COLOURS["plain"]}
+    page = tmp_path / "trees.html"
+    assert run_maltpy("view", "-i", gold_path, "--first", "3", "-o", page).returncode == 0
+    ET.parse(page)
+    assert_one_line_error(run_maltpy("view", "-i", gold_path, "--sentence", "9999", "-o", out), str(gold_path))
+    assert_one_line_error(run_maltpy("view", "-i", gold_path, "-o", tmp_path / "x.png"), str(tmp_path / "x.png"))
+
+
+def test_nested_arcs_are_drawn_above_the_arcs_within_them():
+    #     root -> 2; 2 -> 1; 2 -> 5; 5 -> 3; 3 -> 4
+    heads = [-1, 2, 0, 5, 3, 2]
+    assert arc_levels(heads) == [0, 1, 0, 2, 1, 3]
+
+
+class _Tags(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+@requires_shared
+def test_the_html_report_is_one_self_contained_page(tmp_path):
+    gold = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    report = tmp_path / "report.html"
+    result = run_maltpy("eval", gold, parsed, gold, "--html", report, "--show", "4", "--sentence", "7",
+                        "--significance", "--samples", "200")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    text = report.read_text(encoding="utf-8")
+    root = ET.fromstring(text.split("\n", 1)[1])  # well-formed XML after the doctype
+    tags = _Tags()
+    tags.feed(text)
+    names = {tag for tag, _ in tags.tags}
+    assert "script" not in names and "link" not in names and "img" not in names
+    assert not re.search(r"(src|href)\s*=|url\(|@import", text)  # nothing fetched from anywhere
+    headings = ["".join(h.itertext()) for h in root.iter("{http://www.w3.org/1999/xhtml}h2")]
+    assert headings[:2] == ["Scores", "Significance"]
+    assert [h for h in headings if h.startswith("By ")] == [
+        "By deprel", "By upos", "By xpos", "By arc-length", "By arc-direction", "By sentence-length",
+        "By projectivity", "By depth",
+    ]  # fmt: skip
+    sentences = [s for s in root.iter(f"{SVG}svg") if s.get("class") == "sentence"]
+    titles = ["".join(s.find(f"{SVG}text").itertext()) for s in sentences]
+    assert len(sentences) == 5 and titles[0].startswith("sentence 7,")
+    # the four worst of the parser's (LAS of the two systems' mean; the gold file scores 100)
+    golds, parses = blocks(gold), blocks(parsed)
+    las = [sum(a[6] == b[6] and a[7] == b[7] for a, b in zip(g, p)) / len(g) for g, p in zip(golds, parses)]
+    worst = sorted(range(len(las)), key=lambda i: (las[i], -sum(1 for _ in golds[i]) * (1 - las[i]), i))[:4]
+    assert [int(t.split(",")[0].split()[1]) for t in titles[1:]] == [i + 1 for i in worst]
+    for svg in sentences:
+        trees = {g.get("data-tree") + g.get("data-system") for g in svg.iter(f"{SVG}g") if g.get("class") == "tree"}
+        assert trees == {"gold0", "system1", "system2"}
