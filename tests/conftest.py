@@ -97,6 +97,23 @@ def assert_one_line_error(result: subprocess.CompletedProcess, where: str) -> st
     return err
 
 
+def conll_columns(source) -> list[list[list[str]]]:
+    """The sentences of a CoNLL file (a path, or an iterable of lines) as lists of the columns of
+    their word lines, read straight from the text: for counts made independently of maltpy."""
+    lines = open(source, encoding="utf-8") if isinstance(source, (str, os.PathLike)) else source
+    out, current = [], []
+    for raw in lines:
+        raw = raw.rstrip("\n")
+        if raw and not raw.startswith("#"):
+            fields = raw.split("\t")
+            if fields[0].isdigit():  # not a multiword token (3-4) or an empty node (8.1)
+                current.append(fields)
+        elif not raw and current:
+            out.append(current)
+            current = []
+    return out + ([current] if current else [])
+
+
 EN_LINES_UD = DATA / "ud" / "UD_English-LinES"
 
 

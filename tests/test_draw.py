@@ -4,23 +4,11 @@ import html.parser
 import re
 import xml.etree.ElementTree as ET
 
-from conftest import SWEMALT, assert_one_line_error, requires_shared, run_maltpy
+from conftest import SWEMALT, assert_one_line_error, conll_columns, requires_shared, run_maltpy
 
 from maltpy.draw import COLOURS, arc_levels
 
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-def blocks(path):
-    out, cur = [], []
-    for raw in open(path, encoding="utf-8"):
-        raw = raw.rstrip("\n")
-        if raw and not raw.startswith("#"):
-            cur.append(raw.split("\t"))
-        elif not raw and cur:
-            out.append(cur)
-            cur = []
-    return out + ([cur] if cur else [])
 
 
 def ends(d):
@@ -70,7 +58,7 @@ def test_view_draws_one_arc_per_word_at_the_file_heads_coloured_where_wrong(tmp_
     assert result.returncode == 0, result.stderr
     root = ET.parse(out).getroot()
     drawn = [s for s in root if s.tag == f"{SVG}svg" and s.get("class") == "sentence"]
-    golds, parses = blocks(gold_path), blocks(parsed_path)
+    golds, parses = conll_columns(gold_path), conll_columns(parsed_path)
     assert len(drawn) == len(golds) == len(parses) == 40
     wrong_seen = 0
     for svg, gold, parsed in zip(drawn, golds, parses, strict=True):
@@ -93,7 +81,7 @@ def test_view_without_gold_and_by_sentence_id(tmp_path):
     result = run_maltpy("view", "-i", gold_path, "--sentence", "3", "--sentence", "1", "-o", out)
     assert result.returncode == 0, result.stderr
     drawn = [s for s in ET.parse(out).getroot() if s.get("class") == "sentence"]
-    golds = blocks(gold_path)
+    golds = conll_columns(gold_path)
     titles = ["".join(s.find(f"{SVG}text").itertext()) for s in drawn]
     assert [t.split(",")[0] for t in titles] == ["sentence 3", "sentence 1"]
     for svg, words in zip(drawn, (golds[2], golds[0])):
@@ -148,7 +136,7 @@ def test_the_html_report_is_one_self_contained_page(tmp_path):
     titles = ["".join(s.find(f"{SVG}text").itertext()) for s in sentences]
     assert len(sentences) == 5 and titles[0].startswith("sentence 7,")
     # the four worst of the parser's (LAS of the two systems' mean; the gold file scores 100)
-    golds, parses = blocks(gold), blocks(parsed)
+    golds, parses = conll_columns(gold), conll_columns(parsed)
     las = [sum(a[6] == b[6] and a[7] == b[7] for a, b in zip(g, p)) / len(g) for g, p in zip(golds, parses)]
     worst = sorted(range(len(las)), key=lambda i: (las[i], -sum(1 for _ in golds[i]) * (1 - las[i]), i))[:4]
     assert [int(t.split(",")[0].split()[1]) for t in titles[1:]] == [i + 1 for i in worst]

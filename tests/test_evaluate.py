@@ -2,11 +2,10 @@ import csv
 import gzip
 import io
 import json
-import os
 import random
 
 import pytest
-from conftest import DATA, REFERENCE, SWEMALT, assert_one_line_error, requires_shared, run_maltpy
+from conftest import DATA, REFERENCE, SWEMALT, assert_one_line_error, conll_columns, requires_shared, run_maltpy
 
 from maltpy.conll import ConllReader
 from maltpy.errors import MaltpyError
@@ -157,20 +156,6 @@ def test_without_punctuation_as_the_reference_on_latin(row):
 # --- grouped scores, several systems, significance ------------------------------------------------
 
 
-def conll_blocks(path_or_lines):
-    """The sentences of a CoNLL file as lists of column lists, read straight from the text."""
-    lines = open(path_or_lines, encoding="utf-8") if isinstance(path_or_lines, (str, os.PathLike)) else path_or_lines
-    out, cur = [], []
-    for raw in lines:
-        raw = raw.rstrip("\n")
-        if raw and not raw.startswith("#"):
-            cur.append(raw.split("\t"))
-        elif not raw and cur:
-            out.append(cur)
-            cur = []
-    return out + ([cur] if cur else [])
-
-
 def independent_groups(gold_path, system_path):
     """{grouping: {value: (tokens, LAS)}} for deprel, arc-length and sentence-length, counted from
     the columns, with MaltEval's bins written out here again."""
@@ -184,7 +169,7 @@ def independent_groups(gold_path, system_path):
         return next((f"{lo}-{lo + 9}" for lo in (1, 11, 21, 31, 41) if n <= lo + 9), "51+")
 
     counts = {"deprel": {}, "arc-length": {}, "sentence-length": {}}
-    for g, s in zip(conll_blocks(gold_path), conll_blocks(system_path), strict=True):
+    for g, s in zip(conll_columns(gold_path), conll_columns(system_path), strict=True):
         for dep, (a, b) in enumerate(zip(g, s, strict=True), 1):
             right = a[6] == b[6] and a[7] == b[7]
             for grouping, value in (("deprel", a[7]), ("arc-length", length_bin(int(a[6]), dep)),
@@ -264,8 +249,8 @@ def test_significance_agrees_with_an_independent_implementation():
     outputs = REFERENCE / "outputs"
     texts = [gzip.open(outputs / f"da_ddt-{a}-liblinear.conll.gz", "rt", encoding="utf-8").read()
              for a in ("planar", "2planar")]  # fmt: skip
-    systems = [conll_blocks(io.StringIO(t)) for t in texts]
-    golds = conll_blocks(gold)
+    systems = [conll_columns(io.StringIO(t)) for t in texts]
+    golds = conll_columns(gold)
     las = [[sum(a[6] == b[6] and a[7] == b[7] for a, b in zip(g, s)) for g, s in zip(golds, sys)] for sys in systems]
     uas = [[sum(a[6] == b[6] for a, b in zip(g, s)) for g, s in zip(golds, sys)] for sys in systems]
     with gzip.open(outputs / "da_ddt-planar-liblinear.conll.gz", "rb") as a, \
