@@ -15,7 +15,6 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack, nullcontext
-from xml.sax.saxutils import escape
 
 import click
 
@@ -199,15 +198,15 @@ def format_option(what: str = "Input format") -> Callable[[Callable], Callable]:
     "chart for each grouping (all of them if no --by), and the drawn trees of chosen sentences. "
     "Default: no report.",
 )
-@click.option("--show", type=click.IntRange(0, 10_000), default=10, show_default=True, metavar="N",
-              help="The report draws the N sentences worst by LAS.")  # fmt: skip
+@click.option("--show", type=click.IntRange(0, 10_000), metavar="N",
+              help="The report draws the N sentences worst by LAS (default: 10).")  # fmt: skip
 @click.option("--sentence", "sentence_ids", multiple=True, metavar="ID",
               help="The report also draws this sentence: its sent_id, or its number in the file counted from 1; "
               "may be repeated. Default: none.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @format_option("Format of the files")
 def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...], punct: str, per_label: bool,
-                 significance: bool, samples: int, seed: int, html_path: str | None, show: int,
+                 significance: bool, samples: int, seed: int, html_path: str | None, show: int | None,
                  sentence_ids: tuple[str, ...], as_json: bool, format_: str) -> None:  # fmt: skip
     """Attachment scores of each SYSTEM against GOLD: LAS, UAS, LA and exact match (EM).
 
@@ -239,9 +238,14 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         raise MaltpyError(f"--significance compares exactly two systems, not {len(systems)}", "command line")
     asked = tuple(dict.fromkeys(groupings))
     if html_path is not None:
+        if html_path == "-":
+            raise MaltpyError("--html needs a file: standard output has the scores", "command line")
         check_output_path(html_path, tuple(paths))
+    elif sentence_ids or show is not None:
+        flag = "--sentence" if sentence_ids else "--show"
+        raise MaltpyError(f"{flag} chooses sentences for the --html report; give --html FILE", "command line")
     groupings = asked or (GROUPINGS if html_path is not None else ())
-    picker = SentencePicker(show, sentence_ids) if html_path is not None else None
+    picker = SentencePicker(10 if show is None else show, sentence_ids) if html_path is not None else None
     exclude = punct == "exclude"
     with ExitStack() as stack:
         g = stack.enter_context(read_conll(gold, format_))
@@ -257,7 +261,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         with atomic_output(html_path) as out:
             out.write(report_html(scores, g.name, names, punct, tested, drawings).encode("utf-8"))
     if as_json:
-        click.echo(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested), ensure_ascii=False))
+        click.echo(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested, asked), ensure_ascii=False))
         return
     text = score_table(scores, g.name, names, punct, per_label)
     if asked:
@@ -293,14 +297,14 @@ def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tu
       maltpy view -i parsed.conllu --gold gold.conllu --sentence 12 -o s12.svg
       maltpy view -i train.conllu --first 50 -o trees.html
     """
-    from .draw import html_page, legend_svg, svg_document
+    from .draw import escape, html_page, legend_svg, svg_document
     from .report import SentencePicker, draw_sentence
 
+    if not is_std(output_path):
+        check_output_path(output_path, (input_path, gold_path))
     html = output_path is not None and output_path.lower().endswith((".html", ".htm"))
     if not is_std(output_path) and not html and not output_path.lower().endswith(".svg"):
         raise MaltpyError("the output must end in .svg or .html", output_path)
-    if not is_std(output_path):
-        check_output_path(output_path, (input_path, gold_path))
     if is_std(input_path) and is_std(gold_path) and gold_path is not None:
         raise MaltpyError("only one of -i and --gold can be standard input", "command line")
     picker = SentencePicker(0, sentence_ids)
@@ -606,7 +610,10 @@ def _progress_line(message: str, final: bool = False) -> None:
 
 class _ProgressBar:
     """On a terminal's stderr: how much of the input is read, the tokens done, tokens/s and the
-    time left, redrawn at most ten times a second; a summary line at the end."""
+    time left, redrawn at most ten times a second; a summary line at the end. A message that comes
+    while it is drawn (an error, an interruption) first clears its line (``clear``)."""
+
+    showing = False  # a bar is on the terminal's last line
 
     def __init__(self, reader, verb: str) -> None:
         self.reader = reader
@@ -627,12 +634,20 @@ class _ProgressBar:
             text = f"{self.verb} {self.tokens:,} tokens  {rate}"
         else:
             done = int(share * 30)
-            left = elapsed * (1 - share) / share if share > 0 else None
+            left = elapsed * (1 - share) / share if share > 0.01 and elapsed > 1 else None  # once it can tell
             text = (f"{self.verb} [{'#' * done}{'.' * (30 - done)}] {100 * share:3.0f}%  {self.tokens:,} tokens  "
                     f"{rate}  {_clock(left)} left")  # fmt: skip
         click.echo(f"\r\033[Kmaltpy: {text}", err=True, nl=False)
+        _ProgressBar.showing = True
+
+    @staticmethod
+    def clear() -> None:
+        if _ProgressBar.showing:
+            sys.stderr.write("\r\033[K")
+            _ProgressBar.showing = False
 
     def close(self) -> None:
+        _ProgressBar.showing = False
         elapsed = time.perf_counter() - self.started
         click.echo(f"\r\033[Kmaltpy: {self.verb} {self.tokens:,} tokens in {elapsed:.1f}s "
                    f"({self.tokens / max(elapsed, 1e-9):,.0f} tokens/s)", err=True)  # fmt: skip
@@ -933,6 +948,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         status = cli.main(args=argv, prog_name="maltpy", standalone_mode=False)
     except _Signalled as e:
+        _ProgressBar.clear()
         print(f"maltpy: terminated by {signal.Signals(e.signum).name}", file=sys.stderr)
         return 128 + e.signum
     except MaltpyError as e:
@@ -943,6 +959,7 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as e:
         return _fail(f"command line: {e.format_message()}")
     except (click.Abort, KeyboardInterrupt):
+        _ProgressBar.clear()
         print("maltpy: interrupted", file=sys.stderr)
         return 130
     except (BrokenPipeError, _PipeClosed):
@@ -957,5 +974,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fail(message: str) -> int:
+    _ProgressBar.clear()
     print(f"maltpy: error: {message}", file=sys.stderr)
     return 2

@@ -15,10 +15,11 @@ and status as ``data-`` attributes, so that a program can read the drawing back.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from xml.sax.saxutils import escape, quoteattr
+from xml.sax import saxutils
 
 from .conll import CPOSTAG, DEPREL, FORM, HEAD, Sentence
 
@@ -50,6 +51,15 @@ MARGIN = 10.0
 LEVEL = 20.0  # height of one level of arcs
 CAPTION = 18.0  # height of a panel's caption
 WORDS = 34.0  # height of the form and tag lines
+
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def escape(text: str) -> str:
+    """``text`` as XML character data: markup escaped, and the characters XML 1.0 cannot hold (a
+    reader's noncharacters U+FFFE and U+FFFF, a file name's undecodable bytes) as U+FFFD."""
+    return saxutils.escape(_NOT_XML.sub("\ufffd", text))
 
 
 def text_width(text: str, char: float = CHAR) -> float:
@@ -270,7 +280,7 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]], names: int = 
         cls = ' class="name"' if i < names else ""
         return f"<{tag}{cls}>{escape(text)}</{tag}>"
 
-    out = [f"<table{f' class={quoteattr(cls)}' if cls else ''}><tr>"]
+    out = [f"<table{f' class={saxutils.quoteattr(cls)}' if cls else ''}><tr>"]
     out += [cell("th", i, h) for i, h in enumerate(header)]
     out.append("</tr>")
     for row in rows:

@@ -316,8 +316,8 @@ def significance(first: Scores, second: Scores, samples: int = 10_000, seed: int
     both = [(a[1], b[1]) for a, b in zip(first.sentence_counts, second.sentence_counts)]
     heads = [(a[2], b[2]) for a, b in zip(first.sentence_counts, second.sentence_counts)]
     return {
-        "LAS": round(approximate_randomization(*zip(*both), samples, seed), 4) if both else 1.0,
-        "UAS": round(approximate_randomization(*zip(*heads), samples, seed), 4) if heads else 1.0,
+        "LAS": approximate_randomization(*zip(*both), samples, seed) if both else 1.0,
+        "UAS": approximate_randomization(*zip(*heads), samples, seed) if heads else 1.0,
         "samples": samples,
         "seed": seed,
     }

@@ -114,7 +114,8 @@ def read_conll(path: str | None, format: str = "auto", blind: bool = False) -> I
 
 def check_output_path(path: str, inputs: tuple[str | None, ...] = ()) -> None:
     """MaltpyError unless ``path`` can be written as an output: not a directory, its folder
-    there and writable, and not one of ``inputs`` (a model written over its treebank). Checked
+    there and writable, and not one of ``inputs`` (a model written over its treebank) nor the file
+    standard input reads. Checked
     before any work, so that a long run does not fail at its end."""
     if not path:
         raise MaltpyError("the output file name is empty", "command line")
@@ -132,6 +133,13 @@ def check_output_path(path: str, inputs: tuple[str | None, ...] = ()) -> None:
         if source and not is_std(source) and os.path.exists(source) and os.path.exists(path):
             if os.path.samefile(source, path) and os.path.isfile(path):
                 raise MaltpyError(f"is also the input {source}; refusing to write over it", path)
+    if os.path.isfile(path):
+        try:  # standard input redirected from the file itself (maltpy parse -m m -o f < f)
+            same = os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(path))
+        except (OSError, ValueError, AttributeError):
+            same = False
+        if same:
+            raise MaltpyError("is also standard input; refusing to write over it", path)
     if os.path.exists(path) and not os.path.isfile(path):
         return  # a device or a pipe: opened when written
     folder = os.path.dirname(os.path.realpath(path)) or "."

@@ -9,12 +9,12 @@ of the chosen sentences (see ``draw``).
 from __future__ import annotations
 
 import heapq
+import re
 from collections.abc import Sequence
-from xml.sax.saxutils import escape
 
 from .conll import Sentence
-from .draw import bar_chart, html_page, legend_svg, sentence_svg, sentence_trees, system_key, table
-from .errors import MaltpyError
+from .draw import bar_chart, escape, html_page, legend_svg, sentence_svg, sentence_trees, system_key, table
+from .errors import MaltpyError, cut
 from .evaluate import TREE_GROUPINGS, Scores, is_punctuation, value_order
 
 
@@ -107,24 +107,40 @@ class _Empty:
 _EMPTY = _Empty()
 
 
+def p_value(p: float) -> str:
+    """A p value as text: four decimals, or two significant digits below 0.001 (never 0: the
+    test's p is at least 1 / (samples + 1))."""
+    return f"{p:.4f}" if p >= 0.001 else f"{p:.2g}"
+
+
 def significance_text(result: dict) -> str:
     return (
         f"\nsignificance  paired approximate randomization over sentences, {result['samples']} samples, "
-        f"seed {result['seed']}\nLAS difference  p = {result['LAS']:.4f}\nUAS difference  p = {result['UAS']:.4f}"
+        f"seed {result['seed']}\nLAS difference  p = {p_value(result['LAS'])}\n"
+        f"UAS difference  p = {p_value(result['UAS'])}"
     )
 
 
 def eval_json(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str, per_label: bool,
-              significance: dict | None) -> dict:  # fmt: skip
+              significance: dict | None, groupings: Sequence[str]) -> dict:  # fmt: skip
     """For one system, its scores as the keys of the object; for several, a list of them under
-    ``systems``, each with its file under ``system``."""
+    ``systems``, each with its file under ``system``. Of the groupings counted, ``groupings``."""
+
+    def scores_of(s: Scores) -> dict:
+        d = s.as_dict(per_label)
+        if "by" in d:
+            d["by"] = {g: values for g, values in d["by"].items() if g in groupings}
+            if not d["by"]:
+                del d["by"]
+        return d
+
     if len(scores) == 1:
-        result = scores[0].as_dict(per_label)
+        result = scores_of(scores[0])
         result["punct"] = punct
         return result
     result = {"gold": gold, "punct": punct, "systems": []}
     for name, s in zip(systems, scores):
-        result["systems"].append({"system": name, **s.as_dict(per_label)})
+        result["systems"].append({"system": name, **scores_of(s)})
     if significance is not None:
         result["significance"] = significance
     return result
@@ -141,6 +157,8 @@ class SentencePicker:
     def __init__(self, worst: int, ids: Sequence[str]) -> None:
         self.worst = worst
         self.ids = list(dict.fromkeys(ids))
+        #: the IDs that can be sentence numbers, as numbers
+        self.numbers = {int(i) for i in self.ids if re.fullmatch(r"[0-9]{1,12}", i)}
         self._heap: list[tuple] = []
         self._by_sent_id: dict[str, tuple] = {}
         self._by_number: dict[int, tuple] = {}
@@ -153,7 +171,7 @@ class SentencePicker:
             sent_id = (gold if gold is not None else systems[0]).sent_id
             if sent_id in self.ids:
                 self._by_sent_id.setdefault(sent_id, kept)
-            if str(number) in self.ids:
+            if number in self.numbers:
                 self._by_number[number] = kept
         if not self.worst:
             return
@@ -173,13 +191,14 @@ class SentencePicker:
         names no sentence is a MaltpyError."""
         out: dict[int, tuple] = {}
         for sentence_id in self.ids:
+            number = int(sentence_id) if re.fullmatch(r"[0-9]{1,12}", sentence_id) else None
             kept = self._by_sent_id.get(sentence_id)
-            if kept is None and sentence_id.isdigit():
-                kept = self._by_number.get(int(sentence_id))
+            if kept is None and number is not None:
+                kept = self._by_number.get(number)
             if kept is None:
                 raise MaltpyError(
-                    f"no sentence has sent_id {sentence_id!r}"
-                    + (f", and there are {self.sentences} sentences" if sentence_id.isdigit() else ""),
+                    f"no sentence has sent_id {cut(repr(sentence_id), 80)}"
+                    + (f", and there are {self.sentences} sentences" if number is not None else ""),
                     where,
                 )
             out.setdefault(kept[0], kept)
@@ -223,8 +242,8 @@ def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
     body.append(system_key(systems) + bar_chart(summary, "score"))
     if significance is not None:
         body.append("<h2>Significance</h2>")
-        body.append(table(["difference of [1] and [2]", "p"], [["LAS", f"{significance['LAS']:.4f}"],
-                                                              ["UAS", f"{significance['UAS']:.4f}"]]))  # fmt: skip
+        body.append(table(["difference of [1] and [2]", "p"], [["LAS", p_value(significance["LAS"])],
+                                                              ["UAS", p_value(significance["UAS"])]]))  # fmt: skip
         body.append(
             f'<p class="note">Paired approximate randomization over sentences: {significance["samples"]} samples, '
             f"seed {significance['seed']}; p = (r + 1) / (samples + 1).</p>"

@@ -450,3 +450,13 @@ def test_info_lists_the_features_in_the_files_order(tmp_path):
     info = run_maltpy("info", "-m", model).stdout.decode()
     listed = info.split("in the file's order):\n", 1)[1].split("\n\n", 1)[0].split("\n")
     assert listed == ["  " + line.replace(" ", "") for line in lines]
+
+
+def test_an_output_is_never_the_file_standard_input_reads(tmp_path):
+    copy = tmp_path / "test.conllu"
+    copy.write_bytes((EXAMPLE / "en-test.conllu").read_bytes())
+    with open(copy, "rb") as stdin:
+        result = subprocess.run([sys.executable, "-m", "maltpy", "convert", "--to", "conllx", "-o", copy], stdin=stdin,
+                                capture_output=True)  # fmt: skip
+    assert_one_line_error(result, f"{copy}: is also standard input")
+    assert copy.read_bytes() == (EXAMPLE / "en-test.conllu").read_bytes()

@@ -1,6 +1,7 @@
 """The drawings of ``maltpy view`` and the report of ``maltpy eval --html``, read back as XML."""
 
 import html.parser
+import json
 import re
 import xml.etree.ElementTree as ET
 
@@ -143,3 +144,32 @@ def test_the_html_report_is_one_self_contained_page(tmp_path):
     for svg in sentences:
         trees = {g.get("data-tree") + g.get("data-system") for g in svg.iter(f"{SVG}g") if g.get("class") == "tree"}
         assert trees == {"gold0", "system1", "system2"}
+
+
+def test_words_xml_cannot_hold_are_drawn_as_replacement_characters(tmp_path):
+    conll = tmp_path / "odd.conll"
+    forms = ["<a&b>", '"]]>', "\uffff", "\u05e9\u05dc\u05d5\u05dd", "e\u0301", "\u6f22\u5b57"]
+    conll.write_text("".join(f"{i}\t{f}\t_\tX\tX\t_\t{0 if i == 1 else 1}\tdep\t_\t_\n" for i, f in enumerate(forms, 1))
+                     + "\n", encoding="utf-8")  # fmt: skip
+    for name in ("odd.svg", "odd.html"):
+        assert run_maltpy("view", "-i", conll, "-o", tmp_path / name).returncode == 0
+        root = ET.parse(tmp_path / name).getroot()
+        words = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "word"]
+        assert words == [f.replace("\uffff", "\ufffd") for f in forms]
+
+
+@requires_shared
+def test_sentence_choices_are_checked(tmp_path):
+    gold = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    for odd in ("\u00b2", "9" * 5000, "", "-1", "0"):
+        assert_one_line_error(run_maltpy("view", "-i", parsed, "--sentence", odd, "-o", tmp_path / "x.svg"),
+                              f"{parsed}: no sentence has sent_id")  # fmt: skip
+    drawn = run_maltpy("view", "-i", parsed, "--sentence", "03").stdout
+    assert b">sentence 3, line" in drawn
+    assert_one_line_error(run_maltpy("eval", gold, parsed, "--sentence", "3"), "command line: --sentence chooses")
+    assert_one_line_error(run_maltpy("eval", gold, parsed, "--show", "3"), "command line: --show chooses")
+    assert_one_line_error(run_maltpy("eval", gold, parsed, "--html", "-"), "command line: --html needs a file")
+    assert_one_line_error(run_maltpy("view", "-i", parsed, "-o", ""), "command line: the output file name is empty")
+    result = run_maltpy("eval", gold, parsed, "--json", "--html", tmp_path / "r.html")
+    assert result.returncode == 0 and "by" not in json.loads(result.stdout)  # the report has them, not the JSON

@@ -9,7 +9,8 @@ from conftest import DATA, REFERENCE, SWEMALT, assert_one_line_error, conll_colu
 
 from maltpy.conll import ConllReader
 from maltpy.errors import MaltpyError
-from maltpy.evaluate import attachment_scores, evaluate, is_punctuation, significance
+from maltpy.evaluate import approximate_randomization, attachment_scores, evaluate, is_punctuation, significance
+from maltpy.report import p_value
 
 
 def sentences(data: str, name: str = "f") -> list:
@@ -278,3 +279,10 @@ def test_a_system_against_itself_has_p_one_and_several_systems_line_up(tmp_path)
     text = run_maltpy("eval", gold, parsed, gold, "--by", "arc-length", "--significance").stdout.decode()
     assert "LAS[2]" in text and "p = " in text
     assert_one_line_error(run_maltpy("eval", gold, parsed, "--significance"), "command line: --significance compares")
+
+
+def test_a_p_value_is_never_zero():
+    # every sentence better in the first system: only the shuffles that swap all or none are as far apart
+    p = approximate_randomization([5] * 60, [0] * 60, samples=20_000, seed=3)
+    assert p == 1 / 20_001
+    assert p_value(p) == "5e-05" and p_value(0.25) == "0.2500"
