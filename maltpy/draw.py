@@ -146,7 +146,10 @@ def sentence_svg(words: Sequence[Sequence[str]], trees: Sequence[Tree], title: s
         width = max(text_width(form), text_width(tag, CHAR * 0.85), 14.0)
         centres.append(x + width / 2)
         x += width + GAP
-    width = max(x - GAP + MARGIN, text_width(title) + 2 * MARGIN, 200.0)
+    captions = [text_width(tree.caption, CHAR * 0.93) for tree in trees]
+    width = max(
+        x - GAP + MARGIN, text_width(title, CHAR * 1.08) + 2 * MARGIN, max(captions, default=0) + 2 * MARGIN, 200.0
+    )
     parts: list[str] = []
     y = MARGIN
     if title:
