@@ -207,8 +207,8 @@ def test_the_archive_is_data_only(example_model):
 def test_info_shows_the_model(example_model):
     out = run_maltpy("info", "-m", example_model).stdout.decode()
     for part in ("algorithm          nivreeager", "learner            liblinear", "configuration:",
-                 "feature model (default: liblinear/conllu/nivreeager.txt, 22 features)", "labels (", "nsubj",
-                 "main", "training:", "instances"):  # fmt: skip
+                 "feature model (default: liblinear/conllu/nivreeager.txt, 22 features, in the file's order)",
+                 "labels (", "nsubj", "main", "training:", "instances"):  # fmt: skip
         assert part in out
 
 
