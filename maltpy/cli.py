@@ -169,8 +169,9 @@ def format_option(what: str = "Input format") -> Callable[[Callable], Callable]:
     multiple=True,
     type=click.Choice(GROUPINGS),
     help="Also score the words grouped by their gold value (MaltEval's GroupBy); may be repeated. "
-    "arc-length bins: to_root, 1, 2, 3-6, 7+; sentence-length: 1-10, ..., 41-50, 51+; arc-direction: left "
-    "(the head to the right), right, to_root. Default: no grouping.",
+    "MaltEval's keys: arc-length to_root, 1, 2, 3-6, 7-...; arc-direction left (the head to the left), right, "
+    "to_root; projectivity Proj, Non-proj; depth 0 (on the root), 1, ...; sentence-length in tens: 1-10, ..., "
+    "51-.... Default: no grouping.",
 )
 @click.option(
     "--punct",

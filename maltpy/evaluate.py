@@ -8,7 +8,9 @@ PUNCT or its gold form consists of Unicode punctuation characters only (as the C
 eval.pl). Per label, precision and recall count words with the right head and that label.
 
 Grouped (``by``), each scored word counts in the group of its value in the gold file: its gold
-label, tag, arc length, arc direction, sentence length, arc projectivity or depth; the LAS,
+label, tag, arc length, arc direction, sentence length, arc projectivity or depth (MaltEval's
+Deprel, Cpostag, Postag, GroupedRelationLength, ArcDirection, SentenceLength in bins of ten,
+ArcProjectivity and ArcDepth); the LAS,
 UAS and LA of a group are over those words (MaltEval's recall). For the groupings that depend
 on the tree, a system's own value of each word also counts: ``precision`` is the share of the
 words the system puts in a group that have the right head and label (MaltEval's precision).
@@ -55,21 +57,24 @@ class LabelCounts:
 GROUPINGS = ("deprel", "upos", "xpos", "arc-length", "arc-direction", "sentence-length", "projectivity", "depth")
 #: Those whose value a system's tree decides too (the others are columns of the input).
 TREE_GROUPINGS = frozenset(("deprel", "arc-length", "arc-direction", "projectivity", "depth"))
+# The values are MaltEval's keys (its se.vxu.msi.malteval.grouping classes), but for sentence
+# length: MaltEval's SentenceLength groups by the exact length; maltpy bins it by tens.
+
 #: MaltEval's GroupedRelationLength: the arcs from the root, then by |head - dependent|.
-ARC_LENGTH_BINS = ("to_root", "1", "2", "3-6", "7+")
-#: Sentence lengths in words, by tens as MaltEval's SentenceLength groups them.
-SENTENCE_LENGTH_BINS = ("1-10", "11-20", "21-30", "31-40", "41-50", "51+")
-#: A word's arc seen from the word: its head to the right (a left arc, as LEFT-ARC builds it),
-#: to the left (a right arc), or the root.
+ARC_LENGTH_BINS = ("to_root", "1", "2", "3-6", "7-...")
+#: Sentence lengths in words, by tens.
+SENTENCE_LENGTH_BINS = ("1-10", "11-20", "21-30", "31-40", "41-50", "51-...")
+#: MaltEval's ArcDirection: the head to the left of the word, to its right, or the root.
 ARC_DIRECTIONS = ("left", "right", "to_root")
-PROJECTIVITY = ("projective", "non-projective")
+#: MaltEval's ArcProjectivity: each word's arc projective or not (see ``tree.is_projective_arc``).
+PROJECTIVITY = ("Proj", "Non-proj")
 
 
 def arc_length_bin(head: int, dependent: int) -> str:
     if head == 0:
         return "to_root"
     length = abs(head - dependent)
-    return str(length) if length <= 2 else "3-6" if length <= 6 else "7+"
+    return str(length) if length <= 2 else "3-6" if length <= 6 else "7-..."
 
 
 def sentence_length_bin(words: int) -> str:
@@ -89,14 +94,14 @@ def group_values(grouping: str, sentence: Sentence, heads: list[int], labels: li
     if grouping == "arc-length":
         return [arc_length_bin(heads[d], d) for d in range(1, n + 1)]
     if grouping == "arc-direction":
-        return [ARC_DIRECTIONS[2 if heads[d] == 0 else heads[d] < d] for d in range(1, n + 1)]
+        return [ARC_DIRECTIONS[2 if heads[d] == 0 else heads[d] > d] for d in range(1, n + 1)]
     if grouping == "sentence-length":
         return [sentence_length_bin(n)] * n
     if grouping == "projectivity":
         walk = preorder(heads)
         return [PROJECTIVITY[not is_projective_arc(heads, d, walk)] for d in range(1, n + 1)]
-    if grouping == "depth":
-        return [str(x) for x in depths(heads)[1:]]
+    if grouping == "depth":  # MaltEval's ArcDepth: 0 for the words on the root, 1 for their dependents ...
+        return [str(x - 1) for x in depths(heads)[1:]]
     raise ValueError(f"unknown grouping {grouping!r}")
 
 
