@@ -182,6 +182,12 @@ def format_option(what: str = "Input format") -> Callable[[Callable], Callable]:
 )
 @click.option("--per-label", is_flag=True, help="Add precision, recall and F per dependency label.")
 @click.option(
+    "--conll18",
+    is_flag=True,
+    help="Add the CoNLL 2018 shared task's UAS, LAS, CLAS, MLAS and BLEX (F1, as conll18_ud_eval.py defines "
+    "them; over every word, whatever --punct says).",
+)
+@click.option(
     "--significance",
     is_flag=True,
     help="With two systems: the p values of their LAS and UAS difference, by paired approximate "
@@ -207,7 +213,7 @@ def format_option(what: str = "Input format") -> Callable[[Callable], Callable]:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @format_option("Format of the files")
 def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...], punct: str, per_label: bool,
-                 significance: bool, samples: int, seed: int, html_path: str | None, show: int | None,
+                 conll18: bool, significance: bool, samples: int, seed: int, html_path: str | None, show: int | None,
                  sentence_ids: tuple[str, ...], as_json: bool, format_: str) -> None:  # fmt: skip
     """Attachment scores of each SYSTEM against GOLD: LAS, UAS, LA and exact match (EM).
 
@@ -224,6 +230,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
     """
     from .report import (
         SentencePicker,
+        conll18_table,
         draw_sentence,
         eval_json,
         group_tables,
@@ -252,7 +259,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         g = stack.enter_context(read_conll(gold, format_))
         readers = [stack.enter_context(read_conll(path, format_)) for path in systems]
         names = [r.name for r in readers]
-        scores = evaluate(g, readers, g.name, names, exclude, groupings, picker.watch if picker else None)
+        scores = evaluate(g, readers, g.name, names, exclude, groupings, picker.watch if picker else None, conll18)
     tested = compare_systems(scores[0], scores[1], samples, seed) if significance else None
     if html_path is not None:
         drawings = [
@@ -265,6 +272,8 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         click.echo(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested, asked), ensure_ascii=False))
         return
     text = score_table(scores, g.name, names, punct, per_label)
+    if conll18:
+        text += "\n" + conll18_table(scores)
     if asked:
         text += "\n" + group_tables(scores, asked)
     if tested is not None:

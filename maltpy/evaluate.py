@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
-from .conll import CPOSTAG, DEPREL, FORM, HEAD, POSTAG, Sentence
+from .conll import CPOSTAG, DEPREL, FEATS, FORM, HEAD, LEMMA, POSTAG, Sentence
 from .errors import MaltpyError
 from .tree import depths, is_projective_arc, preorder
 
@@ -155,6 +155,8 @@ class Scores:
     by: dict[str, dict[str, GroupCounts]] = field(default_factory=dict)
     #: (scored words, right in head and label, right in head) of each sentence, in order
     sentence_counts: list[tuple[int, int, int]] = field(default_factory=list)
+    #: the CoNLL 2018 shared task's metrics, if asked for (over every word, punctuation too)
+    conll18: Conll18Counts | None = None
 
     @property
     def las(self) -> float | None:
@@ -183,6 +185,8 @@ class Scores:
         }
         if per_label:
             out["labels"] = {label: c.as_dict() for label, c in sorted(self.per_label.items())}
+        if self.conll18 is not None:
+            out["conll18"] = self.conll18.as_dict()
         if self.by:
             out["by"] = {
                 grouping: {v: groups[v].as_dict(grouping in TREE_GROUPINGS) for v in value_order(grouping, groups)}
@@ -213,6 +217,8 @@ class Scores:
         self.right_both += right
         self.exact += right == words
         self.sentence_counts.append((words, right, head_right))
+        if self.conll18 is not None:
+            self.conll18.add(gold, system)
         if self.by:
             self._add_groups(gold, system, scored, gold_values)
 
@@ -235,6 +241,81 @@ class Scores:
                         c = groups.get(value) or groups.setdefault(value, GroupCounts())
                         c.system_tokens += 1
                         c.system_right += both[i]
+
+
+# --- the CoNLL 2018 shared task's metrics ------------------------------------------------------
+
+#: The relations whose words the content-word metrics count, and those that make a functional
+#: child, as the CoNLL 2018 shared task defines them (Zeman et al. 2018, §2.3; conll18_ud_eval.py).
+CONTENT_RELATIONS = frozenset((
+    "nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated", "advcl", "advmod",
+    "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed", "flat", "compound", "list", "parataxis",
+    "orphan", "goeswith", "reparandum", "root", "dep",
+))  # fmt: skip
+FUNCTIONAL_RELATIONS = frozenset(("aux", "cop", "mark", "det", "clf", "case", "cc"))
+#: The features MLAS compares (UD's universal features; the others are language-specific).
+UNIVERSAL_FEATURES = frozenset((
+    "PronType", "NumType", "Poss", "Reflex", "Foreign", "Abbr", "Gender", "Animacy", "Number", "Case", "Definite",
+    "Degree", "VerbForm", "Mood", "Tense", "Aspect", "Voice", "Evident", "Polarity", "Person", "Polite",
+))  # fmt: skip
+CONLL18_METRICS = ("UAS", "LAS", "CLAS", "MLAS", "BLEX")
+
+
+@dataclass(slots=True)
+class Conll18Counts:
+    """For each CoNLL 2018 metric: [words right, gold words counted, system words counted]. The
+    shared task scores each as F1 = 2 right / (gold + system) over words aligned by their text;
+    here the files are tokenized alike (``evaluate`` checks it), so word i of one is word i of the
+    other. LAS compares the universal relation (``nsubj:pass`` is ``nsubj``); CLAS counts the words
+    of content relations; MLAS adds UPOS, the universal features and the functional children
+    (relation, UPOS, features); BLEX adds the lemma (unless the gold lemma is ``_``)."""
+
+    counts: dict[str, list[int]] = field(default_factory=lambda: {m: [0, 0, 0] for m in CONLL18_METRICS})
+
+    def add(self, gold: Sentence, system: Sentence) -> None:
+        g, s = _ud_words(gold), _ud_words(system)
+        n = len(gold)
+        for metric in ("UAS", "LAS"):
+            self.counts[metric][1] += n
+            self.counts[metric][2] += n
+        for d in range(1, n + 1):
+            gh, grel, gupos, gfeats, glemma, gkids = g[d]
+            sh, srel, supos, sfeats, slemma, skids = s[d]
+            head = gh == sh
+            las = head and grel == srel
+            self.counts["UAS"][0] += head
+            self.counts["LAS"][0] += las
+            content = grel in CONTENT_RELATIONS
+            for metric in ("CLAS", "MLAS", "BLEX"):
+                self.counts[metric][1] += content
+                self.counts[metric][2] += srel in CONTENT_RELATIONS
+            if content and las:
+                self.counts["CLAS"][0] += 1
+                self.counts["MLAS"][0] += (gupos, gfeats, gkids) == (supos, sfeats, skids)
+                self.counts["BLEX"][0] += glemma == "_" or glemma == slemma
+
+    def as_dict(self) -> dict[str, float]:
+        return {m: round(200.0 * right / (gold + system), 2) if gold + system else 0.0
+                for m, (right, gold, system) in self.counts.items()}  # fmt: skip
+
+
+def _ud_words(sentence: Sentence) -> list[tuple]:
+    """Each word's (head, universal relation, UPOS, universal features, lemma, functional
+    children), indexed from 1; a functional child is (its position, relation, UPOS, features)."""
+    heads = sentence.heads
+    relations = [""] + [w[DEPREL].split(":")[0] for w in sentence.words]
+    features = [""] + [
+        "|".join(sorted(f for f in w[FEATS].split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES))
+        for w in sentence.words
+    ]
+    children: list[list[tuple]] = [[] for _ in heads]
+    for d, w in enumerate(sentence.words, 1):
+        if relations[d] in FUNCTIONAL_RELATIONS and heads[d] > 0:
+            children[heads[d]].append((d, relations[d], w[CPOSTAG], features[d]))
+    return [()] + [
+        (heads[d], relations[d], w[CPOSTAG], features[d], w[LEMMA], children[d])
+        for d, w in enumerate(sentence.words, 1)
+    ]
 
 
 def _percent(part: int, whole: int) -> float | None:
@@ -260,10 +341,11 @@ def evaluate(
     exclude_punct: bool = False,
     by: Sequence[str] = (),
     watch: Callable[[int, Sentence, list[Sentence], list[Scores]], None] | None = None,
+    conll18: bool = False,
 ) -> list[Scores]:
     """Score each of ``systems`` against ``gold``, sentence by sentence, streaming; group the
     words by each grouping in ``by``. ``watch(number, gold, systems, scores)`` sees each
-    sentence once it is counted.
+    sentence once it is counted. ``conll18`` adds the CoNLL 2018 shared task's metrics.
 
     The files must hold the same sentences with the same word forms; the first sentence where
     one differs from the gold is a MaltpyError naming it in both files, unless a line further on
@@ -273,7 +355,8 @@ def evaluate(
     for grouping in by:
         if grouping not in GROUPINGS:
             raise ValueError(f"unknown grouping {grouping!r}")
-    scores = [Scores(by={grouping: {} for grouping in by}) for _ in systems]
+    scores = [Scores(by={grouping: {} for grouping in by}, conll18=Conll18Counts() if conll18 else None)
+              for _ in systems]  # fmt: skip
     gold = iter(gold)
     readers = [iter(s) for s in systems]
     for number, (g, *ss) in enumerate(zip_longest(gold, *readers), 1):

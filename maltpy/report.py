@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from .conll import Sentence
 from .draw import bar_chart, escape, html_page, legend_svg, sentence_svg, sentence_trees, system_key, table
 from .errors import MaltpyError, cut
-from .evaluate import TREE_GROUPINGS, Scores, is_punctuation, value_order
+from .evaluate import CONLL18_METRICS, TREE_GROUPINGS, Scores, is_punctuation, value_order
 
 
 def _pct(x: float | None) -> str:
@@ -111,6 +111,15 @@ def p_value(p: float) -> str:
     """A p value as text: four decimals, or two significant digits below 0.001 (never 0: the
     test's p is at least 1 / (samples + 1))."""
     return f"{p:.4f}" if p >= 0.001 else f"{p:.2g}"
+
+
+def conll18_table(scores: Sequence[Scores]) -> str:
+    """The CoNLL 2018 shared task's metrics of each system."""
+    several = len(scores) > 1
+    header = ["CoNLL 2018", *(f"F1[{k}]" if several else "F1" for k in range(1, len(scores) + 1))]
+    figures = [s.conll18.as_dict() for s in scores]
+    rows = [[metric, *(f"{f[metric]:.2f}" for f in figures)] for metric in CONLL18_METRICS]
+    return "\n" + "\n".join(_columns(header, rows))
 
 
 def significance_text(result: dict) -> str:

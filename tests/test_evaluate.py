@@ -3,6 +3,7 @@ import gzip
 import io
 import json
 import random
+from pathlib import Path
 
 import pytest
 from conftest import DATA, REFERENCE, SWEMALT, assert_one_line_error, conll_columns, requires_shared, run_maltpy
@@ -286,3 +287,56 @@ def test_a_p_value_is_never_zero():
     p = approximate_randomization([5] * 60, [0] * 60, samples=20_000, seed=3)
     assert p == 1 / 20_001
     assert p_value(p) == "5e-05" and p_value(0.25) == "0.2500"
+
+
+# --- the CoNLL 2018 shared task's metrics ----------------------------------------------------------
+
+
+def perturbed(text: str, seed: int) -> str:
+    """A system's file made from a gold CoNLL-U text, the same every time for a seed: some words
+    move up to their grandparent (never the root: the tree keeps its one root), some change their
+    relation, its subtype, UPOS, features or lemma. Comments, multiword tokens and empty nodes
+    stay as they are."""
+    rng = random.Random(seed)
+    relations = ("nmod", "obl", "dep", "amod", "det", "case", "advmod", "conj")
+    out = []
+    for block in text.split("\n\n"):
+        lines = [line.split("\t") for line in block.split("\n")]
+        words = [f for f in lines if len(f) == 10 and f[0].isdigit()]
+        heads = [0] + [int(f[6]) for f in words]
+        for d, f in enumerate(words, 1):
+            if heads[d] and heads[heads[d]] and rng.random() < 0.12:
+                heads[d] = heads[heads[d]]
+                f[6] = str(heads[d])
+            if heads[d] and rng.random() < 0.08:
+                f[7] = rng.choice(relations)
+            elif heads[d] and rng.random() < 0.05:
+                f[7] = f[7].split(":")[0] + ":x"  # a subtype: the shared task's LAS does not see it
+            if rng.random() < 0.04:
+                f[3] = "X"
+            if f[5] != "_" and rng.random() < 0.06:
+                f[5] = "|".join(f[5].split("|")[1:]) or "_"
+            if rng.random() < 0.04:
+                f[2] = rng.choice(("_", f[1].lower() + "x"))
+        out.append("\n".join("\t".join(f) for f in lines))
+    return "\n\n".join(out)
+
+
+def conll18_reference():
+    """The figures of the CoNLL 2018 shared task's script (conll18_ud_eval.py, 2018-06-25, run
+    outside this repository) for each gold file and its ``perturbed`` system file."""
+    path = Path(__file__).parent / "data" / "conll18_reference.tsv"
+    return list(csv.DictReader(open(path, encoding="utf-8"), delimiter="\t"))
+
+
+@requires_shared
+@pytest.mark.parametrize("row", conll18_reference(), ids=lambda r: r["gold"].split("/")[-1])
+def test_conll18_metrics_are_the_shared_task_scripts(tmp_path, row):
+    gold = DATA / row["gold"]
+    system = tmp_path / "system.conllu"
+    system.write_text(perturbed(gold.read_text(encoding="utf-8"), int(row["seed"])), encoding="utf-8")
+    result = run_maltpy("eval", gold, system, "--conll18", "--json")
+    assert result.returncode == 0, result.stderr
+    got = json.loads(result.stdout)["conll18"]
+    assert got == {metric: float(row[metric]) for metric in ("UAS", "LAS", "CLAS", "MLAS", "BLEX")}
+    assert got["LAS"] > json.loads(result.stdout)["LAS"]  # the subtypes it ignores
