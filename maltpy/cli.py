@@ -470,6 +470,14 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     "takes its head from a transition (MaltParser's -nt): true or false (default: the model's setting).",
 )
 @click.option(
+    "-gsr",
+    "--single-root",
+    "single_root",
+    type=click.Choice(("auto", "true", "false")),
+    help="One word on the root, labelled as the training treebank labels root words (auto: for CoNLL-U "
+    "output); default: the model's setting (graph.single_root).",
+)
+@click.option(
     "-j",
     "--jobs",
     type=click.IntRange(1, 1024),
@@ -480,7 +488,8 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 )
 def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inputs: tuple[str, ...],
                   output_path: str | None, output_dir: str | None, scheduler: str | None, format_: str,
-                  max_degree: int | None, enforce_tree: bool | None, jobs: int) -> None:  # fmt: skip
+                  max_degree: int | None, enforce_tree: bool | None, single_root: str | None,
+                  jobs: int) -> None:  # fmt: skip
     """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).
 
     HEAD and DEPREL are filled in; every other column and line is written as it was read,
@@ -497,15 +506,15 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
 
     if more_inputs or output_dir is not None or scheduler is not None:
         _parse_files(model_path, [input_path, *more_inputs], output_dir, scheduler, format_, max_degree,
-                     enforce_tree, jobs, output_path)  # fmt: skip
+                     enforce_tree, jobs, output_path, single_root)  # fmt: skip
         return
     if jobs > 1:
-        with Workers(model_path, max_degree, enforce_tree, jobs) as workers:
+        with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
             with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
                 bar = _progress_bar(reader, "parsed", quiet, output_path)
                 workers.parse(reader, out, bar.add if bar else None)
     else:
-        model = load_model(model_path, max_degree, enforce_tree)
+        model = load_model(model_path, max_degree, enforce_tree, single_root)
         with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
             bar = _progress_bar(reader, "parsed", quiet, output_path)
             for sentence in model.parse(reader):
@@ -520,7 +529,7 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
 
 def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | None, scheduler: str | None,
                  format_: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
-                 output_path: str | None) -> None:  # fmt: skip
+                 output_path: str | None, single_root: str | None = None) -> None:  # fmt: skip
     """``maltpy parse -i F1 F2 ... --output-dir D``: each file to D under its name, in turn,
     with --jobs workers (the model loaded once in each), or across a Dask cluster."""
     from .jobs import Workers, load_model
@@ -546,17 +555,21 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
             from .dask import parse_with_scheduler
         except ImportError as e:
             raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
-        model = load_model(model_path, max_degree, enforce_tree)  # checked here, before the cluster sees it
-        unchanged = max_degree is None and enforce_tree is None  # then the file's bytes go: the workers may know them
+        model = load_model(
+            model_path, max_degree, enforce_tree, single_root
+        )  # checked here, before the cluster sees it
+        unchanged = (
+            max_degree is None and enforce_tree is None and single_root is None
+        )  # then the file's bytes go: the workers may know them
         parse_with_scheduler(scheduler, inputs, model_path if unchanged else model, output_dir)
         return
     if jobs > 1:
-        with Workers(model_path, max_degree, enforce_tree, jobs) as workers:
+        with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
             for path, output in zip(inputs, outputs):
                 with read_conll(path, format_, blind=True) as reader, atomic_output(output) as out:
                     workers.parse(reader, out)
         return
-    model = load_model(model_path, max_degree, enforce_tree)
+    model = load_model(model_path, max_degree, enforce_tree, single_root)
     for path, output in zip(inputs, outputs):
         model.parse_file(path, output, format_)
 

@@ -65,6 +65,7 @@ class Input:
 @dataclass(frozen=True, slots=True)
 class Graph:
     root_label: str = "ROOT"
+    single_root: str = "auto"
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +169,13 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ),
     ("input", "format"): Option("choice", "if", "input data format", ("auto", "conllx", "conllu")),
     ("graph", "root_label"): Option("label", "grl", "label of words attached to the root after parsing"),
+    ("graph", "single_root"): Option(
+        "choice",
+        "gsr",
+        "one word on the root, labelled as the training treebank labels root words, as Universal Dependencies "
+        "requires (maltpy's own): auto is true for CoNLL-U output, false for CoNLL-X",
+        ("auto", "true", "false"),
+    ),
     ("nivre", "allow_root"): Option("bool", "nr", "root dependents attached by a transition (Nivre)"),
     ("nivre", "allow_reduce"): Option("bool", "ne", "REDUCE allowed for a word without a head"),
     ("nivre", "enforce_tree"): Option("bool", "nt", "arc-eager parsing: UNSHIFT words left without a head at the end"),

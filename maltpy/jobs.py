@@ -85,9 +85,10 @@ _STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # signals that stop 
 _WORKER = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from maltpy.jobs import work; work(sys.argv[2:])"
 
 
-def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | None = None):
-    """The model to parse with, its covnonproj degree bounded at ``max_degree`` (``-cd``) and its
-    enforce_tree set (``-nt``) if given."""
+def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | None = None,
+               single_root: str | None = None):  # fmt: skip
+    """The model to parse with, its covnonproj degree bounded at ``max_degree`` (``-cd``), its
+    enforce_tree set (``-nt``) and its single_root (``-gsr``) if given."""
     from .parser import Model
 
     model = Model.load(model_path)
@@ -98,6 +99,8 @@ def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | Non
             raise MaltpyError(f"-cd: {e}", "command line") from None
     if enforce_tree is not None:
         model.set_enforce_tree(enforce_tree)
+    if single_root is not None:
+        model.set_single_root(single_root)
     return model
 
 
@@ -108,8 +111,9 @@ class Workers:
     parse, which loads the model before it reads: an error of the input is reported only once
     every worker has loaded the model."""
 
-    def __init__(self, model_path: str, max_degree: int | None, enforce_tree: bool | None, jobs: int) -> None:
-        options = json.dumps([max_degree, enforce_tree])
+    def __init__(self, model_path: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
+                 single_root: str | None = None) -> None:  # fmt: skip
+        options = json.dumps([max_degree, enforce_tree, single_root])
         command = [sys.executable, "-c", _WORKER, json.dumps(sys.path), model_path, options]
         self.processes: list[subprocess.Popen] = []
         self.ready: list[bool] = []  # whether the worker's READY has been read
@@ -301,7 +305,7 @@ def _after_last_empty_line(text: bytearray, end: int) -> int:
 
 
 def work(argv: list[str]) -> None:
-    """A worker's life (argv: the model's path, and [-cd, -nt] in JSON, null where not given): load
+    """A worker's life (argv: the model's path, and [-cd, -nt, -gsr] in JSON, null where not given): load
     the model, then parse each batch that comes on standard input and write its text to standard
     output, until the input ends or the main process goes away."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly

@@ -35,7 +35,7 @@ from .archive import Archive, write_archive
 from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import CLASS_WEIGHTS, Config, config_from_dict
-from .conll import FORMATS, QUIET_SECONDS, ConllReader, Sentence, format_sentence, valid_label
+from .conll import FORMATS, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence, valid_label
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
@@ -49,7 +49,7 @@ from .sentences import as_sentence
 from .transition import SYSTEMS, system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .transition.planar import RB
-from .tree import is_projective
+from .tree import RootLabels, is_projective, single_root
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
 FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's default transition)
@@ -113,7 +113,7 @@ class Model:
     """A trained parser: configuration, feature model, classes and classifiers."""
 
     def __init__(self, config: Config, feature_model: FeatureModel, classes: Classes, guide: Guide,
-                 data_format: str, statistics: dict) -> None:  # fmt: skip
+                 data_format: str, statistics: dict, roots: RootLabels | None = None) -> None:  # fmt: skip
         self.config = config
         self.feature_model = feature_model
         self.classes = classes
@@ -121,6 +121,8 @@ class Model:
         self.data_format = data_format
         self.statistics = statistics
         self.root_label = config.graph.root_label
+        #: the training treebank's labels of root words (graph.single_root); UD's for a model without
+        self.roots = roots or RootLabels("root", {"PUNCT": "punct"}, "parataxis")
         for model in guide.all_models():
             model.transitions = [classes.items[label] for label in model.labels]
         self._set_system()
@@ -191,6 +193,11 @@ class Model:
         if batch:
             yield from self._parse_batch(batch, progress)
 
+    def _single_root(self, sentence: Sentence) -> bool:
+        """Whether the parse of ``sentence`` gets one root (graph.single_root)."""
+        setting = self.config.graph.single_root
+        return setting == "true" or (setting == "auto" and sentence.format == "conllu")
+
     def _parse_batch(self, batch: list[Sentence], progress) -> list[Sentence]:
         if self._batch is not None:
             trees = self._batch.parse(batch, [label for _, label in self.classes.items], self.root_label)
@@ -200,6 +207,8 @@ class Model:
         for sentence, (heads, labels) in zip(batch, trees):
             if self.config.pproj.active:
                 heads, labels = deprojectivize(heads, labels, self.config.pproj)
+            if self._single_root(sentence):
+                heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + sentence.column(UPOS))
             sentence.set_arcs(heads, labels)
         if progress:
             progress(sum(len(s) for s in batch))
@@ -304,6 +313,14 @@ class Model:
         self.config = dataclasses.replace(self.config, nivre=nivre)
         self._set_system()
 
+    def set_single_root(self, setting: str) -> None:
+        """Parse with graph.single_root ``setting`` (auto, true, false) instead of the model's
+        (``maltpy parse -gsr``)."""
+        if setting not in ("auto", "true", "false"):
+            raise ValueError(f"single_root is auto, true or false, not {setting!r}")
+        graph = dataclasses.replace(self.config.graph, single_root=setting)
+        self.config = dataclasses.replace(self.config, graph=graph)
+
     def describe(self) -> dict:
         """What ``maltpy info`` shows."""
         classifiers = []
@@ -362,6 +379,7 @@ class Model:
                 "file_order": self.feature_model.file_order,
             },
             "classes": self.classes.names(),
+            "roots": {"root": self.roots.root, "under": dict(self.roots.under), "default": self.roots.under_default},
             "models": models,
             "training": self.statistics,
         }
@@ -397,6 +415,7 @@ class Model:
                         and sorted(order) == list(range(len(fm))), "a feature order not of its features")  # fmt: skip
                 fm.file_order = order
                 classes = _checked_classes(m.get("classes"), SYSTEMS[algorithm].transitions)
+                roots = _checked_roots(m.get("roots"))
                 data_format = m.get("data_format")
                 require(data_format in FORMATS, "an unknown data format")
                 statistics = m.get("training", {})
@@ -413,7 +432,7 @@ class Model:
                 raise MaltpyError(f"damaged model: {type(e).__name__}: {cut(e)}", path) from None
         finally:
             archive.close()
-        return cls(config, fm, classes, _guide(atomic, fm, config), data_format, statistics)
+        return cls(config, fm, classes, _guide(atomic, fm, config), data_format, statistics, roots)
 
 
 MAX_FEATURE_TEXT = 1 << 20  # characters of a model's feature-model text
@@ -448,6 +467,22 @@ def _check_names(names: list, split: bool) -> None:
     require(all(isinstance(n, str) and (n.startswith("split:") or n == "master") for n in names)
            and len(set(names)) == len(names) and "master" not in names[:-1],
            "classifier names that do not fit a model with a data split")  # fmt: skip
+
+
+MAX_ROOT_TAGS = 10_000  # tags with a label under the root word, in a model's "roots"
+
+
+def _checked_roots(stored: object) -> RootLabels | None:
+    """The root labels of a model's manifest (None for a model made before they were kept), or
+    ValueError if they are not labels."""
+    if stored is None:
+        return None
+    require(isinstance(stored, dict) and set(stored) == {"root", "under", "default"}, "root labels are not a mapping")
+    under = stored["under"]
+    require(isinstance(under, dict) and len(under) <= MAX_ROOT_TAGS, "root labels: not a mapping of tags")
+    labels = [stored["root"], stored["default"], *under.values()]
+    require(all(isinstance(x, str) and valid_label(x) for x in labels + list(under)), "root labels: not labels")
+    return RootLabels(stored["root"], dict(under), stored["default"])
 
 
 def _checked_classes(names: object, transitions: tuple[str, ...]) -> Classes:
@@ -502,6 +537,7 @@ def learn(
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or save_instances is not None)
     extract = fm.extract
     n_sentences = n_tokens = nonprojective = lifted_sentences = lifted_arcs = 0
+    root_words: list[tuple[list[int], list[str], list[str]]] = []  # for graph.single_root
     # Nivre's systems replay the oracle a chunk of sentences at a time in arrays (batch.py);
     # the others, k-NN and the instance files (-li), configuration by configuration.
     arrays = None
@@ -529,6 +565,7 @@ def learn(
         n_sentences += 1
         n_tokens += len(sentence)
         nonprojective += not is_projective(heads)
+        root_words.append(_root_neighbourhood(heads, labels, sentence))
         if pproj.active:
             check_unmarked(sentence, pproj, name)
             lifted = projectivize(heads, labels, pproj)
@@ -580,4 +617,15 @@ def learn(
         "seconds_features": round(extracted - started, 2),
         "seconds_training": round(time.perf_counter() - extracted, 2),
     }  # fmt: skip
-    return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics)
+    roots = RootLabels.count(root_words)
+    return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics, roots)
+
+
+def _root_neighbourhood(heads: list[int], labels: list[str], sentence: Sentence) -> tuple:
+    """The heads, labels and UPOS of the root words of a tree and their dependents (what
+    RootLabels counts), the other words left out: a treebank's worth is kept while learning."""
+    keep = [d for d in range(1, len(heads)) if heads[d] == 0 or heads[heads[d]] == 0]
+    index = {d: i for i, d in enumerate(keep, 1)}
+    tags = sentence.column(UPOS)
+    return ([-1] + [0 if heads[d] == 0 else index.get(heads[d], 0) for d in keep],
+            [""] + [labels[d] for d in keep], [""] + [tags[d - 1] for d in keep])  # fmt: skip

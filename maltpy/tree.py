@@ -9,6 +9,9 @@ A dependency tree is such a list in which every word reaches the root by followi
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from operator import itemgetter
 
 ROOT_HEAD = -1
@@ -133,3 +136,56 @@ def arc_degree(heads: list[int], head: int, dependent: int, limit: int | None = 
 def degree(heads: list[int]) -> int:
     """The degree of non-projectivity of a tree: the largest degree of any of its arcs."""
     return max((arc_degree(heads, heads[d], d) for d in range(1, len(heads))), default=0)
+
+
+def single_root(heads: list[int], labels: list[str], roots: RootLabels, leftover_label: str,
+                tags: list[str]) -> tuple[list[int], list[str]]:  # fmt: skip
+    """The tree with one word on the root, as Universal Dependencies requires: of the words on
+    the root, the one kept is one a transition attached there (not left over with
+    ``leftover_label``) if any, then the one heading the most words, then the first; it takes
+    the label the training treebank gives root dependents. Each other word on the root goes
+    below the kept one with the label the training treebank most often gives a dependent of its
+    tag (``tags``, indexed from 1) under the root word. A tree with one root keeps its arcs and
+    has that word's label set."""
+    on_root = [d for d in range(1, len(heads)) if heads[d] == 0]
+    if not on_root:
+        return heads, labels
+    _, size = preorder(heads)
+    kept = max(on_root, key=lambda d: (labels[d] != leftover_label, size[d], -d))
+    heads, labels = list(heads), list(labels)
+    labels[kept] = roots.root
+    for d in on_root:
+        if d != kept:
+            heads[d] = kept
+            labels[d] = roots.under.get(tags[d], roots.under_default)
+    return heads, labels
+
+
+@dataclass(frozen=True, slots=True)
+class RootLabels:
+    """What a training treebank says of its root words: the label of a word on the root, and the
+    most frequent label of a dependent of the root word, by the dependent's tag."""
+
+    root: str
+    under: Mapping[str, str]
+    under_default: str
+
+    @classmethod
+    def count(cls, trees: Iterable[tuple[list[int], list[str], list[str]]]) -> RootLabels:
+        """From (heads, labels, tags) of each training tree."""
+        on_root: Counter = Counter()
+        under: dict[str, Counter] = {}
+        every: Counter = Counter()
+        for heads, labels, tags in trees:
+            for d in range(1, len(heads)):
+                if heads[d] == 0:
+                    on_root[labels[d]] += 1
+                elif heads[heads[d]] == 0:
+                    under.setdefault(tags[d], Counter())[labels[d]] += 1
+                    every[labels[d]] += 1
+        return cls(_most_common(on_root, "root"), {tag: _most_common(c, "dep") for tag, c in under.items()},
+                   _most_common(every, "dep"))  # fmt: skip
+
+
+def _most_common(counter: Counter, default: str) -> str:
+    return counter.most_common(1)[0][0] if counter else default

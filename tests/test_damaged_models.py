@@ -234,6 +234,13 @@ CASES = {
     "feature-order-of-strings": lambda p, ms: with_manifest(
         ms["liblinear"], p, lambda m: m["feature_model"].update(file_order="0 1 2")
     ),
+    "roots-not-a-mapping": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(roots=["root"])),
+    "roots-label-with-a-tab": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["roots"].update(root="ro\tot")
+    ),
+    "roots-of-too-many-tags": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["roots"].update(under={f"T{i}": "dep" for i in range(20_000)})
+    ),
     "feature-model-fewer": lambda p, ms: with_manifest(
         ms["liblinear"], p, lambda m: m["feature_model"].update(text="InputColumn(FORM, Stack[0])")
     ),

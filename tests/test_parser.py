@@ -8,7 +8,16 @@ import zipfile
 
 import numpy as np
 import pytest
-from conftest import DATA, EXAMPLE, REFERENCE, SWEMALT, assert_one_line_error, requires_shared, run_maltpy
+from conftest import (
+    DATA,
+    EN_LINES_UD,
+    EXAMPLE,
+    REFERENCE,
+    SWEMALT,
+    assert_one_line_error,
+    requires_shared,
+    run_maltpy,
+)
 
 import maltpy
 from maltpy.conll import ConllReader
@@ -406,3 +415,32 @@ def test_planar_without_acyclicity_still_writes_trees(tmp_path):
     parsed, scores = learn_and_parse(tmp_path, train, test, "-a", "planar", "-pacy", "false")
     assert_trees(parsed, 565)
     assert scores["LAS"] > 65
+
+
+def roots_of(path):
+    """The words on the root of each sentence of a CoNLL file, as (form, label) lists."""
+    with open(path, "rb") as f:
+        return [[(w[1], w[7]) for w in s.words if w[6] == "0"] for s in ConllReader(f, str(path))]
+
+
+@requires_shared
+def test_conllu_output_has_one_root_labelled_as_the_treebank_does(en_lines_model, en_lines_parsed, tmp_path):
+    # UD allows one word on the root, labelled root; the final step (graph.single_root: auto, true for
+    # CoNLL-U) keeps one and attaches the others below it, which costs no LAS here (it gains some)
+    gold = EN_LINES_UD / "en_lines-ud-test.conllu"
+    assert all(len(r) == 1 and r[0][1] == "root" for r in roots_of(en_lines_parsed))
+    free = tmp_path / "free.conllu"
+    assert run_maltpy("parse", "-m", en_lines_model, "-i", gold, "-o", free, "-gsr", "false").returncode == 0
+    assert sum(len(r) > 1 for r in roots_of(free)) > 20 and any(lab == "ROOT" for r in roots_of(free) for _, lab in r)
+    scores = json.loads(run_maltpy("eval", gold, free, en_lines_parsed, "--json").stdout)["systems"]
+    assert scores[1]["LAS"] >= scores[0]["LAS"] - 0.3
+    two = tmp_path / "two.conllu"
+    assert run_maltpy("parse", "-m", en_lines_model, "-i", gold, "-o", two, "-j", "2").returncode == 0
+    assert two.read_bytes() == en_lines_parsed.read_bytes()
+    # CoNLL-X output keeps MaltParser's roots unless asked
+    as_x = tmp_path / "test.conllx"
+    run_maltpy("convert", "-i", gold, "--to", "conllx", "-o", as_x)
+    parsed_x = run_maltpy("parse", "-m", en_lines_model, "-i", as_x).stdout.decode()
+    assert "\tROOT\t" in parsed_x
+    parsed_x = run_maltpy("parse", "-m", en_lines_model, "-i", as_x, "-gsr", "true").stdout.decode()
+    assert "\tROOT\t" not in parsed_x

@@ -1,4 +1,4 @@
-from maltpy.tree import arc_degree, degree, find_cycle, is_projective, nonprojective_arcs
+from maltpy.tree import RootLabels, arc_degree, degree, find_cycle, is_projective, nonprojective_arcs, single_root
 
 
 def test_a_tree_has_no_cycle():
@@ -39,3 +39,26 @@ def test_degree_of_arcs_and_trees():
     # in a partial graph, a word without a head yet is outside every span
     assert arc_degree([-1, -1, -1, -1], 1, 3) == 1
     assert arc_degree([-1, -1, -1, -1, -1, -1], 1, 5, limit=1) == 2  # stops once past the limit
+
+
+def test_single_root_keeps_the_root_a_transition_chose_then_the_biggest():
+    roots = RootLabels("root", {"PUNCT": "punct", "VERB": "parataxis"}, "dep")
+    tags = ["", "PRON", "VERB", "PUNCT", "VERB", "NOUN"]
+    # 2 was attached to the root by a transition (labelled root); 4 and 3 were left over (ROOT)
+    heads, labels = single_root([-1, 2, 0, 0, 0, 4], ["", "nsubj", "root", "ROOT", "ROOT", "obj"], roots, "ROOT", tags)
+    assert heads == [-1, 2, 0, 2, 2, 4] and labels == ["", "nsubj", "root", "punct", "parataxis", "obj"]
+    # all left over: the one heading most words (4, with 5 below it) is kept, and labelled root
+    heads, labels = single_root([-1, 0, 0, 0, 0, 4], ["", "ROOT", "ROOT", "ROOT", "ROOT", "obj"], roots, "ROOT", tags)
+    assert heads == [-1, 4, 4, 4, 0, 4] and labels == ["", "dep", "parataxis", "punct", "root", "obj"]
+    assert find_cycle(heads) is None
+    # one root already: only its label changes
+    assert single_root([-1, 0, 1], ["", "ROOT", "obj"], roots, "ROOT", tags[:3]) == ([-1, 0, 1], ["", "root", "obj"])
+
+
+def test_root_labels_are_counted_from_the_training_trees():
+    trees = [
+        ([-1, 2, 0, 2], ["", "nsubj", "root", "punct"], ["", "PRON", "VERB", "PUNCT"]),
+        ([-1, 0, 1, 1], ["", "root", "punct", "punct"], ["", "NOUN", "PUNCT", "PUNCT"]),
+        ([-1, 0], ["", "ROOT"], ["", "X"]),
+    ]
+    assert RootLabels.count(trees) == RootLabels("root", {"PRON": "nsubj", "PUNCT": "punct"}, "punct")
