@@ -602,6 +602,9 @@ def info_command(model_path: str, as_json: bool) -> None:
         "",
         f"labels ({len(labels)}): {' '.join(labels)}",
         f"classes ({len(summary['classes'])}): {' '.join(summary['classes'])}",
+        f"one root ({model.config.graph.single_root}): labelled {summary['roots']['root']}; the others below it, "
+        + ", ".join(f"{tag} {label}" for tag, label in sorted(summary["roots"]["under"].items()))
+        + f"; else {summary['roots']['default']}",
         "",
         "classifiers:",
         "  name                 kind       instances  classes  features  size",

@@ -343,6 +343,7 @@ class Model:
             "pseudo_projective": dataclasses.asdict(self.config.pproj) if self.config.pproj.active else None,
             "labels": sorted({label for _, label in self.classes.items if label is not None}),
             "classes": self.classes.names(),
+            "roots": {"root": self.roots.root, "under": dict(self.roots.under), "default": self.roots.under_default},
             "classifiers": classifiers,
             "training": self.statistics,
         }

@@ -217,7 +217,8 @@ def test_info_shows_the_model(example_model):
     out = run_maltpy("info", "-m", example_model).stdout.decode()
     for part in ("algorithm          nivreeager", "learner            liblinear", "configuration:",
                  "feature model (default: liblinear/conllu/nivreeager.txt, 22 features, in the file's order)",
-                 "labels (", "nsubj", "main", "training:", "instances"):  # fmt: skip
+                 "labels (", "nsubj", "main", "one root (auto): labelled root; the others below it, ",
+                 "training:", "instances"):  # fmt: skip
         assert part in out
 
 
