@@ -474,8 +474,8 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     "--single-root",
     "single_root",
     type=click.Choice(("auto", "true", "false")),
-    help="One word on the root, labelled as the training treebank labels root words (auto: for CoNLL-U "
-    "output); default: the model's setting (graph.single_root).",
+    help="One word on the root, labelled as the training treebank labels root words (auto: if the input or "
+    "the training treebank is CoNLL-U); default: the model's setting (graph.single_root).",
 )
 @click.option(
     "-j",
@@ -602,9 +602,14 @@ def info_command(model_path: str, as_json: bool) -> None:
         "",
         f"labels ({len(labels)}): {' '.join(labels)}",
         f"classes ({len(summary['classes'])}): {' '.join(summary['classes'])}",
-        f"one root ({model.config.graph.single_root}): labelled {summary['roots']['root']}; the others below it, "
-        + ", ".join(f"{tag} {label}" for tag, label in sorted(summary["roots"]["under"].items()))
-        + f"; else {summary['roots']['default']}",
+        f"one root ({model.config.graph.single_root}): "
+        + (
+            "no"
+            if model.config.graph.single_root == "false"
+            else f"labelled {summary['roots']['root']}; the others below it, "
+            + ", ".join(f"{tag} {label}" for tag, label in sorted(summary["roots"]["under"].items()))
+            + f"; else {summary['roots']['default']}"
+        ),
         "",
         "classifiers:",
         "  name                 kind       instances  classes  features  size",

@@ -173,7 +173,7 @@ OPTIONS: dict[tuple[str, str], Option] = {
         "choice",
         "gsr",
         "one word on the root, labelled as the training treebank labels root words, as Universal Dependencies "
-        "requires (maltpy's own): auto is true for CoNLL-U output, false for CoNLL-X",
+        "requires (maltpy's own): auto is true when the input or the training treebank is CoNLL-U",
         ("auto", "true", "false"),
     ),
     ("nivre", "allow_root"): Option("bool", "nr", "root dependents attached by a transition (Nivre)"),
@@ -549,6 +549,8 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool) and option.kind in ("str", "label"):
         value = str(value)
+    if isinstance(value, bool) and option.kind == "choice" and str(value).lower() in option.choices:
+        value = str(value).lower()  # YAML's false for single_root: false
     if not isinstance(value, str):
         raise ValueError(f"expected a string, not {_q(value)}")
     if value == "" or value != value.strip():

@@ -428,10 +428,14 @@ def max_line_bytes() -> int:
     return MAX_LINE_DEFAULT
 
 
+_NOT_IN_A_LABEL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")  # controls (tab, line breaks ...) and surrogates
+
+
 def valid_label(text: str) -> bool:
-    """A DEPREL that a CoNLL file can hold, as the reader takes fields: not empty, no tab or line
-    break, no blanks around it."""
-    return bool(text) and text == text.strip() and not any(ch in text for ch in "\t\n\r")
+    """A DEPREL that a CoNLL file can hold, as the reader takes fields: not empty, no tab, line
+    break or other control character, nothing that is not a character (a lone surrogate), no
+    blanks around it."""
+    return bool(text) and text == text.strip() and not _NOT_IN_A_LABEL.search(text)
 
 
 def decoded_lines(stream: BinaryIO, name: str, byte_order_mark: bool = False) -> Iterator[tuple[int, str]]:

@@ -194,9 +194,11 @@ class Model:
             yield from self._parse_batch(batch, progress)
 
     def _single_root(self, sentence: Sentence) -> bool:
-        """Whether the parse of ``sentence`` gets one root (graph.single_root)."""
+        """Whether the parse of ``sentence`` gets one root (graph.single_root; auto: if the
+        sentence or the training treebank is CoNLL-U, so that CoNLL-U text that looks like
+        CoNLL-X, without comments or multiword tokens, is treated as what the model knows)."""
         setting = self.config.graph.single_root
-        return setting == "true" or (setting == "auto" and sentence.format == "conllu")
+        return setting == "true" or (setting == "auto" and "conllu" in (sentence.format, self.data_format))
 
     def _parse_batch(self, batch: list[Sentence], progress) -> list[Sentence]:
         if self._batch is not None:

@@ -146,18 +146,20 @@ def single_root(heads: list[int], labels: list[str], roots: RootLabels, leftover
     the label the training treebank gives root dependents. Each other word on the root goes
     below the kept one with the label the training treebank most often gives a dependent of its
     tag (``tags``, indexed from 1) under the root word. A tree with one root keeps its arcs and
-    has that word's label set."""
+    has that word's label set. A word below another that carries the root label (the classifier
+    may give it) takes the label of its tag under the root word instead: UD keeps ``root`` for
+    the root's dependent."""
     on_root = [d for d in range(1, len(heads)) if heads[d] == 0]
     if not on_root:
         return heads, labels
     _, size = preorder(heads)
     kept = max(on_root, key=lambda d: (labels[d] != leftover_label, size[d], -d))
     heads, labels = list(heads), list(labels)
-    labels[kept] = roots.root
-    for d in on_root:
-        if d != kept:
-            heads[d] = kept
+    for d in range(1, len(heads)):
+        if d != kept and (heads[d] == 0 or labels[d] == roots.root):
+            heads[d] = kept if heads[d] == 0 else heads[d]
             labels[d] = roots.under.get(tags[d], roots.under_default)
+    labels[kept] = roots.root
     return heads, labels
 
 

@@ -168,3 +168,12 @@ def test_an_unbounded_value_is_cut_in_the_message(tmp_path):
     with pytest.raises(MaltpyError) as caught:
         load_config(write(tmp_path, "singlemalt:\n  parsing_algorithm: " + "x" * 100_000 + "\n"))
     assert "is not one of" in str(caught.value) and len(str(caught.value)) < 700
+
+
+def test_single_root_takes_yaml_booleans_and_its_words(tmp_path):
+    from maltpy.config import load_config
+
+    for text, expected in (("false", "false"), ("true", "true"), ("auto", "auto"), ("'false'", "false")):
+        path = tmp_path / "c.yaml"
+        path.write_text(f"graph:\n  single_root: {text}\n")
+        assert load_config(str(path)).graph.single_root == expected

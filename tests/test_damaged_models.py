@@ -238,6 +238,12 @@ CASES = {
     "roots-label-with-a-tab": lambda p, ms: with_manifest(
         ms["liblinear"], p, lambda m: m["roots"].update(root="ro\tot")
     ),
+    "roots-label-a-lone-surrogate": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["roots"]["under"].update(NOUN="\ud800")
+    ),
+    "roots-label-a-control-character": lambda p, ms: with_manifest(
+        ms["liblinear"], p, lambda m: m["roots"].update(default="de\x0bp")
+    ),
     "roots-of-too-many-tags": lambda p, ms: with_manifest(
         ms["liblinear"], p, lambda m: m["roots"].update(under={f"T{i}": "dep" for i in range(20_000)})
     ),

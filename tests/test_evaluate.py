@@ -340,3 +340,11 @@ def test_conll18_metrics_are_the_shared_task_scripts(tmp_path, row):
     got = json.loads(result.stdout)["conll18"]
     assert got == {metric: float(row[metric]) for metric in ("UAS", "LAS", "CLAS", "MLAS", "BLEX")}
     assert got["LAS"] > json.loads(result.stdout)["LAS"]  # the subtypes it ignores
+
+
+def test_conll18_figures_round_as_the_script_prints_them():
+    # a chain of 160 words, 23 of them attached right: F1 = 14.375 exactly, which the script prints 14.37
+    gold = "".join(line(i, f"w{i}", i - 1, "nsubj") for i in range(1, 161)) + "\n"
+    system = "".join(line(i, f"w{i}", i - 1 if i <= 23 else (i + 1 if i < 160 else 0), "nsubj") for i in range(1, 161))
+    (s,) = evaluate(sentences(gold), [sentences(system + "\n")], "g", ["s"], conll18=True)
+    assert s.conll18.as_dict()["UAS"] == 14.37

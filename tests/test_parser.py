@@ -400,12 +400,13 @@ def test_enforce_tree_gives_every_word_a_head_from_a_transition(tmp_path):
         words = [w for s in ConllReader(io.BytesIO(parsed), "parsed") for w in s.words]
         return sum(w[6] == "0" for w in words), sum(w[7] == "ROOT" for w in words)
 
-    assert roots(run_maltpy("parse", "-m", plain, "-i", test).stdout)[1] > 0
-    parsed = run_maltpy("parse", "-m", plain, "-i", test, "-nt", "true").stdout
+    as_maltparser = ("-gsr", "false")  # MaltParser's roots, not UD's single one
+    assert roots(run_maltpy("parse", "-m", plain, "-i", test, *as_maltparser).stdout)[1] > 0
+    parsed = run_maltpy("parse", "-m", plain, "-i", test, "-nt", "true", *as_maltparser).stdout
     assert roots(parsed) == (sentences, 0)
-    assert run_maltpy("parse", "-m", enforced, "-i", test).stdout == parsed
-    assert run_maltpy("parse", "-m", plain, "-i", test, "-nt", "true", "--jobs", "2").stdout == parsed
-    assert run_maltpy("parse", "-m", enforced, "-i", test, "-nt", "false").stdout != parsed
+    assert run_maltpy("parse", "-m", enforced, "-i", test, *as_maltparser).stdout == parsed
+    assert run_maltpy("parse", "-m", plain, "-i", test, "-nt", "true", "--jobs", "2", *as_maltparser).stdout == parsed
+    assert run_maltpy("parse", "-m", enforced, "-i", test, "-nt", "false", *as_maltparser).stdout != parsed
 
 
 @requires_shared
@@ -418,10 +419,12 @@ def test_planar_without_acyclicity_still_writes_trees(tmp_path):
     assert scores["LAS"] > 65
 
 
-def roots_of(path):
-    """The words on the root of each sentence of a CoNLL file, as (form, label) lists."""
-    with open(path, "rb") as f:
-        return [[(w[1], w[7]) for w in s.words if w[6] == "0"] for s in ConllReader(f, str(path))]
+def roots_of(source):
+    """The words on the root of each sentence of a CoNLL file (a path or a binary stream), as
+    (form, label) lists."""
+    f = open(source, "rb") if not hasattr(source, "read") else source
+    with f:
+        return [[(w[1], w[7]) for w in s.words if w[6] == "0"] for s in ConllReader(f, "file")]
 
 
 @requires_shared
@@ -438,10 +441,16 @@ def test_conllu_output_has_one_root_labelled_as_the_treebank_does(en_lines_model
     two = tmp_path / "two.conllu"
     assert run_maltpy("parse", "-m", en_lines_model, "-i", gold, "-o", two, "-j", "2").returncode == 0
     assert two.read_bytes() == en_lines_parsed.read_bytes()
-    # CoNLL-X output keeps MaltParser's roots unless asked
+    # CoNLL-X input parsed with a model of CoNLL-U is UD's too (auto), unless -gsr false
     as_x = tmp_path / "test.conllx"
     run_maltpy("convert", "-i", gold, "--to", "conllx", "-o", as_x)
     parsed_x = run_maltpy("parse", "-m", en_lines_model, "-i", as_x).stdout.decode()
-    assert "\tROOT\t" in parsed_x
-    parsed_x = run_maltpy("parse", "-m", en_lines_model, "-i", as_x, "-gsr", "true").stdout.decode()
     assert "\tROOT\t" not in parsed_x
+    assert [r for r in roots_of(en_lines_parsed)] == [
+        r for r in roots_of(io.BytesIO(parsed_x.encode()))
+    ]  # the same words on the root
+    parsed_x = run_maltpy("parse", "-m", en_lines_model, "-i", as_x, "-gsr", "false").stdout.decode()
+    assert "\tROOT\t" in parsed_x
+    # no word but the root's dependent is labelled root (the classifier may label others so)
+    with open(en_lines_parsed, "rb") as f:
+        assert all(w[6] == "0" for s in ConllReader(f, "p") for w in s.words if w[7] == "root")

@@ -53,6 +53,11 @@ def test_single_root_keeps_the_root_a_transition_chose_then_the_biggest():
     assert find_cycle(heads) is None
     # one root already: only its label changes
     assert single_root([-1, 0, 1], ["", "ROOT", "obj"], roots, "ROOT", tags[:3]) == ([-1, 0, 1], ["", "root", "obj"])
+    # a word below another labelled root takes its tag's label under the root word
+    assert single_root([-1, 0, 1], ["", "root", "root"], roots, "ROOT", tags[:3]) == (
+        [-1, 0, 1],
+        ["", "root", "parataxis"],
+    )
 
 
 def test_root_labels_are_counted_from_the_training_trees():
