@@ -307,8 +307,8 @@ def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tu
       maltpy view -i parsed.conllu --gold gold.conllu --sentence 12 -o s12.svg
       maltpy view -i train.conllu --first 50 -o trees.html
     """
-    from .draw import escape, html_page, legend_svg, svg_document
-    from .report import SentencePicker, draw_sentence
+    from .draw import escape, html_page, svg_document
+    from .report import SentencePicker, draw_sentence, drawings_html
 
     if not is_std(output_path):
         check_output_path(output_path, (input_path, gold_path))
@@ -341,14 +341,10 @@ def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tu
                 watch(number, None, [sentence], None)
     if sentence_ids:
         chosen = picker.chosen(gold_name or reader.name)
-    if gold_name is None:
-        drawings = [draw_sentence(n, None, [(reader.name, s[0])], "", legend=not html) for n, _, s in chosen]
-    else:
-        drawings = [draw_sentence(n, gs, [(reader.name, ss[0])], gold_name, legend=not html) for n, gs, ss in chosen]
+    drawings = [draw_sentence(n, gs, [(reader.name, ss[0])], gold_name or "", legend=not html) for n, gs, ss in chosen]
     if html:
-        text = html_page(f"maltpy view: {reader.name}", [f"<h1>{escape(reader.name)}</h1>"]
-                         + ([f"<div>{legend_svg()}</div>"] if gold_name else [])
-                         + [f'<div class="drawing">{svg}</div>' for svg in drawings])  # fmt: skip
+        body = [f"<h1>{escape(reader.name)}</h1>", *drawings_html(drawings, legend=gold_name is not None)]
+        text = html_page(f"maltpy view: {reader.name}", body)
     else:
         text = svg_document(drawings)
     with atomic_output(output_path) as out:

@@ -137,8 +137,8 @@ def arc_levels(heads: list[int]) -> list[int]:
 
 
 def sentence_svg(words: Sequence[Sequence[str]], trees: Sequence[Tree], title: str = "",
-                 legend: bool = False, standalone: bool = True) -> str:  # fmt: skip
-    """One sentence's drawing as an ``<svg>`` element (with its namespace if ``standalone``)."""
+                 legend: bool = False) -> str:  # fmt: skip
+    """One sentence's drawing as an ``<svg>`` element."""
     forms = [w[FORM] for w in words]
     tags = [w[CPOSTAG] for w in words]
     x, centres = MARGIN, [0.0]
@@ -162,9 +162,8 @@ def sentence_svg(words: Sequence[Sequence[str]], trees: Sequence[Tree], title: s
         y, legend_width = _legend(parts, statuses, y)
         width = max(width, legend_width)
     height = y + MARGIN
-    namespace = f' xmlns="{SVG}"' if standalone else ""
     return (
-        f'<svg{namespace} class="sentence" width="{width:.0f}" height="{height:.0f}" '
+        f'<svg xmlns="{SVG}" class="sentence" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" style="{FONT}">' + "".join(parts) + "</svg>"
     )
 

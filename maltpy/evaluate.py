@@ -194,15 +194,18 @@ class Scores:
             }
         return out
 
-    def add(self, gold: Sentence, system: Sentence, scored: list[bool], gold_values: dict[str, list[str]]) -> None:
+    def add(self, gold: Sentence, system: Sentence, scored: list[bool], gold_values: dict[str, list[str]],
+            gold_ud: list[tuple] | None = None) -> None:  # fmt: skip
         """Count one sentence: ``scored`` says which words count, ``gold_values`` gives each
-        grouping's gold value of every word."""
+        grouping's gold value of every word, ``gold_ud`` the gold words as the CoNLL 2018 metrics
+        see them (``_ud_words``; if they are counted)."""
         right = head_right = words = 0
+        right_heads = [gw[HEAD] == sw[HEAD] for gw, sw in zip(gold.words, system.words)]
+        right_labels = [gw[DEPREL] == sw[DEPREL] for gw, sw in zip(gold.words, system.words)]
         for i, (gw, sw) in enumerate(zip(gold.words, system.words)):
             if not scored[i]:
                 continue
-            head = gw[HEAD] == sw[HEAD]
-            label = gw[DEPREL] == sw[DEPREL]
+            head, label = right_heads[i], right_labels[i]
             words += 1
             head_right += head
             self.right_label += label
@@ -218,22 +221,23 @@ class Scores:
         self.exact += right == words
         self.sentence_counts.append((words, right, head_right))
         if self.conll18 is not None:
-            self.conll18.add(gold, system)
+            self.conll18.add(gold_ud, _ud_words(system))
         if self.by:
-            self._add_groups(gold, system, scored, gold_values)
+            self._add_groups(system, scored, gold_values, right_heads, right_labels)
 
-    def _add_groups(self, gold: Sentence, system: Sentence, scored: list[bool],
-                    gold_values: dict[str, list[str]]) -> None:  # fmt: skip
+    def _add_groups(self, system: Sentence, scored: list[bool], gold_values: dict[str, list[str]],
+                    right_heads: list[bool], right_labels: list[bool]) -> None:  # fmt: skip
+        """Count the words of one sentence in their groups; ``right_heads`` and ``right_labels``
+        say which words of ``system`` have the gold head and label."""
+        both = [h and lab for h, lab in zip(right_heads, right_labels)]
         heads, labels = system.heads, system.labels
-        both = [gw[HEAD] == sw[HEAD] and gw[DEPREL] == sw[DEPREL] for gw, sw in zip(gold.words, system.words)]
         for grouping, groups in self.by.items():
             for i, value in enumerate(gold_values[grouping]):
                 if scored[i]:
-                    gw, sw = gold.words[i], system.words[i]
                     c = groups.get(value) or groups.setdefault(value, GroupCounts())
                     c.tokens += 1
-                    c.right_head += gw[HEAD] == sw[HEAD]
-                    c.right_label += gw[DEPREL] == sw[DEPREL]
+                    c.right_head += right_heads[i]
+                    c.right_label += right_labels[i]
                     c.right_both += both[i]
             if grouping in TREE_GROUPINGS:
                 for i, value in enumerate(group_values(grouping, system, heads, labels)):
@@ -272,9 +276,9 @@ class Conll18Counts:
 
     counts: dict[str, list[int]] = field(default_factory=lambda: {m: [0, 0, 0] for m in CONLL18_METRICS})
 
-    def add(self, gold: Sentence, system: Sentence) -> None:
-        g, s = _ud_words(gold), _ud_words(system)
-        n = len(gold)
+    def add(self, g: list[tuple], s: list[tuple]) -> None:
+        """Count one sentence, its gold and system words as ``_ud_words`` gives them."""
+        n = len(g) - 1
         for metric in ("UAS", "LAS"):
             self.counts[metric][1] += n
             self.counts[metric][2] += n
@@ -370,8 +374,9 @@ def evaluate(
         scored = [not is_punctuation(w) for w in g.words] if exclude_punct else [True] * len(g)
         heads, labels = g.heads, g.labels
         gold_values = {grouping: group_values(grouping, g, heads, labels) for grouping in by}
+        gold_ud = _ud_words(g) if conll18 else None
         for s, counts in zip(ss, scores):
-            counts.add(g, s, scored, gold_values)
+            counts.add(g, s, scored, gold_values, gold_ud)
         if watch is not None:
             watch(number, g, ss, scores)
     return scores

@@ -49,7 +49,7 @@ from .sentences import as_sentence
 from .transition import SYSTEMS, system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .transition.planar import RB
-from .tree import RootLabels, is_projective, single_root
+from .tree import RootCounts, RootLabels, is_projective, single_root
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
 FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's default transition)
@@ -540,7 +540,7 @@ def learn(
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or save_instances is not None)
     extract = fm.extract
     n_sentences = n_tokens = nonprojective = lifted_sentences = lifted_arcs = 0
-    root_words: list[tuple[list[int], list[str], list[str]]] = []  # for graph.single_root
+    root_counts = RootCounts()  # for graph.single_root
     # Nivre's systems replay the oracle a chunk of sentences at a time in arrays (batch.py);
     # the others, k-NN and the instance files (-li), configuration by configuration.
     arrays = None
@@ -568,7 +568,7 @@ def learn(
         n_sentences += 1
         n_tokens += len(sentence)
         nonprojective += not is_projective(heads)
-        root_words.append(_root_neighbourhood(heads, labels, sentence))
+        root_counts.add(heads, labels, [""] + sentence.column(UPOS))
         if pproj.active:
             check_unmarked(sentence, pproj, name)
             lifted = projectivize(heads, labels, pproj)
@@ -620,15 +620,4 @@ def learn(
         "seconds_features": round(extracted - started, 2),
         "seconds_training": round(time.perf_counter() - extracted, 2),
     }  # fmt: skip
-    roots = RootLabels.count(root_words)
-    return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics, roots)
-
-
-def _root_neighbourhood(heads: list[int], labels: list[str], sentence: Sentence) -> tuple:
-    """The heads, labels and UPOS of the root words of a tree and their dependents (what
-    RootLabels counts), the other words left out: a treebank's worth is kept while learning."""
-    keep = [d for d in range(1, len(heads)) if heads[d] == 0 or heads[heads[d]] == 0]
-    index = {d: i for i, d in enumerate(keep, 1)}
-    tags = sentence.column(UPOS)
-    return ([-1] + [0 if heads[d] == 0 else index.get(heads[d], 0) for d in keep],
-            [""] + [labels[d] for d in keep], [""] + [tags[d - 1] for d in keep])  # fmt: skip
+    return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics, root_counts.labels())

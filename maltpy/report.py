@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from .conll import Sentence
 from .draw import bar_chart, escape, html_page, legend_svg, sentence_svg, sentence_trees, system_key, table
 from .errors import MaltpyError, cut
-from .evaluate import CONLL18_METRICS, TREE_GROUPINGS, Scores, is_punctuation, value_order
+from .evaluate import CONLL18_METRICS, TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
 
 
 def _pct(x: float | None) -> str:
@@ -72,39 +72,30 @@ def score_table(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
     return "\n".join(lines)
 
 
+def group_rows(scores: Sequence[Scores], grouping: str) -> list[tuple[str, int, list[list[float | None]]]]:
+    """For each value of ``grouping``, in table order: its gold tokens, and each system's LAS, UAS
+    and LA over them (and, for a grouping the tree decides, LAS precision over the system's own)."""
+    fields = ["LAS", "UAS", "LA"] + (["precision"] if grouping in TREE_GROUPINGS else [])
+    rows = []
+    for value in value_order(grouping, {v for s in scores for v in s.by[grouping]}):
+        counts = [s.by[grouping].get(value, GroupCounts()).as_dict(True) for s in scores]
+        rows.append((value, counts[0]["tokens"], [[d[f] for f in fields] for d in counts]))
+    return rows
+
+
 def group_tables(scores: Sequence[Scores], groupings: Sequence[str]) -> str:
-    """A table for each grouping: each value's gold tokens, and LAS, UAS, LA of each system over
-    them (and, for a grouping the tree decides, LAS precision over the system's own)."""
+    """A table for each grouping (see ``group_rows``)."""
     out = []
     several = len(scores) > 1
     for grouping in groupings:
-        values = value_order(grouping, {v for s in scores for v in s.by[grouping]})
         metrics = ["LAS", "UAS", "LA"] + (["prec"] if grouping in TREE_GROUPINGS else [])
         header = [grouping, "tokens"]
         for k in range(1, len(scores) + 1):
             header += [f"{m}[{k}]" if several else m for m in metrics]
-        rows = []
-        for value in values:
-            row = [value, str(scores[0].by[grouping].get(value, _EMPTY).tokens)]
-            for s in scores:
-                d = s.by[grouping].get(value, _EMPTY).as_dict(True)
-                row += [_pct(d["LAS"]), _pct(d["UAS"]), _pct(d["LA"])]
-                if grouping in TREE_GROUPINGS:
-                    row.append(_pct(d["precision"]))
-            rows.append(row)
+        rows = [[value, str(tokens), *(_pct(x) for figures in per_system for x in figures)]
+                for value, tokens, per_system in group_rows(scores, grouping)]  # fmt: skip
         out += ["", f"by {grouping}", *_columns(header, rows)]
     return "\n".join(out)
-
-
-class _Empty:
-    tokens = 0
-
-    @staticmethod
-    def as_dict(precision: bool) -> dict:
-        return {"tokens": 0, "LAS": None, "UAS": None, "LA": None, "system_tokens": 0, "precision": None}
-
-
-_EMPTY = _Empty()
 
 
 def p_value(p: float) -> str:
@@ -167,7 +158,7 @@ class SentencePicker:
         self.worst = worst
         self.ids = list(dict.fromkeys(ids))
         #: the IDs that can be sentence numbers, as numbers
-        self.numbers = {int(i) for i in self.ids if re.fullmatch(r"[0-9]{1,12}", i)}
+        self.numbers = {i: int(i) for i in self.ids if re.fullmatch(r"[0-9]{1,12}", i)}
         self._heap: list[tuple] = []
         self._by_sent_id: dict[str, tuple] = {}
         self._by_number: dict[int, tuple] = {}
@@ -180,7 +171,7 @@ class SentencePicker:
             sent_id = (gold if gold is not None else systems[0]).sent_id
             if sent_id in self.ids:
                 self._by_sent_id.setdefault(sent_id, kept)
-            if number in self.numbers:
+            if number in self.numbers.values():
                 self._by_number[number] = kept
         if not self.worst:
             return
@@ -200,7 +191,7 @@ class SentencePicker:
         names no sentence is a MaltpyError."""
         out: dict[int, tuple] = {}
         for sentence_id in self.ids:
-            number = int(sentence_id) if re.fullmatch(r"[0-9]{1,12}", sentence_id) else None
+            number = self.numbers.get(sentence_id)
             kept = self._by_sent_id.get(sentence_id)
             if kept is None and number is not None:
                 kept = self._by_number.get(number)
@@ -217,7 +208,7 @@ class SentencePicker:
 
 
 def draw_sentence(number: int, gold: Sentence | None, systems: Sequence[tuple[str, Sentence]], gold_name: str,
-                  exclude_punct: bool = False, legend: bool = False, standalone: bool = True) -> str:  # fmt: skip
+                  exclude_punct: bool = False, legend: bool = False) -> str:  # fmt: skip
     """The drawing of one sentence (an ``<svg>`` element): its gold tree and each system's."""
     first = gold if gold is not None else systems[0][1]
     title = f"sentence {number}"
@@ -226,7 +217,7 @@ def draw_sentence(number: int, gold: Sentence | None, systems: Sequence[tuple[st
     title += f", line {first.line}, {len(first)} words"
     scored = [not is_punctuation(w) for w in gold.words] if exclude_punct and gold is not None else None
     trees = sentence_trees(gold, systems, gold_name, scored)
-    return sentence_svg(first.words, trees, title, legend=legend, standalone=standalone)
+    return sentence_svg(first.words, trees, title, legend=legend)
 
 
 def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str,
@@ -258,26 +249,27 @@ def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
             f"seed {significance['seed']}; p = (r + 1) / (samples + 1).</p>"
         )
     for grouping in first.by:
-        values = value_order(grouping, {v for s in scores for v in s.by[grouping]})
-        counts = [[s.by[grouping].get(v, _EMPTY).as_dict(True) for s in scores] for v in values]
+        grouped = group_rows(scores, grouping)
         body.append(f"<h2>By {escape(grouping)}</h2>")
         header = [grouping, "tokens"]
         for k in range(1, len(scores) + 1):
             header += [f"LAS [{k}]", f"UAS [{k}]", f"LA [{k}]"]
             if grouping in TREE_GROUPINGS:
                 header.append(f"precision [{k}]")
-        rows = []
-        for value, per_system in zip(values, counts):
-            row = [value, per_system[0]["tokens"]]
-            for d in per_system:
-                row += [d["LAS"], d["UAS"], d["LA"]] + ([d["precision"]] if grouping in TREE_GROUPINGS else [])
-            rows.append(row)
-        chart = bar_chart(
-            [(v, c[0]["tokens"], [d["LAS"] for d in c]) for v, c in zip(values, counts) if c[0]["tokens"]]
-        )
+        rows = [
+            [value, tokens, *(x for figures in per_system for x in figures)] for value, tokens, per_system in grouped
+        ]
+        chart = bar_chart([(value, tokens, [figures[0] for figures in per_system])
+                           for value, tokens, per_system in grouped if tokens])  # fmt: skip
         body.append(f'<div class="group"><div>{table(header, rows)}</div><div>{chart}</div></div>')
     if drawings:
         body.append("<h2>Sentences</h2>")
-        body.append(f"<div>{legend_svg()}</div>")
-        body += [f'<div class="drawing">{svg}</div>' for svg in drawings]
+        body += drawings_html(drawings, legend=True)
     return html_page(f"maltpy evaluation: {gold}", body)
+
+
+def drawings_html(drawings: Sequence[str], legend: bool) -> list[str]:
+    """The drawn sentences as parts of an HTML page, below the colours' legend if ``legend``."""
+    return ([f"<div>{legend_svg()}</div>"] if legend else []) + [
+        f'<div class="drawing">{svg}</div>' for svg in drawings
+    ]

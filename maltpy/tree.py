@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from operator import itemgetter
 
 ROOT_HEAD = -1
@@ -156,10 +156,12 @@ def single_root(heads: list[int], labels: list[str], roots: RootLabels, leftover
     kept = max(on_root, key=lambda d: (labels[d] != leftover_label, size[d], -d))
     heads, labels = list(heads), list(labels)
     for d in range(1, len(heads)):
-        if d != kept and (heads[d] == 0 or labels[d] == roots.root):
-            heads[d] = kept if heads[d] == 0 else heads[d]
+        if d == kept:
+            labels[d] = roots.root
+        elif heads[d] == 0 or labels[d] == roots.root:
+            if heads[d] == 0:
+                heads[d] = kept
             labels[d] = roots.under.get(tags[d], roots.under_default)
-    labels[kept] = roots.root
     return heads, labels
 
 
@@ -175,18 +177,34 @@ class RootLabels:
     @classmethod
     def count(cls, trees: Iterable[tuple[list[int], list[str], list[str]]]) -> RootLabels:
         """From (heads, labels, tags) of each training tree."""
-        on_root: Counter = Counter()
-        under: dict[str, Counter] = {}
-        every: Counter = Counter()
+        counts = RootCounts()
         for heads, labels, tags in trees:
-            for d in range(1, len(heads)):
-                if heads[d] == 0:
-                    on_root[labels[d]] += 1
-                elif heads[heads[d]] == 0:
-                    under.setdefault(tags[d], Counter())[labels[d]] += 1
-                    every[labels[d]] += 1
-        return cls(_most_common(on_root, "root"), {tag: _most_common(c, "dep") for tag, c in under.items()},
-                   _most_common(every, "dep"))  # fmt: skip
+            counts.add(heads, labels, tags)
+        return counts.labels()
+
+
+@dataclass(slots=True)
+class RootCounts:
+    """The labels of root words and of their dependents (by tag), counted a tree at a time."""
+
+    on_root: Counter = field(default_factory=Counter)
+    under: dict[str, Counter] = field(default_factory=dict)
+    every: Counter = field(default_factory=Counter)
+
+    def add(self, heads: list[int], labels: list[str], tags: list[str]) -> None:
+        """Count one tree; ``tags`` is indexed from 1, as ``heads`` and ``labels`` are."""
+        for d in range(1, len(heads)):
+            if heads[d] == 0:
+                self.on_root[labels[d]] += 1
+            elif heads[heads[d]] == 0:
+                self.under.setdefault(tags[d], Counter())[labels[d]] += 1
+                self.every[labels[d]] += 1
+
+    def labels(self) -> RootLabels:
+        """The most frequent label of each count (UD's root and dep where there is none)."""
+        return RootLabels(_most_common(self.on_root, "root"),
+                          {tag: _most_common(c, "dep") for tag, c in self.under.items()},
+                          _most_common(self.every, "dep"))  # fmt: skip
 
 
 def _most_common(counter: Counter, default: str) -> str:
