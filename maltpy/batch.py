@@ -8,9 +8,10 @@ few array operations instead of a Python dictionary look-up per feature:
   batch (one dictionary look-up per token and column read by the model).
 - The configurations of the batch keep their stacks, buffers and partial trees in flat arrays,
   one stretch per sentence from ``offset[b]`` (its nodes 0..n, or its stack's places). The
-  buffer is its front ``front[b]`` followed by the words ``rest[b]..n[b]`` (in arc-eager always
-  ``front + 1``; arc-standard's RIGHT-ARC puts the head back in front); ``heads``, ``labels``
-  (class numbers), ``ldep`` and ``rdep`` per node.
+  buffer is its front ``front[b]`` followed by the words ``rest[b]..n[b]`` (in arc-eager
+  ``front + 1``; arc-standard's RIGHT-ARC puts the head back in front, and the end phase's
+  UNSHIFT puts the top back in front of an empty buffer, ``rest`` past ``n``); ``heads``,
+  ``labels`` (class numbers), ``ldep`` and ``rdep`` per node.
 - An address is a gather over those arrays; a feature value is a symbol; a classifier's column
   is a gather over a table from symbols to columns (a Merge's through the sorted codes of its
   parts' symbol tuples).
@@ -38,7 +39,7 @@ from .features.spec import COLUMNS, FAMILY, Address, Feature
 from .transition.base import LA, RA, RE, SH
 
 MOVES = (SH, RE, RA, LA)
-_SH, _RE, _RA, _LA = range(4)
+_SH, _RE, _RA, _LA, _USH = range(5)  # USH: UNSHIFT of the end phase (nivre.py), never a class
 _ADDRESSES = ("head", "ldep", "rdep", "pred", "succ")
 UNKNOWN = 0  # the symbol of a value no table knows
 MAX_MERGE_SPLITS = 1 << 22  # cuts of a model's Merge keys into parts (real models: one per key)
@@ -199,6 +200,8 @@ class _Arrays:
         self.eager = config.singlemalt.parsing_algorithm == "nivreeager"
         self.allow_root = config.nivre.allow_root
         self.allow_reduce = config.nivre.allow_reduce
+        self.tree = False  # the end phase (nivre.py: arc-eager's enforce_tree, or one_root), set for a parse
+        self.one_root = False  # the root's one dependent (graph.single_root), with the end phase
         self.symbols = _Symbols(config.singlemalt.null_value)
         self.address_numbers, self.addresses = {}, []
         self.value_numbers, self.value_plan = {}, []
@@ -233,6 +236,7 @@ class _Arrays:
             self.values[column] = np.array(codes, dtype=np.int64)
         self.stack = np.zeros(size, dtype=np.int64)
         self.depth = np.ones(B, dtype=np.int64)
+        self.end = np.zeros(B, dtype=bool)  # the tree constraint's end phase: the buffer has been emptied
         self.front = np.ones(B, dtype=np.int64)
         self.rest = np.full(B, 2, dtype=np.int64)
         self.heads = np.full(size, -1, dtype=np.int64)
@@ -241,6 +245,10 @@ class _Arrays:
         self.rdep = np.full(size, -1, dtype=np.int64)
 
     def _unfinished(self, rows: np.ndarray) -> np.ndarray:
+        """The rows not terminal: the buffer holds a word (or, under the tree constraint, the
+        stack holds more than the root)."""
+        if self.tree:
+            return rows[(self.front[rows] <= self.n[rows]) | (self.depth[rows] > 1)]
         return rows[self.front[rows] <= self.n[rows]]
 
     def _top(self, rows: np.ndarray) -> np.ndarray:
@@ -341,21 +349,42 @@ class _Arrays:
             ok[:, _RE] = ~at_root & (~headless | self.allow_reduce)
         else:
             ok[:, _LA] = ~at_root
+        if self.tree:
+            end = self.end[rows]
+            ok[:, _SH] = ~end
+            ok[:, _RA] |= end
+            if self.one_root and self.eager:  # the root has its one dependent
+                rooted = self.rdep[self.offset[rows]] >= 0
+                ok[:, _RA] &= ~(at_root & rooted)
+                buffer = self.front[rows] <= self.n[rows]
+                ok[:, _RE] &= ~(rooted & (self.depth[rows] == 2) & buffer)
+            elif self.one_root:  # arc-standard: the root's dependent is the buffer's last word
+                ok[:, _RA] &= ~at_root | (self.rest[rows] > self.n[rows])
         return ok
 
     def _deterministic(self, rows: np.ndarray, record=None) -> None:
         """MaltParser's moves made without the classifier: SHIFT while the root is on top
-        and ``allow_root`` is off."""
-        if self.allow_root:
+        and ``allow_root`` is off (outside the end phase); under the tree constraint, with the
+        buffer empty, REDUCE of a top with a head and UNSHIFT of one without."""
+        if self.allow_root and not self.tree:
             return
         while True:
             now = self._unfinished(rows)
-            now = now[self._top(now) == 0]
+            top = self._top(now)
+            shift = (top == 0) & ~self.end[now] if not self.allow_root else np.zeros(len(now), dtype=bool)
+            if self.tree:
+                emptied = self.front[now] > self.n[now]
+                headless = self.heads[self.offset[now] + top] == -1
+                move = np.where(emptied, np.where(headless, _USH, _RE), _SH)
+                now, move = now[shift | emptied], move[shift | emptied]
+            else:
+                now = now[shift]
+                move = np.full(len(now), _SH)
             if not len(now):
                 return
             if record is not None:
                 record(now)
-            self._apply(now, np.full(len(now), _SH), np.full(len(now), -1))
+            self._apply(now, move, np.full(len(now), -1))
 
     def _apply(self, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
         """Apply one move to each row (nivre.py's ``apply``, for both systems)."""
@@ -385,21 +414,31 @@ class _Arrays:
         if self.eager:
             push = (move == _SH) | ra
             pop = la | (move == _RE)
+            unshift = move == _USH  # the top back to the (empty) buffer: front top, no rest
             self.stack[(offset + depth)[push]] = front[push]
-            self.depth[rows] = depth + push - pop
+            self.depth[rows] = depth + push - pop - unshift
             self.front[rows[push]] = rest[push]
             self.rest[rows[push]] = rest[push] + 1
+            if unshift.any():
+                self.front[rows[unshift]] = top[unshift]
+                self.rest[rows[unshift]] = self.n[rows[unshift]] + 1
+            if self.tree:
+                self.end[rows[push & (rest > self.n[rows])]] = True
             return
         # arc-standard: SHIFT pushes the front; RIGHT-ARC moves the top back to the front
         # (the root stays, and the buffer moves on); LEFT-ARC pops.
         shift = move == _SH
         back = ra & (top != 0)
         advance = shift | (ra & (top == 0))
+        unshift = move == _USH  # the top back to the (empty) buffer, as RIGHT-ARC's back move
         self.stack[(offset + depth)[shift]] = front[shift]
-        self.depth[rows] = depth + shift - la - back
-        self.front[rows[back]] = top[back]
+        self.depth[rows] = depth + shift - la - back - unshift
+        self.front[rows[back | unshift]] = top[back | unshift]
+        self.rest[rows[unshift]] = self.n[rows[unshift]] + 1
         self.front[rows[advance]] = rest[advance]
         self.rest[rows[advance]] = rest[advance] + 1
+        if self.tree:
+            self.end[rows[advance & (rest > self.n[rows])]] = True
 
 
 class BatchParser(_Arrays):
@@ -412,8 +451,6 @@ class BatchParser(_Arrays):
         quadratic number of cuts. A model beyond that takes the per-sentence path."""
         models = model.guide.all_models()
         if any(m.classifier.symbolic for m in models) or not covered(model.config, model.feature_model):
-            return False
-        if getattr(model.system, "enforce_tree", False):  # its UNSHIFT phase is per sentence only
             return False
         features = [s.feature for s in model.feature_model.specs]
         cuts = 0
@@ -443,6 +480,11 @@ class BatchParser(_Arrays):
         for number, (_, label) in enumerate(model.classes.items):
             if label is not None:
                 self.label_symbol[number] = symbols.add("OUT", label if deprel_of is None else deprel_of[label])
+        # past the classes: the root's (none), then the root label of the end phase's default move
+        root_label = model.config.graph.root_label
+        self.default_label = len(model.classes.items) + 1
+        root_symbol = symbols.add("OUT", root_label if deprel_of is None else deprel_of[root_label])
+        self.label_symbol = np.append(self.label_symbol, [0, root_symbol])
         for c in self.classifiers:
             for column in c.columns:
                 column.freeze(symbols)
@@ -458,10 +500,14 @@ class BatchParser(_Arrays):
         if self.split is not None:
             self.split_value = self._plan([self.split])[0]
 
-    def parse(self, sentences: list, label_texts: list, root_label: str) -> list[tuple[list[int], list]]:
+    def parse(self, sentences: list, label_texts: list, root_label: str,
+              one_root: bool = False) -> list[tuple[list[int], list]]:  # fmt: skip
         """Each sentence's tree, as ``transition.base.finish`` gives it: heads and labels (the
         texts of the classes' labels, ``label_texts``), index 0 the root's; words left without a
-        head go to the root with ``root_label``."""
+        head go to the root with ``root_label``. ``one_root``: the single-root constraint of Nivre's
+        systems (``transition.nivre``)."""
+        self.one_root = one_root
+        self.tree = one_root or (self.eager and self.model.config.nivre.enforce_tree)
         self._start(sentences)
         active = np.arange(len(sentences))
         while len(active):
@@ -475,7 +521,7 @@ class BatchParser(_Arrays):
         heads[self.offset] = -1
         labels = self.labels.copy()
         labels[self.offset] = len(label_texts)
-        texts = [*label_texts, None, root_label]  # None for the root, root_label for -1
+        texts = [*label_texts, None, root_label]  # None for the root, root_label: -1, default_label
         heads, labels = heads.tolist(), [texts[k] for k in labels.tolist()]
         return [(heads[o : o + n + 1], labels[o : o + n + 1]) for o, n in zip(self.offset.tolist(), self.n.tolist())]
 
@@ -524,7 +570,8 @@ class BatchParser(_Arrays):
             candidates = [(self.model.classes.items[0][0], 0)]
         else:
             candidates = ranked(row, classifier.transitions)
-        name, number = next(((n, k) for n, k in candidates if n in allowed), (SH, -1))
+        default = (RA, self.default_label) if self.end[b] else (SH, -1)  # nivre.py's default
+        name, number = next(((n, k) for n, k in candidates if n in allowed), default)
         label = number if name in (LA, RA) else -1
         self._apply(np.array([b]), np.array([MOVES.index(name)]), np.array([label]))
 

@@ -602,7 +602,8 @@ def info_command(model_path: str, as_json: bool) -> None:
         + (
             "no"
             if model.config.graph.single_root == "false"
-            else f"labelled {summary['roots']['root']}; the others below it, "
+            else ("constrained in the transitions, then " if model.rooted_system is not model.system else "")
+            + f"labelled {summary['roots']['root']}; the others below it, "
             + ", ".join(f"{tag} {label}" for tag, label in sorted(summary["roots"]["under"].items()))
             + f"; else {summary['roots']['default']}"
         ),

@@ -112,6 +112,10 @@ class Classes:
 class Model:
     """A trained parser: configuration, feature model, classes and classifiers."""
 
+    #: whether graph.single_root constrains the transitions where the system has the constraint
+    #: (arc-eager); if not, its final step acts alone (scripts/bench_single_root.py measures both)
+    constrain_root = True
+
     def __init__(self, config: Config, feature_model: FeatureModel, classes: Classes, guide: Guide,
                  data_format: str, statistics: dict, roots: RootLabels | None = None) -> None:  # fmt: skip
         self.config = config
@@ -131,6 +135,11 @@ class Model:
         """The transition system of ``self.config``, and the path that parses with it: the arrays
         form, or per sentence with compiled encoders for the models the arrays form does not cover."""
         self.system = system_for(self.config)
+        #: the system with the single-root constraint, where it has one (arc-eager), for the
+        #: sentences graph.single_root applies to; the others take its final step alone
+        self.rooted_system = system_for(self.config, one_root=True)
+        if not getattr(self.rooted_system, "one_root", False):
+            self.rooted_system = self.system
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
         self._encoders = {}
         for model in self.guide.all_models() if self._batch is None else []:
@@ -201,25 +210,38 @@ class Model:
         return setting == "true" or (setting == "auto" and "conllu" in (sentence.format, self.data_format))
 
     def _parse_batch(self, batch: list[Sentence], progress) -> list[Sentence]:
-        if self._batch is not None:
-            trees = self._batch.parse(batch, [label for _, label in self.classes.items], self.root_label)
-        else:
-            acyclic = getattr(self.system, "acyclicity", True)
-            trees = [finish(arcs, self.root_label, acyclic) for arcs in self._parse_one_by_one(batch)]
-        for sentence, (heads, labels) in zip(batch, trees):
+        one_root = [self._single_root(s) for s in batch]
+        trees: list = [None] * len(batch)
+        for rooted in (False, True):  # a batch is one file's, so nearly always one of the two
+            members = [k for k, flag in enumerate(one_root) if flag == rooted]
+            if members:
+                constrained = rooted and self.constrain_root
+                for k, tree in zip(members, self._trees([batch[k] for k in members], constrained)):
+                    trees[k] = tree
+        for sentence, rooted, (heads, labels) in zip(batch, one_root, trees):
             if self.config.pproj.active:
                 heads, labels = deprojectivize(heads, labels, self.config.pproj)
-            if self._single_root(sentence):
+            if rooted:
                 heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + sentence.column(UPOS))
             sentence.set_arcs(heads, labels)
         if progress:
             progress(sum(len(s) for s in batch))
         return batch
 
-    def _parse_one_by_one(self, batch: list[Sentence]) -> list:
-        """The batch's final arcs, each configuration moved by the per-sentence definitions (the
-        models ``BatchParser`` does not cover)."""
-        system, guide, extract = self.system, self.guide, self.feature_model.extract
+    def _trees(self, batch: list[Sentence], one_root: bool) -> list[tuple[list[int], list[str]]]:
+        """Each sentence's heads and labels as the transitions leave them (words without a head
+        on the root with the root label), with the single-root constraint if ``one_root``."""
+        if self._batch is not None:
+            labels = [label for _, label in self.classes.items]
+            return self._batch.parse(batch, labels, self.root_label, one_root)
+        system = self.rooted_system if one_root else self.system
+        acyclic = getattr(system, "acyclicity", True)
+        return [finish(arcs, self.root_label, acyclic) for arcs in self._parse_one_by_one(batch, system)]
+
+    def _parse_one_by_one(self, batch: list[Sentence], system) -> list:
+        """The batch's final arcs, each configuration moved by ``system``'s per-sentence
+        definitions (the models ``BatchParser`` does not cover)."""
+        guide, extract = self.guide, self.feature_model.extract
         configs = [system.initial(len(s)) for s in batch]
         columns = [columns_of(s) for s in batch]
         active = list(range(len(batch)))
@@ -237,7 +259,7 @@ class Model:
             for model, *members in asking.values():
                 if model is None:  # no classifier for this split value: MaltParser's first class
                     for i in members:
-                        self._apply_ranked(configs[i], None, None, 0)
+                        self._apply_ranked(system, configs[i], None, None, 0)
                     continue
                 encode = self._encoders.get(model.name)
                 if encode is not None:
@@ -245,15 +267,14 @@ class Model:
                 else:
                     scores, best = model.classify([extract(configs[i], columns[i]) for i in members])
                 for i, row, b in zip(members, scores, best.tolist()):
-                    self._apply_ranked(configs[i], model, row, b)
+                    self._apply_ranked(system, configs[i], model, row, b)
             active = [i for i in active if not system.is_terminal(configs[i])]
         return [c.arcs for c in configs]
 
-    def _apply_ranked(self, c, model: AtomicModel | None, row: np.ndarray | None, best: int) -> None:
+    def _apply_ranked(self, system, c, model: AtomicModel | None, row: np.ndarray | None, best: int) -> None:
         """Apply the best-ranked allowed transition (MaltParser's DeterministicParser.predict);
         ``best`` is the classifier's choice (the row's first maximum, where MaltParser's ranking
         starts; k-NN's choice settles ties its own way)."""
-        system = self.system
         allowed = system.allowed(c)
         if model is None:
             name, label = self.classes.items[0]

@@ -147,8 +147,8 @@ def single_root(heads: list[int], labels: list[str], roots: RootLabels, leftover
     below the kept one with the label the training treebank most often gives a dependent of its
     tag (``tags``, indexed from 1) under the root word. A tree with one root keeps its arcs and
     has that word's label set. A word below another that carries the root label (the classifier
-    may give it) takes the label of its tag under the root word instead: UD keeps ``root`` for
-    the root's dependent."""
+    may give it) or ``leftover_label`` (the end phase's default move gives it) takes the label
+    of its tag under the root word instead: UD keeps ``root`` for the root's dependent."""
     on_root = [d for d in range(1, len(heads)) if heads[d] == 0]
     if not on_root:
         return heads, labels
@@ -158,7 +158,7 @@ def single_root(heads: list[int], labels: list[str], roots: RootLabels, leftover
     for d in range(1, len(heads)):
         if d == kept:
             labels[d] = roots.root
-        elif heads[d] == 0 or labels[d] == roots.root:
+        elif heads[d] == 0 or labels[d] in (roots.root, leftover_label):
             if heads[d] == 0:
                 heads[d] = kept
             labels[d] = roots.under.get(tags[d], roots.under_default)

@@ -129,3 +129,53 @@ def test_libsvm_through_the_batch_form(tmp_path):
     assert result.returncode == 0, result.stderr.decode()
     batch, one_by_one = parse_both_ways(model, TEST.read_bytes())
     assert batch == one_by_one
+
+
+LATIN = DATA / "ud" / "UD_Latin-Perseus"
+EAGER, STANDARD = ["-a", "nivreeager"], ["-a", "nivrestandard"]
+TREE_CASES = {
+    "tree constraint (-nt)": (EAGER, True, "false"),
+    "one root": (EAGER, False, "true"),
+    "one root and -nt": (EAGER, True, "true"),
+    "one root without root arcs, reduce allowed": (EAGER + ["-nr", "false", "-ne", "true"], False, "true"),
+    "arc-standard, one root": (STANDARD, False, "true"),
+    "arc-standard, one root without root arcs": (STANDARD + ["-nr", "false"], False, "true"),
+}
+
+
+@requires_shared
+@pytest.mark.parametrize("case", TREE_CASES.values(), ids=TREE_CASES.keys())
+def test_the_batch_form_keeps_the_tree_constraints_as_the_definitions_do(tmp_path, case):
+    # la_perseus leaves many words without a head (391 sentences with several roots without
+    # the constraints), so the end phase's UNSHIFT and the root's one dependent act often.
+    options, enforce_tree, single_root = case
+    model_path = tmp_path / "m.mpm"
+    train = LATIN / "la_perseus-ud-train.conllu"
+    result = run_maltpy("learn", "-q", "-l", "liblinear", "-i", train, "-m", model_path, *options)
+    assert result.returncode == 0, result.stderr.decode()
+    test = (LATIN / "la_perseus-ud-test.conllu").read_bytes()
+    one_root = single_root == "true"
+    trees, texts = [], []
+    for batch_form in (True, False):
+        model = Model.load(model_path)
+        model.set_enforce_tree(enforce_tree)
+        model.set_single_root(single_root)
+        assert model._batch is not None
+        if not batch_form:
+            model._batch = None
+        sentences = list(ConllReader(io.BytesIO(test), "test", blind=True))
+        trees.append(model._trees(sentences, one_root))  # as the transitions leave them
+        texts.append("".join(format_sentence(s) for s in model.parse(sentences)))
+    assert trees[0] == trees[1]
+    assert texts[0] == texts[1]
+    leftovers = sum(labels.count("ROOT") for _, labels in trees[0])  # words the transitions left
+    several = sum(heads.count(0) > 1 for heads, _ in trees[0])  # sentences with several roots
+    if "-ne" in options:  # REDUCE of a word without a head leaves it for the final step
+        assert leftovers > 0
+    else:
+        assert leftovers == 0
+        # -nt alone lets the root take several dependents (159 sentences here); one root, one
+        assert several == 0 if one_root else several > 0
+    for s in texts[0].split("\n\n")[:-1]:
+        words = [line.split("\t") for line in s.split("\n") if line[:1].isdigit()]
+        assert [w[6] for w in words].count("0") == 1 or not one_root

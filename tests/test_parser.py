@@ -217,7 +217,7 @@ def test_info_shows_the_model(example_model):
     out = run_maltpy("info", "-m", example_model).stdout.decode()
     for part in ("algorithm          nivreeager", "learner            liblinear", "configuration:",
                  "feature model (default: liblinear/conllu/nivreeager.txt, 22 features, in the file's order)",
-                 "labels (", "nsubj", "main", "one root (auto): labelled root; the others below it, ",
+                 "labels (", "nsubj", "main", "one root (auto): constrained in the transitions, then labelled root; ",
                  "training:", "instances"):  # fmt: skip
         assert part in out
 
@@ -429,8 +429,9 @@ def roots_of(source):
 
 @requires_shared
 def test_conllu_output_has_one_root_labelled_as_the_treebank_does(en_lines_model, en_lines_parsed, tmp_path):
-    # UD allows one word on the root, labelled root; the final step (graph.single_root: auto, true for
-    # CoNLL-U) keeps one and attaches the others below it, which costs no LAS here (it gains some)
+    # UD allows one word on the root, labelled root (graph.single_root: auto, true for CoNLL-U):
+    # arc-eager's root takes one dependent and the words left take heads in the end phase, which
+    # costs no LAS here (it gains some)
     gold = EN_LINES_UD / "en_lines-ud-test.conllu"
     assert all(len(r) == 1 and r[0][1] == "root" for r in roots_of(en_lines_parsed))
     free = tmp_path / "free.conllu"

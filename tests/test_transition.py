@@ -463,6 +463,72 @@ def test_enforce_tree_unshifts_as_maltparsers_arc_eager():
         NivreEager().apply(NivreEager().initial(1), USH)  # no UNSHIFT without enforce_tree
 
 
+ROOTED = {
+    "arc-eager": lambda: NivreEager(one_root=True),
+    "arc-eager without root arcs": lambda: NivreEager(allow_root=False, one_root=True),
+    "arc-eager with -nt": lambda: NivreEager(enforce_tree=True, one_root=True),
+    "arc-eager, reduce allowed": lambda: NivreEager(allow_reduce=True, one_root=True),
+    "arc-standard": lambda: NivreStandard(one_root=True),
+    "arc-standard without root arcs": lambda: NivreStandard(allow_root=False, one_root=True),
+}
+
+
+@pytest.mark.parametrize("make", ROOTED.values(), ids=ROOTED.keys())
+def test_one_root_ends_with_one_word_on_the_root_from_any_legal_sequence(make):
+    # The classifier may rank any allowed move first; a parser that likes root arcs is the
+    # hard case, so RIGHT-ARC is taken whenever allowed in half the runs. A fifth of the moves
+    # are the default (no ranked class allowed), which must be allowed too: MaltParser's
+    # SHIFT in the end phase would be UNSHIFTed back forever.
+    system = make()
+    rng = random.Random(11)
+    for run in range(3000):
+        n = 1 + run % 25
+        c = system.initial(n)
+        steps = 0
+        while not system.is_terminal(c):
+            move, label = system.deterministic(c), None
+            if move is None:
+                allowed = system.allowed(c)
+                assert allowed, "no move left"
+                move, label = RA if run % 2 and RA in allowed else rng.choice(allowed), "x"
+                if rng.random() < 0.2:
+                    move, label = system.default(c, "ROOT")
+                    assert move in allowed
+            system.apply(c, move, label if move in (LA, RA) else None)
+            steps += 1
+            assert steps <= 6 * n + 2
+        heads, reduce = c.arcs.heads, getattr(system, "allow_reduce", False)
+        assert heads.count(0) == 1 or (reduce and heads.count(0) == 0)
+        if not reduce:  # every word took its head from a transition
+            assert -1 not in heads[1:]
+        assert find_cycle(finish(c.arcs, "ROOT")[0]) is None
+
+
+def test_one_root_keeps_the_roots_dependent_until_the_rest_can_reach_it():
+    s = NivreEager(one_root=True)
+    c = s.initial(3)
+    s.apply(c, RA, "root")  # 0 -> 1
+    assert c.stack == [0, 1] and RE not in s.allowed(c)  # 2 and 3 would have no head left
+    s.apply(c, SH)
+    s.apply(c, LA, "x")  # 3 -> 2: the stack is [0, 1] again, the buffer [3]
+    assert s.allowed(c) == [SH, RA]
+    s.apply(c, SH)  # the buffer is emptied: the end phase
+    assert s.deterministic(c) == USH
+    s.apply(c, USH)
+    assert s.allowed(c) == [RA]  # not SHIFT (the end), not REDUCE (3 needs 1)
+    s.apply(c, RA, "x")
+    while not s.is_terminal(c):
+        s.apply(c, s.deterministic(c))
+    assert c.arcs.heads == [-1, 0, 3, 1]
+    # arc-standard: the root's dependent comes last, when the buffer holds one word
+    s = NivreStandard(one_root=True)
+    c = s.initial(2)
+    assert s.allowed(c) == [SH]
+    s.apply(c, SH)
+    s.apply(c, LA, "x")  # 2 -> 1
+    assert s.allowed(c) == [SH, RA]
+
+
 def test_a_cycle_built_without_acyclicity_is_broken_at_its_first_word():
     s = Planar(acyclicity=False)
     c = s.initial(3)

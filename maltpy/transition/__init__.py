@@ -22,17 +22,20 @@ SYSTEMS = {
 }
 
 
-def system_for(config: Config, learning: bool = False):
+def system_for(config: Config, learning: bool = False, one_root: bool = False):
     """The transition system the configuration names, with its options. Covington's bound on
     the degree of non-projectivity applies while parsing; in learning only with
     ``bound_in_training`` (Nivre 2007, §5: the parsers are trained on the arcs of the treebank,
-    unbounded, and bounded at parse time; the d = 0 baseline is bounded in both)."""
+    unbounded, and bounded at parse time; the d = 0 baseline is bounded in both). ``one_root``:
+    the single-root constraint of Nivre's systems (see ``nivre``), for parsing; the other
+    systems have none and take ``tree.single_root``'s final step alone."""
     name = config.singlemalt.parsing_algorithm
     if name == "nivreeager":  # enforce_tree while parsing only, as MaltParser's NivreFactory
         nivre = config.nivre
-        return NivreEager(nivre.allow_root, nivre.allow_reduce, nivre.enforce_tree and not learning)
+        parsing = not learning
+        return NivreEager(nivre.allow_root, nivre.allow_reduce, nivre.enforce_tree and parsing, one_root and parsing)
     if name == "nivrestandard":
-        return NivreStandard(config.nivre.allow_root)
+        return NivreStandard(config.nivre.allow_root, one_root and not learning)
     if name == "covnonproj":
         bounded = not learning or config.covington.bound_in_training
         return CovingtonNonProjective(

@@ -17,6 +17,24 @@ Options, as MaltParser's ``nivre`` group:
   to the buffer (both without asking the classifier), so that every word takes its head from a
   transition and parsing ends with the root alone on the stack. A root that cannot take
   dependents (allow_root false) then can, by RIGHT-ARC.
+- ``one_root`` (graph.single_root, arc-eager, parsing only): the tree constraint above, and the
+  root takes one dependent by a transition. Once it has one, RIGHT-ARC from the root is no
+  longer allowed (the words after wait on the stack for a head: in the end phase they take
+  one by a transition, as enforce_tree gives), and neither is REDUCE of the word just above
+  the root while the buffer holds a word (it is the root's dependent, the only head the
+  rest of the sentence can still reach, or its descendant: without it the root would be on
+  top with a word to attach and no move left). Nivre & Fernández-González (2014, "Arc-eager
+  parsing with the tree constraint", Computational Linguistics 40(2)) give the end phase;
+  the one-dependent root is the single-root constraint Ballesteros & Nivre (2013, "Going to
+  the roots of dependency parsing", Computational Linguistics 39(1)) treat as a parameter.
+- ``one_root`` (graph.single_root, arc-standard, parsing only): RIGHT-ARC from the root only
+  when the buffer holds one word, the last one the sentence leaves (so with a gold tree of one
+  root the oracle attaches the root's dependent: the words after it are its descendants and
+  have been attached by then); and once the buffer has been emptied, SHIFT is no longer
+  allowed and the top of the stack (never with a head in arc-standard) is UNSHIFTed back to
+  the buffer without asking the classifier, so that the words left on the stack take their
+  heads by LEFT-ARC and RIGHT-ARC, and the last of them from the root. This is maltpy's own
+  end phase, arc-eager's (Nivre & Fernández-González 2014) carried over to arc-standard.
 """
 
 from __future__ import annotations
@@ -57,8 +75,12 @@ class _Nivre:
         return SH if not self.allow_root and c.stack[-1] == 0 else None
 
     def default(self, c: NivreConfiguration, root_label: str) -> Transition:
-        """MaltParser's move when no ranked transition is allowed."""
-        return SH, None
+        """MaltParser's move when no ranked transition is allowed: SHIFT; in the end phase, where
+        SHIFT is not allowed, RIGHT-ARC with the root label (always allowed there: the stack
+        systems' default at the end). MaltParser 1.9.2 shifts there too, which UNSHIFT undoes,
+        forever: a model whose classes are all ruled out (no RIGHT-ARC class, or a data split
+        value without a classifier) hangs it."""
+        return (RA, root_label) if c.end else (SH, None)
 
 
 class NivreEager(_Nivre):
@@ -73,10 +95,12 @@ class NivreEager(_Nivre):
     name = "nivreeager"
     transitions = (SH, RE, RA, LA)
 
-    def __init__(self, allow_root: bool = True, allow_reduce: bool = False, enforce_tree: bool = False) -> None:
+    def __init__(self, allow_root: bool = True, allow_reduce: bool = False, enforce_tree: bool = False,
+                 one_root: bool = False) -> None:  # fmt: skip
         super().__init__(allow_root)
         self.allow_reduce = allow_reduce
-        self.enforce_tree = enforce_tree
+        self.enforce_tree = enforce_tree or one_root
+        self.one_root = one_root
 
     def is_terminal(self, c: NivreConfiguration) -> bool:
         return not c.buffer and (not self.enforce_tree or len(c.stack) == 1)
@@ -90,13 +114,14 @@ class NivreEager(_Nivre):
 
     def allowed(self, c: NivreConfiguration) -> list[str]:
         top = c.stack[-1]
+        rooted = self.one_root and bool(c.arcs.right[0])  # the root has its one dependent
         if top == 0:
-            moves = [SH, RA] if self.allow_root or c.end else [SH]
+            moves = [SH, RA] if (self.allow_root or c.end) and not rooted else [SH]
         else:
             moves = [SH, RA]
             if c.arcs.heads[top] == -1:
                 moves.append(LA)
-            if c.arcs.heads[top] != -1 or self.allow_reduce:
+            if (c.arcs.heads[top] != -1 or self.allow_reduce) and not (rooted and c.stack[-2] == 0 and c.buffer):
                 moves.append(RE)
         return moves[1:] if c.end else moves
 
@@ -148,10 +173,25 @@ class NivreStandard(_Nivre):
     name = "nivrestandard"
     transitions = (SH, RA, LA)
 
+    def __init__(self, allow_root: bool = True, one_root: bool = False) -> None:
+        super().__init__(allow_root)
+        self.one_root = one_root
+
+    def is_terminal(self, c: NivreConfiguration) -> bool:
+        return not c.buffer and (not self.one_root or len(c.stack) == 1)
+
+    def deterministic(self, c: NivreConfiguration) -> str | None:
+        if not self.allow_root and c.stack[-1] == 0 and not c.end:
+            return SH
+        return USH if self.one_root and not c.buffer else None
+
     def allowed(self, c: NivreConfiguration) -> list[str]:
         if c.stack[-1] == 0:
-            return [SH, RA] if self.allow_root else [SH]
-        return [SH, RA, LA]
+            root_arc = (self.allow_root or c.end) and (not self.one_root or len(c.buffer) == 1)
+            moves = [SH, RA] if root_arc else [SH]
+        else:
+            moves = [SH, RA, LA]
+        return moves[1:] if c.end else moves
 
     def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
         if name == SH:
@@ -162,8 +202,12 @@ class NivreStandard(_Nivre):
                 c.buffer.append(c.stack.pop())
         elif name == LA:
             c.arcs.add(c.buffer[-1], c.stack.pop(), label)
+        elif name == USH and self.one_root:
+            c.buffer.append(c.stack.pop())
         else:
             raise ValueError(f"{self.name} has no transition {name}")
+        if self.one_root and not c.buffer and name in (SH, RA):
+            c.end = True
 
     def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
         """The arc-standard oracle on the top of the stack and the first of the buffer."""
