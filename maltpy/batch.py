@@ -370,16 +370,16 @@ class _Arrays:
             return
         while True:
             now = self._unfinished(rows)
-            top = self._top(now)
-            shift = (top == 0) & ~self.end[now] if not self.allow_root else np.zeros(len(now), dtype=bool)
-            if self.tree:
-                emptied = self.front[now] > self.n[now]
-                headless = self.heads[self.offset[now] + top] == -1
-                move = np.where(emptied, np.where(headless, _USH, _RE), _SH)
-                now, move = now[shift | emptied], move[shift | emptied]
-            else:
-                now = now[shift]
-                move = np.full(len(now), _SH)
+            move = np.full(len(now), -1)
+            if not self.allow_root:
+                move[(self._top(now) == 0) & ~self.end[now]] = _SH
+            if self.tree:  # only the rows whose buffer is empty, few
+                emptied = np.flatnonzero(self.front[now] > self.n[now])
+                rows_emptied = now[emptied]
+                headless = self.heads[self.offset[rows_emptied] + self._top(rows_emptied)] == -1
+                move[emptied] = np.where(headless, _USH, _RE)
+            chosen = move >= 0
+            now, move = now[chosen], move[chosen]
             if not len(now):
                 return
             if record is not None:
