@@ -51,28 +51,44 @@ class NivreConfiguration:
     stack: list[int]
     buffer: list[int]
     arcs: Arcs
-    end: bool = False  # enforce_tree: the buffer has been emptied
+    end: bool = False  # the end phase: the buffer has been emptied
 
 
-USH = "USH"  # enforce_tree's UNSHIFT, MaltParser's name; never a class (always deterministic)
+USH = "USH"  # the end phase's UNSHIFT, MaltParser's name; never a class (always deterministic)
 
 
 class _Nivre:
-    """What the two systems share: the start, the end, root handling and the default move."""
+    """What the two systems share: the start, the end phase, root handling and the default move."""
 
     projective = True
 
-    def __init__(self, allow_root: bool = True) -> None:
+    def __init__(self, allow_root: bool = True, end_phase: bool = False) -> None:
         self.allow_root = allow_root
+        #: enforce_tree's or one_root's end phase: once the buffer has been emptied, SHIFT is no
+        #: longer allowed, and with the buffer empty a top with a head is reduced and one
+        #: without (in arc-standard, every one) is UNSHIFTed; terminal: the root alone is left
+        self.end_phase = end_phase
 
     def initial(self, n: int) -> NivreConfiguration:
         return NivreConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
 
     def is_terminal(self, c: NivreConfiguration) -> bool:
-        return not c.buffer
+        return not c.buffer and (not self.end_phase or len(c.stack) == 1)
 
     def deterministic(self, c: NivreConfiguration) -> str | None:
-        return SH if not self.allow_root and c.stack[-1] == 0 else None
+        if not self.allow_root and c.stack[-1] == 0 and not c.end:
+            return SH
+        if self.end_phase and not c.buffer:
+            return RE if c.arcs.heads[c.stack[-1]] != -1 else USH
+        return None
+
+    def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
+        if name == USH and self.end_phase:
+            c.buffer.append(c.stack.pop())
+            return
+        self._move(c, name, label)
+        if self.end_phase and not c.buffer and name in (SH, RA):
+            c.end = True
 
     def default(self, c: NivreConfiguration, root_label: str) -> Transition:
         """MaltParser's move when no ranked transition is allowed: SHIFT; in the end phase, where
@@ -97,20 +113,9 @@ class NivreEager(_Nivre):
 
     def __init__(self, allow_root: bool = True, allow_reduce: bool = False, enforce_tree: bool = False,
                  one_root: bool = False) -> None:  # fmt: skip
-        super().__init__(allow_root)
+        super().__init__(allow_root, enforce_tree or one_root)
         self.allow_reduce = allow_reduce
-        self.enforce_tree = enforce_tree or one_root
         self.one_root = one_root
-
-    def is_terminal(self, c: NivreConfiguration) -> bool:
-        return not c.buffer and (not self.enforce_tree or len(c.stack) == 1)
-
-    def deterministic(self, c: NivreConfiguration) -> str | None:
-        if not self.allow_root and c.stack[-1] == 0 and not c.end:
-            return SH
-        if self.enforce_tree and not c.buffer:
-            return RE if c.arcs.heads[c.stack[-1]] != -1 else USH
-        return None
 
     def allowed(self, c: NivreConfiguration) -> list[str]:
         top = c.stack[-1]
@@ -125,7 +130,7 @@ class NivreEager(_Nivre):
                 moves.append(RE)
         return moves[1:] if c.end else moves
 
-    def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
+    def _move(self, c: NivreConfiguration, name: str, label: str | None) -> None:
         if name == SH:
             c.stack.append(c.buffer.pop())
         elif name == RA:
@@ -136,12 +141,8 @@ class NivreEager(_Nivre):
             c.arcs.add(c.buffer[-1], c.stack.pop(), label)
         elif name == RE:
             c.stack.pop()
-        elif name == USH and self.enforce_tree:
-            c.buffer.append(c.stack.pop())
         else:
             raise ValueError(f"{self.name} has no transition {name}")
-        if self.enforce_tree and not c.buffer and name in (SH, RA):
-            c.end = True
 
     def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
         """LEFT-ARC or RIGHT-ARC for a gold arc between i and j; REDUCE once i has no gold arc
@@ -174,16 +175,8 @@ class NivreStandard(_Nivre):
     transitions = (SH, RA, LA)
 
     def __init__(self, allow_root: bool = True, one_root: bool = False) -> None:
-        super().__init__(allow_root)
+        super().__init__(allow_root, one_root)
         self.one_root = one_root
-
-    def is_terminal(self, c: NivreConfiguration) -> bool:
-        return not c.buffer and (not self.one_root or len(c.stack) == 1)
-
-    def deterministic(self, c: NivreConfiguration) -> str | None:
-        if not self.allow_root and c.stack[-1] == 0 and not c.end:
-            return SH
-        return USH if self.one_root and not c.buffer else None
 
     def allowed(self, c: NivreConfiguration) -> list[str]:
         if c.stack[-1] == 0:
@@ -193,7 +186,7 @@ class NivreStandard(_Nivre):
             moves = [SH, RA, LA]
         return moves[1:] if c.end else moves
 
-    def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
+    def _move(self, c: NivreConfiguration, name: str, label: str | None) -> None:
         if name == SH:
             c.stack.append(c.buffer.pop())
         elif name == RA:
@@ -202,12 +195,8 @@ class NivreStandard(_Nivre):
                 c.buffer.append(c.stack.pop())
         elif name == LA:
             c.arcs.add(c.buffer[-1], c.stack.pop(), label)
-        elif name == USH and self.one_root:
-            c.buffer.append(c.stack.pop())
         else:
             raise ValueError(f"{self.name} has no transition {name}")
-        if self.one_root and not c.buffer and name in (SH, RA):
-            c.end = True
 
     def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
         """The arc-standard oracle on the top of the stack and the first of the buffer."""
