@@ -970,8 +970,8 @@ def main(argv: list[str] | None = None) -> int:
         with cli.make_context("maltpy", ["--help"], resilient_parsing=True) as ctx:
             click.echo(cli.get_help(ctx), err=True)
         return 2
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
+    for name in ("SIGTERM", "SIGHUP"):  # not one ignored when we started: nohup's SIGHUP runs on
+        if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) != signal.SIG_IGN:
             signal.signal(getattr(signal, name), _on_signal)
     try:
         status = cli.main(args=argv, prog_name="maltpy", standalone_mode=False)

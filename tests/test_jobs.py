@@ -231,10 +231,17 @@ def test_a_closed_pipe_ends_the_run_with_141(example_model, tmp_path, jobs, unbu
     assert pipeline.stdout.startswith(b"1\t")
 
 
-def start_parse(model, source, out, *options) -> tuple[subprocess.Popen, list[int]]:
+# The stopping signals as a terminal delivers them, also when the tests run with some ignored (a
+# script's `cmd &` ignores SIGINT, nohup SIGHUP): a process keeps an ignored signal ignored.
+UNIGNORED = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+UNIGNORED += "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGTERM, signal.SIGHUP)]; "
+
+
+def start_parse(model, source, out, *options, signals: str = UNIGNORED) -> tuple[subprocess.Popen, list[int]]:
     """A --jobs 2 parse of ``source`` into ``out`` in batches of 2000 lines, once it has written its first
-    batch; its workers."""
-    command = [sys.executable, "-c", SMALL_BATCHES, "100000", "parse", "--jobs", "2", "-m", model, "-i", source]
+    batch; its workers. ``signals``: Python run first, to set the signals' dispositions."""
+    command = [sys.executable, "-c", signals + SMALL_BATCHES, "100000", "parse", "--jobs", "2", "-m", model,
+               "-i", source]  # fmt: skip
     process = subprocess.Popen([*command, "-o", out, *options], stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not any(p.stat().st_size for p in out.parent.glob(f".{out.name}.*")):
@@ -257,6 +264,19 @@ def test_a_signal_mid_run_stops_every_worker_and_leaves_no_output(example_model,
     assert b"Traceback" not in err and err.count(b"\n") <= 2, err
     assert not any(alive(pid) for pid in workers)
     assert list(out.parent.iterdir()) == []
+
+
+def test_nohup_keeps_a_parse_going_through_a_hangup(example_model, tmp_path):
+    # nohup starts a command with SIGHUP ignored: maltpy leaves it so, and the parse ends whole
+    big, out = tmp_path / "big.conllx", tmp_path / "out" / "parsed.conllx"
+    big.write_bytes((CONLLX / "en_lines-ud-test.conllx").read_bytes() * 6)
+    out.parent.mkdir()
+    nohup = UNIGNORED + "signal.signal(signal.SIGHUP, signal.SIG_IGN); "
+    process, _ = start_parse(example_model, big, out, signals=nohup)
+    process.send_signal(signal.SIGHUP)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 0 and err == b"", err
+    assert out.read_bytes().count(b"\n\n") == big.read_bytes().count(b"\n\n")
 
 
 def test_a_killed_worker_is_one_line_and_stops_the_others(example_model, tmp_path):
