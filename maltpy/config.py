@@ -566,17 +566,32 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
     return value
 
 
+MAX_YAML_DEPTH = 32  # nesting of YAML collections in a configuration (real ones: 3 or 4)
+_OPENING = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
+            yaml.FlowSequenceStartToken)  # fmt: skip
+_CLOSING = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+
+
 def _read_yaml(text: str, path: str) -> dict[tuple[str, str], tuple[Any, int]]:
     """{(group, name): (value, line)} from the YAML text; structure errors name the line."""
     loader = yaml.SafeLoader(text)
     try:
         # A configuration needs no anchors, aliases or tags: refused before anything is built
-        # (an alias bomb expands to gigabytes; a tag may name a constructor).
+        # (an alias bomb expands to gigabytes; a tag may name a constructor). Nor deep nesting
+        # (groups, keys, lib.options' mapping): refused as the scanner meets it, since building
+        # thousands of levels takes seconds before Python's recursion limit stops it.
+        depth = 0
         for token in yaml.scan(text, Loader=yaml.SafeLoader):
             if isinstance(token, (yaml.AnchorToken, yaml.AliasToken, yaml.TagToken)):
                 kind = {yaml.AnchorToken: "anchors (&)", yaml.AliasToken: "aliases (*)", yaml.TagToken: "tags (!)"}
                 raise MaltpyError(f"YAML {kind[type(token)]} are not allowed in a configuration", path,
                                   token.start_mark.line + 1)  # fmt: skip
+            if isinstance(token, _OPENING):
+                depth += 1
+                if depth > MAX_YAML_DEPTH:
+                    raise MaltpyError("not a configuration: YAML nested too deeply", path, token.start_mark.line + 1)
+            elif isinstance(token, _CLOSING):
+                depth -= 1
         root = loader.get_single_node()
     except RecursionError:
         raise MaltpyError("not a configuration: YAML nested too deeply", path) from None

@@ -28,7 +28,12 @@ CASES = {
     "yaml-deep": (
         "guide: " + "[" * 5000 + "]" * 5000 + "\n",
         [],
-        "{config}: not a configuration: YAML nested too deeply",
+        "{config}:1: not a configuration: YAML nested too deeply",
+    ),
+    "yaml-deep-blocks": (
+        "guide:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, 3000)),
+        [],
+        "{config}:33: not a configuration: YAML nested too deeply",
     ),
     "liblinear-c-0": (None, ["-lo", "-c 0"], "command line: lib.options: -c 0 must be greater than 0"),
     "liblinear-e-0": (None, ["-lo", "-e 0"], "command line: lib.options: -e 0 must be greater than 0"),
