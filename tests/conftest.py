@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -26,6 +27,14 @@ SWEMALT = DATA / "maltparser-examples" / "swemalt-mini"
 requires_shared = pytest.mark.skipif(
     not DATA.is_dir(), reason=f"shared data not found at {DATA} (clone the project beside ../shared)"
 )
+
+
+def as_from_a_terminal() -> None:
+    """A ``preexec_fn``: the stopping signals at their defaults, as a terminal starts a command.
+    The tests may run under nohup or a script's ``cmd &``, which ignore SIGHUP or SIGINT, and a
+    process keeps an ignored signal ignored (maltpy honours nohup)."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
 
 
 def run_maltpy(*args: str, input: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:

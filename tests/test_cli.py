@@ -11,6 +11,7 @@ from conftest import (
     DATA,
     EXAMPLE,
     SWEMALT,
+    as_from_a_terminal,
     assert_one_line_error,
     parses_while_the_pipe_stays_open,
     requires_shared,
@@ -231,7 +232,7 @@ def test_sigterm_or_sighup_mid_parse_leaves_the_folder_as_it_was(tmp_path, signu
     big.write_bytes((EXAMPLE / "en-train.conllu").read_bytes() * 400)
     out.parent.mkdir()
     process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", model, "-i", big, "-o", out],
-                               stderr=subprocess.PIPE)  # fmt: skip
+                               stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal)  # fmt: skip
     deadline = time.monotonic() + 60
     while not any(out.parent.iterdir()) and time.monotonic() < deadline:  # the partial output is there
         time.sleep(0.05)
@@ -316,7 +317,7 @@ def test_sigterm_during_libsvm_training_stops_learn(tmp_path):
     model = tmp_path / "m.mpm"
     train = DATA / "conllx" / "da_ddt-ud-dev.conllx"
     command = [sys.executable, "-m", "maltpy", "learn", "-q", "-l", "libsvm", "-i", train, "-m", model]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal)
     time.sleep(4)  # features take about 1.5 s of the 7, training the rest
     process.send_signal(15)
     _, err = process.communicate(timeout=120)

@@ -8,7 +8,15 @@ import sys
 import time
 
 import pytest
-from conftest import DATA, EXAMPLE, assert_one_line_error, parses_while_the_pipe_stays_open, requires_shared, run_maltpy
+from conftest import (
+    DATA,
+    EXAMPLE,
+    as_from_a_terminal,
+    assert_one_line_error,
+    parses_while_the_pipe_stays_open,
+    requires_shared,
+    run_maltpy,
+)
 
 import maltpy.jobs as jobs_module
 from maltpy import conll
@@ -231,18 +239,11 @@ def test_a_closed_pipe_ends_the_run_with_141(example_model, tmp_path, jobs, unbu
     assert pipeline.stdout.startswith(b"1\t")
 
 
-# The stopping signals as a terminal delivers them, also when the tests run with some ignored (a
-# script's `cmd &` ignores SIGINT, nohup SIGHUP): a process keeps an ignored signal ignored.
-UNIGNORED = "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
-UNIGNORED += "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGTERM, signal.SIGHUP)]; "
-
-
-def start_parse(model, source, out, *options, signals: str = UNIGNORED) -> tuple[subprocess.Popen, list[int]]:
+def start_parse(model, source, out, *options, preexec=as_from_a_terminal) -> tuple[subprocess.Popen, list[int]]:
     """A --jobs 2 parse of ``source`` into ``out`` in batches of 2000 lines, once it has written its first
-    batch; its workers. ``signals``: Python run first, to set the signals' dispositions."""
-    command = [sys.executable, "-c", signals + SMALL_BATCHES, "100000", "parse", "--jobs", "2", "-m", model,
-               "-i", source]  # fmt: skip
-    process = subprocess.Popen([*command, "-o", out, *options], stderr=subprocess.PIPE)
+    batch; its workers. ``preexec`` sets the signals' dispositions."""
+    command = [sys.executable, "-c", SMALL_BATCHES, "100000", "parse", "--jobs", "2", "-m", model, "-i", source]
+    process = subprocess.Popen([*command, "-o", out, *options], stderr=subprocess.PIPE, preexec_fn=preexec)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not any(p.stat().st_size for p in out.parent.glob(f".{out.name}.*")):
         assert process.poll() is None, process.stderr.read()
@@ -271,8 +272,12 @@ def test_nohup_keeps_a_parse_going_through_a_hangup(example_model, tmp_path):
     big, out = tmp_path / "big.conllx", tmp_path / "out" / "parsed.conllx"
     big.write_bytes((CONLLX / "en_lines-ud-test.conllx").read_bytes() * 6)
     out.parent.mkdir()
-    nohup = UNIGNORED + "signal.signal(signal.SIGHUP, signal.SIG_IGN); "
-    process, _ = start_parse(example_model, big, out, signals=nohup)
+
+    def nohup():
+        as_from_a_terminal()
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    process, _ = start_parse(example_model, big, out, preexec=nohup)
     process.send_signal(signal.SIGHUP)
     _, err = process.communicate(timeout=120)
     assert process.returncode == 0 and err == b"", err
