@@ -551,12 +551,10 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
             from .dask import parse_with_scheduler
         except ImportError as e:
             raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
-        model = load_model(
-            model_path, max_degree, enforce_tree, single_root
-        )  # checked here, before the cluster sees it
-        unchanged = (
-            max_degree is None and enforce_tree is None and single_root is None
-        )  # then the file's bytes go: the workers may know them
+        # the model is checked here, before the cluster sees it; unchanged by an option, the
+        # file's bytes go (the workers may know them)
+        model = load_model(model_path, max_degree, enforce_tree, single_root)
+        unchanged = max_degree is None and enforce_tree is None and single_root is None
         parse_with_scheduler(scheduler, inputs, model_path if unchanged else model, output_dir)
         return
     if jobs > 1:

@@ -113,7 +113,7 @@ class Model:
     """A trained parser: configuration, feature model, classes and classifiers."""
 
     #: whether graph.single_root constrains the transitions where the system has the constraint
-    #: (arc-eager); if not, its final step acts alone (scripts/bench_single_root.py measures both)
+    #: (Nivre's systems); if not, its final step acts alone (scripts/bench_single_root.py measures both)
     constrain_root = True
 
     def __init__(self, config: Config, feature_model: FeatureModel, classes: Classes, guide: Guide,
@@ -135,7 +135,7 @@ class Model:
         """The transition system of ``self.config``, and the path that parses with it: the arrays
         form, or per sentence with compiled encoders for the models the arrays form does not cover."""
         self.system = system_for(self.config)
-        #: the system with the single-root constraint, where it has one (arc-eager), for the
+        #: the system with the single-root constraint, where it has one (Nivre's systems), for the
         #: sentences graph.single_root applies to; the others take its final step alone
         self.rooted_system = system_for(self.config, one_root=True)
         if not getattr(self.rooted_system, "one_root", False):
@@ -366,7 +366,7 @@ class Model:
             "pseudo_projective": dataclasses.asdict(self.config.pproj) if self.config.pproj.active else None,
             "labels": sorted({label for _, label in self.classes.items if label is not None}),
             "classes": self.classes.names(),
-            "roots": {"root": self.roots.root, "under": dict(self.roots.under), "default": self.roots.under_default},
+            "roots": self.roots.as_json(),
             "classifiers": classifiers,
             "training": self.statistics,
         }
@@ -403,7 +403,7 @@ class Model:
                 "file_order": self.feature_model.file_order,
             },
             "classes": self.classes.names(),
-            "roots": {"root": self.roots.root, "under": dict(self.roots.under), "default": self.roots.under_default},
+            "roots": self.roots.as_json(),
             "models": models,
             "training": self.statistics,
         }

@@ -174,6 +174,10 @@ class RootLabels:
     under: Mapping[str, str]
     under_default: str
 
+    def as_json(self) -> dict:
+        """The form a model's manifest keeps (and ``maltpy info --json`` shows)."""
+        return {"root": self.root, "under": dict(self.under), "default": self.under_default}
+
     @classmethod
     def count(cls, trees: Iterable[tuple[list[int], list[str], list[str]]]) -> RootLabels:
         """From (heads, labels, tags) of each training tree."""
