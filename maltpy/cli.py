@@ -25,6 +25,7 @@ from .errors import MaltpyError
 from .evaluate import GROUPINGS, evaluate
 from .evaluate import significance as compare_systems
 from .files import atomic_output, check_output_path, is_std, open_file, read_conll
+from .optimize import THRESHOLD
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -427,6 +428,94 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
             f"in {time.perf_counter() - started:.1f}s -> {model_path}",
             final=True,
         )
+
+
+@cli.command("optimize")
+@click.option("-i", "--input", "train", metavar="FILE", required=True, help="Training treebank (gold trees).")
+@click.option("-d", "--dev", metavar="FILE", help="Score each trial on this dev file (default: a split of -i).")
+@click.option("--folds", type=click.IntRange(2, 100), metavar="K",
+              help="Score each trial by K-fold cross-validation on -i (default: a seeded 80/20 split of -i, "
+              "or 5 folds below 30,000 tokens).")  # fmt: skip
+@click.option("-o", "--output-dir", "out_dir", metavar="DIR", required=True,
+              help="Where config.yaml, features.txt and the trial log trials.jsonl go.")  # fmt: skip
+@click.option("--budget", type=click.FloatRange(0.1, 100_000), default=60, show_default=True, metavar="MINUTES",
+              help="Bound on the whole search: no trial starts that would end after it.")  # fmt: skip
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 256),
+    metavar="N",
+    help="Trials run at once, each in its own process (default: the cores this process may use).",
+)
+@click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=1, show_default=True, metavar="N",
+              help="Seed of the split into folds or held-out part; a search is the same for a seed.")  # fmt: skip
+@click.option("--resume", is_flag=True, help="Continue the search whose trial log is in DIR, reusing its trials.")
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 100),
+    default=THRESHOLD,
+    show_default=True,
+    metavar="LAS",
+    help="Least gain in LAS points that keeps a change of the feature model or learner.",
+)
+@click.option("-l", "--learner", type=click.Choice(("liblinear", "libsvm")), default="liblinear", show_default=True,
+              help="The learner to tune (LIBSVM's trials take many times longer).")  # fmt: skip
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Run the trials on this Dask cluster's workers (they must see the files at the same paths).",
+)
+@format_option()
+@click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
+def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: str, budget: float, jobs: int | None,
+                     seed: int, resume: bool, threshold: float, learner: str, scheduler: str | None, format_: str,
+                     quiet: bool) -> None:  # fmt: skip
+    """Search for the best configuration of a treebank, as MaltOptimizer does for MaltParser.
+
+    Phase 1 analyses the data; phase 2 tries every algorithm (with pseudo-projective encodings
+    and root options), phase 3 selects features backward and forward in MaltParser's feature
+    language, phase 4 tunes the learner's C. Writes DIR/config.yaml and DIR/features.txt, which
+    'maltpy learn -c DIR/config.yaml' takes, and DIR/trials.jsonl, a log of every trial.
+
+    \b
+    Example:
+      maltpy optimize -i train.conllu -o opt/ --budget 60
+      maltpy learn -c opt/config.yaml -i train.conllu -m tuned.mpm
+    """
+    from .optimize import optimize, summary_table
+
+    if jobs is None:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise MaltpyError("is not a folder; -o names the folder the search writes to", out_dir)
+    bar = None if quiet or not sys.stderr.isatty() else _SearchBar(budget)
+    say = None if quiet else (lambda message: (_ProgressBar.clear(), click.echo(f"maltpy: {message}", err=True)))
+    best, summary, baseline = optimize(train, out_dir, dev, folds, budget, jobs, seed, resume, threshold, learner,
+                                       scheduler, format_, say, bar.show if bar else None)  # fmt: skip
+    _ProgressBar.clear()
+    if not quiet:
+        click.echo(summary_table(summary, baseline, best), err=True)
+        click.echo(f"maltpy: wrote {os.path.join(out_dir, 'config.yaml')} (LAS {best.las:.2f}); "
+                   f"learn with: maltpy learn -c {os.path.join(out_dir, 'config.yaml')} -i {train} -m MODEL",
+                   err=True)  # fmt: skip
+
+
+class _SearchBar:
+    """The search's progress on a terminal's stderr: phase, trials, best LAS, the budget spent."""
+
+    def __init__(self, budget: float) -> None:
+        self.budget = 60 * budget
+
+    def show(self, search) -> None:
+        elapsed = time.monotonic() - search.started
+        share = min(1.0, elapsed / self.budget)
+        done = int(share * 30)
+        best = max((r["las"] for r in search.cache.values() if isinstance(r.get("las"), (int, float))), default=None)
+        text = (
+            f"phase {search.phase}: trial {search.trials}, best {best if best is None else f'{best:.2f}'} "
+            f"[{'#' * done}{'.' * (30 - done)}] {_clock(elapsed)} of {_clock(self.budget)}  {search.last_note}"
+        )
+        click.echo(f"\r\033[Kmaltpy: {text[:200]}", err=True, nl=False)
+        _ProgressBar.showing = True
 
 
 @cli.command("parse")

@@ -1,0 +1,911 @@
+"""``maltpy optimize``: MaltOptimizer's search over a treebank, built in.
+
+MaltOptimizer (Ballesteros and Nivre 2012, "MaltOptimizer: A System for MaltParser Optimization",
+LREC) tunes MaltParser for a treebank in phases, each keeping the best of the one before:
+
+1. Data analysis: size, non-projectivity, which columns carry information, the root labels;
+   from these, the algorithms to try, the pseudo-projective encodings and how to score.
+2. The parsing algorithm: every candidate with its default feature model, the pseudo-projective
+   encodings of Nivre and Nilsson (2005) for the projective ones, then the root options.
+3. The feature model: backward elimination over the default model, then forward selection over
+   the groups of ``feature_groups`` (MaltParser's feature language); a change is kept only when it
+   gains at least ``threshold`` LAS points.
+4. The learner: LIBLINEAR's C (LIBSVM's C and gamma) on a small grid.
+
+A trial learns a parser on the training part and scores LAS (punctuation included, as
+MaltParser's evaluation) on the held-out part: the dev file (``-d``), K folds of the training
+file (``--folds``), or by default a seeded 80/20 split of it, or 5 folds when it is small.
+Trials are independent processes (``--jobs``, or a Dask cluster's workers); the decisions are
+taken in a fixed order from the scores alone, so a search is the same for a seed whatever the
+number of jobs, and ``--resume`` replays a search from its trial log without running again the
+trials it holds.
+
+Out: ``OUT_DIR/config.yaml`` and ``OUT_DIR/features.txt`` (what ``maltpy learn -c`` takes),
+rewritten after every phase, so that a search cut short leaves its best so far; and the trial log
+``OUT_DIR/trials.jsonl``, one JSON object per line: first the search's inputs and data analysis,
+then one per trial as it ends (``key``, ``phase``, ``what`` it changed, ``las``, ``correct``,
+``words``, ``seconds``, ``error``, ``config``, ``features``), and one per phase as it ends
+(``phase_end``, ``las``, ``start_las``, ``trials``, ``seconds``, ``kept``).
+"""
+
+from __future__ import annotations
+
+import collections
+import concurrent.futures
+import hashlib
+import io
+import json
+import math
+import multiprocessing
+import os
+import random
+import re
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from .config import LEARNER_OPTIONS, config_from_dict
+from .conll import ConllReader, Sentence, format_sentence
+from .errors import MaltpyError
+from .features import load_feature_model
+from .features.spec import FAMILY
+from .files import atomic_output, read_conll
+from .tree import is_projective, nonprojective_arcs
+
+LOG_VERSION = 1
+#: Below this many training tokens, a search without -d or --folds scores by 5-fold cross-validation:
+#: a fifth of a small treebank is too few words to tell settings apart (da_ddt's dev file has 10,000).
+SMALL_TREEBANK = 30_000
+SMALL_FOLDS = 5
+HOLDOUT = 0.2  # the share held out of the training file by default
+#: MaltOptimizer keeps a change of the feature model that gains at least this much LAS.
+THRESHOLD = 0.05
+PROJECTIVE = ("nivreeager", "nivrestandard", "stackproj", "covproj")
+NONPROJECTIVE = ("stacklazy", "stackeager", "covnonproj", "2planar", "planar")
+MARKINGS = ("head", "path", "head+path", "baseline")
+LIBLINEAR_C = (0.01, 0.025, 0.05, 0.1, 0.2, 0.4, 0.8)
+LIBSVM_C = (0.25, 0.5, 1.0, 2.0)
+LIBSVM_GAMMA = (0.1, 0.2, 0.4)
+MAX_LOG_BYTES = 1 << 30  # a search of a million trials writes less
+#: A column "carries information" when at least this share of its words is not ``_``.
+INFORMATIVE = 0.5
+
+
+# --- phase 1: data analysis --------------------------------------------------------------------
+
+
+@dataclass
+class Analysis:
+    """What MaltOptimizer's first phase learns from the training data."""
+
+    format: str
+    sentences: int
+    tokens: int
+    nonprojective_sentences: int
+    nonprojective_arcs: int
+    #: column -> share of words whose value is not ``_``
+    filled: dict[str, float]
+    #: the second part-of-speech column differs from the first on some words
+    two_tags: bool
+    #: LEMMA differs from the lower-cased FORM on some words
+    lemma_differs: bool
+    root_labels: dict[str, int]
+    sentences_with_several_roots: int
+
+    @property
+    def tag(self) -> str:
+        """The part-of-speech column the default feature models use for this format."""
+        return "UPOSTAG" if self.format == "conllu" else "POSTAG"
+
+    @property
+    def other_tag(self) -> str:
+        return "XPOSTAG" if self.format == "conllu" else "CPOSTAG"
+
+    def uses(self, column: str) -> bool:
+        """Is the column worth features? (present, and not a copy of what features already see)"""
+        if column == "LEMMA":
+            return self.filled["LEMMA"] >= INFORMATIVE and self.lemma_differs
+        if column == self.other_tag:
+            return self.filled[column] >= INFORMATIVE and self.two_tags
+        return self.filled.get(column, 0.0) >= INFORMATIVE
+
+    def algorithms(self) -> tuple[str, ...]:
+        """The algorithms to try: the projective ones always; the non-projective ones where the
+        treebank has non-projective arcs (as MaltOptimizer's phase 1 proposes)."""
+        return PROJECTIVE + (NONPROJECTIVE if self.nonprojective_arcs else ())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format, "sentences": self.sentences, "tokens": self.tokens,
+            "nonprojective_sentences": self.nonprojective_sentences, "nonprojective_arcs": self.nonprojective_arcs,
+            "filled": {k: round(v, 3) for k, v in self.filled.items()}, "two_tags": self.two_tags,
+            "lemma_differs": self.lemma_differs, "root_labels": self.root_labels,
+            "sentences_with_several_roots": self.sentences_with_several_roots,
+        }  # fmt: skip
+
+    def describe(self) -> list[str]:
+        pct = 100 * self.nonprojective_sentences / max(self.sentences, 1)
+        arcs = 100 * self.nonprojective_arcs / max(self.tokens, 1)
+        used = [c for c in ("LEMMA", self.other_tag, "FEATS") if self.uses(c)]
+        roots = ", ".join(f"{k} {v}" for k, v in sorted(self.root_labels.items(), key=lambda kv: -kv[1])[:3])
+        return [
+            f"{self.sentences:,} sentences, {self.tokens:,} tokens ({self.format})",
+            f"non-projective: {pct:.1f}% of sentences, {arcs:.2f}% of arcs",
+            f"columns with information beyond FORM and {self.tag}: {', '.join(used) or 'none'}",
+            f"root labels: {roots}; {self.sentences_with_several_roots} sentence(s) with several roots",
+            f"to try: {', '.join(self.algorithms())}"
+            + ("; pseudo-projective encodings for the projective ones" if self.nonprojective_arcs else ""),
+        ]
+
+
+def analyse(sentences: Sequence[Sentence], data_format: str) -> Analysis:
+    """Phase 1 over the training sentences."""
+    columns = {"LEMMA": 2, "CPOSTAG": 3, "POSTAG": 4, "FEATS": 5}
+    if data_format == "conllu":
+        columns = {"LEMMA": 2, "UPOSTAG": 3, "XPOSTAG": 4, "FEATS": 5}
+    filled = Counter()
+    tokens = np_sentences = np_arcs = several = 0
+    two_tags = lemma_differs = False
+    roots: Counter = Counter()
+    for sentence in sentences:
+        heads, labels = sentence.heads, sentence.labels
+        tokens += len(sentence)
+        for word in sentence.words:
+            for name, i in columns.items():
+                filled[name] += word[i] != "_"
+            two_tags = two_tags or word[3] != word[4]
+            lemma_differs = lemma_differs or word[2] != word[1].lower()
+        if not is_projective(heads):
+            np_sentences += 1
+            np_arcs += len(nonprojective_arcs(heads))
+        on_root = [labels[d] for d in range(1, len(heads)) if heads[d] == 0]
+        roots.update(on_root)
+        several += len(on_root) > 1
+    return Analysis(
+        data_format, len(sentences), tokens, np_sentences, np_arcs,
+        {name: filled[name] / max(tokens, 1) for name in columns}, two_tags, lemma_differs, dict(roots), several,
+    )  # fmt: skip
+
+
+# --- the feature space of phase 3 --------------------------------------------------------------
+
+#: Per family: the two words a transition relates (the focus), then the words around them,
+#: nearest first. The focus words are the "top items" of MaltOptimizer's structural features.
+FOCUS = {
+    "nivre": ("Stack[0]", "Input[0]"),
+    "planar": ("Stack[0]", "Input[0]"),
+    "twoplanar": ("ActiveStack[0]", "Input[0]"),
+    "stack": ("Stack[0]", "Stack[1]"),
+    "covington": ("Left[0]", "Right[0]"),
+}
+CONTEXT = {
+    "nivre": ("Stack[1]", "Input[1]", "Input[2]", "Stack[2]", "Input[3]"),
+    "planar": ("Stack[1]", "Input[1]", "Input[2]", "Stack[2]", "Input[3]"),
+    "twoplanar": ("ActiveStack[1]", "Input[1]", "Input[2]", "InactiveStack[0]", "Input[3]"),
+    "stack": ("Lookahead[0]", "Stack[2]", "Lookahead[1]", "Input[0]", "Lookahead[2]"),
+    "covington": ("Left[1]", "Right[1]", "Right[2]", "Left[2]", "LeftContext[0]", "RightContext[0]"),
+}
+#: The focus words that can already have dependents on each side while they are focus words
+#: (the arc-eager buffer's first word has no right dependent yet, and so on).
+HAS_LEFT = {"nivre": (0, 1), "planar": (0, 1), "twoplanar": (0, 1), "stack": (0, 1), "covington": (0, 1)}
+HAS_RIGHT = {"nivre": (0,), "planar": (0,), "twoplanar": (0,), "stack": (0, 1), "covington": (0,)}
+DISTANCE_BINS = "0|1|2|3|4|5|6|7|8|9|10"
+VALENCY_BINS = "0|1|2|3|4|5|6"
+
+
+def readable(feature: str) -> str:
+    """One spelling of a feature: no blanks, a blank after each comma (the default models' files
+    and the candidates below are compared in it)."""
+    return re.sub(r"\s+", "", feature).replace(",", ", ")
+
+
+def _col(column: str, address: str) -> str:
+    kind = "OutputColumn" if column == "DEPREL" else "InputColumn"
+    return f"{kind}({column}, {address})"
+
+
+def feature_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[str]]]:
+    """Phase 3's forward candidates for ``algorithm``, in groups tried in order: each group's
+    features are tried one at a time against the current model (see ``Search.greedy``).
+
+    The space is MaltOptimizer's (part-of-speech and word-form windows, lemma and morphology of the
+    focus words, structure around them, conjunctions of tags, forms and labels, distance and
+    valency), plus the suffixes of the issue; the windows follow each family's addresses."""
+    family = FAMILY[algorithm]
+    a, b = FOCUS[family]
+    context = CONTEXT[family]
+    tag, other = analysis.tag, analysis.other_tag
+    focus = (a, b)
+    deps = [f"ldep({focus[i]})" for i in HAS_LEFT[family]] + [f"rdep({focus[i]})" for i in HAS_RIGHT[family]]
+    groups: list[tuple[str, list[str]]] = [
+        ("part-of-speech window", [_col(tag, x) for x in context] + [_col(tag, f"head({a})")]),
+        ("word-form window", [_col("FORM", x) for x in focus + context[:4]] + [_col("FORM", f"head({a})")]),
+    ]
+    if analysis.uses(other):
+        groups.append((f"{other} of the top items", [_col(other, x) for x in focus + context[:2]]))
+    if analysis.uses("LEMMA"):
+        groups.append(("LEMMA of the top items", [_col("LEMMA", x) for x in focus + context[:2]]))
+    if analysis.uses("FEATS"):
+        groups.append((
+            "FEATS of the top items",
+            [f"Split({_col('FEATS', x)}, \\|)" for x in focus + context[:2]] + [_col("FEATS", x) for x in focus],
+        ))  # fmt: skip
+    groups.append(("suffixes of FORM", [f"Suffix({_col('FORM', x)}, {n})" for n in (3, 2) for x in focus]
+                   + [f"Suffix({_col('FORM', context[0])}, 3)"]))  # fmt: skip
+    groups.append((
+        "structure around the top items",
+        [_col(tag, d) for d in deps] + [_col("DEPREL", d) for d in deps] + [_col("FORM", d) for d in deps]
+        + [_col("DEPREL", a), _col("DEPREL", f"head({a})"), _col(tag, f"head(head({a}))")],
+    ))  # fmt: skip
+    merges = [
+        f"Merge({_col(tag, a)}, {_col('FORM', b)})",
+        f"Merge({_col('FORM', a)}, {_col(tag, b)})",
+        f"Merge({_col('FORM', a)}, {_col('FORM', b)})",
+        f"Merge3({_col(tag, a)}, {_col(tag, b)}, {_col('DEPREL', f'ldep({b})')})",
+        f"Merge3({_col(tag, b)}, {_col('DEPREL', f'ldep({b})')}, {_col('DEPREL', f'rdep({b})')})"
+        if 1 in HAS_RIGHT[family] else f"Merge({_col(tag, b)}, {_col(tag, context[0])})",
+        f"Merge({_col(tag, a)}, {_col(tag, f'head({a})')})",
+    ]  # fmt: skip
+    if analysis.uses("LEMMA"):
+        merges += [f"Merge({_col(tag, a)}, {_col('LEMMA', b)})", f"Merge({_col('LEMMA', a)}, {_col(tag, b)})"]
+    if analysis.uses("FEATS"):
+        merges += [f"Merge({_col('FEATS', a)}, {_col('FEATS', b)})", f"Merge({_col(tag, a)}, {_col('FEATS', b)})"]
+    groups.append(("conjunctions (Merge, Merge3)", merges))
+    groups.append((
+        "distance and valency",
+        [f"Distance({a}, {b}, {DISTANCE_BINS})"]
+        + [f"NumOf({focus[i]}, ldeps, {VALENCY_BINS})" for i in HAS_LEFT[family]]
+        + [f"NumOf({focus[i]}, rdeps, {VALENCY_BINS})" for i in HAS_RIGHT[family]],
+    ))  # fmt: skip
+    return [(name, list(dict.fromkeys(readable(c) for c in candidates))) for name, candidates in groups]
+
+
+def default_features(algorithm: str, learner: str, data_format: str) -> tuple[str, ...]:
+    """The default feature model of the algorithm, learner and format, one line per feature."""
+    fm = load_feature_model(None, algorithm, learner, data_format, "one")
+    return tuple(readable(s.text) for s in sorted(fm.specs, key=lambda s: s.line))
+
+
+# --- settings and trials -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One point of the search: the configuration's groups (YAML's, as ``config_from_dict``
+    takes them, the feature file aside) and the feature model's lines."""
+
+    options: str  # JSON, keys sorted: hashable and the same text for the same settings
+    features: tuple[str, ...]
+
+    @classmethod
+    def make(cls, options: dict, features: Iterable[str]) -> Setting:
+        return cls(json.dumps(options, sort_keys=True), tuple(features))
+
+    @property
+    def groups(self) -> dict[str, dict[str, Any]]:
+        return json.loads(self.options)
+
+    @property
+    def algorithm(self) -> str:
+        return self.groups["singlemalt"]["parsing_algorithm"]
+
+    def key(self) -> str:
+        text = json.dumps([self.options, list(self.features)])
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+    def changed(self, **groups: dict[str, Any]) -> Setting:
+        """A copy with these groups' keys set (a value of None removes the key)."""
+        options = self.groups
+        for group, values in groups.items():
+            options.setdefault(group, {})
+            for k, v in values.items():
+                if v is None:
+                    options[group].pop(k, None)
+                else:
+                    options[group][k] = v
+            if not options[group]:
+                del options[group]
+        return Setting.make(options, self.features)
+
+    def with_features(self, features: Iterable[str]) -> Setting:
+        return Setting(self.options, tuple(features))
+
+
+@dataclass
+class Result:
+    setting: Setting
+    las: float | None  # None: the trial failed (see error) or was not run
+    seconds: float = 0.0
+    error: str | None = None
+    cached: bool = False
+
+
+@dataclass(frozen=True)
+class Data:
+    """Where a trial's sentences come from: the files and how they are split (small and
+    picklable, so that a Dask worker can rebuild the same splits)."""
+
+    train: str
+    dev: str | None
+    folds: int  # 1 with dev or holdout
+    seed: int
+    data_format: str
+
+
+class _Split:
+    def __init__(self, train: list[Sentence], dev: list[Sentence], data_format: str) -> None:
+        self.train = train
+        self.dev_text = "".join(format_sentence(s, data_format) for s in dev).encode("utf-8")
+        self.gold = [(s.heads, s.labels) for s in dev]
+
+
+def splits_of(sentences: list[Sentence], dev: list[Sentence] | None, folds: int, seed: int,
+              data_format: str) -> list[_Split]:  # fmt: skip
+    """Training and held-out parts: the dev file; or K folds of a seeded shuffle; or, with
+    folds == 1, a seeded HOLDOUT share of the training sentences held out."""
+    if dev is not None:
+        return [_Split(sentences, dev, data_format)]
+    order = list(range(len(sentences)))
+    random.Random(seed).shuffle(order)
+    if folds == 1:
+        held = set(order[: max(1, round(HOLDOUT * len(order)))])
+        parts = [held]
+    else:
+        parts = [set(order[k::folds]) for k in range(folds)]
+    return [
+        _Split([s for i, s in enumerate(sentences) if i not in part], [sentences[i] for i in sorted(part)], data_format)
+        for part in parts
+    ]
+
+
+def read_sentences(path: str, data_format: str = "auto") -> tuple[list[Sentence], str]:
+    with read_conll(path, data_format) as reader:
+        sentences = list(reader)
+        fmt = reader.format
+    for s in sentences:
+        if s.heads is None:
+            raise MaltpyError("optimizing needs gold trees, but HEAD is _", path, s.line)
+    if not sentences:
+        raise MaltpyError("no sentences to optimize on", path)
+    return sentences, fmt
+
+
+_worker_data: dict[Data, list[_Split]] = {}
+_worker_files: dict[tuple[str, ...], str] = {}
+
+
+def _splits(data: Data) -> list[_Split]:
+    if data not in _worker_data:
+        train, _ = read_sentences(data.train, data.data_format)
+        dev = read_sentences(data.dev, data.data_format)[0] if data.dev else None
+        _worker_data.clear()
+        _worker_data[data] = splits_of(train, dev, data.folds, data.seed, data.data_format)
+    return _worker_data[data]
+
+
+def _feature_file(features: tuple[str, ...]) -> str:
+    if features not in _worker_files:
+        handle, path = tempfile.mkstemp(prefix="maltpy-optimize-", suffix=".txt")
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in features))
+        _worker_files[features] = path
+    return _worker_files[features]
+
+
+def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) -> tuple[int, int, float]:
+    """Learn on one split's training part, parse its held-out part: (correct, words, seconds).
+    Runs in a worker process (or a Dask worker)."""
+    from .parser import learn
+
+    started = time.perf_counter()
+    split = _splits(data)[part]
+    groups = json.loads(options)
+    groups.setdefault("guide", {})["features"] = _feature_file(features)
+    config = config_from_dict(groups, "maltpy optimize")
+    model = learn(config, split.train, data.data_format, data.train)
+    reader = ConllReader(io.BytesIO(split.dev_text), "held-out part", data.data_format, blind=True)
+    correct = words = 0
+    for parsed, (heads, labels) in zip(model.parse(reader), split.gold, strict=True):
+        got_heads, got_labels = parsed.heads, parsed.labels
+        words += len(heads) - 1
+        correct += sum(got_heads[d] == heads[d] and got_labels[d] == labels[d] for d in range(1, len(heads)))
+    return correct, words, time.perf_counter() - started
+
+
+def _cleanup_worker_files() -> None:
+    for path in _worker_files.values():
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+    _worker_files.clear()
+
+
+# --- the search --------------------------------------------------------------------------------
+
+
+@dataclass
+class PhaseSummary:
+    name: str
+    trials: int = 0
+    seconds: float = 0.0
+    start_las: float | None = None
+    end_las: float | None = None
+    changes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Tally:
+    """The folds of one trial, added up as they end."""
+
+    correct: int = 0
+    words: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+    parts: int = 0
+
+    def add(self, correct: int, words: int, seconds: float) -> None:
+        self.correct += correct
+        self.words += words
+        self.seconds += seconds
+        self.parts += 1
+
+    def fail(self, error: str) -> None:
+        self.error = self.error or error
+        self.parts += 1
+
+
+class Search:
+    """Runs trials (in parallel, from the cache on --resume), within the budget, and logs them."""
+
+    def __init__(self, data: Data, splits: int, executor: concurrent.futures.Executor, jobs: int,
+                 deadline: float, log: io.TextIOBase, cache: dict[str, dict], threshold: float,
+                 progress: Callable[[Search], None] | None) -> None:  # fmt: skip
+        self.data = data
+        self.splits = splits
+        self.executor = executor
+        self.jobs = jobs
+        self.deadline = deadline
+        self.log = log
+        self.cache = cache
+        self.threshold = threshold
+        self.progress = progress
+        self.trials = 0  # run or taken from the log, in this search
+        self.ran = 0
+        self.task_seconds: list[float] = []
+        self.out_of_time = False
+        self.phase = ""
+        self.best: Result | None = None
+        self.failures: list[Result] = []
+        self.started = time.monotonic()
+        self.last_note = ""
+
+    def expected_task(self) -> float:
+        """How long one task is expected to take: the slowest of the recent ones, so that a task
+        started before the deadline ends before it."""
+        return max(self.task_seconds[-8:]) if self.task_seconds else 0.0
+
+    def time_for(self, tasks: int) -> bool:
+        """Can ``tasks`` tasks (those running and those to start) end before the deadline?"""
+        rounds = math.ceil(tasks / self.jobs)
+        return time.monotonic() + rounds * self.expected_task() <= self.deadline
+
+    def evaluate(self, settings: Sequence[Setting], what: Sequence[str]) -> list[Result]:
+        """Score each setting, its folds in parallel with each other and with the next settings'.
+        A setting starts only if all its folds can end before the deadline; one the budget leaves
+        no time for comes back with las None. Trials are logged as they end."""
+        results: list[Result | None] = [None] * len(settings)
+        waiting: collections.deque[int] = collections.deque()
+        for i, s in enumerate(settings):
+            record = self.cache.get(s.key())
+            if record is not None:
+                results[i] = Result(s, record["las"], record["seconds"], record.get("error"), cached=True)
+                self._logged(results[i], what[i])
+            else:
+                waiting.append(i)
+        tasks: collections.deque[tuple[int, int]] = collections.deque()
+        tallies = {i: _Tally() for i in waiting}
+        running: dict[concurrent.futures.Future, tuple[int, int]] = {}
+        try:
+            while waiting or tasks or running:
+                while len(running) < self.jobs:
+                    if not tasks and waiting and not self.out_of_time:
+                        if self.time_for(len(running) + self.splits):
+                            i = waiting.popleft()
+                            tasks.extend((i, part) for part in range(self.splits))
+                        else:
+                            self.out_of_time = True
+                    if not tasks:
+                        break
+                    i, part = tasks.popleft()
+                    s = settings[i]
+                    running[self.executor.submit(run_trial, self.data, part, s.options, s.features)] = (i, part)
+                if not running:
+                    break
+                done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    i, _ = running.pop(future)
+                    tally = tallies[i]
+                    try:
+                        correct, words, seconds = future.result()
+                        self.task_seconds.append(seconds)
+                        tally.add(correct, words, seconds)
+                    except MaltpyError as e:
+                        tally.fail(e.message)
+                    except Exception as e:  # a trial's failure is logged; the search goes on
+                        tally.fail(f"{type(e).__name__}: {e}")
+                    if tally.parts == self.splits:
+                        results[i] = self._finished(settings[i], what[i], tally)
+        finally:
+            for future in running:
+                future.cancel()
+        return [r if r is not None else Result(s, None) for r, s in zip(results, settings)]
+
+    def _finished(self, setting: Setting, what: str, tally: _Tally) -> Result:
+        las = None if tally.error is not None or not tally.words else round(100 * tally.correct / tally.words, 4)
+        result = Result(setting, las, round(tally.seconds, 2), tally.error)
+        record = {
+            "trial": len(self.cache) + 1, "phase": self.phase, "what": what, "key": setting.key(), "las": las,
+            "correct": tally.correct, "words": tally.words, "seconds": round(tally.seconds, 2), "error": tally.error,
+            "config": setting.groups, "features": list(setting.features),
+        }  # fmt: skip
+        self.log.write(json.dumps(record) + "\n")
+        self.log.flush()
+        self.cache[setting.key()] = record
+        self.ran += 1
+        self._logged(result, what)
+        return result
+
+    def _logged(self, result: Result, what: str) -> None:
+        self.trials += 1
+        if result.las is None:
+            self.failures.append(result)
+        self.last_note = f"{what}: {result.las if result.las is not None else 'failed'}"
+        if self.progress:
+            self.progress(self)
+
+    def better(self, result: Result, than: Result, threshold: float) -> bool:
+        return result.las is not None and than.las is not None and result.las >= than.las + threshold
+
+    def greedy(self, base: Result, changes: Sequence[tuple[str, Callable[[Setting], Setting]]],
+               threshold: float) -> tuple[Result, list[str]]:  # fmt: skip
+        """Try each change alone on ``base``; keep the best that gains ``threshold``, then add
+        the other gaining ones one at a time, best first, each kept if it gains again. Ties go
+        to the earlier change: the order of ``changes`` decides, never timing."""
+        if not changes:
+            return base, []
+        tried = self.evaluate([change(base.setting) for _, change in changes], [name for name, _ in changes])
+        gaining = [(r.las, -i, i) for i, r in enumerate(tried) if self.better(r, base, threshold)]
+        gaining.sort(reverse=True)
+        if not gaining:
+            return base, []
+        first = gaining[0][2]
+        current, kept = tried[first], [changes[first][0]]
+        for _, _, i in gaining[1:]:
+            name, change = changes[i]
+            result = self.evaluate([change(current.setting)], [name])[0]
+            if self.better(result, current, threshold):
+                current, kept = result, kept + [name]
+        return current, kept
+
+
+# --- the phases --------------------------------------------------------------------------------
+
+
+def _lib_options(learner: str, **values: float) -> dict[str, Any]:
+    options = {flag: spec.default for flag, spec in LEARNER_OPTIONS[learner].items() if flag != "w"}
+    options.update(values)
+    return options
+
+
+def _base_setting(algorithm: str, learner: str, data_format: str) -> Setting:
+    options = {
+        "singlemalt": {"parsing_algorithm": algorithm},
+        "guide": {"learner": learner},
+        "lib": {"options": _lib_options(learner)},
+    }
+    if data_format is not None:
+        options["input"] = {"format": data_format}
+    return Setting.make(options, default_features(algorithm, learner, data_format))
+
+
+def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[Result, list[str]]:
+    """Phase 2: the algorithms with their default features; the pseudo-projective encodings for
+    the two best projective ones (where the data have non-projective arcs); the root options."""
+    algorithms = analysis.algorithms()
+    settings = [_base_setting(a, learner, analysis.format) for a in algorithms]
+    results = search.evaluate(settings, list(algorithms))
+    scored = [r for r in results if r.las is not None]
+    if not scored:
+        raise MaltpyError("no trial of the algorithms finished: a larger --budget is needed", "maltpy optimize")
+    best = max(scored, key=lambda r: r.las)  # max keeps the first of equals: the list's order
+    notes = [f"{best.setting.algorithm} of {len(scored)} algorithms"]
+    if analysis.nonprojective_arcs:
+        projective = sorted((r for r in scored if r.setting.algorithm in PROJECTIVE), key=lambda r: -r.las)[:2]
+        lifted = [r.setting.changed(pproj={"marking_strategy": m}) for r in projective for m in MARKINGS]
+        names = [f"{r.setting.algorithm} -pp {m}" for r in projective for m in MARKINGS]
+        for r, name in zip(search.evaluate(lifted, names), names):
+            if r.las is not None and r.las > best.las:
+                best, notes = r, [name]
+    changes = root_options(best.setting)
+    best, kept = search.greedy(best, changes, 0.0001)
+    return best, notes + kept
+
+
+def root_options(setting: Setting) -> list[tuple[str, Callable[[Setting], Setting]]]:
+    """The options MaltOptimizer tries after choosing the algorithm: how the root takes its
+    dependents, REDUCE and SHIFT, and for a pseudo-projective encoding its covered roots and
+    lifting order."""
+    family = FAMILY[setting.algorithm]
+    changes: list[tuple[str, Callable[[Setting], Setting]]] = []
+    if family == "nivre":
+        changes.append(("-nr false", lambda s: s.changed(nivre={"allow_root": False})))
+        if setting.algorithm == "nivreeager":
+            changes.append(("-ne true", lambda s: s.changed(nivre={"allow_reduce": True})))
+    elif family == "covington":
+        changes.append(("-cr false", lambda s: s.changed(covington={"allow_root": False})))
+        changes.append(("-cs true", lambda s: s.changed(covington={"allow_shift": True})))
+    elif family in ("planar", "twoplanar"):
+        changes.append(("-prh relaxed", lambda s: s.changed(multiplanar={"planar_root_handling": "relaxed"})))
+        if family == "twoplanar":
+            changes.append(("-2pr true", lambda s: s.changed(**{"2planar": {"reduceonswitch": True}})))
+    if "pproj" in setting.groups:
+        for covered in ("left", "right", "head"):
+            changes.append((f"-pcr {covered}", lambda s, c=covered: s.changed(pproj={"covered_root": c})))
+        changes.append(("-plo deepest", lambda s: s.changed(pproj={"lifting_order": "deepest"})))
+    return changes
+
+
+def phase_features(search: Search, best: Result, analysis: Analysis) -> tuple[Result, list[str]]:
+    """Phase 3: backward elimination over the model's features, then forward selection group by
+    group (``feature_groups``), each change kept when it gains ``search.threshold``."""
+    kept: list[str] = []
+    removals = [(f"- {line}", lambda s, line=line: s.with_features(x for x in s.features if x != line))
+                for line in best.setting.features]  # fmt: skip
+    best, names = search.greedy(best, removals, search.threshold)
+    kept += names
+    for _, candidates in feature_groups(best.setting.algorithm, analysis):
+        if search.out_of_time:
+            break
+        new = [c for c in candidates if c not in best.setting.features]
+        additions = [(f"+ {line}", lambda s, line=line: s.with_features(s.features + (line,))) for line in new]
+        best, names = search.greedy(best, additions, search.threshold)
+        kept += names
+    return best, kept
+
+
+def phase_learner(search: Search, best: Result, analysis: Analysis) -> tuple[Result, list[str]]:
+    """Phase 4: for LIBSVM, first the data split MaltParser's LIBSVM models use (one classifier
+    per part of speech of the next input word, -T 1000); then the learner's cost C (and LIBSVM's
+    gamma) on a grid around the defaults."""
+    kept: list[str] = []
+    learner = best.setting.groups["guide"]["learner"]
+    if learner == "libsvm":
+        column, address = analysis.tag, split_address(best.setting.algorithm)
+        split = best.setting.changed(
+            guide={"data_split_column": column, "data_split_structure": address, "data_split_threshold": 1000}
+        )
+        name = f"-d {column} -s {address} -T 1000"
+        result = search.evaluate([split], [name])[0]
+        if search.better(result, best, search.threshold):
+            best, kept = result, [name]
+    options = best.setting.groups["lib"]["options"]
+    if learner == "liblinear":
+        grid = [{"c": c} for c in LIBLINEAR_C if c != options["c"]]
+    else:
+        grid = [{"c": c, "g": g} for c in LIBSVM_C for g in LIBSVM_GAMMA if (c, g) != (options["c"], options["g"])]
+    settings = [best.setting.changed(lib={"options": {**options, **values}}) for values in grid]
+    names = [" ".join(f"-{k} {v}" for k, v in values.items()) for values in grid]
+    results = search.evaluate(settings, names)
+    winner = max((r for r in results if r.las is not None), key=lambda r: r.las, default=None)
+    if winner is not None and search.better(winner, best, search.threshold):
+        return winner, kept + [names[results.index(winner)]]
+    return best, kept
+
+
+def split_address(algorithm: str) -> str:
+    """The address of the data split: the next input word (MaltParser's -s for each family)."""
+    return {"stack": "Lookahead[0]", "covington": "Right[0]"}.get(FAMILY[algorithm], "Input[0]")
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+def write_outputs(out_dir: str, best: Result, header: dict, summary: list[PhaseSummary]) -> None:
+    """config.yaml and features.txt for ``maltpy learn -c``, each written whole or not at all."""
+    groups = best.setting.groups
+    groups.setdefault("guide", {})["features"] = "features.txt"
+    groups.pop("input", None)  # the format is the input's own when learning again
+    options = groups["lib"]["options"]
+    learner = groups["guide"]["learner"]
+    groups["lib"]["options"] = " ".join(f"-{f} {options[f]:g}" for f in LEARNER_OPTIONS[learner] if f in options)
+    order = ("singlemalt", "guide", "lib")
+    groups = {name: groups[name] for name in sorted(groups, key=lambda g: (order + (g,)).index(g))}
+    where = header["scoring"]
+    lines = [
+        f"# maltpy optimize: LAS {best.las:.2f} on {where} (seed {header['seed']}).",
+        "# Phases: " + "; ".join(f"{p.name} {p.end_las:.2f}" for p in summary if p.end_las is not None) + ".",
+        "# Trial log: trials.jsonl. Use: maltpy learn -c THIS -i TRAIN -m MODEL",
+    ]
+    text = "\n".join(lines) + "\n" + yaml.safe_dump(groups, sort_keys=False, default_flow_style=False)
+    features = (f"# Feature model chosen by maltpy optimize for {best.setting.algorithm} (LAS {best.las:.2f} on "
+                f"{where}).\n" + "".join(line + "\n" for line in best.setting.features))  # fmt: skip
+    with atomic_output(os.path.join(out_dir, "features.txt")) as out:
+        out.write(features.encode("utf-8"))
+    with atomic_output(os.path.join(out_dir, "config.yaml")) as out:
+        out.write(text.encode("utf-8"))
+
+
+def summary_table(summary: list[PhaseSummary], baseline: Result | None, best: Result) -> str:
+    rows = [("phase", "trials", "time", "LAS", "gain", "kept")]
+    for p in summary:
+        gain = "" if p.end_las is None or p.start_las is None else f"{p.end_las - p.start_las:+.2f}"
+        las = "" if p.end_las is None else f"{p.end_las:.2f}"
+        kept = "; ".join(p.changes[:4]) + (f"; ... ({len(p.changes)} in all)" if len(p.changes) > 4 else "")
+        rows.append((p.name, str(p.trials), f"{p.seconds / 60:.1f} min", las, gain, kept))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    out = ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
+    if baseline is not None and baseline.las is not None:
+        learner = baseline.setting.groups["guide"]["learner"]
+        out.append(f"MaltParser's default (nivreeager, its default features, {learner}): {baseline.las:.2f}; "
+                   f"optimized: {best.las:.2f} ({best.las - baseline.las:+.2f})")  # fmt: skip
+    return "\n".join(out)
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+def _file_digest(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _read_log(path: str, header: dict) -> dict[str, dict]:
+    """The trials of an earlier search with the same inputs, by key. A last line without its end
+    (a search killed while writing it) is cut off the file."""
+    cache: dict[str, dict] = {}
+    complete = 0
+    if os.path.getsize(path) > MAX_LOG_BYTES:
+        raise MaltpyError(f"a trial log of more than {MAX_LOG_BYTES >> 20} MB is not read", path)
+    with open(path, "rb") as f:
+        data = f.read()
+    for number, raw in enumerate(data.splitlines(keepends=True), 1):
+        if not raw.endswith(b"\n"):
+            with open(path, "r+b") as f:
+                f.truncate(complete)
+            break
+        complete += len(raw)
+        line = raw.decode("utf-8", "replace")
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise MaltpyError("not a trial log: a line is not JSON", path, number) from None
+        if not isinstance(record, dict):
+            raise MaltpyError("not a trial log: a line is not a JSON object", path, number)
+        if number == 1:
+            mismatch = [k for k in ("log", "train_sha256", "dev_sha256", "scoring", "seed", "learner")
+                        if record.get(k) != header[k]]  # fmt: skip
+            if mismatch:
+                raise MaltpyError(
+                    f"--resume: the log is of another search ({', '.join(mismatch)} differ); "
+                    "use a new output folder", path, 1,
+                )  # fmt: skip
+            continue
+        if "phase_end" in record:  # what a phase kept: a summary, not a trial
+            continue
+        key, las = record.get("key"), record.get("las")
+        if not isinstance(key, str) or not (las is None or isinstance(las, (int, float)) and 0 <= las <= 100):
+            raise MaltpyError("not a trial log: a trial without key or las", path, number)
+        if not isinstance(record.get("seconds"), (int, float)):
+            raise MaltpyError("not a trial log: a trial without seconds", path, number)
+        cache[key] = record
+    return cache
+
+
+def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None = None, budget: float = 60.0,
+             jobs: int = 1, seed: int = 1, resume: bool = False, threshold: float = THRESHOLD,
+             learner: str = "liblinear", scheduler: str | None = None, data_format: str = "auto",
+             say: Callable[[str], None] | None = None, progress: Callable[[Search], None] | None = None,
+             ) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
+    """Run the four phases on ``train`` and write the best configuration to ``out_dir``; see the
+    module's text. ``budget`` in minutes bounds the whole search: no trial starts that the
+    slowest recent one says would end after it."""
+    say = say or (lambda message: None)
+    started = time.monotonic()
+    deadline = started + 60 * budget
+    if dev is not None and folds is not None:
+        raise MaltpyError("-d and --folds exclude each other", "command line")
+    sentences, fmt = read_sentences(train, data_format)
+    if dev is not None:
+        read_sentences(dev, fmt)  # its errors now, not in every trial
+    analysis = analyse(sentences, fmt)
+    if dev is not None:
+        n_folds, scoring = 1, f"the dev file {os.path.basename(dev)}"
+    elif folds is not None:
+        if folds > len(sentences):
+            raise MaltpyError(f"--folds {folds}: the treebank has only {len(sentences)} sentences", train)
+        n_folds, scoring = folds, f"{folds}-fold cross-validation on {os.path.basename(train)}"
+    elif analysis.tokens < SMALL_TREEBANK and len(sentences) >= SMALL_FOLDS:
+        n_folds, scoring = SMALL_FOLDS, f"{SMALL_FOLDS}-fold cross-validation on {os.path.basename(train)}"
+    else:
+        n_folds, scoring = 1, f"a held-out {round(100 * HOLDOUT)}% of {os.path.basename(train)}"
+    header = {
+        "log": LOG_VERSION, "train": os.path.abspath(train), "train_sha256": _file_digest(train),
+        "dev": os.path.abspath(dev) if dev else None, "dev_sha256": _file_digest(dev) if dev else None,
+        "scoring": scoring, "seed": seed, "learner": learner, "analysis": analysis.as_dict(),
+    }  # fmt: skip
+    os.makedirs(out_dir, exist_ok=True)
+    log_path = os.path.join(out_dir, "trials.jsonl")
+    cache: dict[str, dict] = {}
+    if os.path.exists(log_path):
+        if not resume:
+            raise MaltpyError("holds the trial log of a search: --resume continues it, or choose another -o", log_path)
+        cache = _read_log(log_path, header)
+    say("phase 1, data analysis: " + "; ".join(analysis.describe()))
+    split = f" (phase 4 tries -d {analysis.tag} -T 1000)" if learner == "libsvm" else " (one model, no data split)"
+    say(f"learner {learner}{split}; scoring by LAS on {scoring}; budget {budget:g} min, {jobs} job(s)")
+    data = Data(os.path.abspath(train), os.path.abspath(dev) if dev else None, n_folds, seed, fmt)
+    client = None
+    if scheduler is not None:
+        try:
+            from distributed import Client
+        except ImportError as e:
+            raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
+        client = Client(scheduler)
+        executor: concurrent.futures.Executor = client.get_executor()
+        jobs = max(jobs, sum(client.nthreads().values()))
+    else:
+        executor = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    summary: list[PhaseSummary] = []
+    best: Result | None = None
+    baseline: Result | None = None
+    with open(log_path, "a" if cache else "w", encoding="utf-8") as log:
+        if not cache:
+            log.write(json.dumps(header) + "\n")
+            log.flush()
+        search = Search(data, n_folds, executor, jobs, deadline, log, cache, threshold, progress)
+        try:
+            phases = [
+                ("2 algorithm", lambda b: phase_algorithm(search, analysis, learner)),
+                ("3 features", lambda b: phase_features(search, b, analysis)),
+                ("4 learner", lambda b: phase_learner(search, b, analysis)),
+            ]
+            for name, run in phases:
+                if search.out_of_time and best is not None:
+                    say(f"phase {name}: skipped, the budget is spent")
+                    break
+                search.phase = name
+                phase = PhaseSummary(name, start_las=best.las if best else None)
+                trials, clock = search.trials, time.monotonic()
+                best, phase.changes = run(best)
+                if baseline is None:
+                    default = _base_setting("nivreeager", learner, fmt)
+                    record = cache.get(default.key())
+                    baseline = Result(default, record["las"]) if record is not None else None
+                    phase.start_las = baseline.las if baseline is not None else None
+                phase.trials, phase.seconds, phase.end_las = search.trials - trials, time.monotonic() - clock, best.las
+                summary.append(phase)
+                log.write(json.dumps({"phase_end": name, "las": best.las, "start_las": phase.start_las,
+                                      "trials": phase.trials, "seconds": round(phase.seconds, 1),
+                                      "kept": phase.changes}) + "\n")  # fmt: skip
+                log.flush()
+                write_outputs(out_dir, best, header, summary)
+                say(f"phase {name}: LAS {best.las:.2f} after {phase.trials} trial(s)"
+                    + (f"; kept {'; '.join(phase.changes)}" if phase.changes else ""))  # fmt: skip
+        finally:
+            if client is not None:
+                client.close()
+            else:
+                executor.shutdown(wait=True, cancel_futures=True)
+    failed = [r for r in search.failures if r.error is not None]
+    if failed:
+        say(f"{len(failed)} trial(s) failed (see their 'error' in trials.jsonl), the first: {failed[0].error}")
+    return best, summary, baseline

@@ -1,0 +1,195 @@
+"""``maltpy optimize``: the search's phases on real data (the shipped example treebank, 5-fold
+cross-validation), its outputs as ``maltpy learn`` takes them, its determinism across --jobs, its
+resumption from the trial log, its budget, and its refusals. The accuracy it reaches on the shared
+treebanks is measured by scripts/bench_optimize.py, beside MaltParser's defaults."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+
+import pytest
+from conftest import DATA, EXAMPLE, requires_shared, run_maltpy
+
+from maltpy.config import ALGORITHMS, load_config
+from maltpy.conll import ConllReader
+from maltpy.features import load_feature_model
+from maltpy.optimize import (
+    Analysis,
+    analyse,
+    default_features,
+    feature_groups,
+    read_sentences,
+    readable,
+)
+from maltpy.tree import is_projective, nonprojective_arcs
+
+TRAIN = EXAMPLE / "en-train.conllu"
+TEST = EXAMPLE / "en-test.conllu"
+
+
+def records(out) -> list[dict]:
+    lines = (out / "trials.jsonl").read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines[1:]]
+
+
+def trials(out) -> list[dict]:
+    return [r for r in records(out) if "phase_end" not in r]
+
+
+@pytest.fixture(scope="module")
+def searched(tmp_path_factory):
+    """One search of the example treebank with two jobs."""
+    out = tmp_path_factory.mktemp("search") / "opt"
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--jobs", "2", "--budget", "10")
+    assert r.returncode == 0, r.stderr.decode()
+    return out, r
+
+
+def test_search_writes_a_config_that_learn_takes(searched, tmp_path):
+    out, r = searched
+    stderr = r.stderr.decode()
+    assert r.stdout == b""
+    for phase in ("phase 1, data analysis", "2 algorithm", "3 features", "4 learner", "MaltParser's default"):
+        assert phase in stderr
+    config = load_config(str(out / "config.yaml"))
+    assert config.guide.features == str(out / "features.txt")
+    logged = trials(out)
+    best = max(t["las"] for t in logged if t["las"] is not None)
+    assert f"LAS {best:.2f}" in (out / "config.yaml").read_text()
+    # the chosen setting is a logged trial: same algorithm, same feature lines
+    chosen = next(t for t in logged if t["las"] == best)
+    assert config.singlemalt.parsing_algorithm == chosen["config"]["singlemalt"]["parsing_algorithm"]
+    lines = [x for x in (out / "features.txt").read_text().splitlines() if not x.startswith("#")]
+    assert lines == chosen["features"]
+    # learn and parse with it, from another folder: the feature file is found beside the config
+    model = tmp_path / "tuned.mpm"
+    assert run_maltpy("learn", "-c", out / "config.yaml", "-i", TRAIN, "-m", model, cwd=tmp_path).returncode == 0
+    assert run_maltpy("parse", "-m", model, "-i", TEST, "-o", tmp_path / "p.conllu").returncode == 0
+
+
+def test_every_phase_runs_and_keeps_only_what_gains(searched):
+    out, _ = searched
+    logged = trials(out)
+    phases = [t["phase"] for t in logged]
+    assert phases[0] == "2 algorithm" and "3 features" in phases and phases[-1] == "4 learner"
+    algorithms = {t["config"]["singlemalt"]["parsing_algorithm"] for t in logged if t["phase"] == "2 algorithm"}
+    assert algorithms == set(ALGORITHMS)  # the example has non-projective arcs: all nine
+    assert any("pproj" in t["config"] for t in logged)
+    assert all(t["words"] == 349 for t in logged)  # 5 folds: every word scored once
+    # each trial's LAS is its counts'
+    for t in logged:
+        assert t["las"] == round(100 * t["correct"] / t["words"], 4)
+    baseline = next(t for t in logged if t["what"] == "nivreeager")
+    assert max(t["las"] for t in logged) > baseline["las"]
+    # each phase's summary: it starts where the one before ended, and keeps only logged trials' scores
+    ends = [r for r in records(out) if "phase_end" in r]
+    assert [r["phase_end"] for r in ends] == ["2 algorithm", "3 features", "4 learner"]
+    assert ends[0]["start_las"] == baseline["las"]
+    for before, after in zip(ends, ends[1:]):
+        assert after["start_las"] == before["las"] <= after["las"]
+    scores = {t["las"] for t in logged}
+    assert all(r["las"] in scores for r in ends)
+
+
+def test_the_same_search_with_one_job(searched, tmp_path):
+    """Decisions come from the scores in a fixed order: one job or two, the same result."""
+    out, _ = searched
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "one", "--jobs", "1", "--budget", "10", "-q")
+    assert r.returncode == 0 and r.stderr == b""
+    assert (tmp_path / "one" / "config.yaml").read_text() == (out / "config.yaml").read_text()
+    assert (tmp_path / "one" / "features.txt").read_text() == (out / "features.txt").read_text()
+    # the same trials with the same scores (logged as they end: in another order with two jobs)
+    assert sorted((t["key"], t["las"]) for t in trials(tmp_path / "one")) == sorted(
+        (t["key"], t["las"]) for t in trials(out)
+    )
+
+
+def test_resume_reuses_the_log_and_ends_where_an_uncut_search_ends(searched, tmp_path):
+    out, _ = searched
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    lines = (out / "trials.jsonl").read_text().splitlines(keepends=True)
+    kept = lines[: len(lines) // 2] + [lines[len(lines) // 2][:40]]  # a search killed while writing
+    (cut / "trials.jsonl").write_text("".join(kept))
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", cut, "--resume", "--jobs", "2", "--budget", "10", "-q")
+    assert r.returncode == 0, r.stderr.decode()
+    assert (cut / "config.yaml").read_text() == (out / "config.yaml").read_text()
+    resumed = (cut / "trials.jsonl").read_text().splitlines(keepends=True)
+    # the cut line is gone; the trials before it are kept as they were and not run again (the
+    # log would hold them twice), the ones from it on are run as the uncut search ran them
+    assert resumed[: len(kept) - 1] == kept[:-1]
+    keys = [json.loads(x).get("key") for x in resumed[1:]], [json.loads(x).get("key") for x in lines[1:]]
+    assert sorted(filter(None, keys[0])) == sorted(filter(None, keys[1]))
+
+
+def test_refusals(searched, tmp_path):
+    out, _ = searched
+    again = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--budget", "1")
+    assert again.returncode == 2 and b"--resume" in again.stderr and b"Traceback" not in again.stderr
+    other = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--resume", "--seed", "2", "--budget", "1")
+    assert other.returncode == 2 and b"seed" in other.stderr
+    both = run_maltpy("optimize", "-i", TRAIN, "-d", TEST, "--folds", "3", "-o", tmp_path / "x")
+    assert both.returncode == 2 and b"exclude" in both.stderr
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "trials.jsonl").write_text('{"log": 1}\nnot json\n')
+    bad = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "bad", "--resume")
+    assert bad.returncode == 2
+    assert bad.stderr.decode().startswith(f"maltpy: error: {tmp_path / 'bad' / 'trials.jsonl'}:1:")
+    unparsed = tmp_path / "blind.conllu"
+    unparsed.write_text("1\tDogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n\n")
+    blind = run_maltpy("optimize", "-i", unparsed, "-o", tmp_path / "y")
+    assert blind.returncode == 2 and blind.stderr.decode().startswith(f"maltpy: error: {unparsed}:1: ")
+    assert not (tmp_path / "y" / "config.yaml").exists()
+
+
+def test_a_budget_too_small_for_every_phase_still_leaves_the_best_so_far(tmp_path):
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "o", "--jobs", "1", "--budget", "0.15")
+    assert r.returncode == 0, r.stderr.decode()
+    assert b"skipped, the budget is spent" in r.stderr
+    config = load_config(str(tmp_path / "o" / "config.yaml"))
+    assert config.singlemalt.parsing_algorithm in ALGORITHMS
+
+
+def _analysis(**columns: float) -> Analysis:
+    filled = {"LEMMA": 1.0, "CPOSTAG": 1.0, "POSTAG": 1.0, "FEATS": 1.0, "UPOSTAG": 1.0, "XPOSTAG": 1.0, **columns}
+    return Analysis("conllx", 1, 1, 1, 1, filled, True, True, {}, 0)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("data_format", ["conllx", "conllu"])
+def test_every_candidate_feature_is_a_feature_of_the_algorithm(algorithm, data_format):
+    analysis = _analysis()
+    analysis.format = data_format
+    lines = list(default_features(algorithm, "liblinear", data_format))
+    for _, candidates in feature_groups(algorithm, analysis):
+        assert candidates and len(set(candidates)) == len(candidates)
+        lines += candidates
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+        f.write("\n".join(lines) + "\n")
+        f.flush()
+        model = load_feature_model(f.name, algorithm, "liblinear", data_format, "one")
+    assert {readable(s.text) for s in model.specs} == set(lines)  # each read as written (a repeated one once)
+
+
+def test_columns_without_information_give_no_candidates():
+    analysis = _analysis(LEMMA=0.0, FEATS=0.1)
+    analysis.two_tags = False
+    text = repr(feature_groups("nivreeager", analysis))
+    assert "LEMMA" not in text and "FEATS" not in text and "CPOSTAG" not in text
+    assert "FEATS" in repr(feature_groups("nivreeager", _analysis()))
+
+
+@requires_shared
+def test_data_analysis_of_a_real_treebank():
+    path = DATA / "conllx" / "la_perseus-ud-train.conllx"
+    sentences, fmt = read_sentences(str(path))
+    analysis = analyse(sentences, fmt)
+    with open(path, "rb") as stream:
+        counted = list(ConllReader(stream, str(path), "conllx"))
+    assert analysis.sentences == len(counted)
+    assert analysis.tokens == sum(len(s) for s in counted)
+    assert analysis.nonprojective_sentences == sum(not is_projective(s.heads) for s in counted)
+    assert analysis.nonprojective_arcs == sum(len(nonprojective_arcs(s.heads)) for s in counted) > 0
+    assert analysis.uses("FEATS") and analysis.uses("LEMMA") and not analysis.uses("CPOSTAG")
+    assert sum(analysis.root_labels.values()) >= analysis.sentences
