@@ -25,7 +25,7 @@ from .errors import MaltpyError
 from .evaluate import GROUPINGS, evaluate
 from .evaluate import significance as compare_systems
 from .files import atomic_output, check_output_path, is_std, open_file, read_conll
-from .optimize import THRESHOLD
+from .optimize import ROUNDS, THRESHOLD
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -449,6 +449,9 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 @click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=1, show_default=True, metavar="N",
               help="Seed of the split into folds or held-out part; a search is the same for a seed.")  # fmt: skip
 @click.option("--resume", is_flag=True, help="Continue the search whose trial log is in DIR, reusing its trials.")
+@click.option("--rounds", type=click.IntRange(1, 20), default=ROUNDS, show_default=True, metavar="N",
+              help="Rounds of phases 3 and 4 at most: a later round (wider features) runs while the budget lasts "
+              "and the round before kept a change.")  # fmt: skip
 @click.option(
     "--threshold",
     type=click.FloatRange(0, 100),
@@ -467,8 +470,8 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 @format_option()
 @click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
 def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: str, budget: float, jobs: int | None,
-                     seed: int, resume: bool, threshold: float, learner: str, scheduler: str | None, format_: str,
-                     quiet: bool) -> None:  # fmt: skip
+                     seed: int, resume: bool, rounds: int, threshold: float, learner: str, scheduler: str | None,
+                     format_: str, quiet: bool) -> None:  # fmt: skip
     """Search for the best configuration of a treebank, as MaltOptimizer does for MaltParser.
 
     Phase 1 analyses the data; phase 2 tries every algorithm (with pseudo-projective encodings
@@ -490,7 +493,7 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
     bar = None if quiet or not sys.stderr.isatty() else _SearchBar(budget)
     say = None if quiet else (lambda message: (_ProgressBar.clear(), click.echo(f"maltpy: {message}", err=True)))
     best, summary, baseline = optimize(train, out_dir, dev, folds, budget, jobs, seed, resume, threshold, learner,
-                                       scheduler, format_, say, bar.show if bar else None)  # fmt: skip
+                                       scheduler, format_, rounds, say, bar.show if bar else None)  # fmt: skip
     _ProgressBar.clear()
     if not quiet:
         click.echo(summary_table(summary, baseline, best), err=True)

@@ -65,6 +65,8 @@ SMALL_FOLDS = 5
 HOLDOUT = 0.2  # the share held out of the training file by default
 #: MaltOptimizer keeps a change of the feature model that gains at least this much LAS.
 THRESHOLD = 0.05
+#: Rounds of phases 3 and 4 at most (the later ones while the budget lasts and a change is kept).
+ROUNDS = 3
 PROJECTIVE = ("nivreeager", "nivrestandard", "stackproj", "covproj")
 NONPROJECTIVE = ("stacklazy", "stackeager", "covnonproj", "2planar", "planar")
 MARKINGS = ("head", "path", "head+path", "baseline")
@@ -262,6 +264,45 @@ def feature_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[s
         + [f"NumOf({focus[i]}, ldeps, {VALENCY_BINS})" for i in HAS_LEFT[family]]
         + [f"NumOf({focus[i]}, rdeps, {VALENCY_BINS})" for i in HAS_RIGHT[family]],
     ))  # fmt: skip
+    return [(name, list(dict.fromkeys(readable(c) for c in candidates))) for name, candidates in groups]
+
+
+#: Per family, the words beyond CONTEXT, for the wider windows of the later rounds.
+FURTHER = {
+    "nivre": ("Input[4]", "Stack[3]"),
+    "planar": ("Input[4]", "Stack[3]"),
+    "twoplanar": ("Input[4]", "ActiveStack[2]", "InactiveStack[1]"),
+    "stack": ("Lookahead[3]", "Stack[3]"),
+    "covington": ("Right[3]", "Left[3]"),
+}
+
+
+def wider_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[str]]]:
+    """The candidates of the rounds after the first (when the budget allows them): the windows
+    one or two words wider, lexical and morphological pairs, and one step deeper in the tree."""
+    family = FAMILY[algorithm]
+    a, b = FOCUS[family]
+    context, further = CONTEXT[family], FURTHER[family]
+    tag = analysis.tag
+    wide = context[2:] + further
+    words = [_col(tag, x) for x in further] + [_col("FORM", x) for x in wide] + [f"Suffix({_col('FORM', x)}, 3)"
+                                                                              for x in context[:2]]  # fmt: skip
+    pairs = [
+        f"Merge3({_col(tag, a)}, {_col(tag, b)}, {_col(tag, context[0])})",
+        f"Merge({_col(tag, a)}, {_col('DEPREL', a)})",
+        f"Merge({_col('FORM', a)}, {_col('DEPREL', f'ldep({a})')})",
+        f"Merge({_col(tag, b)}, {_col('FORM', context[0])})",
+    ]
+    deeper = [_col(tag, f"ldep(ldep({a}))"), _col(tag, f"rdep(rdep({a}))"), _col(tag, f"head({b})"),
+              _col("FORM", f"head(head({a}))"), _col(tag, f"ldep({context[0]})")]  # fmt: skip
+    if analysis.uses("LEMMA"):
+        words += [_col("LEMMA", x) for x in wide] + [_col("LEMMA", f"head({a})")]
+        pairs += [f"Merge({_col('LEMMA', a)}, {_col('LEMMA', b)})"]
+    if analysis.uses("FEATS"):
+        words += [f"Split({_col('FEATS', x)}, \\|)" for x in wide + (f"head({a})",)]
+        pairs += [f"Merge({_col('FEATS', a)}, {_col(tag, b)})", f"Merge({_col('FEATS', a)}, {_col('DEPREL', a)})"]
+        deeper += [f"Split({_col('FEATS', f'ldep({a})')}, \\|)", f"Split({_col('FEATS', f'ldep({b})')}, \\|)"]
+    groups = [("wider windows", words), ("more conjunctions", pairs), ("deeper structure", deeper)]
     return [(name, list(dict.fromkeys(readable(c) for c in candidates))) for name, candidates in groups]
 
 
@@ -661,15 +702,19 @@ def root_options(setting: Setting) -> list[tuple[str, Callable[[Setting], Settin
     return changes
 
 
-def phase_features(search: Search, best: Result, analysis: Analysis) -> tuple[Result, list[str]]:
+def phase_features(search: Search, best: Result, analysis: Analysis, round_: int = 1) -> tuple[Result, list[str]]:
     """Phase 3: backward elimination over the model's features, then forward selection group by
-    group (``feature_groups``), each change kept when it gains ``search.threshold``."""
+    group (``feature_groups``), each change kept when it gains ``search.threshold``. A later round
+    (the budget allowing) has no backward step and tries ``wider_groups`` too."""
     kept: list[str] = []
-    removals = [(f"- {line}", lambda s, line=line: s.with_features(x for x in s.features if x != line))
-                for line in best.setting.features]  # fmt: skip
-    best, names = search.greedy(best, removals, search.threshold)
-    kept += names
-    for _, candidates in feature_groups(best.setting.algorithm, analysis):
+    if round_ == 1:
+        removals = [(f"- {line}", lambda s, line=line: s.with_features(x for x in s.features if x != line))
+                    for line in best.setting.features]  # fmt: skip
+        best, kept = search.greedy(best, removals, search.threshold)
+    groups = feature_groups(best.setting.algorithm, analysis)
+    if round_ > 1:
+        groups += wider_groups(best.setting.algorithm, analysis)
+    for _, candidates in groups:
         if search.out_of_time:
             break
         new = [c for c in candidates if c not in best.setting.features]
@@ -812,7 +857,7 @@ def _read_log(path: str, header: dict) -> dict[str, dict]:
 
 def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None = None, budget: float = 60.0,
              jobs: int = 1, seed: int = 1, resume: bool = False, threshold: float = THRESHOLD,
-             learner: str = "liblinear", scheduler: str | None = None, data_format: str = "auto",
+             learner: str = "liblinear", scheduler: str | None = None, data_format: str = "auto", rounds: int = ROUNDS,
              say: Callable[[str], None] | None = None, progress: Callable[[Search], None] | None = None,
              ) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
     """Run the four phases on ``train`` and write the best configuration to ``out_dir``; see the
@@ -878,7 +923,9 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
                 ("3 features", lambda b: phase_features(search, b, analysis)),
                 ("4 learner", lambda b: phase_learner(search, b, analysis)),
             ]
-            for name, run in phases:
+            round_ = 1
+            while phases:
+                name, run = phases.pop(0)
                 if search.out_of_time and best is not None:
                     say(f"phase {name}: skipped, the budget is spent")
                     break
@@ -900,6 +947,13 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
                 write_outputs(out_dir, best, header, summary)
                 say(f"phase {name}: LAS {best.las:.2f} after {phase.trials} trial(s)"
                     + (f"; kept {'; '.join(phase.changes)}" if phase.changes else ""))  # fmt: skip
+                # while the budget lasts, phases 3 and 4 again, as long as a round keeps a change
+                if not phases and not search.out_of_time and any(p.changes for p in summary[-2:]) and round_ < rounds:
+                    round_ += 1
+                    phases = [
+                        (f"3 features, round {round_}", lambda b, r=round_: phase_features(search, b, analysis, r)),
+                        (f"4 learner, round {round_}", lambda b: phase_learner(search, b, analysis)),
+                    ]
         finally:
             if client is not None:
                 client.close()
