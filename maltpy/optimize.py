@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import collections
 import concurrent.futures
+import contextlib
 import hashlib
 import io
 import json
@@ -40,10 +41,12 @@ import multiprocessing
 import os
 import random
 import re
+import signal
+import stat
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,10 +54,10 @@ import yaml
 
 from .config import LEARNER_OPTIONS, config_from_dict
 from .conll import ConllReader, Sentence, format_sentence
-from .errors import MaltpyError
+from .errors import MaltpyError, cut
 from .features import load_feature_model
 from .features.spec import FAMILY
-from .files import atomic_output, read_conll
+from .files import atomic_output, check_output_path, read_conll
 from .tree import is_projective, nonprojective_arcs
 
 LOG_VERSION = 1
@@ -65,6 +68,8 @@ SMALL_FOLDS = 5
 HOLDOUT = 0.2  # the share held out of the training file by default
 #: MaltOptimizer keeps a change of the feature model that gains at least this much LAS.
 THRESHOLD = 0.05
+#: Phase 2 takes the best algorithm and root options: any gain counts (a tie keeps the default).
+ROOT_GAIN = 0.0001
 #: Rounds of phases 3 and 4 at most (the later ones while the budget lasts and a change is kept).
 ROUNDS = 3
 PROJECTIVE = ("nivreeager", "nivrestandard", "stackproj", "covproj")
@@ -74,6 +79,7 @@ LIBLINEAR_C = (0.01, 0.025, 0.05, 0.1, 0.2, 0.4, 0.8)
 LIBSVM_C = (0.25, 0.5, 1.0, 2.0)
 LIBSVM_GAMMA = (0.1, 0.2, 0.4)
 MAX_LOG_BYTES = 1 << 30  # a search of a million trials writes less
+MAX_LOG_LINE = 1 << 20  # a trial's line holds its feature model: some kilobytes
 #: A column "carries information" when at least this share of its words is not ``_``.
 INFORMATIVE = 0.5
 
@@ -192,10 +198,6 @@ CONTEXT = {
     "stack": ("Lookahead[0]", "Stack[2]", "Lookahead[1]", "Input[0]", "Lookahead[2]"),
     "covington": ("Left[1]", "Right[1]", "Right[2]", "Left[2]", "LeftContext[0]", "RightContext[0]"),
 }
-#: The focus words that can already have dependents on each side while they are focus words
-#: (the arc-eager buffer's first word has no right dependent yet, and so on).
-HAS_LEFT = {"nivre": (0, 1), "planar": (0, 1), "twoplanar": (0, 1), "stack": (0, 1), "covington": (0, 1)}
-HAS_RIGHT = {"nivre": (0,), "planar": (0,), "twoplanar": (0,), "stack": (0, 1), "covington": (0,)}
 DISTANCE_BINS = "0|1|2|3|4|5|6|7|8|9|10"
 VALENCY_BINS = "0|1|2|3|4|5|6"
 
@@ -223,7 +225,7 @@ def feature_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[s
     context = CONTEXT[family]
     tag, other = analysis.tag, analysis.other_tag
     focus = (a, b)
-    deps = [f"ldep({focus[i]})" for i in HAS_LEFT[family]] + [f"rdep({focus[i]})" for i in HAS_RIGHT[family]]
+    deps = [f"{side}({x})" for side in ("ldep", "rdep") for x in focus]  # varying() drops the ones always empty
     groups: list[tuple[str, list[str]]] = [
         ("part-of-speech window", [_col(tag, x) for x in context] + [_col(tag, f"head({a})")]),
         ("word-form window", [_col("FORM", x) for x in focus + context[:4]] + [_col("FORM", f"head({a})")]),
@@ -249,8 +251,8 @@ def feature_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[s
         f"Merge({_col('FORM', a)}, {_col(tag, b)})",
         f"Merge({_col('FORM', a)}, {_col('FORM', b)})",
         f"Merge3({_col(tag, a)}, {_col(tag, b)}, {_col('DEPREL', f'ldep({b})')})",
-        f"Merge3({_col(tag, b)}, {_col('DEPREL', f'ldep({b})')}, {_col('DEPREL', f'rdep({b})')})"
-        if 1 in HAS_RIGHT[family] else f"Merge({_col(tag, b)}, {_col(tag, context[0])})",
+        f"Merge3({_col(tag, b)}, {_col('DEPREL', f'ldep({b})')}, {_col('DEPREL', f'rdep({b})')})",
+        f"Merge({_col(tag, b)}, {_col(tag, context[0])})",
         f"Merge({_col(tag, a)}, {_col(tag, f'head({a})')})",
     ]  # fmt: skip
     if analysis.uses("LEMMA"):
@@ -261,8 +263,7 @@ def feature_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[s
     groups.append((
         "distance and valency",
         [f"Distance({a}, {b}, {DISTANCE_BINS})"]
-        + [f"NumOf({focus[i]}, ldeps, {VALENCY_BINS})" for i in HAS_LEFT[family]]
-        + [f"NumOf({focus[i]}, rdeps, {VALENCY_BINS})" for i in HAS_RIGHT[family]],
+        + [f"NumOf({x}, {side}, {VALENCY_BINS})" for side in ("ldeps", "rdeps") for x in focus],
     ))  # fmt: skip
     return [(name, list(dict.fromkeys(readable(c) for c in candidates))) for name, candidates in groups]
 
@@ -304,6 +305,56 @@ def wider_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[str
         deeper += [f"Split({_col('FEATS', f'ldep({a})')}, \\|)", f"Split({_col('FEATS', f'ldep({b})')}, \\|)"]
     groups = [("wider windows", words), ("more conjunctions", pairs), ("deeper structure", deeper)]
     return [(name, list(dict.fromkeys(readable(c) for c in candidates))) for name, candidates in groups]
+
+
+#: Sentences of the training data the oracle walks to find the candidates that never vary.
+VARYING_SAMPLE = 300
+
+
+def varying(candidates: Sequence[str], setting: Setting, sentences: Sequence[Sentence],
+            data_format: str) -> set[str]:  # fmt: skip
+    """The candidates whose value is not the same in every configuration the oracle passes on
+    the first VARYING_SAMPLE training sentences. A feature that never varies for the algorithm
+    (the head of a stack word in the stack systems, whose words get their head as they leave it;
+    the contexts of covproj) tells the learner nothing, and a trial of it would only measure noise."""
+    from .parser import columns_of
+    from .pseudoproj import DeprelOf, projectivize
+    from .transition import system_for
+    from .transition.base import Gold
+
+    if not candidates:
+        return set()
+    groups = setting.groups
+    with tempfile.TemporaryDirectory(prefix="maltpy-optimize-") as folder:
+        groups.setdefault("guide", {})["features"] = path = os.path.join(folder, "candidates.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in candidates))
+        config = config_from_dict(groups, "maltpy optimize")
+        pproj = config.pproj
+        deprel_of = DeprelOf(pproj) if pproj.marks_labels else None
+        fm = load_feature_model(path, config.singlemalt.parsing_algorithm, config.guide.learner, data_format,
+                                config.singlemalt.null_value, deprel_of)  # fmt: skip
+    order = [readable(s.text) for s in fm.specs]  # MaltParser's order, not the file's
+    system = system_for(config, learning=True)
+    seen: list[set] = [set() for _ in order]
+    for sentence in sentences[:VARYING_SAMPLE]:
+        heads, labels = sentence.heads, sentence.labels
+        if pproj.active:
+            lifted = projectivize(heads, labels, pproj)
+            heads, labels = lifted.heads, lifted.labels
+        columns, gold = columns_of(sentence), Gold(heads, labels)
+        c = system.initial(len(sentence))
+        while not system.is_terminal(c):
+            move = system.deterministic(c)
+            if move is not None:
+                system.apply(c, move)
+                continue
+            move, label = system.oracle(c, gold)
+            for values, value in zip(seen, fm.extract(c, columns)):
+                if len(values) < 2:
+                    values.add(repr(value))
+            system.apply(c, move, label)
+    return {feature for feature, values in zip(order, seen) if len(values) > 1}
 
 
 def default_features(algorithm: str, learner: str, data_format: str) -> tuple[str, ...]:
@@ -372,7 +423,9 @@ class Data:
     picklable, so that a Dask worker can rebuild the same splits)."""
 
     train: str
+    train_sha256: str
     dev: str | None
+    dev_sha256: str | None
     folds: int  # 1 with dev or holdout
     seed: int
     data_format: str
@@ -417,25 +470,20 @@ def read_sentences(path: str, data_format: str = "auto") -> tuple[list[Sentence]
 
 
 _worker_data: dict[Data, list[_Split]] = {}
-_worker_files: dict[tuple[str, ...], str] = {}
 
 
 def _splits(data: Data) -> list[_Split]:
+    """The data's splits, read once per worker process; the files must be those the search began
+    with (a file edited meanwhile, or another copy on a cluster's worker, would mix two searches)."""
     if data not in _worker_data:
+        for path, digest in ((data.train, data.train_sha256), (data.dev, data.dev_sha256)):
+            if path is not None and file_digest(path) != digest:
+                raise MaltpyError("changed since the search began (or differs on this worker)", path)
         train, _ = read_sentences(data.train, data.data_format)
         dev = read_sentences(data.dev, data.data_format)[0] if data.dev else None
         _worker_data.clear()
         _worker_data[data] = splits_of(train, dev, data.folds, data.seed, data.data_format)
     return _worker_data[data]
-
-
-def _feature_file(features: tuple[str, ...]) -> str:
-    if features not in _worker_files:
-        handle, path = tempfile.mkstemp(prefix="maltpy-optimize-", suffix=".txt")
-        with os.fdopen(handle, "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in features))
-        _worker_files[features] = path
-    return _worker_files[features]
 
 
 def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) -> tuple[int, int, float]:
@@ -446,9 +494,12 @@ def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) ->
     started = time.perf_counter()
     split = _splits(data)[part]
     groups = json.loads(options)
-    groups.setdefault("guide", {})["features"] = _feature_file(features)
-    config = config_from_dict(groups, "maltpy optimize")
-    model = learn(config, split.train, data.data_format, data.train)
+    with tempfile.TemporaryDirectory(prefix="maltpy-optimize-") as folder:
+        groups.setdefault("guide", {})["features"] = path = os.path.join(folder, "features.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in features))
+        config = config_from_dict(groups, "maltpy optimize")
+        model = learn(config, split.train, data.data_format, data.train)
     reader = ConllReader(io.BytesIO(split.dev_text), "held-out part", data.data_format, blind=True)
     correct = words = 0
     for parsed, (heads, labels) in zip(model.parse(reader), split.gold, strict=True):
@@ -456,15 +507,6 @@ def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) ->
         words += len(heads) - 1
         correct += sum(got_heads[d] == heads[d] and got_labels[d] == labels[d] for d in range(1, len(heads)))
     return correct, words, time.perf_counter() - started
-
-
-def _cleanup_worker_files() -> None:
-    for path in _worker_files.values():
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-    _worker_files.clear()
 
 
 # --- the search --------------------------------------------------------------------------------
@@ -501,16 +543,98 @@ class _Tally:
         self.parts += 1
 
 
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Termination signals wait (are delivered after) while the block runs: a second SIGTERM
+    must not interrupt the stopping of the workers, nor a signal leave config.yaml and
+    features.txt of two different settings."""
+    held = {getattr(signal, n) for n in ("SIGTERM", "SIGHUP", "SIGINT") if hasattr(signal, n)}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held) if hasattr(signal, "pthread_sigmask") else None
+    try:
+        yield
+    finally:
+        if previous is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class Runner:
+    """Where trials run: ``jobs`` spawned processes, or a Dask cluster's workers. ``stop`` ends
+    them at once (the deadline, a signal, an error); ``close`` after a search that finished."""
+
+    def __init__(self, jobs: int, scheduler: str | None) -> None:
+        self.client = None
+        if scheduler is None:
+            self.jobs = jobs
+            self.executor: concurrent.futures.Executor = concurrent.futures.ProcessPoolExecutor(
+                jobs, mp_context=multiprocessing.get_context("spawn")
+            )
+            return
+        try:
+            from distributed import Client
+        except ImportError as e:
+            raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
+        try:
+            self.client = Client(scheduler, timeout=30)
+            workers = sum(self.client.nthreads().values())
+        except (OSError, ValueError, TimeoutError) as e:
+            if self.client is not None:
+                self.client.close()
+            raise MaltpyError(f"--scheduler {scheduler}: no Dask cluster there ({e})", "command line") from None
+        if not workers:
+            self.client.close()
+            raise MaltpyError(f"--scheduler {scheduler}: the cluster has no workers", "command line")
+        self.jobs = max(jobs, workers)
+        self.executor = self.client.get_executor()
+
+    def submit(self, *args: Any) -> concurrent.futures.Future:
+        return self.executor.submit(run_trial, *args)
+
+    def stop(self) -> None:
+        """End every trial now: the worker processes are killed (a cluster's tasks cancelled)."""
+        with _signals_held():
+            if self.client is not None:
+                self.executor.shutdown(wait=False)
+                self.client.close()
+                return
+            processes = list((getattr(self.executor, "_processes", None) or {}).values())
+            for process in processes:
+                process.terminate()
+            for process in processes:
+                process.join(5)
+            # the pool's own thread sees its processes gone and ends: joined here, not at exit
+            self.executor.shutdown(wait=True, cancel_futures=True)
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.close()
+        else:
+            self.executor.shutdown(wait=True)
+
+
+#: Failures of the machine, not of the setting: the search stops (--resume continues it) rather
+#: than log the trial as failed, which a resumed search would take for the setting's score.
+INFRASTRUCTURE = (concurrent.futures.BrokenExecutor, concurrent.futures.CancelledError, MemoryError, OSError)
+
+
+def _stopped(error: BaseException) -> MaltpyError:
+    return MaltpyError(f"a trial's process failed ({type(error).__name__}: {cut(str(error), 200)}); the trials "
+                       "that ended are in the log, and --resume continues the search", "maltpy optimize")  # fmt: skip
+
+
+def _infrastructure(error: BaseException) -> bool:
+    return isinstance(error, INFRASTRUCTURE) or type(error).__module__.startswith("distributed")
+
+
 class Search:
     """Runs trials (in parallel, from the cache on --resume), within the budget, and logs them."""
 
-    def __init__(self, data: Data, splits: int, executor: concurrent.futures.Executor, jobs: int,
-                 deadline: float, log: io.TextIOBase, cache: dict[str, dict], threshold: float,
+    def __init__(self, data: Data, splits: int, runner: Runner, deadline: float, log: io.TextIOBase,
+                 cache: dict[str, dict], threshold: float,
                  progress: Callable[[Search], None] | None) -> None:  # fmt: skip
         self.data = data
         self.splits = splits
-        self.executor = executor
-        self.jobs = jobs
+        self.runner = runner
+        self.jobs = runner.jobs
         self.deadline = deadline
         self.log = log
         self.cache = cache
@@ -538,8 +662,9 @@ class Search:
 
     def evaluate(self, settings: Sequence[Setting], what: Sequence[str]) -> list[Result]:
         """Score each setting, its folds in parallel with each other and with the next settings'.
-        A setting starts only if all its folds can end before the deadline; one the budget leaves
-        no time for comes back with las None. Trials are logged as they end."""
+        A setting starts only if all its folds can end before the deadline; at the deadline the
+        trials still running are stopped. A setting the budget leaves no time for comes back with
+        las None, unlogged. Trials are logged as they end."""
         results: list[Result | None] = [None] * len(settings)
         waiting: collections.deque[int] = collections.deque()
         for i, s in enumerate(settings):
@@ -551,44 +676,54 @@ class Search:
                 waiting.append(i)
         tasks: collections.deque[tuple[int, int]] = collections.deque()
         tallies = {i: _Tally() for i in waiting}
-        running: dict[concurrent.futures.Future, tuple[int, int]] = {}
-        try:
-            while waiting or tasks or running:
-                while len(running) < self.jobs:
-                    if not tasks and waiting and not self.out_of_time:
-                        if self.time_for(len(running) + self.splits):
-                            i = waiting.popleft()
-                            tasks.extend((i, part) for part in range(self.splits))
-                        else:
-                            self.out_of_time = True
-                    if not tasks:
+        running: dict[concurrent.futures.Future, int] = {}
+        while (waiting or tasks or running) and not self.out_of_time:
+            while len(running) < self.jobs:
+                if not tasks and waiting:
+                    if not self.time_for(len(running) + self.splits):
+                        self.out_of_time = True
                         break
-                    i, part = tasks.popleft()
-                    s = settings[i]
-                    running[self.executor.submit(run_trial, self.data, part, s.options, s.features)] = (i, part)
-                if not running:
+                    i = waiting.popleft()
+                    tasks.extend((i, part) for part in range(self.splits))
+                if not tasks:
                     break
-                done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
-                for future in done:
-                    i, _ = running.pop(future)
-                    tally = tallies[i]
-                    try:
-                        correct, words, seconds = future.result()
-                        self.task_seconds.append(seconds)
-                        tally.add(correct, words, seconds)
-                    except MaltpyError as e:
-                        tally.fail(e.message)
-                    except Exception as e:  # a trial's failure is logged; the search goes on
-                        tally.fail(f"{type(e).__name__}: {e}")
-                    if tally.parts == self.splits:
-                        results[i] = self._finished(settings[i], what[i], tally)
-        finally:
-            for future in running:
-                future.cancel()
+                i, part = tasks.popleft()
+                s = settings[i]
+                running[self._submit(self.data, part, s.options, s.features)] = i
+            if not running:
+                break
+            left = self.deadline - time.monotonic()
+            done, _ = concurrent.futures.wait(running, timeout=max(left, 0), return_when="FIRST_COMPLETED")
+            if not done:  # the deadline: what still runs is stopped, unlogged (--resume runs it)
+                self.out_of_time = True
+                self.runner.stop()
+                break
+            for future in done:
+                i = running.pop(future)
+                tally = tallies[i]
+                try:
+                    correct, words, seconds = future.result()
+                except BaseException as e:
+                    if not isinstance(e, Exception) or _infrastructure(e):
+                        raise _stopped(e) from None
+                    tally.fail(e.message if isinstance(e, MaltpyError) else f"{type(e).__name__}: {e}")
+                else:
+                    self.task_seconds.append(seconds)
+                    tally.add(correct, words, seconds)
+                if tally.parts == self.splits:
+                    results[i] = self._finished(settings[i], what[i], tally)
         return [r if r is not None else Result(s, None) for r, s in zip(results, settings)]
 
+    def _submit(self, *args: Any) -> concurrent.futures.Future:
+        try:
+            return self.runner.submit(*args)
+        except (concurrent.futures.BrokenExecutor, RuntimeError) as e:
+            raise _stopped(e) from None
+
     def _finished(self, setting: Setting, what: str, tally: _Tally) -> Result:
-        las = None if tally.error is not None or not tally.words else round(100 * tally.correct / tally.words, 4)
+        if tally.error is None and not tally.words:
+            tally.error = "no words to score"
+        las = None if tally.error is not None else round(100 * tally.correct / tally.words, 4)
         result = Result(setting, las, round(tally.seconds, 2), tally.error)
         record = {
             "trial": len(self.cache) + 1, "phase": self.phase, "what": what, "key": setting.key(), "las": las,
@@ -663,6 +798,9 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[R
     results = search.evaluate(settings, list(algorithms))
     scored = [r for r in results if r.las is not None]
     if not scored:
+        failed = next((r.error for r in results if r.error is not None), None)
+        if failed is not None:
+            raise MaltpyError(f"every trial of the algorithms failed; the first: {failed}", "maltpy optimize")
         raise MaltpyError("no trial of the algorithms finished: a larger --budget is needed", "maltpy optimize")
     best = max(scored, key=lambda r: r.las)  # max keeps the first of equals: the list's order
     notes = [f"{best.setting.algorithm} of {len(scored)} algorithms"]
@@ -673,8 +811,13 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[R
         for r, name in zip(search.evaluate(lifted, names), names):
             if r.las is not None and r.las > best.las:
                 best, notes = r, [name]
-    changes = root_options(best.setting)
-    best, kept = search.greedy(best, changes, 0.0001)
+    best, kept = search.greedy(best, root_options(best.setting), ROOT_GAIN)
+    if "pproj" in best.setting.groups:  # covered roots: three alternatives, the best of them if it gains
+        names = [f"-pcr {covered}" for covered in ("left", "right", "head")]
+        tried = search.evaluate([best.setting.changed(pproj={"covered_root": n[5:]}) for n in names], names)
+        winner = max((r for r in tried if r.las is not None), key=lambda r: r.las, default=None)
+        if winner is not None and search.better(winner, best, ROOT_GAIN):
+            best, kept = winner, kept + [names[tried.index(winner)]]
     return best, notes + kept
 
 
@@ -696,13 +839,12 @@ def root_options(setting: Setting) -> list[tuple[str, Callable[[Setting], Settin
         if family == "twoplanar":
             changes.append(("-2pr true", lambda s: s.changed(**{"2planar": {"reduceonswitch": True}})))
     if "pproj" in setting.groups:
-        for covered in ("left", "right", "head"):
-            changes.append((f"-pcr {covered}", lambda s, c=covered: s.changed(pproj={"covered_root": c})))
         changes.append(("-plo deepest", lambda s: s.changed(pproj={"lifting_order": "deepest"})))
     return changes
 
 
-def phase_features(search: Search, best: Result, analysis: Analysis, round_: int = 1) -> tuple[Result, list[str]]:
+def phase_features(search: Search, best: Result, analysis: Analysis, sentences: Sequence[Sentence],
+                   round_: int = 1) -> tuple[Result, list[str]]:  # fmt: skip
     """Phase 3: backward elimination over the model's features, then forward selection group by
     group (``feature_groups``), each change kept when it gains ``search.threshold``. A later round
     (the budget allowing) has no backward step and tries ``wider_groups`` too."""
@@ -714,10 +856,11 @@ def phase_features(search: Search, best: Result, analysis: Analysis, round_: int
     groups = feature_groups(best.setting.algorithm, analysis)
     if round_ > 1:
         groups += wider_groups(best.setting.algorithm, analysis)
+    useful = varying([c for _, group in groups for c in group], best.setting, sentences, analysis.format)
     for _, candidates in groups:
         if search.out_of_time:
             break
-        new = [c for c in candidates if c not in best.setting.features]
+        new = [c for c in candidates if c not in best.setting.features and c in useful]
         additions = [(f"+ {line}", lambda s, line=line: s.with_features(s.features + (line,))) for line in new]
         best, names = search.greedy(best, additions, search.threshold)
         kept += names
@@ -780,10 +923,11 @@ def write_outputs(out_dir: str, best: Result, header: dict, summary: list[PhaseS
     text = "\n".join(lines) + "\n" + yaml.safe_dump(groups, sort_keys=False, default_flow_style=False)
     features = (f"# Feature model chosen by maltpy optimize for {best.setting.algorithm} (LAS {best.las:.2f} on "
                 f"{where}).\n" + "".join(line + "\n" for line in best.setting.features))  # fmt: skip
-    with atomic_output(os.path.join(out_dir, "features.txt")) as out:
-        out.write(features.encode("utf-8"))
-    with atomic_output(os.path.join(out_dir, "config.yaml")) as out:
-        out.write(text.encode("utf-8"))
+    with _signals_held():  # the two files change together or not at all
+        with atomic_output(os.path.join(out_dir, "features.txt")) as out:
+            out.write(features.encode("utf-8"))
+        with atomic_output(os.path.join(out_dir, "config.yaml")) as out:
+            out.write(text.encode("utf-8"))
 
 
 def summary_table(summary: list[PhaseSummary], baseline: Result | None, best: Result) -> str:
@@ -805,7 +949,7 @@ def summary_table(summary: list[PhaseSummary], baseline: Result | None, best: Re
 # --- the command -------------------------------------------------------------------------------
 
 
-def _file_digest(path: str) -> str:
+def file_digest(path: str) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -814,24 +958,30 @@ def _file_digest(path: str) -> str:
 
 
 def _read_log(path: str, header: dict) -> dict[str, dict]:
-    """The trials of an earlier search with the same inputs, by key. A last line without its end
-    (a search killed while writing it) is cut off the file."""
-    cache: dict[str, dict] = {}
-    complete = 0
-    if os.path.getsize(path) > MAX_LOG_BYTES:
+    """The trials of an earlier search with the same inputs, by key. The log is checked as
+    untrusted input: a regular file (not a link), bounded in size and line length, each trial's
+    fields of the types the search reads. A last line without its end (a search killed while
+    writing it) is cut off the file."""
+    info = os.lstat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise MaltpyError("not a trial log: not a regular file (a link, a folder or a device)", path)
+    if info.st_size > MAX_LOG_BYTES:
         raise MaltpyError(f"a trial log of more than {MAX_LOG_BYTES >> 20} MB is not read", path)
     with open(path, "rb") as f:
-        data = f.read()
-    for number, raw in enumerate(data.splitlines(keepends=True), 1):
-        if not raw.endswith(b"\n"):
-            with open(path, "r+b") as f:
-                f.truncate(complete)
-            break
-        complete += len(raw)
-        line = raw.decode("utf-8", "replace")
+        data = f.read(MAX_LOG_BYTES + 1)
+    if len(data) > MAX_LOG_BYTES:
+        raise MaltpyError(f"a trial log of more than {MAX_LOG_BYTES >> 20} MB is not read", path)
+    lines = data.split(b"\n")
+    if lines[-1]:  # the unfinished last line of a search that was stopped while writing it
+        with open(path, "r+b") as f:
+            f.truncate(len(data) - len(lines[-1]))
+    cache: dict[str, dict] = {}
+    for number, raw in enumerate(lines[:-1], 1):
+        if len(raw) > MAX_LOG_LINE:
+            raise MaltpyError(f"not a trial log: a line of more than {MAX_LOG_LINE >> 10} kB", path, number)
         try:
-            record = json.loads(line)
-        except ValueError:
+            record = json.loads(raw)
+        except (ValueError, RecursionError):
             raise MaltpyError("not a trial log: a line is not JSON", path, number) from None
         if not isinstance(record, dict):
             raise MaltpyError("not a trial log: a line is not a JSON object", path, number)
@@ -846,13 +996,20 @@ def _read_log(path: str, header: dict) -> dict[str, dict]:
             continue
         if "phase_end" in record:  # what a phase kept: a summary, not a trial
             continue
-        key, las = record.get("key"), record.get("las")
-        if not isinstance(key, str) or not (las is None or isinstance(las, (int, float)) and 0 <= las <= 100):
-            raise MaltpyError("not a trial log: a trial without key or las", path, number)
-        if not isinstance(record.get("seconds"), (int, float)):
-            raise MaltpyError("not a trial log: a trial without seconds", path, number)
+        key, las, seconds, error = (record.get(k) for k in ("key", "las", "seconds", "error"))
+        if not isinstance(key, str) or len(key) != 20:
+            raise MaltpyError("not a trial log: a trial without its key", path, number)
+        if not (las is None or _number(las) and 0 <= las <= 100) or not (_number(seconds) and seconds >= 0):
+            raise MaltpyError("not a trial log: a trial's las or seconds is not a number in range", path, number)
+        if not (error is None or isinstance(error, str)) or (las is None) == (error is None):
+            raise MaltpyError("not a trial log: a trial has neither a score nor an error, or both", path, number)
+        record["error"] = None if error is None else cut(" ".join(error.split()), 300)
         cache[key] = record
     return cache
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None = None, budget: float = 60.0,
@@ -868,9 +1025,17 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     deadline = started + 60 * budget
     if dev is not None and folds is not None:
         raise MaltpyError("-d and --folds exclude each other", "command line")
+    for path in (train, dev):
+        if path is not None and not os.path.isfile(path):
+            missing = not os.path.exists(path)
+            raise MaltpyError("no such file" if missing else "not a regular file: a search reads it many times", path)
+    if not out_dir:
+        raise MaltpyError("the output folder's name is empty", "command line")
     sentences, fmt = read_sentences(train, data_format)
     if dev is not None:
         read_sentences(dev, fmt)  # its errors now, not in every trial
+    elif len(sentences) < 2:
+        raise MaltpyError("a search needs at least 2 sentences, to learn on some and score the others", train)
     analysis = analyse(sentences, fmt)
     if dev is not None:
         n_folds, scoring = 1, f"the dev file {os.path.basename(dev)}"
@@ -883,44 +1048,36 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     else:
         n_folds, scoring = 1, f"a held-out {round(100 * HOLDOUT)}% of {os.path.basename(train)}"
     header = {
-        "log": LOG_VERSION, "train": os.path.abspath(train), "train_sha256": _file_digest(train),
-        "dev": os.path.abspath(dev) if dev else None, "dev_sha256": _file_digest(dev) if dev else None,
+        "log": LOG_VERSION, "train": os.path.abspath(train), "train_sha256": file_digest(train),
+        "dev": os.path.abspath(dev) if dev else None, "dev_sha256": file_digest(dev) if dev else None,
         "scoring": scoring, "seed": seed, "learner": learner, "analysis": analysis.as_dict(),
     }  # fmt: skip
     os.makedirs(out_dir, exist_ok=True)
+    for name in ("config.yaml", "features.txt"):
+        check_output_path(os.path.join(out_dir, name), (train, dev))
     log_path = os.path.join(out_dir, "trials.jsonl")
     cache: dict[str, dict] = {}
-    if os.path.exists(log_path):
+    if os.path.lexists(log_path):
         if not resume:
             raise MaltpyError("holds the trial log of a search: --resume continues it, or choose another -o", log_path)
         cache = _read_log(log_path, header)
+    runner = Runner(jobs, scheduler)
     say("phase 1, data analysis: " + "; ".join(analysis.describe()))
     split = f" (phase 4 tries -d {analysis.tag} -T 1000)" if learner == "libsvm" else " (one model, no data split)"
-    say(f"learner {learner}{split}; scoring by LAS on {scoring}; budget {budget:g} min, {jobs} job(s)")
-    data = Data(os.path.abspath(train), os.path.abspath(dev) if dev else None, n_folds, seed, fmt)
-    client = None
-    if scheduler is not None:
-        try:
-            from distributed import Client
-        except ImportError as e:
-            raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
-        client = Client(scheduler)
-        executor: concurrent.futures.Executor = client.get_executor()
-        jobs = max(jobs, sum(client.nthreads().values()))
-    else:
-        executor = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
+    data = Data(header["train"], header["train_sha256"], header["dev"], header["dev_sha256"], n_folds, seed, fmt)
+    say(f"learner {learner}{split}; scoring by LAS on {scoring}; budget {budget:g} min, {runner.jobs} job(s)")
     summary: list[PhaseSummary] = []
     best: Result | None = None
     baseline: Result | None = None
-    with open(log_path, "a" if cache else "w", encoding="utf-8") as log:
-        if not cache:
-            log.write(json.dumps(header) + "\n")
-            log.flush()
-        search = Search(data, n_folds, executor, jobs, deadline, log, cache, threshold, progress)
-        try:
+    try:
+        with open(log_path, "a" if cache else "w", encoding="utf-8") as log:
+            if not cache:
+                log.write(json.dumps(header) + "\n")
+                log.flush()
+            search = Search(data, n_folds, runner, deadline, log, cache, threshold, progress)
             phases = [
                 ("2 algorithm", lambda b: phase_algorithm(search, analysis, learner)),
-                ("3 features", lambda b: phase_features(search, b, analysis)),
+                ("3 features", lambda b: phase_features(search, b, analysis, sentences)),
                 ("4 learner", lambda b: phase_learner(search, b, analysis)),
             ]
             round_ = 1
@@ -951,14 +1108,16 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
                 if not phases and not search.out_of_time and any(p.changes for p in summary[-2:]) and round_ < rounds:
                     round_ += 1
                     phases = [
-                        (f"3 features, round {round_}", lambda b, r=round_: phase_features(search, b, analysis, r)),
+                        (
+                            f"3 features, round {round_}",
+                            lambda b, r=round_: phase_features(search, b, analysis, sentences, r),
+                        ),
                         (f"4 learner, round {round_}", lambda b: phase_learner(search, b, analysis)),
                     ]
-        finally:
-            if client is not None:
-                client.close()
-            else:
-                executor.shutdown(wait=True, cancel_futures=True)
+    except BaseException:
+        runner.stop()  # a signal, an error: the trials running are killed, not waited for
+        raise
+    runner.close()
     failed = [r for r in search.failures if r.error is not None]
     if failed:
         say(f"{len(failed)} trial(s) failed (see their 'error' in trials.jsonl), the first: {failed[0].error}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 
 import pytest
 from conftest import DATA, EXAMPLE, requires_shared, run_maltpy
@@ -16,12 +17,15 @@ from maltpy.conll import ConllReader
 from maltpy.features import load_feature_model
 from maltpy.optimize import (
     Analysis,
+    _base_setting,
     analyse,
     default_features,
     feature_groups,
     optimize,
     read_sentences,
     readable,
+    varying,
+    wider_groups,
 )
 from maltpy.tree import is_projective, nonprojective_arcs
 
@@ -210,3 +214,86 @@ def test_the_same_search_on_a_dask_cluster(tmp_path):
     local, _, _ = optimize(str(TRAIN), str(tmp_path / "local"), **settings)
     assert on_dask.setting == local.setting and on_dask.las == local.las
     assert (tmp_path / "dask" / "config.yaml").read_text() == (tmp_path / "local" / "config.yaml").read_text()
+
+
+@requires_shared
+def test_candidates_that_never_vary_for_the_algorithm_are_not_tried():
+    sentences, fmt = read_sentences(str(DATA / "conllx" / "en_lines-ud-train.conllx"))
+    analysis = analyse(sentences, fmt)
+    for algorithm, empty, full in [
+        ("stackproj", "InputColumn(POSTAG, head(Stack[0]))", "InputColumn(POSTAG, ldep(Stack[0]))"),
+        ("stackproj", "InputColumn(POSTAG, Input[0])", "InputColumn(POSTAG, Lookahead[0])"),  # no swaps
+        ("nivrestandard", "OutputColumn(DEPREL, Stack[0])", "InputColumn(POSTAG, rdep(Input[0]))"),
+        ("nivreeager", "NumOf(Input[0], rdeps, 0|1|2|3|4|5|6)", "NumOf(Stack[0], rdeps, 0|1|2|3|4|5|6)"),
+        ("covproj", "InputColumn(POSTAG, LeftContext[0])", "InputColumn(POSTAG, Left[1])"),
+    ]:
+        candidates = [c for _, group in feature_groups(algorithm, analysis) for c in group]
+        candidates += [c for _, group in wider_groups(algorithm, analysis) for c in group]
+        assert empty in candidates and full in candidates
+        useful = varying(candidates, _base_setting(algorithm, "liblinear", fmt), sentences, fmt)
+        assert empty not in useful and full in useful, algorithm
+
+
+def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
+    out, _ = searched
+    header, first, *_ = (out / "trials.jsonl").read_bytes().split(b"\n")
+    trial = json.loads(first)
+    cases = {
+        "nested": b"[" * 100_000 + b"]" * 100_000,
+        "bool": json.dumps({**trial, "las": True}).encode(),
+        "nan": json.dumps({**trial, "las": float("nan")}).encode(),
+        "no score": json.dumps({**trial, "las": None, "error": None}).encode(),
+        "error type": json.dumps({**trial, "las": None, "error": {"a": 1}}).encode(),
+        "long": b'{"key": "' + b"x" * (2 << 20) + b'"}',
+    }
+    for name, line in cases.items():
+        folder = tmp_path / name.replace(" ", "_")
+        folder.mkdir()
+        (folder / "trials.jsonl").write_bytes(header + b"\n" + line + b"\n")
+        r = run_maltpy("optimize", "-i", TRAIN, "-o", folder, "--resume", "--budget", "1")
+        assert r.returncode == 2, name
+        assert r.stderr.decode().startswith(f"maltpy: error: {folder / 'trials.jsonl'}:2: not a trial log"), name
+        assert r.stderr.count(b"\n") == 1
+    # a link is refused, and its target left alone
+    (tmp_path / "victim.txt").write_text("keep me")
+    (tmp_path / "link").mkdir()
+    (tmp_path / "link" / "trials.jsonl").symlink_to(tmp_path / "victim.txt")
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "link", "--resume", "--budget", "1")
+    assert r.returncode == 2 and b"not a regular file" in r.stderr
+    assert (tmp_path / "victim.txt").read_text() == "keep me"
+    # a carriage return inside a line (JSON white space) is no line end: nothing is cut
+    (tmp_path / "cr").mkdir()
+    spaced = first.replace(b', "phase"', b',\r "phase"')
+    (tmp_path / "cr" / "trials.jsonl").write_bytes(header + b"\n" + spaced + b"\n")
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "cr", "--resume", "--budget", "10", "--rounds", "1")
+    assert r.returncode == 0, r.stderr.decode()
+    assert (tmp_path / "cr" / "trials.jsonl").read_bytes().startswith(header + b"\n" + spaced + b"\n")
+
+
+def test_inputs_it_cannot_search_are_refused_before_any_trial(tmp_path):
+    r = run_maltpy("optimize", "-i", "-", "-o", tmp_path / "o", input=TRAIN.read_bytes())
+    assert r.returncode == 2 and r.stderr.decode().startswith("maltpy: error: -: no such file")
+    one = tmp_path / "one.conllu"
+    one.write_text(TRAIN.read_text().split("\n\n")[0] + "\n\n")
+    r = run_maltpy("optimize", "-i", one, "-o", tmp_path / "o1")
+    assert r.returncode == 2 and b"at least 2 sentences" in r.stderr
+    (tmp_path / "o2" / "config.yaml").mkdir(parents=True)
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "o2")
+    assert r.returncode == 2 and b"is a directory" in r.stderr
+    assert not (tmp_path / "o2" / "trials.jsonl").exists()
+    for address in ("foo://bar", "tcp://127.0.0.1:notaport"):
+        r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "o3", "--scheduler", address)
+        assert r.returncode == 2 and r.stderr.decode().startswith("maltpy: error: command line: --scheduler"), address
+        assert b"Traceback" not in r.stderr
+
+
+@requires_shared
+def test_the_budget_stops_a_trial_that_runs_past_it(tmp_path):
+    """LIBSVM on half of en_lines takes far longer than the 6 seconds given: the running trials
+    are stopped at the deadline, not waited for, and nothing is logged for them."""
+    started = time.monotonic()
+    r = run_maltpy("optimize", "-i", DATA / "conllx" / "en_lines-ud-train.conllx", "-o", tmp_path / "o",
+                   "-l", "libsvm", "--folds", "2", "--jobs", "2", "--budget", "0.1")  # fmt: skip
+    assert r.returncode == 2 and b"no trial of the algorithms finished: a larger --budget" in r.stderr
+    assert time.monotonic() - started < 40
+    assert len((tmp_path / "o" / "trials.jsonl").read_text().splitlines()) == 1  # the header alone
