@@ -514,7 +514,7 @@ class _SearchBar:
         done = int(share * 30)
         best = max((r["las"] for r in search.cache.values() if isinstance(r.get("las"), (int, float))), default=None)
         text = (
-            f"phase {search.phase}: trial {search.trials}, best {best if best is None else f'{best:.2f}'} "
+            f"phase {search.phase}: trial {search.trials}, best trial {best if best is None else f'{best:.2f}'} "
             f"[{'#' * done}{'.' * (30 - done)}] {_clock(elapsed)} of {_clock(self.budget)}  {search.last_note}"
         )
         click.echo(f"\r\033[Kmaltpy: {text[:200]}", err=True, nl=False)
