@@ -19,13 +19,22 @@ from contextlib import ExitStack, nullcontext
 import click
 
 from . import __version__
-from .config import COLUMN_NAMES, FLAGS, LEARNER_OPTIONS, OPTIONS, default_config, dump_config, load_config
+from .config import (
+    COLUMN_NAMES,
+    FLAGS,
+    LEARNER_OPTIONS,
+    OPTIMIZE_ROUNDS,
+    OPTIMIZE_THRESHOLD,
+    OPTIONS,
+    default_config,
+    dump_config,
+    load_config,
+)
 from .conll import FORMATS, format_sentence
 from .errors import MaltpyError
 from .evaluate import GROUPINGS, evaluate
 from .evaluate import significance as compare_systems
 from .files import atomic_output, check_output_path, is_std, open_file, read_conll
-from .optimize import ROUNDS, THRESHOLD
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -449,13 +458,13 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 @click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=1, show_default=True, metavar="N",
               help="Seed of the split into folds or held-out part; a search is the same for a seed.")  # fmt: skip
 @click.option("--resume", is_flag=True, help="Continue the search whose trial log is in DIR, reusing its trials.")
-@click.option("--rounds", type=click.IntRange(1, 20), default=ROUNDS, show_default=True, metavar="N",
+@click.option("--rounds", type=click.IntRange(1, 20), default=OPTIMIZE_ROUNDS, show_default=True, metavar="N",
               help="Rounds of phases 3 and 4 at most: a later round (wider features) runs while the budget lasts "
               "and the round before kept a change.")  # fmt: skip
 @click.option(
     "--threshold",
     type=click.FloatRange(0, 100),
-    default=THRESHOLD,
+    default=OPTIMIZE_THRESHOLD,
     show_default=True,
     metavar="LAS",
     help="Least gain in LAS points that keeps a change of the feature model or learner.",
@@ -465,7 +474,8 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 @click.option(
     "--scheduler",
     metavar="ADDRESS",
-    help="Run the trials on this Dask cluster's workers (they must see the files at the same paths).",
+    help="Run the trials on this Dask cluster's workers, which must see the files at the same paths "
+    "(default: none, in --jobs processes here).",
 )
 @format_option()
 @click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")

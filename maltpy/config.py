@@ -33,6 +33,12 @@ ALGORITHMS = (
 )  # fmt: skip
 LEARNERS = ("liblinear", "libsvm", "knn")
 
+#: ``maltpy optimize``'s defaults (here, where the command line reads them without loading the search):
+#: MaltOptimizer keeps a change of the feature model that gains at least this much LAS;
+OPTIMIZE_THRESHOLD = 0.05
+#: and maltpy runs phases 3 and 4 at most this many times (the later rounds while the budget lasts).
+OPTIMIZE_ROUNDS = 3
+
 #: Column names a data split or a feature may name; CoNLL-X and CoNLL-U spellings are aliases.
 COLUMN_NAMES = (
     "ID",

@@ -53,6 +53,8 @@ from typing import Any
 import yaml
 
 from .config import LEARNER_OPTIONS, config_from_dict
+from .config import OPTIMIZE_ROUNDS as ROUNDS
+from .config import OPTIMIZE_THRESHOLD as THRESHOLD
 from .conll import ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, cut
 from .features import load_feature_model
@@ -66,12 +68,8 @@ LOG_VERSION = 1
 SMALL_TREEBANK = 30_000
 SMALL_FOLDS = 5
 HOLDOUT = 0.2  # the share held out of the training file by default
-#: MaltOptimizer keeps a change of the feature model that gains at least this much LAS.
-THRESHOLD = 0.05
 #: Phase 2 takes the best algorithm and root options: any gain counts (a tie keeps the default).
 ROOT_GAIN = 0.0001
-#: Rounds of phases 3 and 4 at most (the later ones while the budget lasts and a change is kept).
-ROUNDS = 3
 PROJECTIVE = ("nivreeager", "nivrestandard", "stackproj", "covproj")
 NONPROJECTIVE = ("stacklazy", "stackeager", "covnonproj", "2planar", "planar")
 MARKINGS = ("head", "path", "head+path", "baseline")

@@ -229,7 +229,8 @@ def test_a_line_without_end_is_one_line_error_in_bounded_memory(tmp_path):
 def test_sigterm_or_sighup_mid_parse_leaves_the_folder_as_it_was(tmp_path, signum, status):
     model, big, out = tmp_path / "m.mpm", tmp_path / "big.conllu", tmp_path / "out" / "parsed.conllu"
     assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
-    big.write_bytes((EXAMPLE / "en-train.conllu").read_bytes() * 400)
+    # some seconds of parsing, so that the signal comes mid-parse, not as the process ends
+    big.write_bytes((EXAMPLE / "en-train.conllu").read_bytes() * 2000)
     out.parent.mkdir()
     process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", model, "-i", big, "-o", out],
                                stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal)  # fmt: skip
@@ -380,7 +381,8 @@ def _options_without_choices_or_default():
 def test_every_option_of_every_command_names_its_choices_and_default():
     from maltpy.cli import cli
 
-    assert len(cli.commands) == 11  # eval, view, convert, learn, parse, info, oracle, proj, deproj, knn, config
+    # eval, view, convert, learn, parse, optimize, info, oracle, proj, deproj, knn, config
+    assert len(cli.commands) == 12
     assert _options_without_choices_or_default() == []
     for command in cli.commands:
         result = run_maltpy(command, "--help")
