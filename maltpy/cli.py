@@ -521,11 +521,10 @@ class _SearchBar:
     def show(self, search) -> None:
         elapsed = time.monotonic() - search.started
         share = min(1.0, elapsed / self.budget)
-        done = int(share * 30)
         best = max((r["las"] for r in search.cache.values() if isinstance(r.get("las"), (int, float))), default=None)
         text = (
             f"phase {search.phase}: trial {search.trials}, best trial {best if best is None else f'{best:.2f}'} "
-            f"[{'#' * done}{'.' * (30 - done)}] {_clock(elapsed)} of {_clock(self.budget)}  {search.last_note}"
+            f"{_bar(share)} {_clock(elapsed)} of {_clock(self.budget)}  {search.last_note}"
         )
         click.echo(f"\r\033[Kmaltpy: {text[:200]}", err=True, nl=False)
         _ProgressBar.showing = True
@@ -761,9 +760,8 @@ class _ProgressBar:
         if share is None:
             text = f"{self.verb} {self.tokens:,} tokens  {rate}"
         else:
-            done = int(share * 30)
             left = elapsed * (1 - share) / share if share > 0.01 and elapsed > 1 else None  # once it can tell
-            text = (f"{self.verb} [{'#' * done}{'.' * (30 - done)}] {100 * share:3.0f}%  {self.tokens:,} tokens  "
+            text = (f"{self.verb} {_bar(share)} {100 * share:3.0f}%  {self.tokens:,} tokens  "
                     f"{rate}  {_clock(left)} left")  # fmt: skip
         click.echo(f"\r\033[Kmaltpy: {text}", err=True, nl=False)
         _ProgressBar.showing = True
@@ -779,6 +777,12 @@ class _ProgressBar:
         elapsed = time.perf_counter() - self.started
         click.echo(f"\r\033[Kmaltpy: {self.verb} {self.tokens:,} tokens in {elapsed:.1f}s "
                    f"({self.tokens / max(elapsed, 1e-9):,.0f} tokens/s)", err=True)  # fmt: skip
+
+
+def _bar(share: float) -> str:
+    """A share done, 0 to 1, as a bar of 30 characters."""
+    done = int(share * 30)
+    return f"[{'#' * done}{'.' * (30 - done)}]"
 
 
 def _clock(seconds: float | None) -> str:

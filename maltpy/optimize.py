@@ -57,6 +57,7 @@ from .config import OPTIMIZE_ROUNDS as ROUNDS
 from .config import OPTIMIZE_THRESHOLD as THRESHOLD
 from .conll import ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, cut
+from .evaluate import attachment_scores
 from .features import load_feature_model
 from .features.spec import FAMILY
 from .files import atomic_output, check_output_path, read_conll
@@ -389,17 +390,10 @@ class Setting:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
     def changed(self, **groups: dict[str, Any]) -> Setting:
-        """A copy with these groups' keys set (a value of None removes the key)."""
+        """A copy with these groups' keys set."""
         options = self.groups
         for group, values in groups.items():
-            options.setdefault(group, {})
-            for k, v in values.items():
-                if v is None:
-                    options[group].pop(k, None)
-                else:
-                    options[group][k] = v
-            if not options[group]:
-                del options[group]
+            options.setdefault(group, {}).update(values)
         return Setting.make(options, self.features)
 
     def with_features(self, features: Iterable[str]) -> Setting:
@@ -412,7 +406,6 @@ class Result:
     las: float | None  # None: the trial failed (see error) or was not run
     seconds: float = 0.0
     error: str | None = None
-    cached: bool = False
 
 
 @dataclass(frozen=True)
@@ -432,8 +425,8 @@ class Data:
 class _Split:
     def __init__(self, train: list[Sentence], dev: list[Sentence], data_format: str) -> None:
         self.train = train
+        self.dev = dev
         self.dev_text = "".join(format_sentence(s, data_format) for s in dev).encode("utf-8")
-        self.gold = [(s.heads, s.labels) for s in dev]
 
 
 def splits_of(sentences: list[Sentence], dev: list[Sentence] | None, folds: int, seed: int,
@@ -499,12 +492,8 @@ def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) ->
         config = config_from_dict(groups, "maltpy optimize")
         model = learn(config, split.train, data.data_format, data.train)
     reader = ConllReader(io.BytesIO(split.dev_text), "held-out part", data.data_format, blind=True)
-    correct = words = 0
-    for parsed, (heads, labels) in zip(model.parse(reader), split.gold, strict=True):
-        got_heads, got_labels = parsed.heads, parsed.labels
-        words += len(heads) - 1
-        correct += sum(got_heads[d] == heads[d] and got_labels[d] == labels[d] for d in range(1, len(heads)))
-    return correct, words, time.perf_counter() - started
+    scores = attachment_scores(split.dev, model.parse(reader), "held-out part", "its parse")
+    return scores.right_both, scores.tokens, time.perf_counter() - started
 
 
 # --- the search --------------------------------------------------------------------------------
@@ -639,11 +628,9 @@ class Search:
         self.threshold = threshold
         self.progress = progress
         self.trials = 0  # run or taken from the log, in this search
-        self.ran = 0
         self.task_seconds: list[float] = []
         self.out_of_time = False
         self.phase = ""
-        self.best: Result | None = None
         self.failures: list[Result] = []
         self.started = time.monotonic()
         self.last_note = ""
@@ -668,7 +655,7 @@ class Search:
         for i, s in enumerate(settings):
             record = self.cache.get(s.key())
             if record is not None:
-                results[i] = Result(s, record["las"], record["seconds"], record.get("error"), cached=True)
+                results[i] = Result(s, record["las"], record["seconds"], record.get("error"))
                 self._logged(results[i], what[i])
             else:
                 waiting.append(i)
@@ -731,7 +718,6 @@ class Search:
         self.log.write(json.dumps(record) + "\n")
         self.log.flush()
         self.cache[setting.key()] = record
-        self.ran += 1
         self._logged(result, what)
         return result
 
@@ -745,6 +731,16 @@ class Search:
 
     def better(self, result: Result, than: Result, threshold: float) -> bool:
         return result.las is not None and than.las is not None and result.las >= than.las + threshold
+
+    def best_of(self, base: Result, alternatives: Sequence[tuple[str, Setting]],
+                threshold: float) -> tuple[Result, list[str]]:  # fmt: skip
+        """The best of settings that exclude each other, if it gains ``threshold`` on ``base``
+        (the first of equals); else ``base``. Returns it with its name ([] for ``base``)."""
+        tried = self.evaluate([setting for _, setting in alternatives], [name for name, _ in alternatives])
+        winner = max((r for r in tried if r.las is not None), key=lambda r: r.las, default=None)
+        if winner is None or not self.better(winner, base, threshold):
+            return base, []
+        return winner, [alternatives[tried.index(winner)][0]]
 
     def greedy(self, base: Result, changes: Sequence[tuple[str, Callable[[Setting], Setting]]],
                threshold: float) -> tuple[Result, list[str]]:  # fmt: skip
@@ -771,20 +767,13 @@ class Search:
 # --- the phases --------------------------------------------------------------------------------
 
 
-def _lib_options(learner: str, **values: float) -> dict[str, Any]:
-    options = {flag: spec.default for flag, spec in LEARNER_OPTIONS[learner].items() if flag != "w"}
-    options.update(values)
-    return options
-
-
 def _base_setting(algorithm: str, learner: str, data_format: str) -> Setting:
     options = {
         "singlemalt": {"parsing_algorithm": algorithm},
         "guide": {"learner": learner},
-        "lib": {"options": _lib_options(learner)},
+        "lib": {"options": {flag: spec.default for flag, spec in LEARNER_OPTIONS[learner].items() if flag != "w"}},
+        "input": {"format": data_format},
     }
-    if data_format is not None:
-        options["input"] = {"format": data_format}
     return Setting.make(options, default_features(algorithm, learner, data_format))
 
 
@@ -810,12 +799,10 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[R
             if r.las is not None and r.las > best.las:
                 best, notes = r, [name]
     best, kept = search.greedy(best, root_options(best.setting), ROOT_GAIN)
-    if "pproj" in best.setting.groups:  # covered roots: three alternatives, the best of them if it gains
-        names = [f"-pcr {covered}" for covered in ("left", "right", "head")]
-        tried = search.evaluate([best.setting.changed(pproj={"covered_root": n[5:]}) for n in names], names)
-        winner = max((r for r in tried if r.las is not None), key=lambda r: r.las, default=None)
-        if winner is not None and search.better(winner, best, ROOT_GAIN):
-            best, kept = winner, kept + [names[tried.index(winner)]]
+    if "pproj" in best.setting.groups:  # covered roots: three alternatives
+        covered = [(f"-pcr {c}", best.setting.changed(pproj={"covered_root": c})) for c in ("left", "right", "head")]
+        best, chosen = search.best_of(best, covered, ROOT_GAIN)
+        kept += chosen
     return best, notes + kept
 
 
@@ -885,13 +872,10 @@ def phase_learner(search: Search, best: Result, analysis: Analysis) -> tuple[Res
         grid = [{"c": c} for c in LIBLINEAR_C if c != options["c"]]
     else:
         grid = [{"c": c, "g": g} for c in LIBSVM_C for g in LIBSVM_GAMMA if (c, g) != (options["c"], options["g"])]
-    settings = [best.setting.changed(lib={"options": {**options, **values}}) for values in grid]
-    names = [" ".join(f"-{k} {v}" for k, v in values.items()) for values in grid]
-    results = search.evaluate(settings, names)
-    winner = max((r for r in results if r.las is not None), key=lambda r: r.las, default=None)
-    if winner is not None and search.better(winner, best, search.threshold):
-        return winner, kept + [names[results.index(winner)]]
-    return best, kept
+    alternatives = [(" ".join(f"-{k} {v}" for k, v in values.items()),
+                     best.setting.changed(lib={"options": {**options, **values}})) for values in grid]  # fmt: skip
+    best, chosen = search.best_of(best, alternatives, search.threshold)
+    return best, kept + chosen
 
 
 def split_address(algorithm: str) -> str:
