@@ -11,13 +11,14 @@ For programs::
 
 ``Model.parse`` also takes ``conllu.TokenList``s and maltpy's own sentences
 (``maltpy.read_conll``); ``maltpy.nltk.MaltParser`` is NLTK's MaltParser interface, and
-``maltpy.dask`` parses across a Dask cluster. Errors a user can cause raise ``MaltpyError``.
+``maltpy.dask`` parses across a Dask cluster. Errors a user can cause raise ``MaltpyError``;
+input unlike the model's training data (unseen tags) gives a ``MaltpyWarning``.
 """
 
-from .errors import MaltpyError
+from .errors import MaltpyError, MaltpyWarning
 
 __version__ = "0.1.0"
-__all__ = ["MaltpyError", "Model", "learn", "load_model", "read_conll", "write_conll"]
+__all__ = ["MaltpyError", "MaltpyWarning", "Model", "learn", "load_model", "read_conll", "write_conll"]
 
 
 def load_model(path):

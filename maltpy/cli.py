@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from contextlib import ExitStack, nullcontext
 
@@ -31,10 +32,10 @@ from .config import (
     load_config,
 )
 from .conll import FORMATS, format_sentence
-from .errors import MaltpyError
+from .errors import MaltpyError, MaltpyWarning, counted
 from .evaluate import GROUPINGS, evaluate
 from .evaluate import significance as compare_systems
-from .files import atomic_output, check_output_path, is_std, open_file, read_conll
+from .files import atomic_output, check_output_path, is_std, make_folder, open_file, read_conll
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -49,6 +50,7 @@ from .transition import system_for
 from .transition.base import Gold, count_oracle, finish
 from .transition.planar import is_planar, is_two_planar
 from .tree import is_projective
+from .vocabulary import python_warning
 
 FORMAT_CHOICE = click.Choice(("auto",) + FORMATS)
 
@@ -432,9 +434,10 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     if not quiet:
         s = model.statistics
         _progress_line(
-            f"learned {config.singlemalt.parsing_algorithm} with {config.guide.learner} from {s['sentences']} "
-            f"sentences ({s['instances']} instances, {len(model.guide.all_models())} classifier(s)) "
-            f"in {time.perf_counter() - started:.1f}s -> {model_path}",
+            f"learned {config.singlemalt.parsing_algorithm} with {config.guide.learner} from "
+            f"{counted(s['sentences'], 'sentence')} ({counted(s['instances'], 'instance')}, "
+            f"{counted(len(model.guide.all_models()), 'classifier')}) in {time.perf_counter() - started:.1f}s "
+            f"-> {'standard output' if is_std(model_path) else model_path}",
             final=True,
         )
 
@@ -531,7 +534,8 @@ class _SearchBar:
 
 
 @cli.command("parse")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar on stderr (it shows only on a terminal).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No progress bar (it shows only on a terminal) and no warning about the input on stderr.")
 @click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="A model made by maltpy learn.")
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input); files may follow.")
 @click.argument("more_inputs", nargs=-1, metavar="[FILE]...")
@@ -540,7 +544,8 @@ class _SearchBar:
     "--output-dir",
     "output_dir",
     metavar="DIR",
-    help="Write each input's parse to DIR under the input's name (for several inputs; default: none, -o).",
+    help="Write each input's parse to DIR (made if need be) under the input's name (for several inputs; "
+    "default: none, -o).",
 )
 @click.option(
     "--scheduler",
@@ -590,7 +595,9 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
     """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).
 
     HEAD and DEPREL are filled in; every other column and line is written as it was read,
-    in the input's format. Works in pipelines: maltpy parse -m m.mpm < in.conllu > out.conllu
+    in the input's format. Works in pipelines: maltpy parse -m m.mpm < in.conllu > out.conllu.
+    A column holding far more values the model never saw than its training treebank's held-out
+    text does (another tagset?) gets one warning line on stderr (-q: none).
 
     \b
     Example:
@@ -601,15 +608,19 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
     """
     from .jobs import Workers, load_model
 
-    if more_inputs or output_dir is not None or scheduler is not None:
-        _parse_files(model_path, [input_path, *more_inputs], output_dir, scheduler, format_, max_degree,
-                     enforce_tree, jobs, output_path, single_root)  # fmt: skip
+    if quiet:
+        warnings.simplefilter("ignore", MaltpyWarning)
+    inputs = [path for path in (input_path, *more_inputs) if path is not None]  # -i FILE, or FILE alone
+    if len(inputs) > 1 or output_dir is not None or scheduler is not None:
+        _parse_files(model_path, inputs or ["-"], output_dir, scheduler, format_, max_degree, enforce_tree, jobs,
+                     output_path, single_root)  # fmt: skip
         return
+    input_path = inputs[0] if inputs else None
     if jobs > 1:
         with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
             with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
                 bar = _progress_bar(reader, "parsed", quiet, output_path)
-                workers.parse(reader, out, bar.add if bar else None)
+                workers.parse(reader, out, bar.add if bar else None, python_warning(reader.name))
     else:
         model = load_model(model_path, max_degree, enforce_tree, single_root)
         with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
@@ -635,10 +646,8 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
         raise MaltpyError("several inputs (or --scheduler) need --output-dir DIR", "command line")
     if output_path is not None:
         raise MaltpyError("-o and --output-dir exclude each other", "command line")
-    if None in inputs:
-        raise MaltpyError("--output-dir needs the inputs as files (-i FILE ...)", "command line")
-    if not os.path.isdir(output_dir):
-        raise MaltpyError("no such folder for the parsed files", output_dir)
+    if any(is_std(path) for path in inputs):
+        raise MaltpyError("--output-dir needs the inputs as files (-i FILE ...), not standard input", "command line")
     outputs = [os.path.join(output_dir, os.path.basename(path)) for path in inputs]
     named: dict[str, str] = {}
     for path, output in zip(inputs, outputs):
@@ -646,6 +655,8 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
             raise MaltpyError(f"has the same name as {named[output]}; both would go to {output}", path)
         named[output] = path
         open_file(path).close()  # every input there before any work
+    make_folder(output_dir, "folder for the parsed files")
+    for output in outputs:
         check_output_path(output, tuple(inputs))
     if scheduler is not None:
         try:
@@ -662,7 +673,7 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
         with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
             for path, output in zip(inputs, outputs):
                 with read_conll(path, format_, blind=True) as reader, atomic_output(output) as out:
-                    workers.parse(reader, out)
+                    workers.parse(reader, out, warn=python_warning(reader.name))
         return
     model = load_model(model_path, max_degree, enforce_tree, single_root)
     for path, output in zip(inputs, outputs):
@@ -688,6 +699,7 @@ def info_command(model_path: str, as_json: bool) -> None:
         f"learner            {summary['learner']}",
         f"trained on         {summary['data_format']} ({summary['training'].get('treebank', '?')})",
         f"pseudo-projective  {_describe_pproj(model.config.pproj)}",
+        f"input columns      {_describe_vocabulary(summary['vocabulary'])}",
         "",
         "configuration:",
         *("  " + line for line in dump_config(model.config).splitlines()),
@@ -718,6 +730,20 @@ def info_command(model_path: str, as_json: bool) -> None:
         *(f"  {k:<24} {v}" for k, v in summary["training"].items()),
     ]
     click.echo("\n".join(lines))
+
+
+def _describe_vocabulary(vocabulary: dict | None) -> str:
+    """The columns the features read, as training saw them (see maltpy.vocabulary)."""
+    if vocabulary is None:
+        return "not kept (a model made before maltpy kept them: no check of the input's values)"
+    columns = [
+        f"{name} {counted(c['values'], 'value')}"
+        + (f" ({c['unseen']:.1%} unseen in held-out text)" if c["unseen"] is not None else "")
+        for name, c in vocabulary["columns"].items()
+    ]
+    same = "; the same tag in both tag columns of every word (read: the column holding it)" if vocabulary[
+        "same_tags"] else ""
+    return ", ".join(columns) + same
 
 
 def _describe_pproj(pproj) -> str:
@@ -1078,7 +1104,10 @@ def main(argv: list[str] | None = None) -> int:
         if hasattr(signal, name) and signal.getsignal(getattr(signal, name)) != signal.SIG_IGN:
             signal.signal(getattr(signal, name), _on_signal)
     try:
-        status = cli.main(args=argv, prog_name="maltpy", standalone_mode=False)
+        with warnings.catch_warnings():  # the filters and the display are the command's, and put back after it
+            warnings.showwarning = _show_warning
+            warnings.simplefilter("always", MaltpyWarning)  # each is given once already (vocabulary.Watch)
+            status = cli.main(args=argv, prog_name="maltpy", standalone_mode=False)
     except _Signalled as e:
         _ProgressBar.clear()
         print(f"maltpy: terminated by {signal.Signals(e.signum).name}", file=sys.stderr)
@@ -1103,6 +1132,19 @@ def main(argv: list[str] | None = None) -> int:
         where = f"{e.filename}: " if e.filename else ""
         return _fail(f"{where}{e.strerror or e}")
     return status if isinstance(status, int) else 0  # --help and --version return 0
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Python's warnings as the command line shows them: a MaltpyWarning (input unlike the
+    model's training data) as one line, ``maltpy: warning: ...``; any other as Python does."""
+    if not issubclass(category, MaltpyWarning):
+        _python_show_warning(message, category, filename, lineno, file, line)
+        return
+    _ProgressBar.clear()
+    print(f"maltpy: warning: {message}", file=sys.stderr)
+
+
+_python_show_warning = warnings.showwarning
 
 
 def _fail(message: str) -> int:

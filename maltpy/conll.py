@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import BinaryIO
 
-from .errors import MaltpyError
+from .errors import MaltpyError, cut
 from .tree import find_cycle
 
 FORMATS = ("conllx", "conllu")
@@ -128,7 +128,7 @@ class ConllReader:
     def __init__(self, stream: BinaryIO, name: str, format: str = "auto", blind: bool = False,
                  first_line: int = 1) -> None:  # fmt: skip
         if format not in FORMATS + ("auto",):
-            raise ValueError(f"unknown format {format!r}")
+            raise MaltpyError(f"unknown format {cut(repr(format), 40)} (conllx, conllu or auto)", name)
         self.name = name
         self.blind = blind
         self.size: int | None = _bytes_left(stream)

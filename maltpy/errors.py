@@ -15,11 +15,21 @@ def cut(text: object, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def counted(n: int, noun: str, nouns: str | None = None) -> str:
+    """``n`` and the noun, singular for one: "1 sentence", "3,457 sentences"."""
+    return f"{n:,} {noun if n == 1 else nouns or noun + 's'}"
+
+
 def require(condition: bool, message: str) -> None:
     """ValueError(message) unless ``condition``: for checking untrusted data (a model archive),
     whose readers turn a ValueError into one 'damaged model' line."""
     if not condition:
         raise ValueError(message)
+
+
+class MaltpyWarning(UserWarning):
+    """Input that parses, but does not look like what the model was trained on (see
+    ``maltpy.vocabulary``); the command line prints it as one line, ``maltpy: warning: ...``."""
 
 
 class MaltpyError(Exception):

@@ -112,6 +112,19 @@ def read_conll(path: str | None, format: str = "auto", blind: bool = False) -> I
         yield ConllReader(stream, name, format, blind)
 
 
+def make_folder(path: str, what: str = "folder") -> None:
+    """Make the folder ``path`` and the folders above it that are missing, as ``mkdir -p`` does
+    (an output folder: ``parse --output-dir``, ``optimize -o``, ``learn --save-instances``)."""
+    if not path:
+        raise MaltpyError(f"the name of the {what} is empty", "command line")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        raise MaltpyError(f"is not a folder; cannot make the {what} there", path) from None
+    except OSError as e:
+        raise MaltpyError(f"cannot make the {what}: {e.strerror or e}", path) from None
+
+
 def check_output_path(path: str, inputs: tuple[str | None, ...] = ()) -> None:
     """MaltpyError unless ``path`` can be written as an output: not a directory, its folder
     there and writable, and not one of ``inputs`` (a model written over its treebank) nor the file

@@ -48,9 +48,12 @@ alone, which stops its workers itself (none prints an interrupted import's trace
 The protocol: frames of one tag byte, an 8-byte length and the payload. The main process sends
 BATCH frames (a pickled tuple: the input's name and format, the number of the batch's first
 line, its bytes, and the (message, file, line) of the input error met after them, or None); a
-worker answers READY once its model is loaded (or ERROR), then PARSED (the number of words
-parsed, 8 bytes, and the batch's parsed text) or ERROR (a pickled MaltpyError's message, file and
-line) for each batch, in the order they came.
+worker answers READY once its model is loaded (the held-out shares of unseen values of the
+model's columns in JSON, ``Vocabulary.expected``, or null), or ERROR; then PARSED (the number of
+words parsed and the length of the batch's tally in JSON, 8 bytes each, the tally, and the
+batch's parsed text) or ERROR (a pickled MaltpyError's message, file and line) for each batch, in
+the order they came. The main process adds the tallies up (``vocabulary.Watch``) and warns as
+the in-process parse does.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ from typing import BinaryIO
 from .conll import QUIET_SECONDS, ConllReader, format_sentence
 from .errors import MaltpyError
 from .threads import set_threads
+from .vocabulary import Tally, Watch
 
 BATCH_BYTES = 5 << 20  # a batch's bytes at most (unless a sentence is longer): about 100k tokens
 IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one waiting
@@ -95,8 +99,8 @@ def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | Non
     if max_degree is not None:
         try:
             model.bound_degree(max_degree)
-        except ValueError as e:
-            raise MaltpyError(f"-cd: {e}", "command line") from None
+        except MaltpyError as e:
+            raise MaltpyError(f"-cd: {e.message}", "command line") from None
     if enforce_tree is not None:
         model.set_enforce_tree(enforce_tree)
     if single_root is not None:
@@ -119,6 +123,8 @@ class Workers:
         self.ready: list[bool] = []  # whether the worker's READY has been read
         self.next = 0  # the worker the next batch goes to
         self.failure: BaseException | None = None  # the error a worker reported, or its end
+        self.expected: dict[int, float] | None = None  # the model's held-out shares of unseen values
+        self.watch: Watch | None = None  # the unseen values of the input being parsed
         try:
             for _ in range(jobs):
                 self.processes.append(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -138,8 +144,12 @@ class Workers:
         finally:
             self.close(finished=kind is None)
 
-    def parse(self, reader: ConllReader, out: BinaryIO, progress: Callable[[int], None] | None = None) -> None:
-        """Parse every sentence of ``reader`` and write them to ``out`` in input order."""
+    def parse(self, reader: ConllReader, out: BinaryIO, progress: Callable[[int], None] | None = None,
+              warn: Callable[[str], None] | None = None) -> None:  # fmt: skip
+        """Parse every sentence of ``reader`` and write them to ``out`` in input order; ``warn``
+        is given a warning about values the model never saw, as ``Model.parse`` gives it."""
+        self.warn = warn
+        self.watch = None
         in_flight: deque[int] = deque()  # the worker of each batch sent, oldest first
         for first, text, quiet, error in _batches(reader, len(self.processes)):
             if len(in_flight) >= IN_FLIGHT * len(self.processes):
@@ -166,11 +176,17 @@ class Workers:
 
     def _write_oldest(self, in_flight: deque, out: BinaryIO, reader: ConllReader, progress) -> None:
         parsed = memoryview(self._receive(in_flight.popleft()))
-        out.write(parsed[_WORDS.size :])
+        (words,), (tally_length,) = _WORDS.unpack_from(parsed), _WORDS.unpack_from(parsed, _WORDS.size)
+        start = 2 * _WORDS.size + tally_length
+        if self.warn is not None and self.expected is not None:
+            if self.watch is None:
+                self.watch = Watch(self.expected, self.warn)
+            self.watch.add(Tally.from_json(json.loads(bytes(parsed[2 * _WORDS.size : start]))))
+        out.write(parsed[start:])
         if not reader.pending():
             out.flush()
         if progress:
-            progress(_WORDS.unpack_from(parsed)[0])
+            progress(words)
 
     def check_ready(self) -> None:
         """Wait until every worker has loaded the model; its error if one could not."""
@@ -196,6 +212,9 @@ class Workers:
             raise RuntimeError(f"worker {worker + 1} answered {tag!r}, not {expected!r}")
         if tag == READY:
             self.ready[worker] = True
+            expected = json.loads(bytes(payload))
+            if expected is not None:
+                self.expected = {int(column): share for column, share in expected.items()}
         return payload
 
     def _send(self, worker: int, payload: bytes) -> bool:
@@ -325,15 +344,18 @@ def work(argv: list[str]) -> None:
     try:
         try:
             model = load_model(argv[0], *json.loads(argv[1]))
-            _write_frame(texts_out, READY, b"")
+            expected = model.vocabulary.expected() if model.vocabulary is not None else None
+            _write_frame(texts_out, READY, json.dumps(expected).encode("utf-8"))
             while (batch := batches.get()) is not None:
                 name, format, first, text, error = pickle.loads(batch)
                 reader = ConllReader(_Batch(text, error), name, format, blind=True, first_line=first)
-                parsed, words = [], 0
-                for sentence in model.parse(reader, batch_tokens=whole):
+                parsed, words, tally = [], 0, Tally()
+                for sentence in model.parse(reader, batch_tokens=whole, watch=tally.merge):
                     parsed.append(format_sentence(sentence))
                     words += len(sentence)
-                _write_frame(texts_out, PARSED, _WORDS.pack(words) + "".join(parsed).encode("utf-8"))
+                counts = json.dumps(tally.as_json()).encode("utf-8")
+                _write_frame(texts_out, PARSED, _WORDS.pack(words) + _WORDS.pack(len(counts)) + counts
+                             + "".join(parsed).encode("utf-8"))  # fmt: skip
         except MaltpyError as e:
             _write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), _PROTOCOL))
     except BrokenPipeError:

@@ -5,15 +5,24 @@ find, no temporary files, no process per call. Needs ``pip install 'maltpy[nltk]
     mp = MaltParser(model_filename="en.mpm")              # a maltpy model (or a maltpy.Model)
     mp.parse_one("I shot an elephant in my pajamas .".split()).tree()
     mp.parse_tagged_sents([[("John", "NNP"), ("walks", "VBZ"), (".", ".")]])
+    mp = MaltParser(model_filename="en.mpm", tagger=nltk.pos_tag)    # Penn Treebank tags, a UPOS model
     mp = MaltParser(learner="libsvm")                      # untrained; maltpy.learn's options
     mp.train(depgraphs)                                    # or mp.train_from_file("train.conll")
 
 The calls, their arguments and their results are NLTK's: ``parse_sents`` and
 ``parse_tagged_sents`` give, for each sentence, an iterator over one ``DependencyGraph``; the
 words of ``parse_sents`` are tagged by the tagger given, by default the regular-expression tagger
-NLTK's wrapper uses (``nltk.parse.malt.malt_regex_tagger``), and the tag fills both CPOSTAG and
-POSTAG, as NLTK's wrapper writes them. ``parser_dirname`` and ``additional_java_args`` are
-accepted and unused. One difference: NLTK reads MaltParser's output with the root relation
+NLTK's wrapper uses (``nltk.parse.malt.malt_regex_tagger``). ``parser_dirname`` and
+``additional_java_args`` are accepted and unused.
+
+Tags. NLTK's taggers (``nltk.pos_tag``, the regular-expression tagger) give Penn Treebank tags,
+while a model learned from a Universal Dependencies treebank reads UPOS. So a word's tag fills
+POSTAG (XPOS) as it is, and CPOSTAG (UPOS) with the UPOS that UD's English treebanks give a word
+of that Penn Treebank tag (``upos_of``); a tag that is not Penn Treebank's (a tagger of the model's
+own tagset) fills both, as NLTK's wrapper writes it. A model learned from NLTK's own graphs, with
+the tag in both columns, reads the one whose tags it knows (``maltpy.vocabulary``).
+
+One difference: NLTK reads MaltParser's output with the root relation
 ``top_relation_label`` ("null" by default), which no trained model gives, so its graphs have no
 root and ``tree()`` fails; here a graph's root relation is the label the parser gave the root's
 dependent, unless that is ``top_relation_label``.
@@ -65,7 +74,8 @@ class MaltParser(ParserI):
         """Parse sentences of (word, tag) pairs; for each, an iterator over its DependencyGraph."""
         if self.model is None:
             raise MaltpyError("the parser has no model: give one (model_filename) or call train() first", "MaltParser")
-        tokens = ([{"form": word, "upos": tag, "xpos": tag} for word, tag in sentence] for sentence in sentences)
+        tokens = ([{"form": word, "upos": upos, "xpos": tag} for (word, tag), upos in zip(s, upos_of(s))]
+                  for s in map(list, sentences))  # fmt: skip
         for parsed in self.model.parse(tokens):
             yield iter([_graph(parsed, top_relation_label)])
 
@@ -89,6 +99,47 @@ class MaltParser(ParserI):
         self.model = model
         if isinstance(self.model_filename, (str, os.PathLike)) and os.fspath(self.model_filename):
             model.save(self.model_filename)
+
+
+#: The UPOS of each Penn Treebank tag (Santorini 1990; with the tags of OntoNotes and the English
+#: Web Treebank: HYPH, NFP, ADD, AFX, GW, XX), as UD's English treebanks map them; upos_of
+#: decides the words the tag alone does not.
+PENN_UPOS = {
+    "CC": "CCONJ", "CD": "NUM", "DT": "DET", "EX": "PRON", "FW": "X", "IN": "ADP", "JJ": "ADJ", "JJR": "ADJ",
+    "JJS": "ADJ", "LS": "X", "MD": "AUX", "NN": "NOUN", "NNS": "NOUN", "NNP": "PROPN", "NNPS": "PROPN",
+    "PDT": "DET", "POS": "PART", "PRP": "PRON", "PRP$": "PRON", "RB": "ADV", "RBR": "ADV", "RBS": "ADV",
+    "RP": "ADP", "SYM": "SYM", "TO": "PART", "UH": "INTJ", "VB": "VERB", "VBD": "VERB", "VBG": "VERB",
+    "VBN": "VERB", "VBP": "VERB", "VBZ": "VERB", "WDT": "PRON", "WP": "PRON", "WP$": "PRON", "WRB": "ADV",
+    ".": "PUNCT", ",": "PUNCT", ":": "PUNCT", "``": "PUNCT", "''": "PUNCT", '"': "PUNCT", "-LRB-": "PUNCT",
+    "-RRB-": "PUNCT", "(": "PUNCT", ")": "PUNCT", "HYPH": "PUNCT", "NFP": "PUNCT", "$": "SYM", "#": "SYM",
+    "ADD": "X", "AFX": "ADJ", "GW": "X", "XX": "X",
+}  # fmt: skip
+_SUBORDINATORS = {"because", "if", "that", "whether", "although", "though", "while", "unless", "whereas", "once"}
+_NEGATIONS = {"not", "n't"}
+_BE = {"be", "am", "is", "are", "was", "were", "been", "being", "'s", "'re", "'m", "ai"}
+_HAVE_DO = {"have", "has", "had", "having", "'ve", "'d", "do", "does", "did"}
+
+
+def upos_of(tagged: list[tuple[str, str]]) -> list[str]:
+    """The UPOS of each (word, tag) of a sentence: PENN_UPOS's for a Penn Treebank tag, with UD
+    English's choices where the word decides (a subordinating IN is SCONJ, "not" is PART, every
+    form of "be" is AUX, and a form of "have" or "do" before its verb, adverbs between, is AUX);
+    a tag of another tagset is its own UPOS."""
+    out = []
+    for i, (word, tag) in enumerate(tagged):
+        upos, lower = PENN_UPOS.get(tag, tag), word.lower()
+        if tag == "IN" and lower in _SUBORDINATORS:
+            upos = "SCONJ"
+        elif tag == "RB" and lower in _NEGATIONS:
+            upos = "PART"
+        elif tag.startswith("VB") and lower in _BE:
+            upos = "AUX"
+        elif tag.startswith("VB") and lower in _HAVE_DO:
+            after = [t for _, t in tagged[i + 1 : i + 4]]
+            verb = next((t for t in after if not t.startswith(("RB", "PRP"))), "")
+            upos = "AUX" if verb in ("VB", "VBN", "VBG", "VBD") else "VERB"
+        out.append(upos)
+    return out
 
 
 def _is_model_file(path) -> bool:

@@ -36,7 +36,7 @@ from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import CLASS_WEIGHTS, Config, config_from_dict
 from .conll import FORMATS, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence, valid_label
-from .errors import MaltpyError, cut, require
+from .errors import MaltpyError, counted, cut, require
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS
@@ -50,6 +50,7 @@ from .transition import SYSTEMS, system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .transition.planar import RB
 from .tree import RootCounts, RootLabels, is_projective, single_root
+from .vocabulary import Tally, Vocabulary, VocabularyCounter, Watch, python_warning
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
 FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's default transition)
@@ -117,7 +118,8 @@ class Model:
     constrain_root = True
 
     def __init__(self, config: Config, feature_model: FeatureModel, classes: Classes, guide: Guide,
-                 data_format: str, statistics: dict, roots: RootLabels | None = None) -> None:  # fmt: skip
+                 data_format: str, statistics: dict, roots: RootLabels | None = None,
+                 vocabulary: Vocabulary | None = None) -> None:  # fmt: skip
         self.config = config
         self.feature_model = feature_model
         self.classes = classes
@@ -127,6 +129,9 @@ class Model:
         self.root_label = config.graph.root_label
         #: the training treebank's labels of root words (graph.single_root); UD's for a model without
         self.roots = roots or RootLabels("root", {"PUNCT": "punct"}, "parataxis")
+        #: the training treebank's values of the columns the features read (None in a model made
+        #: before they were kept): how parsing tells input unlike them (see ``vocabulary``)
+        self.vocabulary = vocabulary
         for model in guide.all_models():
             model.transitions = [classes.items[label] for label in model.labels]
         self._set_system()
@@ -151,8 +156,8 @@ class Model:
     # --- parsing ---------------------------------------------------------------------------------
 
     def parse(self, sentences: Iterable[Any], batch_size: int | None = None,
-              progress: Callable[[int], None] | None = None,
-              batch_tokens: int = BATCH_TOKENS) -> Iterator[Any]:  # fmt: skip
+              progress: Callable[[int], None] | None = None, batch_tokens: int = BATCH_TOKENS,
+              watch: Callable[[Tally], None] | None | str = "warnings") -> Iterator[Any]:  # fmt: skip
         """Parse the sentences, yielding each parse in input order as the kind it was given:
         maltpy's ``Sentence`` (HEAD and DEPREL replaced in place), a ``conllu.TokenList`` (a copy
         with head and deprel set) or a list of tokens (a form or a mapping; a list of dicts with
@@ -163,13 +168,22 @@ class Model:
         read a batch ahead. A batch is also closed early when ``sentences`` (a ConllReader on a
         pipe) has no more input ready within QUIET_SECONDS, so that a writer waiting for its
         parses gets them (a writer that is merely slower than the parser does not cut the
-        batches short)."""
+        batches short).
+
+        Each batch's values that training never saw are counted (``vocabulary.Tally``) and given
+        to ``watch``: by default a ``vocabulary.Watch`` that gives a ``MaltpyWarning`` (Python's
+        ``warnings``) for each column whose share of them is far above what the training
+        treebank's held-out text shows (``self.watch(warn)`` makes one with another ``warn``);
+        None counts nothing."""
         if isinstance(sentences, (str, bytes)):
             raise TypeError("parse takes an iterable of sentences (CoNLL text: parse_conll; a file: parse_file)")
         if batch_size is not None and (type(batch_size) is not int or batch_size < 1):
-            raise ValueError(f"batch_size is a number of sentences, at least 1, not {batch_size!r}")
+            raise MaltpyError(f"batch_size is a number of sentences, at least 1, not {cut(repr(batch_size), 40)}",
+                              "Model.parse")  # fmt: skip
+        if watch == "warnings":
+            watch = self.watch(python_warning(sentences.name if isinstance(sentences, ConllReader) else None))
         if isinstance(sentences, ConllReader):
-            yield from self._parse_sentences(sentences, batch_size, progress, batch_tokens)
+            yield from self._parse_sentences(sentences, batch_size, progress, batch_tokens, watch)
             return
         backs: collections.deque = collections.deque()
 
@@ -179,11 +193,19 @@ class Model:
                 backs.append(back)
                 yield sentence
 
-        for parsed in self._parse_sentences(plain(), batch_size, progress, batch_tokens):
+        for parsed in self._parse_sentences(plain(), batch_size, progress, batch_tokens, watch):
             yield backs.popleft()(parsed)
 
+    def watch(self, warn: Callable[[str], None]) -> Callable[[Tally], None] | None:
+        """What ``parse`` gives each batch's tally to, to ``warn`` once a column of the input holds
+        far more values training never saw than held-out text does (None for a model made before
+        its vocabulary was kept)."""
+        if self.vocabulary is None:
+            return None
+        return Watch(self.vocabulary.expected(), warn).add
+
     def _parse_sentences(self, sentences: Iterable[Sentence], batch_size: int | None, progress,
-                         batch_tokens: int) -> Iterator[Sentence]:  # fmt: skip
+                         batch_tokens: int, watch: Callable[[Tally], None] | None) -> Iterator[Sentence]:  # fmt: skip
         batch: list[Sentence] = []
         tokens = 0
         pending = getattr(sentences, "pending", None)
@@ -196,11 +218,11 @@ class Model:
             else:
                 full = tokens >= batch_tokens if arrays else len(batch) >= BATCH_SENTENCES
             if full or (pending is not None and not pending(QUIET_SECONDS)):
-                yield from self._parse_batch(batch, progress)
+                yield from self._parse_batch(batch, progress, watch)
                 batch = []
                 tokens = 0
         if batch:
-            yield from self._parse_batch(batch, progress)
+            yield from self._parse_batch(batch, progress, watch)
 
     def _single_root(self, sentence: Sentence) -> bool:
         """Whether the parse of ``sentence`` gets one root (graph.single_root; auto: if the
@@ -209,20 +231,24 @@ class Model:
         setting = self.config.graph.single_root
         return setting == "true" or (setting == "auto" and "conllu" in (sentence.format, self.data_format))
 
-    def _parse_batch(self, batch: list[Sentence], progress) -> list[Sentence]:
+    def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
+        # each sentence as the model reads it: its tag columns as in training (vocabulary.view)
+        views = batch if self.vocabulary is None else [self.vocabulary.view(s) for s in batch]
+        if watch is not None and self.vocabulary is not None:
+            watch(self.vocabulary.tally(views))
         one_root = [self._single_root(s) for s in batch]
         trees: list = [None] * len(batch)
         for rooted in (False, True):  # a batch is one file's, so nearly always one of the two
             members = [k for k, flag in enumerate(one_root) if flag == rooted]
             if members:
                 constrained = rooted and self.constrain_root
-                for k, tree in zip(members, self._trees([batch[k] for k in members], constrained)):
+                for k, tree in zip(members, self._trees([views[k] for k in members], constrained)):
                     trees[k] = tree
-        for sentence, rooted, (heads, labels) in zip(batch, one_root, trees):
+        for sentence, view, rooted, (heads, labels) in zip(batch, views, one_root, trees):
             if self.config.pproj.active:
                 heads, labels = deprojectivize(heads, labels, self.config.pproj)
             if rooted:
-                heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + sentence.column(UPOS))
+                heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + view.column(UPOS))
             sentence.set_arcs(heads, labels)
         if progress:
             progress(sum(len(s) for s in batch))
@@ -319,9 +345,11 @@ class Model:
         """Parse with this bound on Covington's degree of non-projectivity instead of the
         model's (``maltpy parse -cd``; Nivre 2007 bounds a parser trained unbounded)."""
         if max_degree is not None and (type(max_degree) is not int or max_degree < 0):
-            raise ValueError(f"a degree bound is a whole number from 0, not {max_degree!r}")
+            raise MaltpyError(f"a degree bound is a whole number from 0, not {cut(repr(max_degree), 40)}",
+                              "Model.bound_degree")  # fmt: skip
         if self.config.singlemalt.parsing_algorithm != "covnonproj":
-            raise ValueError(f"bounds covnonproj only; this model is {self.config.singlemalt.parsing_algorithm}")
+            raise MaltpyError(f"bounds covnonproj only; this model is {self.config.singlemalt.parsing_algorithm}",
+                              "Model.bound_degree")  # fmt: skip
         covington = dataclasses.replace(self.config.covington, max_degree=max_degree)
         self.config = dataclasses.replace(self.config, covington=covington)
         self._set_system()
@@ -331,7 +359,7 @@ class Model:
         parse -nt``; MaltParser reads nivre.enforce_tree when it parses, and other algorithms
         than nivreeager ignore it, as MaltParser's do)."""
         if type(on) is not bool:
-            raise ValueError(f"enforce_tree is true or false, not {on!r}")
+            raise MaltpyError(f"enforce_tree is true or false, not {cut(repr(on), 40)}", "Model.set_enforce_tree")
         nivre = dataclasses.replace(self.config.nivre, enforce_tree=on)
         self.config = dataclasses.replace(self.config, nivre=nivre)
         self._set_system()
@@ -340,7 +368,8 @@ class Model:
         """Parse with graph.single_root ``setting`` (auto, true, false) instead of the model's
         (``maltpy parse -gsr``)."""
         if setting not in ("auto", "true", "false"):
-            raise ValueError(f"single_root is auto, true or false, not {setting!r}")
+            raise MaltpyError(f"single_root is auto, true or false, not {cut(repr(setting), 40)}",
+                              "Model.set_single_root")  # fmt: skip
         graph = dataclasses.replace(self.config.graph, single_root=setting)
         self.config = dataclasses.replace(self.config, graph=graph)
 
@@ -367,6 +396,7 @@ class Model:
             "labels": sorted({label for _, label in self.classes.items if label is not None}),
             "classes": self.classes.names(),
             "roots": self.roots.as_json(),
+            "vocabulary": None if self.vocabulary is None else self.vocabulary.describe(),
             "classifiers": classifiers,
             "training": self.statistics,
         }
@@ -393,6 +423,9 @@ class Model:
                 "labels": model.labels, "positions": model.featuremap.positions,
                 "features": model.featuremap.keys(),
             })  # fmt: skip
+        if self.vocabulary is not None:
+            files[VOCABULARY] = json.dumps(self.vocabulary.as_json(), ensure_ascii=False,
+                                           separators=(",", ":")).encode("utf-8")  # fmt: skip
         manifest = {
             "maltpy_version": __version__,
             "config": self.config.to_dict(),
@@ -406,6 +439,7 @@ class Model:
             "roots": self.roots.as_json(),
             "models": models,
             "training": self.statistics,
+            **({"vocabulary": VOCABULARY} if self.vocabulary is not None else {}),
         }
         return write_archive(path, manifest, files)
 
@@ -450,15 +484,20 @@ class Model:
                 require(all(isinstance(e, dict) for e in entries), "a classifier is not a mapping")
                 _check_names([e.get("name") for e in entries], config.guide.data_split_column is not None)
                 atomic = {entry["name"]: _load_classifier(archive, entry, config, classes, fm) for entry in entries}
+                vocabulary = None
+                if "vocabulary" in m:  # a model made before the vocabulary was kept has none
+                    require(m["vocabulary"] == VOCABULARY, "a vocabulary in another file")
+                    vocabulary = Vocabulary.from_json(json.loads(archive.text(VOCABULARY)))
             except ValueError as e:
                 raise MaltpyError(f"damaged model: {cut(e)}", path) from None
             except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
                 raise MaltpyError(f"damaged model: {type(e).__name__}: {cut(e)}", path) from None
         finally:
             archive.close()
-        return cls(config, fm, classes, _guide(atomic, fm, config), data_format, statistics, roots)
+        return cls(config, fm, classes, _guide(atomic, fm, config), data_format, statistics, roots, vocabulary)
 
 
+VOCABULARY = "vocabulary.json"  # the archive's member holding the Model's vocabulary
 MAX_FEATURE_TEXT = 1 << 20  # characters of a model's feature-model text
 
 
@@ -562,6 +601,7 @@ def learn(
     extract = fm.extract
     n_sentences = n_tokens = nonprojective = lifted_sentences = lifted_arcs = 0
     root_counts = RootCounts()  # for graph.single_root
+    vocabulary = VocabularyCounter(fm.input_columns(config.guide.data_split_column))
     # Nivre's systems replay the oracle a chunk of sentences at a time in arrays (batch.py);
     # the others, k-NN and the instance files (-li), configuration by configuration.
     arrays = None
@@ -569,6 +609,13 @@ def learn(
         arrays = BatchLearner(config, fm)
     chunk: list[tuple[Sentence, list[int], list[str]]] = []
     chunk_tokens = 0
+
+    def report() -> None:
+        """Learning's progress: the sentences read, and the instances made of them so far (the
+        arrays path replays a chunk of sentences at a time, so its count comes a chunk later)."""
+        if progress:
+            made = f", {counted(len(instances), 'instance')}" if len(instances) else " read"
+            progress(f"{counted(n_sentences, 'sentence')}{made}")
 
     def replay_chunk() -> None:
         replay = arrays.replay([(h, lab) for _, h, lab in chunk], [s for s, _, _ in chunk])
@@ -581,6 +628,7 @@ def learn(
         instances.add_numbered(replay.values, asked)
         if replay.split_values is not None:
             instances.split_values.extend(replay.split_values)
+        report()
 
     for sentence in sentences:
         heads, labels = sentence.heads, sentence.labels
@@ -590,6 +638,7 @@ def learn(
         n_tokens += len(sentence)
         nonprojective += not is_projective(heads)
         root_counts.add(heads, labels, [""] + sentence.column(UPOS))
+        vocabulary.add(sentence)
         if pproj.active:
             check_unmarked(sentence, pproj, name)
             lifted = projectivize(heads, labels, pproj)
@@ -620,8 +669,8 @@ def learn(
                 if split is not None:
                     instances.split_values.append(split(c, columns))
                 system.apply(c, move, label)
-        if progress and n_sentences % 500 == 0:
-            progress(f"{n_sentences} sentences, {len(instances)} instances")
+        if n_sentences % 500 == 0:
+            report()
     if chunk:
         replay_chunk()
     if not len(instances):
@@ -641,4 +690,5 @@ def learn(
         "seconds_features": round(extracted - started, 2),
         "seconds_training": round(time.perf_counter() - extracted, 2),
     }  # fmt: skip
-    return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics, root_counts.labels())
+    return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics, root_counts.labels(),
+                 vocabulary.vocabulary())

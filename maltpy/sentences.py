@@ -5,11 +5,12 @@ A sentence given to ``Model.parse`` or ``maltpy.learn`` is one of:
 - maltpy's own ``conll.Sentence`` (what ``maltpy.read_conll`` gives), parsed in place;
 - a ``conllu.TokenList`` (the PyPI ``conllu`` package's); a parse is a copy of it with head and
   deprel set on each word, its metadata, multiword tokens and empty nodes kept, so that
-  ``serialize()`` gives the CoNLL-U text ``maltpy parse`` writes;
+  ``serialize()`` gives the CoNLL-U text ``maltpy parse`` writes; it is parsed as a CoNLL-U
+  file's sentence is (one root with graph.single_root auto, whatever the model's format);
 - a list of tokens, each a form (a str) or a mapping with any of form, lemma, upos (or cpostag),
   xpos (or postag), feats (a str, or a mapping such as conllu's) and, to learn from, head and
   deprel; a parse is a list of new dicts, the token's keys (``{"form": ...}`` for a str) with
-  "head" and "deprel" set.
+  "head" and "deprel" set; it is parsed as a sentence of the model's format.
 
 Learning checks gold trees as a CoNLL file's are checked: each sentence goes through the
 reader (``ConllReader``), so a bad head or label is the error the command line would give, with
@@ -45,8 +46,8 @@ def field_text(value: Any) -> str:
     return str(value)
 
 
-def _fields(token: Any, i: int, number: int, gold: bool) -> list[str]:
-    """The ten CoNLL fields of token ``i`` of sentence ``number``."""
+def _fields(token: Any, i: int, number: int, gold: bool, where: str) -> list[str]:
+    """The ten CoNLL fields of token ``i`` of sentence ``number`` (given to ``where``)."""
     t = {"form": token} if isinstance(token, str) else token
     if not isinstance(t, Mapping):
         raise TypeError(f"sentence {number}, token {i}: a token is a str or a mapping, not {type(token).__name__}")
@@ -57,11 +58,11 @@ def _fields(token: Any, i: int, number: int, gold: bool) -> list[str]:
     ]  # fmt: skip
     fields = [field_text(f) for f in fields]
     if any(ch in f for f in fields for ch in "\t\n\r"):
-        raise ValueError(f"sentence {number}, token {i}: values cannot hold tabs or line breaks")
+        raise MaltpyError(f"sentence {number}, token {i}: values cannot hold tabs or line breaks", where)
     return fields
 
 
-def _words(item: Any, number: int, gold: bool) -> list[list[str]]:
+def _words(item: Any, number: int, gold: bool, where: str) -> list[list[str]]:
     """The words of a token list or TokenList, as CoNLL-U fields (a TokenList's multiword tokens
     and empty nodes are not words, and are left out)."""
     if is_token_list(item):
@@ -70,22 +71,23 @@ def _words(item: Any, number: int, gold: bool) -> list[list[str]]:
         raise TypeError(f"sentence {number} is a string; a sentence is a list of tokens")
     elif not isinstance(item, Iterable):
         raise TypeError(f"sentence {number}: a sentence is a list of tokens, not {type(item).__name__}")
-    return [_fields(token, i, number, gold) for i, token in enumerate(item, 1)]
+    return [_fields(token, i, number, gold, where) for i, token in enumerate(item, 1)]
 
 
 def as_sentence(item: Any, number: int, data_format: str) -> tuple[Sentence, Back]:
-    """A sentence to parse as maltpy's Sentence (in the model's ``data_format``), and how to
-    give its parse back as the kind the caller gave."""
+    """A sentence to parse as maltpy's Sentence (a TokenList's in CoNLL-U, any other list of
+    tokens in the model's ``data_format``), and how to give its parse back as the kind the
+    caller gave."""
     if isinstance(item, Sentence):
         return item, _same
     if not is_token_list(item) and isinstance(item, Iterable) and not isinstance(item, (str, bytes)):
         item = list(item)  # read once for the words, once more for the parse given back
-    words = _words(item, number, gold=False)
+    words = _words(item, number, gold=False, where="Model.parse")
     if not words:
-        raise ValueError(f"sentence {number} has no tokens")
+        raise MaltpyError(f"sentence {number} has no tokens", "Model.parse")
+    if is_token_list(item):  # CoNLL-U's, whatever the model's format (graph.single_root: auto)
+        return Sentence(words, "conllu", number), lambda parsed: _token_list_parse(item, parsed)
     sentence = Sentence(words, data_format, number)
-    if is_token_list(item):
-        return sentence, lambda parsed: _token_list_parse(item, parsed)
     return sentence, lambda parsed: _dicts_parse(item, parsed)
 
 
@@ -120,7 +122,7 @@ def gold_sentences(items: Iterable[Any], name: str = "<sentences>") -> Iterator[
         if isinstance(item, Sentence):
             text, data_format = format_sentence(item), item.format
         else:
-            words, data_format = _words(item, number, gold=True), "conllu"
+            words, data_format = _words(item, number, gold=True, where=name), "conllu"
             if not words:
                 raise MaltpyError("a sentence with no tokens", f"{name} sentence {number}")
             text = format_sentence(Sentence(words, data_format, number))

@@ -107,6 +107,21 @@ def test_learn_from_a_path_a_mapping_and_sentences_is_maltparsers_learn(tmp_path
         (lambda: maltpy.learn([]), "no training instances"),
         (lambda: maltpy.learn("/nonexistent.conllu"), "no such file"),
         (lambda: maltpy.load_model(EXAMPLE / "en-train.conllu"), "not a maltpy model"),
+        # user errors in what is given to parse: MaltpyError, not ValueError
+        (lambda: list(_example_model().parse([["Dogs", "bark"], []])), "Model.parse: sentence 2 has no tokens"),
+        (lambda: list(_example_model().parse([["Dogs\tcats", "bark"]])), "sentence 1, token 1: values cannot hold"),
+        (lambda: list(_example_model().parse([[{"form": "a\nb"}]])), "sentence 1, token 1: values cannot hold"),
+        (lambda: list(_example_model().parse([[{"form": "a", "upos": "X\rY"}]])), "values cannot hold tabs"),
+        (lambda: maltpy.learn([[{"form": "a\tb", "head": 0, "deprel": "root"}]]), "<sentences>: sentence 1, token 1"),
+        (lambda: list(_example_model().parse([["a"]], batch_size=0)), "Model.parse: batch_size is a number"),
+        (lambda: list(_example_model().parse([["a"]], batch_size=-3)), "at least 1, not -3"),
+        (lambda: list(_example_model().parse([["a"]], batch_size=2.5)), "at least 1, not 2.5"),
+        (lambda: _example_model().parse_conll("1\ta\n", format="conll"), "unknown format 'conll'"),
+        (lambda: list(maltpy.read_conll(EXAMPLE / "en-test.conllu", format="UD")), "unknown format 'UD'"),
+        (lambda: _example_model().bound_degree(-1), "a degree bound is a whole number"),
+        (lambda: _example_model().bound_degree(1), "bounds covnonproj only"),
+        (lambda: _example_model().set_single_root("yes"), "single_root is auto, true or false"),
+        (lambda: _example_model().set_enforce_tree(1), "enforce_tree is true or false"),
     ],
 )
 def test_errors_are_maltpy_errors_with_the_command_lines_text(call, message):
@@ -117,11 +132,20 @@ def test_errors_are_maltpy_errors_with_the_command_lines_text(call, message):
     assert (str(copy), copy.file, copy.line) == (str(caught.value), caught.value.file, caught.value.line)
 
 
+def _example_model() -> maltpy.Model:
+    """A small model, learned once."""
+    global _EXAMPLE_MODEL
+    if _EXAMPLE_MODEL is None:
+        _EXAMPLE_MODEL = maltpy.learn(EXAMPLE / "en-train.conllu")
+    return _EXAMPLE_MODEL
+
+
+_EXAMPLE_MODEL = None
+
+
 def test_wrong_kinds_are_type_errors(en_lines_model):
     model = maltpy.load_model(en_lines_model)
     with pytest.raises(TypeError, match="parse_conll"):
         list(model.parse("Dogs bark ."))
     with pytest.raises(TypeError, match="a token is a str or a mapping"):
         list(model.parse([[1, 2]]))
-    with pytest.raises(ValueError, match="batch_size"):
-        list(model.parse([["a"]], batch_size=0))

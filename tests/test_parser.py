@@ -379,7 +379,7 @@ def test_the_python_api_refuses_what_it_cannot_take(example_model):
         model.parse_tokens("abc")
     with pytest.raises(TypeError):
         model.parse_tokens(["abc"])
-    with pytest.raises(ValueError):
+    with pytest.raises(maltpy.MaltpyError):
         model.bound_degree(1)  # a nivreeager model
 
 

@@ -9,7 +9,16 @@ from pathlib import Path
 from ..errors import MaltpyError, cut
 from .compile import compile_extractor
 from .functions import NULL_SYMBOLS, compile_feature
-from .spec import FAMILY, FeatureSpec, parse_feature, parse_feature_model, read_feature_model
+from .spec import (
+    COLUMNS,
+    FAMILY,
+    INTEGER_COLUMNS,
+    Feature,
+    FeatureSpec,
+    parse_feature,
+    parse_feature_model,
+    read_feature_model,
+)
 
 #: The default model of each algorithm, as MaltParser 1.9.2 picks them.
 DEFAULT_MODELS = {
@@ -67,6 +76,25 @@ class FeatureModel:
             return None
         return compile_extractor([s.feature for s in self.specs], FAMILY[self.algorithm], self.null_value,
                                  tables, positions, self.deprel_of)  # fmt: skip
+
+    def input_columns(self, split_column: str | None = None) -> list[int]:
+        """The input columns whose text the features read (InputColumn anywhere inside a feature,
+        and the data split's column ``split_column``), by number. ID, HEAD and PHEAD are numbers,
+        not text, and the input's DEPREL is blank when parsing: none of them is listed."""
+        found: set[int] = set()
+
+        def walk(feature: Feature) -> None:
+            if feature.name == "InputColumn":
+                found.add(feature.args[0])
+            for arg in feature.args:
+                if isinstance(arg, Feature):
+                    walk(arg)
+
+        for spec in self.specs:
+            walk(spec.feature)
+        if split_column is not None:
+            found.add(split_column)
+        return sorted({COLUMNS[name] for name in found if name not in (*INTEGER_COLUMNS, "DEPREL")})
 
     def extract_slowly(self, c, columns: list[list]) -> list:
         """The values one closure at a time: what ``extract`` computes, by the definitions."""
