@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .errors import MaltpyError, cut
-from .files import atomic_output
+from .files import atomic_output, is_std
 
 FORMAT = "maltpy-model"
 FORMAT_VERSION = 1
@@ -69,12 +69,17 @@ def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
 
 def write_archive(path: str | None, manifest: dict[str, Any], files: dict[str, bytes]) -> bytes | None:
     """Write the archive atomically (a failed run leaves no file); with ``path`` None, return
-    its bytes instead."""
+    its bytes instead. A zip is written in place where the output can seek (a file); to standard
+    output or another stream (a pipe: ``maltpy learn -m - | ...``) it is made in memory first."""
     manifest = {"format": FORMAT, "format_version": FORMAT_VERSION, **manifest}
-    if path is None:
+    if path is None or is_std(path) or (os.path.exists(path) and not os.path.isfile(path)):
         buffer = io.BytesIO()
         _write_zip(buffer, manifest, files)
-        return buffer.getvalue()
+        if path is None:
+            return buffer.getvalue()
+        with atomic_output(path) as out:
+            out.write(buffer.getbuffer())
+        return None
     with atomic_output(path) as out:
         _write_zip(out, manifest, files)
     return None

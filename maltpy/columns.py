@@ -27,7 +27,7 @@ import numpy as np
 
 from .conll import decoded_lines
 from .errors import MaltpyError
-from .files import atomic_output, open_file
+from .files import atomic_output, make_folder, open_file
 
 _UNSAFE = re.compile(r"[%\s,\\]")
 _UNSAFE_IN_ITEM = re.compile(r"[%\s,\\|]")
@@ -98,10 +98,7 @@ def write_instance_files(directory: str, instances, groups: dict, class_names: l
     """Each classifier's training instances (``instances``, an ``encoding.Instances`` that keeps
     symbols; ``groups`` as ``divide.classifier_groups`` gives them) as ``directory/<name>.col``:
     ``main.col``, or ``master.col`` and ``split:<value>.col`` (see instance_file_name)."""
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as e:
-        raise MaltpyError(f"cannot make the folder for instance files: {e.strerror}", directory) from None
+    make_folder(directory, "folder for instance files")
     classes = np.frombuffer(instances.classes, dtype=np.int32)
     class_text = [column_text(name) for name in class_names]
     for name, (positions, members) in groups.items():

@@ -36,7 +36,7 @@ import pandas as pd
 
 from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, cut
-from .files import read_file
+from .files import make_folder, read_file
 from .parser import Model
 
 COLUMNS = ("sent_id", "id", "form", "lemma", "upos", "xpos", "feats")  # the input's; form is required
@@ -119,13 +119,12 @@ def parse_with_scheduler(address: str, paths: list[str], model, output_dir: str)
 
 
 def _check_outputs(paths: list[str], outputs: list[str], output_dir: str) -> None:
-    if not os.path.isdir(output_dir):
-        raise MaltpyError("no such folder for the parsed files", output_dir)
     seen: dict[str, str] = {}
     for path, output in zip(paths, outputs):
         if output in seen:
             raise MaltpyError(f"has the same name as {seen[output]}; both would be written to {output}", path)
         seen[output] = path
+    make_folder(output_dir, "folder for the parsed files")
 
 
 def _parse_file(shipped: ModelBytes, path: str, output: str) -> str:

@@ -56,11 +56,11 @@ from .config import LEARNER_OPTIONS, config_from_dict
 from .config import OPTIMIZE_ROUNDS as ROUNDS
 from .config import OPTIMIZE_THRESHOLD as THRESHOLD
 from .conll import ConllReader, Sentence, format_sentence
-from .errors import MaltpyError, cut
+from .errors import MaltpyError, counted, cut
 from .evaluate import attachment_scores
 from .features import load_feature_model
 from .features.spec import FAMILY
-from .files import atomic_output, check_output_path, read_conll
+from .files import atomic_output, check_output_path, make_folder, read_conll
 from .tree import is_projective, nonprojective_arcs
 
 LOG_VERSION = 1
@@ -144,7 +144,7 @@ class Analysis:
             f"{self.sentences:,} sentences, {self.tokens:,} tokens ({self.format})",
             f"non-projective: {pct:.1f}% of sentences, {arcs:.2f}% of arcs",
             f"columns with information beyond FORM and {self.tag}: {', '.join(used) or 'none'}",
-            f"root labels: {roots}; {self.sentences_with_several_roots} sentence(s) with several roots",
+            f"root labels: {roots}; {counted(self.sentences_with_several_roots, 'sentence')} with several roots",
             f"to try: {', '.join(self.algorithms())}"
             + ("; pseudo-projective encodings for the projective ones" if self.nonprojective_arcs else ""),
         ]
@@ -1034,7 +1034,7 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
         "dev": os.path.abspath(dev) if dev else None, "dev_sha256": file_digest(dev) if dev else None,
         "scoring": scoring, "seed": seed, "learner": learner, "analysis": analysis.as_dict(),
     }  # fmt: skip
-    os.makedirs(out_dir, exist_ok=True)
+    make_folder(out_dir, "output folder")
     for name in ("config.yaml", "features.txt"):
         check_output_path(os.path.join(out_dir, name), (train, dev))
     log_path = os.path.join(out_dir, "trials.jsonl")
@@ -1047,7 +1047,7 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     say("phase 1, data analysis: " + "; ".join(analysis.describe()))
     split = f" (phase 4 tries -d {analysis.tag} -T 1000)" if learner == "libsvm" else " (one model, no data split)"
     data = Data(header["train"], header["train_sha256"], header["dev"], header["dev_sha256"], n_folds, seed, fmt)
-    say(f"learner {learner}{split}; scoring by LAS on {scoring}; budget {budget:g} min, {runner.jobs} job(s)")
+    say(f"learner {learner}{split}; scoring by LAS on {scoring}; budget {budget:g} min, {counted(runner.jobs, 'job')}")
     summary: list[PhaseSummary] = []
     best: Result | None = None
     baseline: Result | None = None
@@ -1084,7 +1084,7 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
                                       "kept": phase.changes}) + "\n")  # fmt: skip
                 log.flush()
                 write_outputs(out_dir, best, header, summary)
-                say(f"phase {name}: LAS {best.las:.2f} after {phase.trials} trial(s)"
+                say(f"phase {name}: LAS {best.las:.2f} after {counted(phase.trials, 'trial')}"
                     + (f"; kept {'; '.join(phase.changes)}" if phase.changes else ""))  # fmt: skip
                 # while the budget lasts, phases 3 and 4 again, as long as a round keeps a change
                 if not phases and not search.out_of_time and any(p.changes for p in summary[-2:]) and round_ < rounds:
@@ -1102,5 +1102,5 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     runner.close()
     failed = [r for r in search.failures if r.error is not None]
     if failed:
-        say(f"{len(failed)} trial(s) failed (see their 'error' in trials.jsonl), the first: {failed[0].error}")
+        say(f"{counted(len(failed), 'trial')} failed (see their 'error' in trials.jsonl), the first: {failed[0].error}")
     return best, summary, baseline

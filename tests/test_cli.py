@@ -463,3 +463,75 @@ def test_an_output_is_never_the_file_standard_input_reads(tmp_path):
                                 capture_output=True)  # fmt: skip
     assert_one_line_error(result, f"{copy}: is also standard input")
     assert copy.read_bytes() == (EXAMPLE / "en-test.conllu").read_bytes()
+
+
+# --- friction a new user meets ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def example_model(tmp_path_factory):
+    path = tmp_path_factory.mktemp("example") / "en.mpm"
+    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", path).returncode == 0
+    return path
+
+
+def test_parse_takes_one_file_without_i(example_model, tmp_path):
+    """``maltpy parse -m M FILE``, as the usage line suggests: one input, parsed to stdout."""
+    test = EXAMPLE / "en-test.conllu"
+    alone = run_maltpy("parse", "-m", example_model, test)
+    with_i = run_maltpy("parse", "-m", example_model, "-i", test)
+    assert alone.returncode == 0 and alone.stderr == b"", alone.stderr.decode()
+    assert alone.stdout == with_i.stdout and alone.stdout.count(b"\n\n") == len(list(maltpy.read_conll(test)))
+    to_file = run_maltpy("parse", "-m", example_model, test, "-o", tmp_path / "out.conllu")
+    assert to_file.returncode == 0 and (tmp_path / "out.conllu").read_bytes() == with_i.stdout
+
+
+def test_output_dir_is_made_as_mkdir_p_would(example_model, tmp_path):
+    test = EXAMPLE / "en-test.conllu"
+    expected = run_maltpy("parse", "-m", example_model, "-i", test).stdout
+    for n, extra in enumerate(([], ["--jobs", "2"])):
+        folder = tmp_path / f"run{n}" / "parsed"
+        result = run_maltpy("parse", "-m", example_model, test, "--output-dir", f"{folder}/", *extra)
+        assert result.returncode == 0, result.stderr.decode()
+        assert (folder / "en-test.conllu").read_bytes() == expected
+    (tmp_path / "a-file").write_text("x")
+    result = run_maltpy("parse", "-m", example_model, test, "--output-dir", tmp_path / "a-file")
+    assert_one_line_error(result, f"{tmp_path / 'a-file'}: is not a folder")
+    result = run_maltpy("parse", "-m", example_model, tmp_path / "missing.conllu", "--output-dir", tmp_path / "new")
+    assert_one_line_error(result, f"{tmp_path / 'missing.conllu'}: ")
+    assert not (tmp_path / "new").exists()  # nothing made when the inputs are wrong
+    instances = tmp_path / "deep" / "instances"
+    result = run_maltpy("learn", "-q", "-l", "knn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "k.mpm",
+                        "--save-instances", instances)  # fmt: skip
+    assert result.returncode == 0 and (instances / "main.col").is_file(), result.stderr.decode()
+
+
+def test_a_model_written_to_a_pipe(tmp_path):
+    """``maltpy learn -m - | cat > m.mpm``: a zip made in memory, then written (a pipe cannot seek)."""
+    command = (f"{sys.executable} -m maltpy learn -q -i {EXAMPLE / 'en-train.conllu'} -m - | cat > "
+               f"{tmp_path / 'piped.mpm'}")  # fmt: skip
+    result = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True)
+    assert result.returncode == 0 and result.stderr == b"", result.stderr.decode()
+    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "file.mpm").returncode == 0
+    test = EXAMPLE / "en-test.conllu"
+    parsed = [run_maltpy("parse", "-m", tmp_path / name, "-i", test).stdout for name in ("piped.mpm", "file.mpm")]
+    assert parsed[0] == parsed[1] and parsed[0].count(b"\n\n") == len(list(maltpy.read_conll(test)))
+
+
+@requires_shared
+def test_learns_progress_counts_as_it_goes_in_proper_english(tmp_path):
+    """The progress line counts instances as they are made (not "0 instances" to the end), and
+    the summary says "1 sentence" and "1 classifier", not "1 sentences" and "1 classifier(s)"."""
+    train = DATA / "conllx" / "en_lines-ud-train.conllx"
+    shown, _ = _under_a_terminal(["learn", "-i", train, "-m", tmp_path / "m.mpm"], stdout_too=False)
+    updates = [part.strip() for part in shown.replace("\x1b[K", "").split("\r") if part.strip()]
+    counting = [u for u in updates if "sentences" in u and "instances" in u and "learned" not in u]
+    assert counting, updates
+    assert not any(" 0 instances" in u for u in updates), updates
+    assert "from 3,457 sentences (121,390 instances, 1 classifier)" in updates[-1], updates[-1]
+    one = tmp_path / "one.conllu"
+    one.write_text("1\tDogs\tdog\tNOUN\tNNS\t_\t2\tnsubj\t_\t_\n2\tbark\tbark\tVERB\tVBP\t_\t0\troot\t_\t_\n\n")
+    result = run_maltpy("learn", "-i", one, "-m", tmp_path / "one.mpm")
+    err = result.stderr.decode()
+    assert result.returncode == 0 and "from 1 sentence (3 instances, 1 classifier) in " in err, err
+    assert "(s)" not in err

@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from ..config import CLASS_WEIGHTS
+from ..errors import counted
 from . import LEARNERS, AtomicModel
 from .encoding import Instances
 
@@ -71,7 +72,7 @@ def train_guide(instances: Instances, groups: dict[str, tuple[list[int], np.ndar
     models = {}
     for n, (name, (positions, members)) in enumerate(groups.items(), 1):
         if progress:
-            progress(f"training {learner} classifier {n}/{len(groups)} ({name}, {len(members)} instances)")
+            progress(f"training {learner} classifier {n}/{len(groups)} ({name}, {counted(len(members), 'instance')})")
         if symbolic:
             X, featuremap = instances.symbols(members, positions)
         else:
