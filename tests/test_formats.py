@@ -96,12 +96,13 @@ def loaded(model_path, single_root: str) -> maltpy.Model:
 
 
 def command_line_parses(model_path, inputs, folder) -> dict[str, list]:
-    """The parses of each input by the command line: files, standard input and --jobs 2, every one
-    with one root (-gsr true) so that they compare across formats; the processes run side by side."""
+    """The parses of each input by the command line: standard input and --jobs 2, with one root
+    (-gsr true) so that they compare across formats, and files with the model's own setting
+    (auto); the processes run side by side."""
     runs = {}
-    for name, extra in (("files", []), ("--jobs 2", ["-j", "2"])):
+    for name, extra in (("--jobs 2", ["-gsr", "true", "-j", "2"]), ("auto", [])):
         out = folder / name.replace(" ", "")
-        runs[name] = ([sys.executable, "-m", "maltpy", "parse", "-m", model_path, "-gsr", "true", *extra,
+        runs[name] = ([sys.executable, "-m", "maltpy", "parse", "-m", model_path, *extra,
                        inputs["conllx"], inputs["conllu"], "--output-dir", out], None, out)  # fmt: skip
     for fmt in FORMATS:
         runs[f"stdin {fmt}"] = ([sys.executable, "-m", "maltpy", "parse", "-m", model_path, "-gsr", "true"],
@@ -159,26 +160,20 @@ def test_every_entry_point_and_format_gives_the_same_parse(case):
     with warnings.catch_warnings():
         warnings.simplefilter("error", maltpy.MaltpyWarning)  # input like the training data: no warning
         parses = {**api_parses(model, inputs), **command_line_parses(model_path, inputs, folder)}
-    assert len(parses) == 22  # 8 ways in the API, 3 on the command line; each in both formats
+        # graph.single_root auto: one root where the input or the training treebank is CoNLL-U (a
+        # TokenList is CoNLL-U's), else MaltParser's parse
+        own = maltpy.load_model(model_path)
+        auto = {fmt: parses.pop(f"auto {fmt}") for fmt in FORMATS}
+        auto["TokenLists"] = arcs_of_tokens(own.parse(conllu.parse(inputs["conllu"].read_text(encoding="utf-8"))))
+    assert len(parses) == 20  # 8 ways in the API, 2 on the command line (and files, auto); each in both formats
     differing = [name for name, got in parses.items() if got != expected]
     assert not differing, f"{treebank}, learned from {train_format}: these differ: {differing}"
-
-
-def test_one_root_by_default_follows_the_formats(case):
-    """graph.single_root auto: one root where the input or the training treebank is CoNLL-U, as
-    the file's, standard input's and TokenLists' parses show; else MaltParser's parse."""
-    treebank, train_format, model_path, inputs, folder = case
-    forced = {setting: loaded(model_path, setting) for setting in ("true", "false")}
+    free = loaded(model_path, "false")
     for fmt in FORMATS:
-        one_root = "true" if "conllu" in (fmt, train_format) else "false"
-        expected = arcs_of_sentences(forced[one_root].parse(maltpy.read_conll(inputs[fmt])))
-        result = run_maltpy("parse", "-m", model_path, "-i", inputs[fmt])
-        assert result.returncode == 0, result.stderr.decode()
-        assert arcs_of_text(result.stdout.decode("utf-8")) == expected, (treebank, train_format, fmt)
-    tokens = conllu.parse(inputs["conllu"].read_text(encoding="utf-8"))  # a TokenList is CoNLL-U's
-    assert arcs_of_tokens(maltpy.load_model(model_path).parse(tokens)) == arcs_of_sentences(
-        forced["true"].parse(maltpy.read_conll(inputs["conllu"]))
-    )
+        one_root = "conllu" in (fmt, train_format)
+        want = parses[f"Sentences {fmt}"] if one_root else arcs_of_sentences(free.parse(maltpy.read_conll(inputs[fmt])))
+        assert auto[fmt] == want, (treebank, train_format, fmt)
+    assert auto["TokenLists"] == expected
 
 
 def test_a_conllx_model_parses_conllu_as_it_parses_conllx(tmp_path):
