@@ -110,7 +110,31 @@ def conll18_table(scores: Sequence[Scores]) -> str:
     header = ["CoNLL 2018", *(f"F1[{k}]" if several else "F1" for k in range(1, len(scores) + 1))]
     figures = [s.conll18.as_dict() for s in scores]
     rows = [[metric, *(f"{f[metric]:.2f}" for f in figures)] for metric in CONLL18_METRICS]
-    return "\n" + "\n".join(_columns(header, rows))
+    return "\n" + "\n".join(_columns(header, rows) + conll18_notes(scores))
+
+
+def conll18_notes(scores: Sequence[Scores]) -> list[str]:
+    """Why CLAS, MLAS and BLEX are low or 0 where a file's relations are not UD's: a line for the
+    gold file and for each system that has such words (none if every relation is UD's)."""
+    sides = [("gold", scores[0].conll18.not_ud_as_dict()["gold"])]
+    sides += [("system" if len(scores) == 1 else f"[{k}]", s.conll18.not_ud_as_dict()["system"])
+              for k, s in enumerate(scores, 1)]  # fmt: skip
+    words = scores[0].conll18.counts["UAS"][1]
+    lines = []
+    for name, relations in sides:
+        if not relations:
+            continue
+        count = sum(relations.values())
+        listed = ", ".join(f"{rel} {n}" for rel, n in list(relations.items())[:8])
+        more = f", {len(relations) - 8} more" if len(relations) > 8 else ""
+        share = f"all {words}" if count == words else f"{count} of {words}"
+        lines.append(f"  {name + ':':<7} {share} words have a relation that is not UD's ({listed}{more})")
+    if lines:
+        lines.insert(0, "note: CLAS, MLAS and BLEX count only the words of UD's content relations (v2's set; "
+                        "subtypes aside):")  # fmt: skip
+    if lines and not scores[0].conll18.counts["CLAS"][1]:
+        lines.append("  no gold word has a content relation: CLAS, MLAS and BLEX are F1 over no words (0.00)")
+    return lines
 
 
 def significance_text(result: dict) -> str:
