@@ -697,15 +697,7 @@ def info_command(model_path: str, as_json: bool) -> None:
         "",
         f"labels ({len(labels)}): {' '.join(labels)}",
         f"classes ({len(summary['classes'])}): {' '.join(summary['classes'])}",
-        f"one root ({model.config.graph.single_root}): "
-        + (
-            "no"
-            if model.config.graph.single_root == "false"
-            else ("constrained in the transitions, then " if model.rooted_system is not model.system else "")
-            + f"labelled {summary['roots']['root']}; the others below it, "
-            + ", ".join(f"{tag} {label}" for tag, label in sorted(summary["roots"]["under"].items()))
-            + f"; else {summary['roots']['default']}"
-        ),
+        *_describe_single_root(model),
         "",
         "classifiers:",
         "  name                 kind       instances  classes  features  size",
@@ -718,6 +710,34 @@ def info_command(model_path: str, as_json: bool) -> None:
         *(f"  {k:<24} {v}" for k, v in summary["training"].items()),
     ]
     click.echo("\n".join(lines))
+
+
+def _describe_single_root(model) -> list[str]:
+    """When and how the model gives a sentence one root (graph.single_root; see the README's "One
+    root"), and the labels it learned for that from its training treebank's root words."""
+    setting = model.config.graph.single_root
+    if setting == "false":
+        return [f"one root ({setting}): no, several words may be on the root, as MaltParser leaves them"]
+    learned = "CoNLL-U" if model.data_format == "conllu" else "CoNLL-X"
+    when = "every sentence" if setting == "true" or learned == "CoNLL-U" else "CoNLL-U input only"
+    if setting == "auto":
+        when += f" (learned from {learned})"
+    how = "constrained in the transitions, then a final step" if model.rooted_system is not model.system else (
+        "a final step")  # fmt: skip
+    roots = model.roots
+    tags = sorted(roots.under.items())
+    if not tags:
+        below = f"{roots.under_default} (the training treebank has no word below a root word)"
+    elif {tag for tag, _ in tags} == {"_"}:
+        below = f"{roots.under['_']} (the training treebank has no tags)"
+    else:
+        below = f"by tag: {', '.join(f'{t} {label}' for t, label in tags)}; other tags {roots.under_default}"
+    return [
+        f"one root ({setting}): {when}; {how}",
+        f"  the root word labelled {roots.root}",
+        f"  any other word on the root put below it, labelled {below}",
+        *([] if model.roots_learned else ["  (UD's labels: the model was made before maltpy kept its treebank's)"]),
+    ]
 
 
 def _describe_pproj(pproj) -> str:

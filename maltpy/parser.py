@@ -49,7 +49,7 @@ from .sentences import as_sentence
 from .transition import SYSTEMS, system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .transition.planar import RB
-from .tree import RootCounts, RootLabels, is_projective, single_root
+from .tree import UD_ROOT_LABELS, RootCounts, RootLabels, is_projective, single_root
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
 FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's default transition)
@@ -126,7 +126,8 @@ class Model:
         self.statistics = statistics
         self.root_label = config.graph.root_label
         #: the training treebank's labels of root words (graph.single_root); UD's for a model without
-        self.roots = roots or RootLabels("root", {"PUNCT": "punct"}, "parataxis")
+        self.roots = roots or UD_ROOT_LABELS
+        self.roots_learned = roots is not None
         for model in guide.all_models():
             model.transitions = [classes.items[label] for label in model.labels]
         self._set_system()
@@ -367,6 +368,7 @@ class Model:
             "labels": sorted({label for _, label in self.classes.items if label is not None}),
             "classes": self.classes.names(),
             "roots": self.roots.as_json(),
+            "roots_learned": self.roots_learned,
             "classifiers": classifiers,
             "training": self.statistics,
         }
