@@ -13,13 +13,19 @@ import re
 from collections.abc import Sequence
 
 from .conll import Sentence
-from .draw import bar_chart, escape, html_page, legend_svg, sentence_svg, sentence_trees, system_key, table
+from .draw import (
+    bar_chart,
+    escape,
+    figure,
+    html_page,
+    legend_svg,
+    sentence_svg,
+    sentence_trees,
+    system_key,
+    table,
+)
 from .errors import MaltpyError, cut
 from .evaluate import CONLL18_METRICS, TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.2f}"
 
 
 def _columns(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -48,14 +54,14 @@ def score_table(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
     if len(scores) == 1:
         lines += [
             "metric   score  correct    total",
-            f"LAS     {_pct(first.las):>6} {first.right_both:>8} {first.tokens:>8}",
-            f"UAS     {_pct(first.uas):>6} {first.right_head:>8} {first.tokens:>8}",
-            f"LA      {_pct(first.la):>6} {first.right_label:>8} {first.tokens:>8}",
-            f"EM      {_pct(first.em):>6} {first.exact:>8} {first.sentences:>8}",
+            f"LAS     {figure(first.las):>6} {first.right_both:>8} {first.tokens:>8}",
+            f"UAS     {figure(first.uas):>6} {first.right_head:>8} {first.tokens:>8}",
+            f"LA      {figure(first.la):>6} {first.right_label:>8} {first.tokens:>8}",
+            f"EM      {figure(first.em):>6} {first.exact:>8} {first.sentences:>8}",
         ]
     else:
         header = ["metric", *(f"[{k}]" for k in range(1, len(scores) + 1))]
-        rows = [[m, *(_pct(getattr(s, m.lower())) for s in scores)] for m in ("LAS", "UAS", "LA", "EM")]
+        rows = [[m, *(figure(getattr(s, m.lower())) for s in scores)] for m in ("LAS", "UAS", "LA", "EM")]
         lines += _columns(header, rows)
     if per_label:
         for k, s in enumerate(scores, 1):
@@ -67,7 +73,7 @@ def score_table(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
                 d = counts.as_dict()
                 lines.append(
                     f"{label:<{width}} {d['gold']:>8} {d['system']:>8} {d['correct']:>8} "
-                    f"{_pct(d['precision']):>10} {_pct(d['recall']):>8} {_pct(d['f1']):>8}"
+                    f"{figure(d['precision']):>10} {figure(d['recall']):>8} {figure(d['f1']):>8}"
                 )
     return "\n".join(lines)
 
@@ -92,7 +98,7 @@ def group_tables(scores: Sequence[Scores], groupings: Sequence[str]) -> str:
         header = [grouping, "tokens"]
         for k in range(1, len(scores) + 1):
             header += [f"{m}[{k}]" if several else m for m in metrics]
-        rows = [[value, str(tokens), *(_pct(x) for figures in per_system for x in figures)]
+        rows = [[value, str(tokens), *(figure(x) for figures in per_system for x in figures)]
                 for value, tokens, per_system in group_rows(scores, grouping)]  # fmt: skip
         out += ["", f"by {grouping}", *_columns(header, rows)]
     return "\n".join(out)
@@ -109,7 +115,7 @@ def conll18_table(scores: Sequence[Scores]) -> str:
     several = len(scores) > 1
     header = ["CoNLL 2018", *(f"F1[{k}]" if several else "F1" for k in range(1, len(scores) + 1))]
     figures = [s.conll18.as_dict() for s in scores]
-    rows = [[metric, *(f"{f[metric]:.2f}" for f in figures)] for metric in CONLL18_METRICS]
+    rows = [[metric, *(figure(f[metric]) for f in figures)] for metric in CONLL18_METRICS]
     return "\n" + "\n".join(_columns(header, rows) + conll18_notes(scores))
 
 
@@ -262,8 +268,11 @@ def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
         for k, (name, s) in enumerate(zip(systems, scores), 1)
     ]
     body.append(table(header, rows))
-    summary = [(m, first.tokens, [getattr(s, m.lower()) for s in scores]) for m in ("LAS", "UAS", "LA", "EM")]
-    body.append(system_key(systems) + bar_chart(summary, "score"))
+    over = {"EM": f"{first.sentences} sentences"}  # the others are over the scored words
+    summary = [(m, over.get(m, f"{first.tokens} tokens"), [getattr(s, m.lower()) for s in scores])
+               for m in ("LAS", "UAS", "LA", "EM")]  # fmt: skip
+    chart = bar_chart(summary, "score (%) of each system; at the right, the words or sentences scored")
+    body.append(system_key(systems) + chart)
     if significance is not None:
         body.append("<h2>Significance</h2>")
         body.append(table(["difference of [1] and [2]", "p"], [["LAS", p_value(significance["LAS"])],
@@ -283,17 +292,18 @@ def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
         rows = [
             [value, tokens, *(x for figures in per_system for x in figures)] for value, tokens, per_system in grouped
         ]
-        chart = bar_chart([(value, tokens, [figures[0] for figures in per_system])
-                           for value, tokens, per_system in grouped if tokens])  # fmt: skip
+        chart = bar_chart([(value, str(tokens), [figures[0] for figures in per_system])
+                           for value, tokens, per_system in grouped if tokens],
+                          "LAS (%) of each system; at the right, the gold tokens")  # fmt: skip
         body.append(f'<div class="group"><div>{table(header, rows)}</div><div>{chart}</div></div>')
     if drawings:
         body.append("<h2>Sentences</h2>")
-        body += drawings_html(drawings, legend=True)
+        body += drawings_html(drawings, legend=True, punctuation_scored=punct == "include")
     return html_page(f"maltpy evaluation: {gold}", body)
 
 
-def drawings_html(drawings: Sequence[str], legend: bool) -> list[str]:
+def drawings_html(drawings: Sequence[str], legend: bool, punctuation_scored: bool = True) -> list[str]:
     """The drawn sentences as parts of an HTML page, below the colours' legend if ``legend``."""
-    return ([f"<div>{legend_svg()}</div>"] if legend else []) + [
+    return ([f"<div>{legend_svg(punctuation_scored)}</div>"] if legend else []) + [
         f'<div class="drawing">{svg}</div>' for svg in drawings
     ]
