@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from xml.sax import saxutils
 
@@ -228,26 +228,27 @@ def _text(x: float, y: float, text: str, size: int, colour: str = "#000000", anc
             f'text-anchor="{anchor}"{extra}>{escape(text)}</text>')  # fmt: skip
 
 
-def svg_document(drawings: Sequence[str]) -> str:
-    """Several sentences' drawings (standalone ``<svg>`` elements) stacked in one SVG file."""
-    y, width, placed = 0.0, 0.0, []
-    for svg in drawings:
-        w, h = _size(svg)
-        placed.append(svg.replace("<svg ", f'<svg y="{y:.0f}" ', 1))
-        y += h
-        width = max(width, w)
-    return (
+def svg_document(drawings: Sequence[bytes]) -> Iterator[bytes]:
+    """Several sentences' drawings (standalone ``<svg>`` elements, as UTF-8) stacked in one SVG
+    file, given in parts to be written one after the other."""
+    sizes = [_size(svg) for svg in drawings]
+    width, height = max((w for w, _ in sizes), default=0.0), sum(h for _, h in sizes)
+    yield (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<svg xmlns="{SVG}" width="{width:.0f}" height="{y:.0f}" '
-        f'viewBox="0 0 {width:.0f} {y:.0f}">' + '<rect width="100%" height="100%" fill="#ffffff"/>'
-        + "".join(placed) + "</svg>\n"
-    )  # fmt: skip
+        f'<svg xmlns="{SVG}" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}"><rect width="100%" height="100%" fill="#ffffff"/>'
+    ).encode()
+    y = 0.0
+    for svg, (_, h) in zip(drawings, sizes):
+        yield svg.replace(b"<svg ", f'<svg y="{y:.0f}" '.encode(), 1)
+        y += h
+    yield b"</svg>\n"
 
 
-def _size(svg: str) -> tuple[float, float]:
-    head = svg[: svg.index(">")]
-    width = float(head.split(' width="', 1)[1].split('"', 1)[0])
-    height = float(head.split(' height="', 1)[1].split('"', 1)[0])
+def _size(svg: bytes) -> tuple[float, float]:
+    head = svg[: svg.index(b">")]
+    width = float(head.split(b' width="', 1)[1].split(b'"', 1)[0])
+    height = float(head.split(b' height="', 1)[1].split(b'"', 1)[0])
     return width, height
 
 
@@ -267,11 +268,15 @@ th { background: #f4f4f4; } td.name, th.name { text-align: left; }
 """
 
 
-def html_page(title: str, body: Sequence[str]) -> str:
+def html_start(title: str) -> str:
+    """An HTML page up to its body's content, which ``HTML_END`` follows."""
     return (
         '<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml" lang="en"><head><meta charset="utf-8"/>'
-        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>" + "".join(body) + "</body></html>\n"
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
     )
+
+
+HTML_END = "</body></html>\n"
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]], names: int = 1, cls: str = "") -> str:

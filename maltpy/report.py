@@ -3,7 +3,9 @@ JSON, the HTML report, and the choice of the sentences to draw.
 
 The report is one HTML file that needs nothing else: the files compared, the scores of each
 system, the p values if asked for, a table and a bar chart for each grouping, and the drawings
-of the chosen sentences (see ``draw``).
+of the chosen sentences (see ``draw``). Only the sentences to draw are held (``SentencePicker``:
+the N worst in a bounded heap, in the one pass that scores the files, so that standard input is
+read once like any file), and each drawing is written as it is made (``Drawings``).
 """
 
 from __future__ import annotations
@@ -11,16 +13,19 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Sequence
+from typing import BinaryIO
 
 from .conll import Sentence
 from .draw import (
+    HTML_END,
     bar_chart,
     escape,
     figure,
-    html_page,
+    html_start,
     legend_svg,
     sentence_svg,
     sentence_trees,
+    svg_document,
     system_key,
     table,
 )
@@ -250,11 +255,12 @@ def draw_sentence(number: int, gold: Sentence | None, systems: Sequence[tuple[st
     return sentence_svg(first.words, trees, title, legend=legend)
 
 
-def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str,
-                significance: dict | None, drawings: Sequence[str]) -> str:  # fmt: skip
-    """The HTML report of ``maltpy eval --html``."""
+def report_start(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str,
+                 significance: dict | None, drawings: bool) -> str:  # fmt: skip
+    """The HTML report of ``maltpy eval --html`` up to the drawn sentences (``Drawings`` adds
+    them), with the heading and legend of the drawings if there are ``drawings``."""
     first = scores[0]
-    body = ["<h1>maltpy evaluation</h1>"]
+    body = [html_start(f"maltpy evaluation: {gold}"), "<h1>maltpy evaluation</h1>"]
     files = [("gold", gold)] + [(f"[{k}]", name) for k, name in enumerate(systems, 1)]
     body.append(table(["", "file"], files, names=2, cls="files"))
     body.append(
@@ -297,13 +303,33 @@ def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
                           "LAS (%) of each system; at the right, the gold tokens")  # fmt: skip
         body.append(f'<div class="group"><div>{table(header, rows)}</div><div>{chart}</div></div>')
     if drawings:
-        body.append("<h2>Sentences</h2>")
-        body += drawings_html(drawings, legend=True, punctuation_scored=punct == "include")
-    return html_page(f"maltpy evaluation: {gold}", body)
+        body += ["<h2>Sentences</h2>", legend_html(punctuation_scored=punct == "include")]
+    return "".join(body)
 
 
-def drawings_html(drawings: Sequence[str], legend: bool, punctuation_scored: bool = True) -> list[str]:
-    """The drawn sentences as parts of an HTML page, below the colours' legend if ``legend``."""
-    return ([f"<div>{legend_svg(punctuation_scored)}</div>"] if legend else []) + [
-        f'<div class="drawing">{svg}</div>' for svg in drawings
-    ]
+def legend_html(punctuation_scored: bool) -> str:
+    """The colours' legend above the drawn sentences of an HTML page."""
+    return f"<div>{legend_svg(punctuation_scored)}</div>"
+
+
+class Drawings:
+    """The drawn sentences of ``view`` and ``eval --html`` on their way to ``out``: on an HTML page
+    (``start``, the page before them), each is written as it is drawn, so that a page of many is
+    never held whole; an SVG file (no ``start``) gives its size before its drawings and so keeps
+    them, as the UTF-8 they are written in, until ``close``, which ends either."""
+
+    def __init__(self, out: BinaryIO, start: str | None) -> None:
+        self.out = out
+        self.svg: list[bytes] | None = None if start is not None else []
+        if start is not None:
+            out.write(start.encode("utf-8"))
+
+    def add(self, drawing: str) -> None:
+        if self.svg is None:
+            self.out.write(f'<div class="drawing">{drawing}</div>'.encode())
+        else:
+            self.svg.append(drawing.encode("utf-8"))
+
+    def close(self) -> None:
+        for part in [HTML_END.encode("utf-8")] if self.svg is None else svg_document(self.svg):
+            self.out.write(part)

@@ -6,9 +6,20 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import SWEMALT, assert_one_line_error, conll_columns, requires_shared, run_maltpy
+from conftest import (
+    EN_LINES_UD,
+    SWEMALT,
+    assert_one_line_error,
+    conll_columns,
+    requires_shared,
+    run_maltpy,
+    run_maltpy_measured,
+)
 
+from maltpy.conll import ConllReader
 from maltpy.draw import COLOURS, arc_levels
+from maltpy.evaluate import evaluate
+from maltpy.report import SentencePicker
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -256,3 +267,51 @@ def test_the_reports_charts_say_what_its_tables_say(tmp_path, punct):
     assert run_maltpy("view", "-i", parsed, "--gold", gold, "--first", "3", "-o", page).returncode == 0
     legend = next(s for s in ET.parse(page).getroot().iter(f"{SVG}svg") if s.get("class") == "legend")
     assert "not scored (punctuation)" not in ["".join(t.itertext()) for t in legend.iter(f"{SVG}text")]
+
+
+def system_of(gold_text: str) -> str:
+    """A system's file made from gold text: every fifth word on the root, every third labelled dep."""
+    lines = [line.split("\t") for line in gold_text.split("\n")]
+    for f in lines:
+        if len(f) == 10 and f[0].isdigit():
+            f[6] = "0" if int(f[0]) % 5 == 0 else f[6]
+            f[7] = "dep" if int(f[0]) % 3 == 0 else f[7]
+    return "\n".join("\t".join(f) for f in lines)
+
+
+@requires_shared
+def test_many_drawn_sentences_are_written_as_drawn_not_held(tmp_path):
+    # 600 of en_lines test's sentences drawn: once 150 MB and more held (each drawing, the page made
+    # of them and its bytes); now only the sentences waiting to be drawn, the page written a drawing
+    # at a time
+    gold = EN_LINES_UD / "en_lines-ud-test.conllu"
+    system = tmp_path / "system.conllu"
+    system.write_text(system_of(gold.read_text("utf-8")), "utf-8")
+    report, page = tmp_path / "report.html", tmp_path / "view.html"
+    for output, command in ((report, ("eval", gold, system, "--html", report, "--show", "600")),
+                            (page, ("view", "-i", system, "--gold", gold, "--first", "600", "-o", page))):  # fmt: skip
+        result = run_maltpy_measured(*command)
+        assert result.returncode == 0, result.stderr
+        drawn = [s for s in ET.parse(output).getroot().iter(f"{SVG}svg") if s.get("class") == "sentence"]
+        assert len(drawn) == 600
+        assert result.peak_kb < 100 * 1024, (command[0], result.peak_kb)
+
+
+@requires_shared
+def test_the_sentences_to_draw_are_only_the_worst_and_those_named():
+    gold_path = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed_path = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    picker = SentencePicker(5, ["17", "3"])
+    held = []
+
+    def watch(*seen):
+        picker.watch(*seen)
+        held.append(len(picker._heap) + len(picker._by_number) + len(picker._by_sent_id))
+
+    with open(gold_path, "rb") as g, open(parsed_path, "rb") as p:
+        evaluate(ConllReader(g, "gold"), [ConllReader(p, "parsed")], "gold", ["parsed"], watch=watch)
+    assert len(held) == 230 and max(held) == 7  # five worst and two named, whatever the file's length
+    golds, parses = conll_columns(gold_path), conll_columns(parsed_path)
+    right = [sum(a[6] == b[6] and a[7] == b[7] for a, b in zip(g, p)) for g, p in zip(golds, parses)]
+    worst = sorted(range(230), key=lambda i: (right[i] / len(golds[i]), right[i] - len(golds[i]), i))[:5]
+    assert [number for number, _, _ in picker.chosen("gold")] == [17, 3] + [i + 1 for i in worst]
