@@ -241,12 +241,13 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
       maltpy eval gold.conllu a.conllu b.conllu --significance --html report.html --show 20
     """
     from .report import (
+        Drawings,
         SentencePicker,
         conll18_table,
         draw_sentence,
         eval_json,
         group_tables,
-        report_html,
+        report_start,
         score_table,
         significance_text,
     )
@@ -274,12 +275,13 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         scores = evaluate(g, readers, g.name, names, exclude, groupings, picker.watch if picker else None, conll18)
     tested = compare_systems(scores[0], scores[1], samples, seed) if significance else None
     if html_path is not None:
-        drawings = [
-            draw_sentence(number, gs, list(zip([f"[{k}] {n}" for k, n in enumerate(names, 1)], ss)), g.name, exclude)
-            for number, gs, ss in picker.chosen(g.name)
-        ]
+        chosen = picker.chosen(g.name)  # the only sentences held: the N worst and those named
+        labels = [f"[{k}] {n}" for k, n in enumerate(names, 1)]
         with atomic_output(html_path) as out:
-            out.write(report_html(scores, g.name, names, punct, tested, drawings).encode("utf-8"))
+            drawings = Drawings(out, report_start(scores, g.name, names, punct, tested, bool(chosen)))
+            for number, gs, ss in chosen:
+                drawings.add(draw_sentence(number, gs, list(zip(labels, ss)), g.name, exclude))
+            drawings.close()
     if as_json:
         click.echo(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested, asked), ensure_ascii=False))
         return
@@ -319,8 +321,8 @@ def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tu
       maltpy view -i parsed.conllu --gold gold.conllu --sentence 12 -o s12.svg
       maltpy view -i train.conllu --first 50 -o trees.html
     """
-    from .draw import escape, html_page, svg_document
-    from .report import SentencePicker, draw_sentence, drawings_html
+    from .draw import escape, html_start
+    from .report import Drawings, SentencePicker, draw_sentence, legend_html
 
     if not is_std(output_path):
         check_output_path(output_path, (input_path, gold_path))
@@ -329,38 +331,38 @@ def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tu
         raise MaltpyError("the output must end in .svg or .html", output_path)
     if is_std(input_path) and is_std(gold_path) and gold_path is not None:
         raise MaltpyError("only one of -i and --gold can be standard input", "command line")
-    picker = SentencePicker(0, sentence_ids)
-    chosen: list[tuple] = []
-
-    def watch(number: int, gold, systems, scores) -> None:
-        if sentence_ids:
-            picker.watch(number, gold, systems, scores)
-        elif number <= first:
-            chosen.append((number, gold, systems))
-
+    picker = SentencePicker(0, sentence_ids)  # with --sentence: holds the sentences named, drawn at the end
     with ExitStack() as stack:
         reader = stack.enter_context(read_conll(input_path, format_))
-        if gold_path is not None:
-            g = stack.enter_context(read_conll(gold_path, format_))
+        g = stack.enter_context(read_conll(gold_path, format_)) if gold_path is not None else None
+        out = stack.enter_context(atomic_output(output_path))
+        start = None
+        if html:
+            start = html_start(f"maltpy view: {reader.name}") + f"<h1>{escape(reader.name)}</h1>"
+            start += legend_html(punctuation_scored=True) if g is not None else ""
+        drawings = Drawings(out, start)
+
+        def draw(number: int, gold, systems) -> None:
+            drawings.add(draw_sentence(number, gold, [(reader.name, systems[0])], g.name if g else "",
+                                       legend=not html))  # fmt: skip
+
+        def watch(number: int, gold, systems, scores) -> None:
+            if sentence_ids:
+                picker.watch(number, gold, systems, scores)
+            elif number <= first:  # drawn as read: the first N are never held together
+                draw(number, gold, systems)
+
+        if g is not None:
             evaluate(g, [reader], g.name, [reader.name], watch=watch)
-            gold_name = g.name
         else:
-            gold_name = None
             for number, sentence in enumerate(reader, 1):
                 if sentence.heads is None:
                     raise MaltpyError("sentence is not parsed (HEAD is _); nothing to draw", reader.name,
                                       sentence.line)  # fmt: skip
                 watch(number, None, [sentence], None)
-    if sentence_ids:
-        chosen = picker.chosen(gold_name or reader.name)
-    drawings = [draw_sentence(n, gs, [(reader.name, ss[0])], gold_name or "", legend=not html) for n, gs, ss in chosen]
-    if html:
-        body = [f"<h1>{escape(reader.name)}</h1>", *drawings_html(drawings, legend=gold_name is not None)]
-        text = html_page(f"maltpy view: {reader.name}", body)
-    else:
-        text = svg_document(drawings)
-    with atomic_output(output_path) as out:
-        out.write(text.encode("utf-8"))
+        for number, gold, systems in picker.chosen(g.name if g else reader.name) if sentence_ids else ():
+            draw(number, gold, systems)
+        drawings.close()
 
 
 @cli.command("convert")
@@ -709,15 +711,7 @@ def info_command(model_path: str, as_json: bool) -> None:
         "",
         f"labels ({len(labels)}): {' '.join(labels)}",
         f"classes ({len(summary['classes'])}): {' '.join(summary['classes'])}",
-        f"one root ({model.config.graph.single_root}): "
-        + (
-            "no"
-            if model.config.graph.single_root == "false"
-            else ("constrained in the transitions, then " if model.rooted_system is not model.system else "")
-            + f"labelled {summary['roots']['root']}; the others below it, "
-            + ", ".join(f"{tag} {label}" for tag, label in sorted(summary["roots"]["under"].items()))
-            + f"; else {summary['roots']['default']}"
-        ),
+        *_describe_single_root(model),
         "",
         "classifiers:",
         "  name                 kind       instances  classes  features  size",
@@ -744,6 +738,34 @@ def _describe_vocabulary(vocabulary: dict | None) -> str:
     same = "; the same tag in both tag columns of every word (read: the column holding it)" if vocabulary[
         "same_tags"] else ""
     return ", ".join(columns) + same
+
+
+def _describe_single_root(model) -> list[str]:
+    """When and how the model gives a sentence one root (graph.single_root; see the README's "One
+    root"), and the labels it learned for that from its training treebank's root words."""
+    setting = model.config.graph.single_root
+    if setting == "false":
+        return [f"one root ({setting}): no, several words may be on the root, as MaltParser leaves them"]
+    learned = "CoNLL-U" if model.data_format == "conllu" else "CoNLL-X"
+    when = "every sentence" if setting == "true" or learned == "CoNLL-U" else "CoNLL-U input only"
+    if setting == "auto":
+        when += f" (learned from {learned})"
+    how = "constrained in the transitions, then a final step" if model.rooted_system is not model.system else (
+        "a final step")  # fmt: skip
+    roots = model.roots
+    tags = sorted(roots.under.items())
+    if not tags:
+        below = f"{roots.under_default} (the training treebank has no word below a root word)"
+    elif {tag for tag, _ in tags} == {"_"}:
+        below = f"{roots.under['_']} (the training treebank has no tags)"
+    else:
+        below = f"by tag: {', '.join(f'{t} {label}' for t, label in tags)}; other tags {roots.under_default}"
+    return [
+        f"one root ({setting}): {when}; {how}",
+        f"  the root word labelled {roots.root}",
+        f"  any other word on the root put below it, labelled {below}",
+        *([] if model.roots_learned else ["  (UD's labels: the model was made before maltpy kept its treebank's)"]),
+    ]
 
 
 def _describe_pproj(pproj) -> str:

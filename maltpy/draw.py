@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from xml.sax import saxutils
 
@@ -228,26 +228,27 @@ def _text(x: float, y: float, text: str, size: int, colour: str = "#000000", anc
             f'text-anchor="{anchor}"{extra}>{escape(text)}</text>')  # fmt: skip
 
 
-def svg_document(drawings: Sequence[str]) -> str:
-    """Several sentences' drawings (standalone ``<svg>`` elements) stacked in one SVG file."""
-    y, width, placed = 0.0, 0.0, []
-    for svg in drawings:
-        w, h = _size(svg)
-        placed.append(svg.replace("<svg ", f'<svg y="{y:.0f}" ', 1))
-        y += h
-        width = max(width, w)
-    return (
+def svg_document(drawings: Sequence[bytes]) -> Iterator[bytes]:
+    """Several sentences' drawings (standalone ``<svg>`` elements, as UTF-8) stacked in one SVG
+    file, given in parts to be written one after the other."""
+    sizes = [_size(svg) for svg in drawings]
+    width, height = max((w for w, _ in sizes), default=0.0), sum(h for _, h in sizes)
+    yield (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<svg xmlns="{SVG}" width="{width:.0f}" height="{y:.0f}" '
-        f'viewBox="0 0 {width:.0f} {y:.0f}">' + '<rect width="100%" height="100%" fill="#ffffff"/>'
-        + "".join(placed) + "</svg>\n"
-    )  # fmt: skip
+        f'<svg xmlns="{SVG}" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}"><rect width="100%" height="100%" fill="#ffffff"/>'
+    ).encode()
+    y = 0.0
+    for svg, (_, h) in zip(drawings, sizes):
+        yield svg.replace(b"<svg ", f'<svg y="{y:.0f}" '.encode(), 1)
+        y += h
+    yield b"</svg>\n"
 
 
-def _size(svg: str) -> tuple[float, float]:
-    head = svg[: svg.index(">")]
-    width = float(head.split(' width="', 1)[1].split('"', 1)[0])
-    height = float(head.split(' height="', 1)[1].split('"', 1)[0])
+def _size(svg: bytes) -> tuple[float, float]:
+    head = svg[: svg.index(b">")]
+    width = float(head.split(b' width="', 1)[1].split(b'"', 1)[0])
+    height = float(head.split(b' height="', 1)[1].split(b'"', 1)[0])
     return width, height
 
 
@@ -267,18 +268,22 @@ th { background: #f4f4f4; } td.name, th.name { text-align: left; }
 """
 
 
-def html_page(title: str, body: Sequence[str]) -> str:
+def html_start(title: str) -> str:
+    """An HTML page up to its body's content, which ``HTML_END`` follows."""
     return (
         '<!DOCTYPE html>\n<html xmlns="http://www.w3.org/1999/xhtml" lang="en"><head><meta charset="utf-8"/>'
-        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>" + "".join(body) + "</body></html>\n"
+        f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
     )
+
+
+HTML_END = "</body></html>\n"
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]], names: int = 1, cls: str = "") -> str:
     """An HTML table; the first ``names`` columns are left-aligned names."""
 
     def cell(tag: str, i: int, value: object) -> str:
-        text = "n/a" if value is None else f"{value:.2f}" if isinstance(value, float) else str(value)
+        text = figure(value) if value is None or isinstance(value, float) else str(value)
         cls = ' class="name"' if i < names else ""
         return f"<{tag}{cls}>{escape(text)}</{tag}>"
 
@@ -291,21 +296,36 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]], names: int = 
     return "".join(out)
 
 
-def bar_chart(rows: Sequence[tuple[str, int, Sequence[float | None]]], metric: str = "LAS") -> str:
-    """Horizontal bars: for each (value, tokens, score of each system) a bar per system, 0-100."""
+def figure(score: float | None) -> str:
+    """A score as every table and chart of eval writes it: two decimals, n/a over no words."""
+    return "n/a" if score is None else f"{score:.2f}"
+
+
+#: The gridlines of a bar chart, in percent.
+TICKS = (0, 25, 50, 75, 100)
+
+
+def bar_chart(rows: Sequence[tuple[str, str, Sequence[float | None]]], title: str) -> str:
+    """Horizontal bars, 0-100, gridlines with their values below: for each (name, what it counts,
+    score of each system) a bar per system, annotated with its score as the tables write it, and
+    the count at the right."""
     name_width = max([text_width(name, CHAR * 0.9) for name, _, _ in rows] + [40.0]) + 8
     bar = 300.0
+    value_width = text_width("100.00", CHAR * 0.8) + 8  # room for the annotation of a full bar
+    count_width = max([text_width(count, CHAR * 0.8) for _, count, _ in rows] + [0.0])
     systems = max((len(scores) for _, _, scores in rows), default=1)
     bar_height = 12.0 if systems == 1 else 9.0
     row_height = systems * (bar_height + 2) + 6
-    width = name_width + bar + 120
-    height = 24 + len(rows) * row_height
-    parts = [_text(name_width, 12, f"{metric} (%), tokens at the right", size=11, colour="#555555")]
-    for tick in (0, 25, 50, 75, 100):
+    width = name_width + bar + value_width + count_width + 8
+    bottom = 22 + len(rows) * row_height  # where the bars end and the gridlines' values go
+    height = bottom + 16
+    parts = [_text(name_width, 12, title, size=11, colour="#555555", cls="chart-title")]
+    for tick in TICKS:
         tx = name_width + bar * tick / 100
-        parts.append(f'<line x1="{tx:.1f}" y1="18" x2="{tx:.1f}" y2="{height:.1f}" stroke="#e4e4e4"/>')
+        parts.append(f'<line class="grid" x1="{tx:.1f}" y1="18" x2="{tx:.1f}" y2="{bottom:.1f}" stroke="#e4e4e4"/>')
+        parts.append(_text(tx, bottom + 12, str(tick), size=10, colour="#777777", anchor="middle", cls="tick"))
     y = 22.0
-    for name, tokens, scores in rows:
+    for name, count, scores in rows:
         parts.append(_text(name_width - 6, y + row_height / 2 + 2, name, size=11, anchor="end", cls="value"))
         for k, score in enumerate(scores):
             by = y + 2 + k * (bar_height + 2)
@@ -313,10 +333,11 @@ def bar_chart(rows: Sequence[tuple[str, int, Sequence[float | None]]], metric: s
             colour = SYSTEM_COLOURS[k % len(SYSTEM_COLOURS)]
             parts.append(f'<rect class="bar" x="{name_width:.1f}" y="{by:.1f}" width="{length:.1f}" '
                          f'height="{bar_height:.1f}" fill="{colour}"><title>{escape(name)}: '
-                         f'{"n/a" if score is None else f"{score:.2f}"}</title></rect>')  # fmt: skip
-            parts.append(_text(name_width + length + 4, by + bar_height - 2,
-                               "n/a" if score is None else f"{score:.1f}", size=10, colour="#333333"))  # fmt: skip
-        parts.append(_text(width - 4, y + row_height / 2 + 2, str(tokens), size=10, colour="#777777", anchor="end"))
+                         f"{figure(score)}</title></rect>")  # fmt: skip
+            parts.append(_text(name_width + length + 4, by + bar_height - 2, figure(score), size=10,
+                               colour="#333333", cls="score"))  # fmt: skip
+        parts.append(_text(width - 4, y + row_height / 2 + 2, count, size=10, colour="#777777", anchor="end",
+                           cls="count"))  # fmt: skip
         y += row_height
     return (f'<svg xmlns="{SVG}" class="chart" width="{width:.0f}" height="{height:.0f}" '
             f'viewBox="0 0 {width:.0f} {height:.0f}" style="{FONT}">' + "".join(parts) + "</svg>")  # fmt: skip
@@ -331,7 +352,10 @@ def system_key(names: Sequence[str]) -> str:
     ) + "</p>"  # fmt: skip
 
 
-def legend_svg(statuses: Sequence[str] = tuple(LEGEND)) -> str:
+def legend_svg(punctuation_scored: bool) -> str:
+    """The colours' legend of the drawn sentences: "not scored (punctuation)" only where it is left
+    out (``eval --punct exclude``)."""
+    statuses = [s for s in LEGEND if s != "unscored" or not punctuation_scored]
     parts: list[str] = []
     _, width = _legend(parts, statuses, 0.0)
     return (

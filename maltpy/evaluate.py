@@ -19,6 +19,7 @@ words the system puts in a group that have the right head and label (MaltEval's 
 from __future__ import annotations
 
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
@@ -187,6 +188,7 @@ class Scores:
             out["labels"] = {label: c.as_dict() for label, c in sorted(self.per_label.items())}
         if self.conll18 is not None:
             out["conll18"] = self.conll18.as_dict()
+            out["conll18_not_ud"] = self.conll18.not_ud_as_dict()
         if self.by:
             out["by"] = {
                 grouping: {v: groups[v].as_dict(grouping in TREE_GROUPINGS) for v in value_order(grouping, groups)}
@@ -257,6 +259,10 @@ CONTENT_RELATIONS = frozenset((
     "orphan", "goeswith", "reparandum", "root", "dep",
 ))  # fmt: skip
 FUNCTIONAL_RELATIONS = frozenset(("aux", "cop", "mark", "det", "clf", "case", "cc"))
+#: UD's universal relations (v2, the 37 of universaldependencies.org/u/dep): the content and the
+#: functional ones, and punct. A word of any other relation (another treebank's label set, UD v1's
+#: dobj) is no content word to the CoNLL 2018 metrics.
+UD_RELATIONS = CONTENT_RELATIONS | FUNCTIONAL_RELATIONS | {"punct"}
 #: The features MLAS compares (UD's universal features; the others are language-specific).
 UNIVERSAL_FEATURES = frozenset((
     "PronType", "NumType", "Poss", "Reflex", "Foreign", "Abbr", "Gender", "Animacy", "Number", "Case", "Definite",
@@ -272,9 +278,12 @@ class Conll18Counts:
     here the files are tokenized alike (``evaluate`` checks it), so word i of one is word i of the
     other. LAS compares the universal relation (``nsubj:pass`` is ``nsubj``); CLAS counts the words
     of content relations; MLAS adds UPOS, the universal features and the functional children
-    (relation, UPOS, features); BLEX adds the lemma (unless the gold lemma is ``_``)."""
+    (relation, UPOS, features); BLEX adds the lemma (unless the gold lemma is ``_``). ``not_ud``
+    counts the words, gold and system, whose universal relation is not one of ``UD_RELATIONS``:
+    CLAS, MLAS and BLEX never count them, so a treebank of another label set scores 0 there."""
 
     counts: dict[str, list[int]] = field(default_factory=lambda: {m: [0, 0, 0] for m in CONLL18_METRICS})
+    not_ud: tuple[Counter, Counter] = field(default_factory=lambda: (Counter(), Counter()))
 
     def add(self, g: list[tuple], s: list[tuple]) -> None:
         """Count one sentence, its gold and system words as ``_ud_words`` gives them."""
@@ -290,6 +299,10 @@ class Conll18Counts:
             self.counts["UAS"][0] += head
             self.counts["LAS"][0] += las
             content = grel in CONTENT_RELATIONS
+            if grel not in UD_RELATIONS:
+                self.not_ud[0][grel] += 1
+            if srel not in UD_RELATIONS:
+                self.not_ud[1][srel] += 1
             for metric in ("CLAS", "MLAS", "BLEX"):
                 self.counts[metric][1] += content
                 self.counts[metric][2] += srel in CONTENT_RELATIONS
@@ -302,6 +315,12 @@ class Conll18Counts:
         # rounded as the script prints 100 * F1 ({:.2f}), so that a tie such as 14.375 goes its way
         return {m: float(f"{100 * (2 * right / (gold + system)):.2f}") if gold + system else 0.0
                 for m, (right, gold, system) in self.counts.items()}  # fmt: skip
+
+    def not_ud_as_dict(self) -> dict[str, dict[str, int]]:
+        """The relations outside UD's set, with their words, in the gold file and the system's,
+        most frequent first."""
+        return {side: dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
+                for side, c in zip(("gold", "system"), self.not_ud)}  # fmt: skip
 
 
 def _ud_words(sentence: Sentence) -> list[tuple]:

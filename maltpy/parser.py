@@ -49,7 +49,7 @@ from .sentences import as_sentence
 from .transition import SYSTEMS, system_for
 from .transition.base import LA, NA, RA, RE, SH, Gold, finish
 from .transition.planar import RB
-from .tree import RootCounts, RootLabels, is_projective, single_root
+from .tree import UD_ROOT_LABELS, RootCounts, RootLabels, is_projective, single_root
 from .vocabulary import Tally, Vocabulary, VocabularyCounter, Watch, python_warning
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
@@ -128,7 +128,8 @@ class Model:
         self.statistics = statistics
         self.root_label = config.graph.root_label
         #: the training treebank's labels of root words (graph.single_root); UD's for a model without
-        self.roots = roots or RootLabels("root", {"PUNCT": "punct"}, "parataxis")
+        self.roots = roots or UD_ROOT_LABELS
+        self.roots_learned = roots is not None
         #: the training treebank's values of the columns the features read (None in a model made
         #: before they were kept): how parsing tells input unlike them (see ``vocabulary``)
         self.vocabulary = vocabulary
@@ -397,6 +398,7 @@ class Model:
             "classes": self.classes.names(),
             "roots": self.roots.as_json(),
             "vocabulary": None if self.vocabulary is None else self.vocabulary.describe(),
+            "roots_learned": self.roots_learned,
             "classifiers": classifiers,
             "training": self.statistics,
         }

@@ -3,7 +3,9 @@ JSON, the HTML report, and the choice of the sentences to draw.
 
 The report is one HTML file that needs nothing else: the files compared, the scores of each
 system, the p values if asked for, a table and a bar chart for each grouping, and the drawings
-of the chosen sentences (see ``draw``).
+of the chosen sentences (see ``draw``). Only the sentences to draw are held (``SentencePicker``:
+the N worst in a bounded heap, in the one pass that scores the files, so that standard input is
+read once like any file), and each drawing is written as it is made (``Drawings``).
 """
 
 from __future__ import annotations
@@ -11,15 +13,24 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Sequence
+from typing import BinaryIO
 
 from .conll import Sentence
-from .draw import bar_chart, escape, html_page, legend_svg, sentence_svg, sentence_trees, system_key, table
+from .draw import (
+    HTML_END,
+    bar_chart,
+    escape,
+    figure,
+    html_start,
+    legend_svg,
+    sentence_svg,
+    sentence_trees,
+    svg_document,
+    system_key,
+    table,
+)
 from .errors import MaltpyError, cut
 from .evaluate import CONLL18_METRICS, TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
-
-
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.2f}"
 
 
 def _columns(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -48,14 +59,14 @@ def score_table(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
     if len(scores) == 1:
         lines += [
             "metric   score  correct    total",
-            f"LAS     {_pct(first.las):>6} {first.right_both:>8} {first.tokens:>8}",
-            f"UAS     {_pct(first.uas):>6} {first.right_head:>8} {first.tokens:>8}",
-            f"LA      {_pct(first.la):>6} {first.right_label:>8} {first.tokens:>8}",
-            f"EM      {_pct(first.em):>6} {first.exact:>8} {first.sentences:>8}",
+            f"LAS     {figure(first.las):>6} {first.right_both:>8} {first.tokens:>8}",
+            f"UAS     {figure(first.uas):>6} {first.right_head:>8} {first.tokens:>8}",
+            f"LA      {figure(first.la):>6} {first.right_label:>8} {first.tokens:>8}",
+            f"EM      {figure(first.em):>6} {first.exact:>8} {first.sentences:>8}",
         ]
     else:
         header = ["metric", *(f"[{k}]" for k in range(1, len(scores) + 1))]
-        rows = [[m, *(_pct(getattr(s, m.lower())) for s in scores)] for m in ("LAS", "UAS", "LA", "EM")]
+        rows = [[m, *(figure(getattr(s, m.lower())) for s in scores)] for m in ("LAS", "UAS", "LA", "EM")]
         lines += _columns(header, rows)
     if per_label:
         for k, s in enumerate(scores, 1):
@@ -67,7 +78,7 @@ def score_table(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
                 d = counts.as_dict()
                 lines.append(
                     f"{label:<{width}} {d['gold']:>8} {d['system']:>8} {d['correct']:>8} "
-                    f"{_pct(d['precision']):>10} {_pct(d['recall']):>8} {_pct(d['f1']):>8}"
+                    f"{figure(d['precision']):>10} {figure(d['recall']):>8} {figure(d['f1']):>8}"
                 )
     return "\n".join(lines)
 
@@ -92,7 +103,7 @@ def group_tables(scores: Sequence[Scores], groupings: Sequence[str]) -> str:
         header = [grouping, "tokens"]
         for k in range(1, len(scores) + 1):
             header += [f"{m}[{k}]" if several else m for m in metrics]
-        rows = [[value, str(tokens), *(_pct(x) for figures in per_system for x in figures)]
+        rows = [[value, str(tokens), *(figure(x) for figures in per_system for x in figures)]
                 for value, tokens, per_system in group_rows(scores, grouping)]  # fmt: skip
         out += ["", f"by {grouping}", *_columns(header, rows)]
     return "\n".join(out)
@@ -109,8 +120,32 @@ def conll18_table(scores: Sequence[Scores]) -> str:
     several = len(scores) > 1
     header = ["CoNLL 2018", *(f"F1[{k}]" if several else "F1" for k in range(1, len(scores) + 1))]
     figures = [s.conll18.as_dict() for s in scores]
-    rows = [[metric, *(f"{f[metric]:.2f}" for f in figures)] for metric in CONLL18_METRICS]
-    return "\n" + "\n".join(_columns(header, rows))
+    rows = [[metric, *(figure(f[metric]) for f in figures)] for metric in CONLL18_METRICS]
+    return "\n" + "\n".join(_columns(header, rows) + conll18_notes(scores))
+
+
+def conll18_notes(scores: Sequence[Scores]) -> list[str]:
+    """Why CLAS, MLAS and BLEX are low or 0 where a file's relations are not UD's: a line for the
+    gold file and for each system that has such words (none if every relation is UD's)."""
+    sides = [("gold", scores[0].conll18.not_ud_as_dict()["gold"])]
+    sides += [("system" if len(scores) == 1 else f"[{k}]", s.conll18.not_ud_as_dict()["system"])
+              for k, s in enumerate(scores, 1)]  # fmt: skip
+    words = scores[0].conll18.counts["UAS"][1]
+    lines = []
+    for name, relations in sides:
+        if not relations:
+            continue
+        count = sum(relations.values())
+        listed = ", ".join(f"{rel} {n}" for rel, n in list(relations.items())[:8])
+        more = f", {len(relations) - 8} more" if len(relations) > 8 else ""
+        share = f"all {words}" if count == words else f"{count} of {words}"
+        lines.append(f"  {name + ':':<7} {share} words have a relation that is not UD's ({listed}{more})")
+    if lines:
+        lines.insert(0, "note: CLAS, MLAS and BLEX count only the words of UD's content relations (v2's set; "
+                        "subtypes aside):")  # fmt: skip
+    if lines and not scores[0].conll18.counts["CLAS"][1]:
+        lines.append("  no gold word has a content relation: CLAS, MLAS and BLEX are F1 over no words (0.00)")
+    return lines
 
 
 def significance_text(result: dict) -> str:
@@ -220,11 +255,12 @@ def draw_sentence(number: int, gold: Sentence | None, systems: Sequence[tuple[st
     return sentence_svg(first.words, trees, title, legend=legend)
 
 
-def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str,
-                significance: dict | None, drawings: Sequence[str]) -> str:  # fmt: skip
-    """The HTML report of ``maltpy eval --html``."""
+def report_start(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str,
+                 significance: dict | None, drawings: bool) -> str:  # fmt: skip
+    """The HTML report of ``maltpy eval --html`` up to the drawn sentences (``Drawings`` adds
+    them), with the heading and legend of the drawings if there are ``drawings``."""
     first = scores[0]
-    body = ["<h1>maltpy evaluation</h1>"]
+    body = [html_start(f"maltpy evaluation: {gold}"), "<h1>maltpy evaluation</h1>"]
     files = [("gold", gold)] + [(f"[{k}]", name) for k, name in enumerate(systems, 1)]
     body.append(table(["", "file"], files, names=2, cls="files"))
     body.append(
@@ -238,8 +274,11 @@ def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
         for k, (name, s) in enumerate(zip(systems, scores), 1)
     ]
     body.append(table(header, rows))
-    summary = [(m, first.tokens, [getattr(s, m.lower()) for s in scores]) for m in ("LAS", "UAS", "LA", "EM")]
-    body.append(system_key(systems) + bar_chart(summary, "score"))
+    over = {"EM": f"{first.sentences} sentences"}  # the others are over the scored words
+    summary = [(m, over.get(m, f"{first.tokens} tokens"), [getattr(s, m.lower()) for s in scores])
+               for m in ("LAS", "UAS", "LA", "EM")]  # fmt: skip
+    chart = bar_chart(summary, "score (%) of each system; at the right, the words or sentences scored")
+    body.append(system_key(systems) + chart)
     if significance is not None:
         body.append("<h2>Significance</h2>")
         body.append(table(["difference of [1] and [2]", "p"], [["LAS", p_value(significance["LAS"])],
@@ -259,17 +298,38 @@ def report_html(scores: Sequence[Scores], gold: str, systems: Sequence[str], pun
         rows = [
             [value, tokens, *(x for figures in per_system for x in figures)] for value, tokens, per_system in grouped
         ]
-        chart = bar_chart([(value, tokens, [figures[0] for figures in per_system])
-                           for value, tokens, per_system in grouped if tokens])  # fmt: skip
+        chart = bar_chart([(value, str(tokens), [figures[0] for figures in per_system])
+                           for value, tokens, per_system in grouped if tokens],
+                          "LAS (%) of each system; at the right, the gold tokens")  # fmt: skip
         body.append(f'<div class="group"><div>{table(header, rows)}</div><div>{chart}</div></div>')
     if drawings:
-        body.append("<h2>Sentences</h2>")
-        body += drawings_html(drawings, legend=True)
-    return html_page(f"maltpy evaluation: {gold}", body)
+        body += ["<h2>Sentences</h2>", legend_html(punctuation_scored=punct == "include")]
+    return "".join(body)
 
 
-def drawings_html(drawings: Sequence[str], legend: bool) -> list[str]:
-    """The drawn sentences as parts of an HTML page, below the colours' legend if ``legend``."""
-    return ([f"<div>{legend_svg()}</div>"] if legend else []) + [
-        f'<div class="drawing">{svg}</div>' for svg in drawings
-    ]
+def legend_html(punctuation_scored: bool) -> str:
+    """The colours' legend above the drawn sentences of an HTML page."""
+    return f"<div>{legend_svg(punctuation_scored)}</div>"
+
+
+class Drawings:
+    """The drawn sentences of ``view`` and ``eval --html`` on their way to ``out``: on an HTML page
+    (``start``, the page before them), each is written as it is drawn, so that a page of many is
+    never held whole; an SVG file (no ``start``) gives its size before its drawings and so keeps
+    them, as the UTF-8 they are written in, until ``close``, which ends either."""
+
+    def __init__(self, out: BinaryIO, start: str | None) -> None:
+        self.out = out
+        self.svg: list[bytes] | None = None if start is not None else []
+        if start is not None:
+            out.write(start.encode("utf-8"))
+
+    def add(self, drawing: str) -> None:
+        if self.svg is None:
+            self.out.write(f'<div class="drawing">{drawing}</div>'.encode())
+        else:
+            self.svg.append(drawing.encode("utf-8"))
+
+    def close(self) -> None:
+        for part in [HTML_END.encode("utf-8")] if self.svg is None else svg_document(self.svg):
+            self.out.write(part)

@@ -211,5 +211,9 @@ class RootCounts:
                           _most_common(self.every, "dep"))  # fmt: skip
 
 
+#: The root labels of a model whose archive keeps none (made before maltpy kept a treebank's own): UD's.
+UD_ROOT_LABELS = RootLabels("root", {"PUNCT": "punct"}, "parataxis")
+
+
 def _most_common(counter: Counter, default: str) -> str:
     return counter.most_common(1)[0][0] if counter else default

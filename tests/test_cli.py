@@ -4,6 +4,8 @@ import stat
 import subprocess
 import sys
 import time
+import zipfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -535,3 +537,61 @@ def test_learns_progress_counts_as_it_goes_in_proper_english(tmp_path):
     err = result.stderr.decode()
     assert result.returncode == 0 and "from 1 sentence (3 instances, 1 classifier) in " in err, err
     assert "(s)" not in err
+
+
+def _one_root_lines(model) -> list[str]:
+    info = run_maltpy("info", "-m", model).stdout.decode()
+    return info.split("\none root", 1)[1].split("\n\n", 1)[0].split("\n")[1:]
+
+
+@requires_shared
+def test_info_says_how_one_root_is_labelled_whatever_the_treebank_gave(tmp_path):
+    talbanken = DATA / "maltparser-examples" / "talbanken05_train.conll"
+    sentences = [s for s in talbanken.read_text("utf-8").split("\n\n") if s.strip()]
+
+    def learned(name, change):
+        """A model of Talbanken05 (CoNLL-X, its own labels), each word's columns changed first."""
+        path = tmp_path / f"{name}.conll"
+        path.write_text("\n\n".join("\n".join("\t".join(change(line.split("\t"))) for line in s.split("\n"))
+                                    for s in sentences) + "\n\n")  # fmt: skip
+        assert run_maltpy("learn", "-q", "-i", path, "-m", tmp_path / f"{name}.mpm").returncode == 0
+        return tmp_path / f"{name}.mpm"
+
+    # each tag's most frequent label below a root word, counted here from the columns
+    below: dict[str, Counter] = {}
+    for s in sentences:
+        words = [line.split("\t") for line in s.split("\n")]
+        for w in words:
+            if w[6] != "0" and words[int(w[6]) - 1][6] == "0":
+                below.setdefault(w[3], Counter())[w[7]] += 1
+    most = sum(below.values(), Counter()).most_common(1)[0][0]
+    tags = ", ".join(f"{tag} {c.most_common(1)[0][0]}" for tag, c in sorted(below.items()))
+    assert _one_root_lines(learned("tagged", lambda w: w)) == [
+        "  the root word labelled ROOT",
+        f"  any other word on the root put below it, labelled by tag: {tags}; other tags {most}",
+    ]
+    no_tags = learned("untagged", lambda w: w[:3] + ["_", "_"] + w[5:])
+    assert _one_root_lines(no_tags)[1] == (
+        f"  any other word on the root put below it, labelled {most} (the training treebank has no tags)"
+    )
+    flat = learned("flat", lambda w: w[:6] + ["0", "ROOT"] + w[8:])  # no word below a root word
+    assert _one_root_lines(flat)[1] == (
+        "  any other word on the root put below it, labelled dep (the training treebank has no word below a root word)"
+    )
+    # an archive made before models kept their treebank's root labels: UD's, and said so
+    old = tmp_path / "old.mpm"
+    with zipfile.ZipFile(no_tags) as source, zipfile.ZipFile(old, "w") as made:
+        for name in source.namelist():
+            data = source.read(name)
+            if name == "manifest.json":
+                manifest = json.loads(data)
+                del manifest["roots"]
+                data = json.dumps(manifest).encode()
+            made.writestr(name, data)
+    assert _one_root_lines(old) == [
+        "  the root word labelled root",
+        "  any other word on the root put below it, labelled by tag: PUNCT punct; other tags parataxis",
+        "  (UD's labels: the model was made before maltpy kept its treebank's)",
+    ]
+    assert json.loads(run_maltpy("info", "-m", old, "--json").stdout)["roots_learned"] is False
+    assert json.loads(run_maltpy("info", "-m", flat, "--json").stdout)["roots_learned"] is True

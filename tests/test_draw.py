@@ -5,9 +5,21 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
-from conftest import SWEMALT, assert_one_line_error, conll_columns, requires_shared, run_maltpy
+import pytest
+from conftest import (
+    EN_LINES_UD,
+    SWEMALT,
+    assert_one_line_error,
+    conll_columns,
+    requires_shared,
+    run_maltpy,
+    run_maltpy_measured,
+)
 
+from maltpy.conll import ConllReader
 from maltpy.draw import COLOURS, arc_levels
+from maltpy.evaluate import evaluate
+from maltpy.report import SentencePicker
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -173,3 +185,133 @@ def test_sentence_choices_are_checked(tmp_path):
     assert_one_line_error(run_maltpy("view", "-i", parsed, "-o", ""), "command line: the output file name is empty")
     result = run_maltpy("eval", gold, parsed, "--json", "--html", tmp_path / "r.html")
     assert result.returncode == 0 and "by" not in json.loads(result.stdout)  # the report has them, not the JSON
+
+
+XHTML = "{http://www.w3.org/1999/xhtml}"
+
+
+def chart_rows(chart):
+    """{row name: (the count at its right, [(each bar's width, its annotation, its tooltip)])} of
+    a bar chart, and its gridlines' x, checked to be those of the values written below them."""
+    texts = [(t.get("class"), float(t.get("x")), float(t.get("y")), "".join(t.itertext()))
+             for t in chart.iter(f"{SVG}text")]  # fmt: skip
+    rows = {}
+    for cls, _, _, text in texts:
+        if cls == "value":
+            rows[text] = ([], [])
+        elif cls == "count":
+            rows[list(rows)[-1]][0].append(text)
+    bars = list(chart.iter(f"{SVG}rect"))
+    annotations = [text for cls, _, _, text in texts if cls == "score"]
+    assert len(bars) == len(annotations)
+    for bar, text in zip(bars, annotations):
+        name, _, tip = "".join(bar.itertext()).rpartition(": ")
+        rows[name][1].append((float(bar.get("width")), text, tip))
+    grid = [float(line.get("x1")) for line in chart.iter(f"{SVG}line") if line.get("class") == "grid"]
+    ticks = {text: x for cls, x, _, text in texts if cls == "tick"}
+    assert [ticks[v] for v in ("0", "25", "50", "75", "100")] == grid  # each gridline has its value
+    return rows, grid
+
+
+def scale(grid):
+    """The length of a bar of 1% by the chart's gridlines at 0 and 100."""
+    return (grid[-1] - grid[0]) / 100
+
+
+@requires_shared
+@pytest.mark.parametrize("punct", ["include", "exclude"])
+def test_the_reports_charts_say_what_its_tables_say(tmp_path, punct):
+    gold = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    relabelled = tmp_path / "relabelled.conll"  # a second system: every fifth word's label wrong
+    lines = [line.split("\t") for line in parsed.read_text("utf-8").split("\n")]
+    relabelled.write_text("\n".join("\t".join(f[:7] + ["XX"] + f[8:] if i % 5 == 0 and len(f) == 10 else f)
+                                    for i, f in enumerate(lines)), "utf-8")  # fmt: skip
+    report = tmp_path / "report.html"
+    result = run_maltpy("eval", gold, parsed, relabelled, "--html", report, "--show", "3", "--punct", punct, "--json")
+    assert result.returncode == 0, result.stderr
+    systems = json.loads(result.stdout)["systems"]
+    root = ET.fromstring(report.read_text(encoding="utf-8").split("\n", 1)[1])
+    tables = [[["".join(c.itertext()) for c in row] for row in t.iter(f"{XHTML}tr")]
+              for t in root.iter(f"{XHTML}table")]  # fmt: skip
+    charts = [s for s in root.iter(f"{SVG}svg") if s.get("class") == "chart"]
+    assert len(charts) == 9 and len(tables) == 10
+    # the scores: each system's bar annotated with the table's figure; EM over the sentences
+    header, *table_rows = tables[1]
+    assert header[:5] == ["system", "LAS", "UAS", "LA", "EM"]
+    rows, grid = chart_rows(charts[0])
+    for k, metric in enumerate(("LAS", "UAS", "LA", "EM"), 1):
+        (count,), bars = rows[metric]
+        assert [text for _, text, _ in bars] == [tip for _, _, tip in bars] == [r[k] for r in table_rows]
+        assert [text for _, text, _ in bars] == [f"{s[metric]:.2f}" for s in systems]
+        assert all(abs(width - scale(grid) * s[metric]) < 0.06 for (width, _, _), s in zip(bars, systems))
+        over = systems[0]["sentences"] if metric == "EM" else systems[0]["tokens"]
+        assert count == f"{over} {'sentences' if metric == 'EM' else 'tokens'}"
+    # each grouping: its chart's bars are its table's LAS of each system, written alike, and the gold tokens
+    for table, chart in zip(tables[2:], charts[1:], strict=True):
+        rows, grid = chart_rows(chart)
+        columns = [table[0].index(f"LAS [{k}]") for k in (1, 2)]
+        by_value = {r[0]: r for r in table[1:]}
+        assert set(rows) == {v for v, r in by_value.items() if r[1] != "0"}
+        for value, ((count,), bars) in rows.items():
+            assert count == by_value[value][1]
+            assert [text for _, text, _ in bars] == [tip for _, _, tip in bars] == [by_value[value][c] for c in columns]
+            assert all(abs(width - scale(grid) * float(text)) < 0.06 for width, text, _ in bars)
+    # the legend says "not scored (punctuation)" only when punctuation is left out, as it is drawn
+    legend = next(s for s in root.iter(f"{SVG}svg") if s.get("class") == "legend")
+    said = ["".join(t.itertext()) for t in legend.iter(f"{SVG}text")]
+    drawn = {p.get("data-status") for p in root.iter(f"{SVG}path") if p.get("class") == "arc"}
+    assert ("not scored (punctuation)" in said) == (punct == "exclude") == ("unscored" in drawn)
+    assert said[:4] == ["gold tree", "right head and label", "wrong head", "right head, wrong label"]
+    page = tmp_path / "view.html"
+    assert run_maltpy("view", "-i", parsed, "--gold", gold, "--first", "3", "-o", page).returncode == 0
+    legend = next(s for s in ET.parse(page).getroot().iter(f"{SVG}svg") if s.get("class") == "legend")
+    assert "not scored (punctuation)" not in ["".join(t.itertext()) for t in legend.iter(f"{SVG}text")]
+
+
+def system_of(gold_text: str) -> str:
+    """A system's file made from gold text: every fifth word on the root, every third labelled dep."""
+    lines = [line.split("\t") for line in gold_text.split("\n")]
+    for f in lines:
+        if len(f) == 10 and f[0].isdigit():
+            f[6] = "0" if int(f[0]) % 5 == 0 else f[6]
+            f[7] = "dep" if int(f[0]) % 3 == 0 else f[7]
+    return "\n".join("\t".join(f) for f in lines)
+
+
+@requires_shared
+def test_many_drawn_sentences_are_written_as_drawn_not_held(tmp_path):
+    # 600 of en_lines test's sentences drawn: once 150 MB and more held (each drawing, the page made
+    # of them and its bytes); now only the sentences waiting to be drawn, the page written a drawing
+    # at a time
+    gold = EN_LINES_UD / "en_lines-ud-test.conllu"
+    system = tmp_path / "system.conllu"
+    system.write_text(system_of(gold.read_text("utf-8")), "utf-8")
+    report, page = tmp_path / "report.html", tmp_path / "view.html"
+    for output, command in ((report, ("eval", gold, system, "--html", report, "--show", "600")),
+                            (page, ("view", "-i", system, "--gold", gold, "--first", "600", "-o", page))):  # fmt: skip
+        result = run_maltpy_measured(*command)
+        assert result.returncode == 0, result.stderr
+        drawn = [s for s in ET.parse(output).getroot().iter(f"{SVG}svg") if s.get("class") == "sentence"]
+        assert len(drawn) == 600
+        assert result.peak_kb < 100 * 1024, (command[0], result.peak_kb)
+
+
+@requires_shared
+def test_the_sentences_to_draw_are_only_the_worst_and_those_named():
+    gold_path = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed_path = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    picker = SentencePicker(5, ["17", "3"])
+    held = []
+
+    def watch(*seen):
+        picker.watch(*seen)
+        held.append(len(picker._heap) + len(picker._by_number) + len(picker._by_sent_id))
+
+    with open(gold_path, "rb") as g, open(parsed_path, "rb") as p:
+        evaluate(ConllReader(g, "gold"), [ConllReader(p, "parsed")], "gold", ["parsed"], watch=watch)
+    assert len(held) == 230 and max(held) == 7  # five worst and two named, whatever the file's length
+    golds, parses = conll_columns(gold_path), conll_columns(parsed_path)
+    right = [sum(a[6] == b[6] and a[7] == b[7] for a, b in zip(g, p)) for g, p in zip(golds, parses)]
+    worst = sorted(range(230), key=lambda i: (right[i] / len(golds[i]), right[i] - len(golds[i]), i))[:5]
+    assert [number for number, _, _ in picker.chosen("gold")] == [17, 3] + [i + 1 for i in worst]

@@ -3,6 +3,7 @@ import gzip
 import io
 import json
 import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -348,3 +349,43 @@ def test_conll18_figures_round_as_the_script_prints_them():
     system = "".join(line(i, f"w{i}", i - 1 if i <= 23 else (i + 1 if i < 160 else 0), "nsubj") for i in range(1, 161))
     (s,) = evaluate(sentences(gold), [sentences(system + "\n")], "g", ["s"], conll18=True)
     assert s.conll18.as_dict()["UAS"] == 14.37
+
+
+@requires_shared
+def test_conll18_says_which_relations_are_not_uds():
+    # swemalt-mini has Talbanken05's labels (SS, OO, ROOT ...): no word is a UD content word
+    gold = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    result = run_maltpy("eval", gold, parsed, "--conll18", "--json")
+    assert result.returncode == 0, result.stderr
+    got = json.loads(result.stdout)
+    assert [got["conll18"][m] for m in ("CLAS", "MLAS", "BLEX")] == [0.0, 0.0, 0.0]
+    for side, path in (("gold", gold), ("system", parsed)):
+        relations = Counter(w[7].split(":")[0] for s in conll_columns(path) for w in s)
+        assert got["conll18_not_ud"][side] == relations and "ROOT" in relations
+    text = run_maltpy("eval", gold, parsed, "--conll18").stdout.decode()
+    note = text.split("\nnote: ", 1)[1]
+    assert note.startswith("CLAS, MLAS and BLEX count only the words of UD's content relations")
+    assert "gold:   all 2651 words have a relation that is not UD's (PA 323, " in note
+    assert "system: all 2651 words" in note and "no gold word has a content relation" in note
+
+
+@requires_shared
+def test_conll18_notes_a_system_with_some_relations_not_uds(tmp_path):
+    # a UD gold file, and a system that writes UD v1's dobj and nsubjpass for some words
+    gold = DATA / "ud" / "UD_English-LinES" / "en_lines-ud-test.conllu"
+    v1 = tmp_path / "v1.conllu"
+    v1.write_text(gold.read_text("utf-8").replace("\tobj\t", "\tdobj\t").replace("\tnsubj:pass\t", "\tnsubjpass\t"))
+    words = [w for s in conll_columns(gold) for w in s]
+    expected = {"dobj": sum(w[7] == "obj" for w in words), "nsubjpass": sum(w[7] == "nsubj:pass" for w in words)}
+    result = run_maltpy("eval", gold, gold, v1, "--conll18", "--json")
+    first, second = json.loads(result.stdout)["systems"]
+    assert first["conll18_not_ud"] == {"gold": {}, "system": {}} and first["conll18"]["CLAS"] == 100.0
+    assert second["conll18_not_ud"] == {"gold": {}, "system": expected} and 0 < second["conll18"]["CLAS"] < 100
+    text = run_maltpy("eval", gold, gold, v1, "--conll18").stdout.decode()
+    (note,) = [line for line in text.splitlines() if "not UD's (" in line]
+    count = expected["dobj"] + expected["nsubjpass"]
+    assert note == (f"  [2]:    {count} of {len(words)} words have a relation that is not UD's "
+                    f"(dobj {expected['dobj']}, nsubjpass {expected['nsubjpass']})")  # fmt: skip
+    assert "no gold word" not in text
+    assert "note:" not in run_maltpy("eval", gold, gold, "--conll18").stdout.decode()

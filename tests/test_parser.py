@@ -217,8 +217,10 @@ def test_info_shows_the_model(example_model):
     out = run_maltpy("info", "-m", example_model).stdout.decode()
     for part in ("algorithm          nivreeager", "learner            liblinear", "configuration:",
                  "feature model (default: liblinear/conllu/nivreeager.txt, 22 features, in the file's order)",
-                 "labels (", "nsubj", "main", "one root (auto): constrained in the transitions, then labelled root; ",
-                 "training:", "instances"):  # fmt: skip
+                 "labels (", "nsubj", "main",
+                 "one root (auto): every sentence (learned from CoNLL-U); constrained in the transitions, then a "
+                 "final step\n  the root word labelled root\n  any other word on the root put below it, labelled "
+                 "by tag: ADJ ", "training:", "instances"):  # fmt: skip
         assert part in out
 
 
