@@ -321,6 +321,28 @@ CASES = {
     "manifest-too-large": lambda p, ms: with_manifest(
         ms["liblinear"], p, lambda m: m["training"].update(x=os.urandom(9 << 20).hex())
     ),
+    # the vocabulary: the values of the columns the features read (vocabulary.json)
+    "vocabulary-missing": lambda p, ms: write_zip(
+        p, {n: d for n, d in members(ms["liblinear"]).items() if n != "vocabulary.json"}
+    ),
+    "vocabulary-elsewhere": lambda p, ms: with_manifest(ms["liblinear"], p, lambda m: m.update(vocabulary="../x")),
+    "vocabulary-not-json": lambda p, ms: with_member(ms["liblinear"], p, "vocabulary.json", lambda d: d[:-3]),
+    "vocabulary-deep": lambda p, ms: with_member(
+        ms["liblinear"], p, "vocabulary.json", lambda d: b"[" * 100_000 + b"]" * 100_000
+    ),
+    "vocabulary-bomb": lambda p, ms: bomb(p, ms["liblinear"], "vocabulary.json"),
+    "vocabulary-column-unknown": lambda p, ms: with_member(
+        ms["liblinear"], p, "vocabulary.json", lambda d: d.replace(b'"column":1,', b'"column":6,', 1)
+    ),
+    "vocabulary-share-not-a-share": lambda p, ms: with_member(
+        ms["liblinear"], p, "vocabulary.json", lambda d: d.replace(b'"unseen":0.', b'"unseen":7', 1)
+    ),
+    "vocabulary-values-not-text": lambda p, ms: with_member(
+        ms["liblinear"], p, "vocabulary.json", lambda d: d.replace(b'"values":[', b'"values":[1,', 1)
+    ),
+    "vocabulary-same-tags-not-bool": lambda p, ms: with_member(
+        ms["liblinear"], p, "vocabulary.json", lambda d: d.replace(b'"same_tags":false', b'"same_tags":0', 1)
+    ),
     # the k-NN instance base
     "knn-symbol-out-of-range": lambda p, ms: with_arrays(
         ms["knn"], p, lambda a: a["instances"].__setitem__((0, 0), 10**6)
