@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .errors import MaltpyError, cut
-from .files import atomic_output
+from .files import atomic_output, open_file
 
 FORMAT = "maltpy-model"
 FORMAT_VERSION = 1
@@ -97,14 +97,22 @@ class Archive:
     def __init__(self, path: str, data: bytes | None = None) -> None:
         """The archive in the file at ``path``, or in ``data`` (``path`` then only names it)."""
         self.path = path
+        # opened as every input is, so that a missing or unreadable file says so
+        self._file = open_file(path, "model file") if data is None else io.BytesIO(data)
         try:
-            self._zip = zipfile.ZipFile(path if data is None else io.BytesIO(data))
-        except FileNotFoundError:
-            raise MaltpyError("no such model file", path) from None
-        except IsADirectoryError:
-            raise MaltpyError("is a directory, not a model file", path) from None
+            self._zip = zipfile.ZipFile(self._file)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+            self._file.close()
             raise MaltpyError(f"not a maltpy model (not a zip archive: {cut(e)})", path) from None
+        try:
+            self.manifest = self._manifest()
+        except BaseException:
+            self.close()
+            raise
+
+    def _manifest(self) -> dict[str, Any]:
+        """The manifest, checked to be a maltpy model's of this format version."""
+        path = self.path
         try:
             size, limit = self._zip.getinfo(MANIFEST).file_size, max_manifest_bytes()
         except KeyError:
@@ -127,7 +135,7 @@ class Archive:
                 f"(this maltpy reads version {FORMAT_VERSION})",
                 path,
             )
-        self.manifest = manifest
+        return manifest
 
     def _read(self, name: str) -> bytes:
         try:
@@ -167,6 +175,7 @@ class Archive:
 
     def close(self) -> None:
         self._zip.close()
+        self._file.close()
 
 
 def _check_array_header(f, size: int) -> None:

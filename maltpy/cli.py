@@ -31,10 +31,10 @@ from .config import (
     load_config,
 )
 from .conll import FORMATS, format_sentence
-from .errors import MaltpyError
+from .errors import MaltpyError, cut, printable, quote
 from .evaluate import GROUPINGS, evaluate
 from .evaluate import significance as compare_systems
-from .files import atomic_output, check_output_path, is_std, open_file, read_conll
+from .files import atomic_output, check_output_path, hold_standard_streams, is_std, open_file, read_conll, write_result
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -130,12 +130,18 @@ class _PipeClosed(Exception):
     """The reader of standard output went away; raised past click, which would exit 1 on it."""
 
 
+class _Interrupted(BaseException):
+    """Ctrl-C (SIGINT); raised past click, which would print an empty line on stderr first."""
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
             raise _PipeClosed() from None
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -279,7 +285,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         with atomic_output(html_path) as out:
             out.write(report_html(scores, g.name, names, punct, tested, drawings).encode("utf-8"))
     if as_json:
-        click.echo(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested, asked), ensure_ascii=False))
+        write_result(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested, asked), ensure_ascii=False))
         return
     text = score_table(scores, g.name, names, punct, per_label)
     if conll18:
@@ -288,7 +294,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         text += "\n" + group_tables(scores, asked)
     if tested is not None:
         text += "\n" + significance_text(tested)
-    click.echo(text)
+    write_result(text)
 
 
 @cli.command("view")
@@ -434,7 +440,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
         _progress_line(
             f"learned {config.singlemalt.parsing_algorithm} with {config.guide.learner} from {s['sentences']} "
             f"sentences ({s['instances']} instances, {len(model.guide.all_models())} classifier(s)) "
-            f"in {time.perf_counter() - started:.1f}s -> {model_path}",
+            f"in {time.perf_counter() - started:.1f}s -> {quote(model_path)}",
             final=True,
         )
 
@@ -507,9 +513,9 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
     _ProgressBar.clear()
     if not quiet:
         click.echo(summary_table(summary, baseline, best), err=True)
-        click.echo(f"maltpy: wrote {os.path.join(out_dir, 'config.yaml')} (LAS {best.las:.2f}); "
-                   f"learn with: maltpy learn -c {os.path.join(out_dir, 'config.yaml')} -i {train} -m MODEL",
-                   err=True)  # fmt: skip
+        config_path = quote(os.path.join(out_dir, "config.yaml"))
+        click.echo(f"maltpy: wrote {config_path} (LAS {best.las:.2f}); "
+                   f"learn with: maltpy learn -c {config_path} -i {quote(train)} -m MODEL", err=True)  # fmt: skip
 
 
 class _SearchBar:
@@ -643,7 +649,7 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
     named: dict[str, str] = {}
     for path, output in zip(inputs, outputs):
         if output in named:
-            raise MaltpyError(f"has the same name as {named[output]}; both would go to {output}", path)
+            raise MaltpyError(f"has the same name as {quote(named[output])}; both would go to {quote(output)}", path)
         named[output] = path
         open_file(path).close()  # every input there before any work
         check_output_path(output, tuple(inputs))
@@ -679,7 +685,7 @@ def info_command(model_path: str, as_json: bool) -> None:
     model = Model.load(model_path)
     summary = model.describe()
     if as_json:
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=1))
+        write_result(json.dumps(summary, ensure_ascii=False, indent=1))
         return
     labels = summary["labels"]
     lines = [
@@ -717,7 +723,7 @@ def info_command(model_path: str, as_json: bool) -> None:
         "training:",
         *(f"  {k:<24} {v}" for k, v in summary["training"].items()),
     ]
-    click.echo("\n".join(lines))
+    write_result("\n".join(lines))
 
 
 def _describe_pproj(pproj) -> str:
@@ -879,15 +885,16 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
                 sentence.set_arcs(rebuilt_heads, rebuilt_labels)
                 out.write(format_sentence(sentence).encode("utf-8"))
     stats["transitions_per_token"] = round(stats["transitions"] / stats["tokens"], 3) if stats["tokens"] else None
-    to_stderr = writing and is_std(output_path)  # the trees have standard output
+    # the trees have standard output, the counts standard error
+    show = (lambda text: click.echo(text, err=True)) if writing and is_std(output_path) else write_result
     if as_json:
-        click.echo(json.dumps(stats), err=to_stderr)
+        show(json.dumps(stats))
         return
 
     def share(key: str) -> str:
         return f"  ({100 * stats[key] / stats['sentences']:.2f}%)" if stats["sentences"] else ""
 
-    click.echo(
+    show(
         f"algorithm              {stats['algorithm']}\n"
         f"sentences              {stats['sentences']}\n"
         f"tokens                 {stats['tokens']}\n"
@@ -908,8 +915,7 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
         )
         + f"transitions            {stats['transitions']}\n"
         f"transitions per token  {stats['transitions_per_token']}\n"
-        f"swaps                  {stats['swaps']}",
-        err=to_stderr,
+        f"swaps                  {stats['swaps']}"
     )
 
 
@@ -1065,11 +1071,12 @@ def config_command(**kwargs: object) -> None:
         from .features.spec import read_feature_model
 
         read_feature_model(config.guide.features, config.singlemalt.parsing_algorithm)
-    click.echo(dump_config(config), nl=False)
+    write_result(dump_config(config), end="")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    hold_standard_streams()
     if not (sys.argv[1:] if argv is None else argv):
         with cli.make_context("maltpy", ["--help"], resilient_parsing=True) as ctx:
             click.echo(cli.get_help(ctx), err=True)
@@ -1081,7 +1088,7 @@ def main(argv: list[str] | None = None) -> int:
         status = cli.main(args=argv, prog_name="maltpy", standalone_mode=False)
     except _Signalled as e:
         _ProgressBar.clear()
-        print(f"maltpy: terminated by {signal.Signals(e.signum).name}", file=sys.stderr)
+        _say(f"maltpy: terminated by {signal.Signals(e.signum).name}")
         return 128 + e.signum
     except MaltpyError as e:
         return _fail(str(e))
@@ -1090,9 +1097,11 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"command line: {e.format_message()} (see '{command} --help')")
     except click.ClickException as e:
         return _fail(f"command line: {e.format_message()}")
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, KeyboardInterrupt, _Interrupted):
+        # on a terminal, below the ^C it echoed (or over the progress bar, which is cleared)
+        start = "" if _ProgressBar.showing or not sys.stderr.isatty() else "\n"
         _ProgressBar.clear()
-        print("maltpy: interrupted", file=sys.stderr)
+        _say(f"{start}maltpy: interrupted")
         return 130
     except (BrokenPipeError, _PipeClosed):
         # The reader of our output went away (as `maltpy parse ... | head` does): stop quietly.
@@ -1100,12 +1109,20 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except OSError as e:
-        where = f"{e.filename}: " if e.filename else ""
+        where = f"{quote(e.filename)}: " if e.filename else ""
         return _fail(f"{where}{e.strerror or e}")
     return status if isinstance(status, int) else 0  # --help and --version return 0
 
 
 def _fail(message: str) -> int:
     _ProgressBar.clear()
-    print(f"maltpy: error: {message}", file=sys.stderr)
+    _say(f"maltpy: error: {cut(printable(message), 1000)}")  # click's messages too: one line, bounded
     return 2
+
+
+def _say(line: str) -> None:
+    """A last line on stderr; if it cannot be written (a full disk), the status alone tells."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass
