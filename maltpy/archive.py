@@ -19,13 +19,13 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
 import zipfile
 import zlib
 from typing import Any
 
 import numpy as np
 
+from .conll import environment_bytes
 from .errors import MaltpyError, cut
 from .files import atomic_output, open_file
 
@@ -41,8 +41,7 @@ MANIFEST_VARIABLE = "MALTPY_MAX_MANIFEST_BYTES"
 def max_manifest_bytes() -> int:
     """The largest manifest read: 16 MB (parsed JSON takes some 30 times its size in memory;
     a model of a million-token treebank has a few MB), or the environment's setting."""
-    value = os.environ.get(MANIFEST_VARIABLE, "")
-    return int(value) if value.strip().isdigit() and int(value) > 0 else 16 << 20
+    return environment_bytes(MANIFEST_VARIABLE, 16 << 20)
 
 
 # What reading a damaged zip member can raise: a bad CRC or header, a truncated or corrupt
