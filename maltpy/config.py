@@ -26,7 +26,7 @@ import yaml
 from .conll import valid_label
 from .errors import MaltpyError, cut
 from .files import read_file
-from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARKING_STRATEGIES, Encoding
+from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARK_CHARACTERS, MARKING_STRATEGIES, Encoding
 
 ALGORITHMS = (
     "nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy", "planar", "2planar",
@@ -518,7 +518,18 @@ def _build(
     for f in dataclasses.fields(Config):
         group = group_name(f.name)
         groups[f.name] = type(f.default)(**{name: v for (g, name), v in values.items() if g == group})
-    return Config(**groups)
+    config = Config(**groups)
+    marks = [ch for ch in MARK_CHARACTERS if ch in config.graph.root_label]
+    if marks and config.pproj.marks_labels:  # deprojectivizing would read the root words' label as marks
+        key = ("graph", "root_label")
+        raise MaltpyError(
+            f"graph.root_label {_q(config.graph.root_label)} holds {marks[0]!r}, which pseudo-projective labels "
+            f"use for their marks (pproj.marking_strategy {config.pproj.marking_strategy}, covered_root "
+            f"{config.pproj.covered_root})",
+            source.get(key) or given,
+            raw.get(key, (None, None))[1],
+        )
+    return config
 
 
 def _q(value: Any) -> str:
