@@ -1068,9 +1068,15 @@ def config_command(**kwargs: object) -> None:
     """
     config = config_from(kwargs)
     if config.guide.features is not None:  # checked as learn checks it: a setting learn would refuse is refused here
+        from .features import FeatureModel
         from .features.spec import read_feature_model
 
-        read_feature_model(config.guide.features, config.singlemalt.parsing_algorithm)
+        algorithm = config.singlemalt.parsing_algorithm
+        specs = read_feature_model(config.guide.features, algorithm)
+        if config.input.format != "auto":  # and against the treebank's format, when it is given
+            FeatureModel(specs, algorithm, config.singlemalt.null_value, config.guide.features).check_columns(
+                config.input.format
+            )
     write_result(dump_config(config), end="")
 
 

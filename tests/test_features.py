@@ -360,3 +360,37 @@ def test_learn_and_config_refuse_a_huge_index_or_deep_address_in_one_line(tmp_pa
         assert_one_line_error(run_maltpy("config", "-F", features), f"{features}:2: bad feature")
     assert not (tmp_path / "m.mpm").exists()
 
+
+def test_a_feature_on_a_column_the_treebanks_format_lacks_is_refused_at_learn_time(tmp_path):
+    """CoNLL-X's 9th and 10th columns are PHEAD and PDEPREL, CoNLL-U's DEPS and MISC: a feature
+    naming the other format's would read the values of a column it does not name."""
+    from conftest import EXAMPLE, assert_one_line_error, run_maltpy
+
+    conllu, conllx = EXAMPLE / "en-train.conllu", tmp_path / "en-train.conllx"
+    assert run_maltpy("convert", "-i", conllu, "-o", conllx, "--to", "conllx").returncode == 0
+    for feature, treebank, message in [
+        ("InputColumn(MISC, Input[0])", conllx, "MISC is a column of CoNLL-U; CoNLL-X's column 10 is PDEPREL"),
+        ("Merge(InputColumn(POSTAG, Stack[0]), InputColumn(DEPS, Input[0]))", conllx, "DEPS is a column of CoNLL-U"),
+        ("InputColumn(PHEAD, Stack[0])", conllu, "PHEAD is a column of CoNLL-X; CoNLL-U's column 9 is DEPS"),
+        ("InputArc(PHEAD, Stack[0], Input[0])", conllu, "PHEAD is a column of CoNLL-X"),
+        ("Split(InputColumn(PDEPREL, Stack[0]), \\|)", conllu, "PDEPREL is a column of CoNLL-X; CoNLL-U's column 10"),
+    ]:
+        features = tmp_path / "f.txt"
+        features.write_text(f"InputColumn(POSTAG, Stack[0])\n{feature}\n")
+        err = assert_one_line_error(run_maltpy("learn", "-i", treebank, "-m", tmp_path / "m.mpm", "-F", features),
+                                    f"{features}:2: bad feature")  # fmt: skip
+        assert message in err, err
+        fmt = "conllx" if treebank == conllx else "conllu"
+        assert message in assert_one_line_error(run_maltpy("config", "-F", features, "-if", fmt), f"{features}:2:")
+        assert run_maltpy("config", "-F", features).returncode == 0  # no format given: none to check against
+    assert not (tmp_path / "m.mpm").exists()
+    # PHEAD of CoNLL-X is learned from; the model refuses CoNLL-U input, whose 9th column is DEPS
+    features.write_text("InputColumn(POSTAG, Stack[0])\nInputColumn(PHEAD, Input[0])\n")
+    assert run_maltpy("learn", "-q", "-i", conllx, "-m", tmp_path / "m.mpm", "-F", features).returncode == 0
+    assert run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", conllx).returncode == 0
+    test = EXAMPLE / "en-test.conllu"
+    for result, name in [(run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test), test),
+                         (run_maltpy("parse", "-m", tmp_path / "m.mpm", "--jobs", "2", input=test.read_bytes()),
+                          "<stdin>")]:  # fmt: skip
+        err = assert_one_line_error(result, f"{name}: the model's feature InputColumn(PHEAD,Input[0]) cannot read")
+        assert "PHEAD is a column of CoNLL-X; CoNLL-U's column 9 is DEPS" in err

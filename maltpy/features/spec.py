@@ -33,6 +33,10 @@ COLUMNS = {
     "PHEAD": 8, "DEPS": 8, "PDEPREL": 9, "MISC": 9,
 }  # fmt: skip
 INTEGER_COLUMNS = ("ID", "HEAD", "PHEAD")
+#: The columns one format has and the other not, by name: the 9th and 10th columns are CoNLL-X's
+#: PHEAD and PDEPREL and CoNLL-U's DEPS and MISC.
+FORMAT_COLUMNS = {"conllx": ("PHEAD", "PDEPREL"), "conllu": ("DEPS", "MISC")}
+FORMAT_NAMES = {"conllx": "CoNLL-X", "conllu": "CoNLL-U"}
 OUTPUT_COLUMNS = ("DEPREL",)
 
 #: The base address functions of each family of parsing algorithms.
@@ -319,6 +323,24 @@ def parse_feature_model(data: bytes, name: str, algorithm: str) -> list[FeatureS
         compact = re.sub(r"\s+", "", raw)
         specs.setdefault(compact, FeatureSpec(feature, compact, line))
     return [specs[key] for key in sorted(specs)]
+
+
+def foreign_column(feature: Feature, data_format: str) -> str | None:
+    """What is wrong if the feature names a column that ``data_format`` does not have (PHEAD on
+    CoNLL-U, whose 9th column is DEPS), else None: read by its place, the column would give the
+    other format's values."""
+    for arg in feature.args:
+        if isinstance(arg, Feature):
+            inner = foreign_column(arg, data_format)
+            if inner:
+                return inner
+    column = feature.args[0] if feature.name in ("InputColumn", "InputArc", "InputArcDir", "OutputArc") else None
+    for other, names in FORMAT_COLUMNS.items():
+        if other != data_format and column in names:
+            place = names.index(column)
+            return (f"{column} is a column of {FORMAT_NAMES[other]}; {FORMAT_NAMES[data_format]}'s column "
+                    f"{9 + place} is {FORMAT_COLUMNS[data_format][place]}")  # fmt: skip
+    return None
 
 
 def foreign_address(feature: Feature, algorithm: str) -> str | None:
