@@ -587,7 +587,8 @@ class _SearchBar:
     default=1,
     show_default=True,
     metavar="N",
-    help="Parse in N worker processes, each with the model loaded; the output is the same bytes.",
+    help="Parse in N worker processes, each with the model loaded; the output is the same bytes. No more than the "
+    "cores, the available memory and the input's batches take (a warning if the cores or memory lower N).",
 )
 def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inputs: tuple[str, ...],
                   output_path: str | None, output_dir: str | None, scheduler: str | None, format_: str,
@@ -605,12 +606,14 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
       maltpy parse -m en.mpm -i a.conllu b.conllu c.conllu --output-dir parsed/ --jobs 2
       maltpy parse -m en.mpm -i a.conllu b.conllu --output-dir parsed/ --scheduler tcp://host:8786
     """
-    from .jobs import Workers, load_model
+    from .jobs import Workers, load_model, workers_for
 
     if more_inputs or output_dir is not None or scheduler is not None:
         _parse_files(model_path, [input_path, *more_inputs], output_dir, scheduler, format_, max_degree,
-                     enforce_tree, jobs, output_path, single_root)  # fmt: skip
+                     enforce_tree, jobs, output_path, single_root, quiet)  # fmt: skip
         return
+    if jobs > 1:
+        jobs = workers_for(jobs, model_path, [input_path], None if quiet else _warn)
     if jobs > 1:
         with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
             with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
@@ -632,10 +635,10 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
 
 def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | None, scheduler: str | None,
                  format_: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
-                 output_path: str | None, single_root: str | None = None) -> None:  # fmt: skip
+                 output_path: str | None, single_root: str | None, quiet: bool) -> None:  # fmt: skip
     """``maltpy parse -i F1 F2 ... --output-dir D``: each file to D under its name, in turn,
     with --jobs workers (the model loaded once in each), or across a Dask cluster."""
-    from .jobs import Workers, load_model
+    from .jobs import Workers, load_model, workers_for
 
     if output_dir is None:
         raise MaltpyError("several inputs (or --scheduler) need --output-dir DIR", "command line")
@@ -664,6 +667,8 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
         unchanged = max_degree is None and enforce_tree is None and single_root is None
         parse_with_scheduler(scheduler, inputs, model_path if unchanged else model, output_dir)
         return
+    if jobs > 1:
+        jobs = workers_for(jobs, model_path, inputs, None if quiet else _warn)
     if jobs > 1:
         with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
             for path, output in zip(inputs, outputs):
@@ -731,6 +736,12 @@ def _describe_pproj(pproj) -> str:
         return "no"
     return (f"marking strategy {pproj.marking_strategy}, covered root {pproj.covered_root}, "
             f"lifting order {pproj.lifting_order}")  # fmt: skip
+
+
+def _warn(message: str) -> None:
+    """One warning line on stderr."""
+    _ProgressBar.clear()
+    click.echo(f"maltpy: warning: {printable(message)}", err=True)
 
 
 def _progress_line(message: str, final: bool = False) -> None:
