@@ -459,7 +459,8 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     "--jobs",
     type=click.IntRange(1, 256),
     metavar="N",
-    help="Trials run at once, each in its own process (default: the cores this process may use).",
+    help="Trials run at once, each in its own process (default: the cores this process may use); no more than "
+    "the cores and the available memory take, with a warning (about 64 MB and 100 times the treebank's bytes a trial).",
 )
 @click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=1, show_default=True, metavar="N",
               help="Seed of the split into folds or held-out part; a search is the same for a seed.")  # fmt: skip
@@ -500,10 +501,13 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
       maltpy optimize -i train.conllu -o opt/ --budget 60
       maltpy learn -c opt/config.yaml -i train.conllu -m tuned.mpm
     """
-    from .optimize import optimize, summary_table
+    from .jobs import bound_jobs, usable_cores
+    from .optimize import optimize, summary_table, trial_bytes
 
-    if jobs is None:
-        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    asked = usable_cores() if jobs is None else jobs
+    # here, as many trial processes as the cores and the memory take (a warning if --jobs asks more)
+    jobs = asked if scheduler else bound_jobs(asked, trial_bytes(train, dev, learner), None if quiet or jobs is None
+                                              else _warn)  # fmt: skip
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise MaltpyError("is not a folder; -o names the folder the search writes to", out_dir)
     bar = None if quiet or not sys.stderr.isatty() else _SearchBar(budget)
