@@ -511,7 +511,8 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise MaltpyError("is not a folder; -o names the folder the search writes to", out_dir)
     bar = None if quiet or not sys.stderr.isatty() else _SearchBar(budget)
-    say = None if quiet else (lambda message: (_ProgressBar.clear(), click.echo(f"maltpy: {message}", err=True)))
+    say = None if quiet else (lambda message: (_ProgressBar.clear(), click.echo(f"maltpy: {printable(message)}",
+                                                                                err=True)))  # fmt: skip
     best, summary, baseline = optimize(train, out_dir, dev, folds, budget, jobs, seed, resume, threshold, learner,
                                        scheduler, format_, rounds, say, bar.show if bar else None)  # fmt: skip
     _ProgressBar.clear()
@@ -750,6 +751,7 @@ def _warn(message: str) -> None:
 
 def _progress_line(message: str, final: bool = False) -> None:
     """A progress message on stderr: rewritten in place on a terminal, only the final one otherwise."""
+    message = printable(message)  # a name in it cannot start a line of its own
     if sys.stderr.isatty():
         click.echo(f"\r\033[Kmaltpy: {message}", err=True, nl=final)
     elif final:

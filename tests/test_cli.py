@@ -510,6 +510,11 @@ def test_every_command_quotes_the_file_names_of_its_errors(tmp_path):
     err = assert_one_line_error(run_maltpy("convert", "--to", "conllx", "-i", EXAMPLE / "en-test.conllu", "-o", name),
                                 repr(str(name)))  # fmt: skip
     assert f"no such folder {repr(str(name.parent))}" in err and err[:-1].isprintable(), err
+    # and so is a name in another line on stderr: learn's summary
+    model = tmp_path / "m\nmaltpy: error: \x1b[31mforged.mpm"
+    learned = run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", model)
+    summary = learned.stderr.decode()
+    assert learned.returncode == 0 and summary.endswith(f"-> {repr(str(model))}\n") and summary.count("\n") == 1
 
 
 def test_sigint_prints_one_line_and_no_empty_one_when_stderr_is_not_a_terminal(tmp_path):
