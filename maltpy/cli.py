@@ -34,7 +34,16 @@ from .conll import FORMATS, format_sentence
 from .errors import MaltpyError, cut, printable, quote
 from .evaluate import GROUPINGS, evaluate
 from .evaluate import significance as compare_systems
-from .files import atomic_output, check_output_path, hold_standard_streams, is_std, open_file, read_conll, write_result
+from .files import (
+    atomic_output,
+    check_output_path,
+    hold_standard_streams,
+    is_std,
+    open_file,
+    read_conll,
+    standard_output,
+    write_result,
+)
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -255,6 +264,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         significance_text,
     )
 
+    standard_output()  # the scores go there: closed, an error before the work
     paths = [gold, *systems]
     if sum(is_std(p) for p in paths) > 1:
         raise MaltpyError("only one of GOLD and SYSTEM can be standard input", "command line")
@@ -328,6 +338,8 @@ def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tu
 
     if not is_std(output_path):
         check_output_path(output_path, (input_path, gold_path))
+    else:
+        standard_output()
     html = output_path is not None and output_path.lower().endswith((".html", ".htm"))
     if not is_std(output_path) and not html and not output_path.lower().endswith(".svg"):
         raise MaltpyError("the output must end in .svg or .html", output_path)
@@ -692,6 +704,7 @@ def info_command(model_path: str, as_json: bool) -> None:
     """Describe a model: configuration, feature model, labels, classifiers, training statistics."""
     from .parser import Model
 
+    standard_output()
     model = Model.load(model_path)
     summary = model.describe()
     if as_json:
@@ -847,6 +860,7 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
     Example:
       maltpy oracle -a stacklazy -i la_perseus-ud-train.conllu --json
     """
+    standard_output()  # the counts (or the trees) go there
     config = config_from(kwargs)
     if config.nivre.enforce_tree:  # a parsing option (MaltParser's too): the oracle replays learning
         config = dataclasses.replace(config, nivre=dataclasses.replace(config.nivre, enforce_tree=False))
@@ -1049,6 +1063,8 @@ def knn_command(train_path: str, test_path: str, output_path: str | None, k: str
     from .config import parse_learner_options
     from .learners.knn import Settings, experiment
 
+    if is_std(output_path):
+        standard_output()
     given = {"k": k, "m": metric, "L": limit, "d": decay, "w": weighting}
     try:
         options = parse_learner_options(given, "knn")
@@ -1083,6 +1099,7 @@ def config_command(**kwargs: object) -> None:
     Example:
       maltpy config -c configs/nivreeager-libsvm.yaml -a stackeager
     """
+    standard_output()
     config = config_from(kwargs)
     if config.guide.features is not None:  # checked as learn checks it: a setting learn would refuse is refused here
         from .features import FeatureModel

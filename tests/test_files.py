@@ -83,6 +83,13 @@ def test_a_result_for_a_closed_standard_output_is_an_error_not_lost(files, tmp_p
     assert_one_line_error(run(TO_STDOUT[command], files, tmp_path, closed=1), "<stdout>: standard output is closed")
 
 
+def test_a_closed_standard_output_stops_a_command_before_its_work(files, tmp_path):
+    report = tmp_path / "report.html"  # eval writes its report, then its scores on standard output
+    result = run(["eval", TEST, TEST, "--html", report], files, tmp_path, closed=1)
+    assert_one_line_error(result, "<stdout>: standard output is closed")
+    assert not report.exists()
+
+
 @pytest.mark.parametrize("command", TO_STDOUT)
 def test_a_result_on_a_full_device_is_an_error_naming_standard_output(files, tmp_path, command):
     with open("/dev/full", "wb") as full:
