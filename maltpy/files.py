@@ -8,6 +8,7 @@ never leaves a half-written file (and ``-i x -o x`` is safe).
 from __future__ import annotations
 
 import errno
+import io
 import os
 import select
 import stat
@@ -51,6 +52,26 @@ def hold_standard_streams() -> None:
                 os.close(null)
     if 2 in _closed:
         sys.stderr = open(os.devnull, "w")  # standard error for the rest of the process
+    elif not isinstance(sys.stderr, _Messages) and hasattr(sys.stderr, "buffer"):
+        sys.stderr = _Messages(sys.stderr.buffer, encoding=sys.stderr.encoding, errors=sys.stderr.errors,
+                               line_buffering=True)  # fmt: skip
+
+
+class _Messages(io.TextIOWrapper):
+    """Standard error, written as far as it can be: a message that cannot be written (stderr on
+    a full disk) is dropped, and the command goes on to its end and its exit status."""
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError:
+            pass
 
 
 def standard_input() -> BinaryIO:

@@ -156,3 +156,19 @@ def test_a_file_maltpy_may_not_read_or_a_folder_it_may_not_write_says_permission
                            timeout=300)  # fmt: skip
     assert_one_line_error(piped, f"{model}: cannot read model file: Permission denied")
     assert os.listdir(shut) == [] and sorted(os.listdir(tmp_path)) == ["closed", "m.mpm", "shut"]
+
+
+def test_messages_that_a_full_standard_error_drops_change_no_status(files, tmp_path):
+    cases = [["learn", "-i", TRAIN, "-m", "{out}"], ["proj", "-pp", "head", "-i", TEST, "-o", "{out}"],
+             ["knn", "-f", "{train_col}", "-t", "{test_col}", "-o", "{out}"],
+             ["parse", "--jobs", "1024", "-m", "{model}", "-i", TEST, "-o", "{out}"]]  # fmt: skip
+    for arguments in cases:
+        with open("/dev/full", "wb") as full:
+            names = {**files, "out": str(tmp_path / "out")}
+            result = subprocess.run([sys.executable, "-m", "maltpy", *(str(a).format(**names) for a in arguments)],
+                                    stderr=full, timeout=300)  # fmt: skip
+        assert result.returncode == 0 and (tmp_path / "out").stat().st_size > 0, arguments
+        (tmp_path / "out").unlink()
+    with open("/dev/full", "wb") as full:
+        assert subprocess.run([sys.executable, "-m", "maltpy", "eval", TEST, tmp_path / "absent"], stderr=full,
+                              timeout=300).returncode == 2  # fmt: skip
