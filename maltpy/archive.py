@@ -26,8 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from .conll import environment_bytes
 from .errors import MaltpyError, cut
-from .files import atomic_output, is_std
+from .files import atomic_output, is_std, open_file
 
 FORMAT = "maltpy-model"
 FORMAT_VERSION = 1
@@ -41,8 +42,7 @@ MANIFEST_VARIABLE = "MALTPY_MAX_MANIFEST_BYTES"
 def max_manifest_bytes() -> int:
     """The largest manifest read: 16 MB (parsed JSON takes some 30 times its size in memory;
     a model of a million-token treebank has a few MB), or the environment's setting."""
-    value = os.environ.get(MANIFEST_VARIABLE, "")
-    return int(value) if value.strip().isdigit() and int(value) > 0 else 16 << 20
+    return environment_bytes(MANIFEST_VARIABLE, 16 << 20)
 
 
 # What reading a damaged zip member can raise: a bad CRC or header, a truncated or corrupt
@@ -102,14 +102,22 @@ class Archive:
     def __init__(self, path: str, data: bytes | None = None) -> None:
         """The archive in the file at ``path``, or in ``data`` (``path`` then only names it)."""
         self.path = path
+        # opened as every input is, so that a missing or unreadable file says so
+        self._file = open_file(path, "model file") if data is None else io.BytesIO(data)
         try:
-            self._zip = zipfile.ZipFile(path if data is None else io.BytesIO(data))
-        except FileNotFoundError:
-            raise MaltpyError("no such model file", path) from None
-        except IsADirectoryError:
-            raise MaltpyError("is a directory, not a model file", path) from None
+            self._zip = zipfile.ZipFile(self._file)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+            self._file.close()
             raise MaltpyError(f"not a maltpy model (not a zip archive: {cut(e)})", path) from None
+        try:
+            self.manifest = self._manifest()
+        except BaseException:
+            self.close()
+            raise
+
+    def _manifest(self) -> dict[str, Any]:
+        """The manifest, checked to be a maltpy model's of this format version."""
+        path = self.path
         try:
             size, limit = self._zip.getinfo(MANIFEST).file_size, max_manifest_bytes()
         except KeyError:
@@ -132,7 +140,7 @@ class Archive:
                 f"(this maltpy reads version {FORMAT_VERSION})",
                 path,
             )
-        self.manifest = manifest
+        return manifest
 
     def _read(self, name: str) -> bytes:
         try:
@@ -172,6 +180,7 @@ class Archive:
 
     def close(self) -> None:
         self._zip.close()
+        self._file.close()
 
 
 def _check_array_header(f, size: int) -> None:

@@ -32,10 +32,20 @@ from .config import (
     load_config,
 )
 from .conll import FORMATS, format_sentence
-from .errors import MaltpyError, MaltpyWarning, counted
+from .errors import MaltpyError, MaltpyWarning, counted, cut, printable, quote
 from .evaluate import GROUPINGS, evaluate
 from .evaluate import significance as compare_systems
-from .files import atomic_output, check_output_path, is_std, make_folder, open_file, read_conll
+from .files import (
+    atomic_output,
+    check_output_path,
+    hold_standard_streams,
+    is_std,
+    make_folder,
+    open_file,
+    read_conll,
+    standard_output,
+    write_result,
+)
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -132,12 +142,18 @@ class _PipeClosed(Exception):
     """The reader of standard output went away; raised past click, which would exit 1 on it."""
 
 
+class _Interrupted(BaseException):
+    """Ctrl-C (SIGINT); raised past click, which would print an empty line on stderr first."""
+
+
 class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
         except BrokenPipeError:
             raise _PipeClosed() from None
+        except KeyboardInterrupt:
+            raise _Interrupted() from None
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -252,6 +268,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         significance_text,
     )
 
+    standard_output()  # the scores go there: closed, an error before the work
     paths = [gold, *systems]
     if sum(is_std(p) for p in paths) > 1:
         raise MaltpyError("only one of GOLD and SYSTEM can be standard input", "command line")
@@ -283,7 +300,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
                 drawings.add(draw_sentence(number, gs, list(zip(labels, ss)), g.name, exclude))
             drawings.close()
     if as_json:
-        click.echo(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested, asked), ensure_ascii=False))
+        write_result(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested, asked), ensure_ascii=False))
         return
     text = score_table(scores, g.name, names, punct, per_label)
     if conll18:
@@ -292,7 +309,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         text += "\n" + group_tables(scores, asked)
     if tested is not None:
         text += "\n" + significance_text(tested)
-    click.echo(text)
+    write_result(text)
 
 
 @cli.command("view")
@@ -326,6 +343,8 @@ def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tu
 
     if not is_std(output_path):
         check_output_path(output_path, (input_path, gold_path))
+    else:
+        standard_output()
     html = output_path is not None and output_path.lower().endswith((".html", ".htm"))
     if not is_std(output_path) and not html and not output_path.lower().endswith(".svg"):
         raise MaltpyError("the output must end in .svg or .html", output_path)
@@ -439,7 +458,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
             f"learned {config.singlemalt.parsing_algorithm} with {config.guide.learner} from "
             f"{counted(s['sentences'], 'sentence')} ({counted(s['instances'], 'instance')}, "
             f"{counted(len(model.guide.all_models()), 'classifier')}) in {time.perf_counter() - started:.1f}s "
-            f"-> {'standard output' if is_std(model_path) else model_path}",
+            f"-> {'standard output' if is_std(model_path) else quote(model_path)}",
             final=True,
         )
 
@@ -458,7 +477,8 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     "--jobs",
     type=click.IntRange(1, 256),
     metavar="N",
-    help="Trials run at once, each in its own process (default: the cores this process may use).",
+    help="Trials run at once, each in its own process (default: the cores this process may use); no more than "
+    "the cores and the available memory take, with a warning (about 64 MB and 100 times the treebank's bytes a trial).",
 )
 @click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=1, show_default=True, metavar="N",
               help="Seed of the split into folds or held-out part; a search is the same for a seed.")  # fmt: skip
@@ -499,22 +519,26 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
       maltpy optimize -i train.conllu -o opt/ --budget 60
       maltpy learn -c opt/config.yaml -i train.conllu -m tuned.mpm
     """
-    from .optimize import optimize, summary_table
+    from .jobs import bound_jobs, usable_cores
+    from .optimize import optimize, summary_table, trial_bytes
 
-    if jobs is None:
-        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    asked = usable_cores() if jobs is None else jobs
+    # here, as many trial processes as the cores and the memory take (a warning if --jobs asks more)
+    jobs = asked if scheduler else bound_jobs(asked, trial_bytes(train, dev, learner), None if quiet or jobs is None
+                                              else _warn)  # fmt: skip
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise MaltpyError("is not a folder; -o names the folder the search writes to", out_dir)
     bar = None if quiet or not sys.stderr.isatty() else _SearchBar(budget)
-    say = None if quiet else (lambda message: (_ProgressBar.clear(), click.echo(f"maltpy: {message}", err=True)))
+    say = None if quiet else (lambda message: (_ProgressBar.clear(), click.echo(f"maltpy: {printable(message)}",
+                                                                                err=True)))  # fmt: skip
     best, summary, baseline = optimize(train, out_dir, dev, folds, budget, jobs, seed, resume, threshold, learner,
                                        scheduler, format_, rounds, say, bar.show if bar else None)  # fmt: skip
     _ProgressBar.clear()
     if not quiet:
         click.echo(summary_table(summary, baseline, best), err=True)
-        click.echo(f"maltpy: wrote {os.path.join(out_dir, 'config.yaml')} (LAS {best.las:.2f}); "
-                   f"learn with: maltpy learn -c {os.path.join(out_dir, 'config.yaml')} -i {train} -m MODEL",
-                   err=True)  # fmt: skip
+        config_path = quote(os.path.join(out_dir, "config.yaml"))
+        click.echo(f"maltpy: wrote {config_path} (LAS {best.las:.2f}); "
+                   f"learn with: maltpy learn -c {config_path} -i {quote(train)} -m MODEL", err=True)  # fmt: skip
 
 
 class _SearchBar:
@@ -588,7 +612,8 @@ class _SearchBar:
     default=1,
     show_default=True,
     metavar="N",
-    help="Parse in N worker processes, each with the model loaded; the output is the same bytes.",
+    help="Parse in N worker processes, each with the model loaded; the output is the same bytes. No more than the "
+    "cores, the available memory and the input's batches take (a warning if the cores or memory lower N).",
 )
 def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inputs: tuple[str, ...],
                   output_path: str | None, output_dir: str | None, scheduler: str | None, format_: str,
@@ -608,16 +633,18 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
       maltpy parse -m en.mpm -i a.conllu b.conllu c.conllu --output-dir parsed/ --jobs 2
       maltpy parse -m en.mpm -i a.conllu b.conllu --output-dir parsed/ --scheduler tcp://host:8786
     """
-    from .jobs import Workers, load_model
+    from .jobs import Workers, load_model, workers_for
 
     if quiet:
         warnings.simplefilter("ignore", MaltpyWarning)
     inputs = [path for path in (input_path, *more_inputs) if path is not None]  # -i FILE, or FILE alone
     if len(inputs) > 1 or output_dir is not None or scheduler is not None:
         _parse_files(model_path, inputs or ["-"], output_dir, scheduler, format_, max_degree, enforce_tree, jobs,
-                     output_path, single_root)  # fmt: skip
+                     output_path, single_root, quiet)  # fmt: skip
         return
     input_path = inputs[0] if inputs else None
+    if jobs > 1:
+        jobs = workers_for(jobs, model_path, [input_path], None if quiet else _warn)
     if jobs > 1:
         with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
             with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
@@ -639,10 +666,10 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
 
 def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | None, scheduler: str | None,
                  format_: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
-                 output_path: str | None, single_root: str | None = None) -> None:  # fmt: skip
+                 output_path: str | None, single_root: str | None, quiet: bool) -> None:  # fmt: skip
     """``maltpy parse -i F1 F2 ... --output-dir D``: each file to D under its name, in turn,
     with --jobs workers (the model loaded once in each), or across a Dask cluster."""
-    from .jobs import Workers, load_model
+    from .jobs import Workers, load_model, workers_for
 
     if output_dir is None:
         raise MaltpyError("several inputs (or --scheduler) need --output-dir DIR", "command line")
@@ -654,7 +681,7 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
     named: dict[str, str] = {}
     for path, output in zip(inputs, outputs):
         if output in named:
-            raise MaltpyError(f"has the same name as {named[output]}; both would go to {output}", path)
+            raise MaltpyError(f"has the same name as {quote(named[output])}; both would go to {quote(output)}", path)
         named[output] = path
         open_file(path).close()  # every input there before any work
     make_folder(output_dir, "folder for the parsed files")
@@ -671,6 +698,8 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
         unchanged = max_degree is None and enforce_tree is None and single_root is None
         parse_with_scheduler(scheduler, inputs, model_path if unchanged else model, output_dir)
         return
+    if jobs > 1:
+        jobs = workers_for(jobs, model_path, inputs, None if quiet else _warn)
     if jobs > 1:
         with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
             for path, output in zip(inputs, outputs):
@@ -689,10 +718,11 @@ def info_command(model_path: str, as_json: bool) -> None:
     """Describe a model: configuration, feature model, labels, classifiers, training statistics."""
     from .parser import Model
 
+    standard_output()
     model = Model.load(model_path)
     summary = model.describe()
     if as_json:
-        click.echo(json.dumps(summary, ensure_ascii=False, indent=1))
+        write_result(json.dumps(summary, ensure_ascii=False, indent=1))
         return
     labels = summary["labels"]
     lines = [
@@ -723,7 +753,7 @@ def info_command(model_path: str, as_json: bool) -> None:
         "training:",
         *(f"  {k:<24} {v}" for k, v in summary["training"].items()),
     ]
-    click.echo("\n".join(lines))
+    write_result("\n".join(lines))
 
 
 def _describe_vocabulary(vocabulary: dict | None) -> str:
@@ -775,8 +805,15 @@ def _describe_pproj(pproj) -> str:
             f"lifting order {pproj.lifting_order}")  # fmt: skip
 
 
+def _warn(message: str) -> None:
+    """One warning line on stderr."""
+    _ProgressBar.clear()
+    click.echo(f"maltpy: warning: {printable(message)}", err=True)
+
+
 def _progress_line(message: str, final: bool = False) -> None:
     """A progress message on stderr: rewritten in place on a terminal, only the final one otherwise."""
+    message = printable(message)  # a name in it cannot start a line of its own
     if sys.stderr.isatty():
         click.echo(f"\r\033[Kmaltpy: {message}", err=True, nl=final)
     elif final:
@@ -872,6 +909,7 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
     Example:
       maltpy oracle -a stacklazy -i la_perseus-ud-train.conllu --json
     """
+    standard_output()  # the counts (or the trees) go there
     config = config_from(kwargs)
     if config.nivre.enforce_tree:  # a parsing option (MaltParser's too): the oracle replays learning
         config = dataclasses.replace(config, nivre=dataclasses.replace(config.nivre, enforce_tree=False))
@@ -927,15 +965,16 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
                 sentence.set_arcs(rebuilt_heads, rebuilt_labels)
                 out.write(format_sentence(sentence).encode("utf-8"))
     stats["transitions_per_token"] = round(stats["transitions"] / stats["tokens"], 3) if stats["tokens"] else None
-    to_stderr = writing and is_std(output_path)  # the trees have standard output
+    # the trees have standard output, the counts standard error
+    show = (lambda text: click.echo(text, err=True)) if writing and is_std(output_path) else write_result
     if as_json:
-        click.echo(json.dumps(stats), err=to_stderr)
+        show(json.dumps(stats))
         return
 
     def share(key: str) -> str:
         return f"  ({100 * stats[key] / stats['sentences']:.2f}%)" if stats["sentences"] else ""
 
-    click.echo(
+    show(
         f"algorithm              {stats['algorithm']}\n"
         f"sentences              {stats['sentences']}\n"
         f"tokens                 {stats['tokens']}\n"
@@ -956,8 +995,7 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
         )
         + f"transitions            {stats['transitions']}\n"
         f"transitions per token  {stats['transitions_per_token']}\n"
-        f"swaps                  {stats['swaps']}",
-        err=to_stderr,
+        f"swaps                  {stats['swaps']}"
     )
 
 
@@ -1074,6 +1112,8 @@ def knn_command(train_path: str, test_path: str, output_path: str | None, k: str
     from .config import parse_learner_options
     from .learners.knn import Settings, experiment
 
+    if is_std(output_path):
+        standard_output()
     given = {"k": k, "m": metric, "L": limit, "d": decay, "w": weighting}
     try:
         options = parse_learner_options(given, "knn")
@@ -1108,16 +1148,24 @@ def config_command(**kwargs: object) -> None:
     Example:
       maltpy config -c configs/nivreeager-libsvm.yaml -a stackeager
     """
+    standard_output()
     config = config_from(kwargs)
     if config.guide.features is not None:  # checked as learn checks it: a setting learn would refuse is refused here
+        from .features import FeatureModel
         from .features.spec import read_feature_model
 
-        read_feature_model(config.guide.features, config.singlemalt.parsing_algorithm)
-    click.echo(dump_config(config), nl=False)
+        algorithm = config.singlemalt.parsing_algorithm
+        specs = read_feature_model(config.guide.features, algorithm)
+        if config.input.format != "auto":  # and against the treebank's format, when it is given
+            FeatureModel(specs, algorithm, config.singlemalt.null_value, config.guide.features).check_columns(
+                config.input.format
+            )
+    write_result(dump_config(config), end="")
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    hold_standard_streams()
     if not (sys.argv[1:] if argv is None else argv):
         with cli.make_context("maltpy", ["--help"], resilient_parsing=True) as ctx:
             click.echo(cli.get_help(ctx), err=True)
@@ -1132,7 +1180,7 @@ def main(argv: list[str] | None = None) -> int:
             status = cli.main(args=argv, prog_name="maltpy", standalone_mode=False)
     except _Signalled as e:
         _ProgressBar.clear()
-        print(f"maltpy: terminated by {signal.Signals(e.signum).name}", file=sys.stderr)
+        _say(f"maltpy: terminated by {signal.Signals(e.signum).name}")
         return 128 + e.signum
     except MaltpyError as e:
         return _fail(str(e))
@@ -1141,9 +1189,11 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(f"command line: {e.format_message()} (see '{command} --help')")
     except click.ClickException as e:
         return _fail(f"command line: {e.format_message()}")
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, KeyboardInterrupt, _Interrupted):
+        # on a terminal, below the ^C it echoed (or over the progress bar, which is cleared)
+        start = "" if _ProgressBar.showing or not sys.stderr.isatty() else "\n"
         _ProgressBar.clear()
-        print("maltpy: interrupted", file=sys.stderr)
+        _say(f"{start}maltpy: interrupted")
         return 130
     except (BrokenPipeError, _PipeClosed):
         # The reader of our output went away (as `maltpy parse ... | head` does): stop quietly.
@@ -1151,7 +1201,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return 141
     except OSError as e:
-        where = f"{e.filename}: " if e.filename else ""
+        where = f"{quote(e.filename)}: " if e.filename else ""
         return _fail(f"{where}{e.strerror or e}")
     return status if isinstance(status, int) else 0  # --help and --version return 0
 
@@ -1162,8 +1212,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
     if not issubclass(category, MaltpyWarning):
         _python_show_warning(message, category, filename, lineno, file, line)
         return
-    _ProgressBar.clear()
-    print(f"maltpy: warning: {message}", file=sys.stderr)
+    _warn(str(message))
 
 
 _python_show_warning = warnings.showwarning
@@ -1171,5 +1220,13 @@ _python_show_warning = warnings.showwarning
 
 def _fail(message: str) -> int:
     _ProgressBar.clear()
-    print(f"maltpy: error: {message}", file=sys.stderr)
+    _say(f"maltpy: error: {cut(printable(message), 1000)}")  # click's messages too: one line, bounded
     return 2
+
+
+def _say(line: str) -> None:
+    """A last line on stderr; if it cannot be written (a full disk), the status alone tells."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except OSError:
+        pass

@@ -26,7 +26,7 @@ import yaml
 from .conll import valid_label
 from .errors import MaltpyError, cut
 from .files import read_file
-from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARKING_STRATEGIES, Encoding
+from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARK_CHARACTERS, MARKING_STRATEGIES, Encoding
 
 ALGORITHMS = (
     "nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy", "planar", "2planar",
@@ -294,25 +294,6 @@ CLASS_WEIGHTS = "w"
 _CLASS_NAME = re.compile(r"[A-Z]{1,8}(~\S{1,200})?\Z")
 MAX_CLASS_WEIGHTS = 10_000
 
-_ADDRESS_FUNCTIONS = (
-    "head",
-    "ldep",
-    "rdep",
-    "lsib",
-    "rsib",
-    "pred",
-    "succ",
-    "anc",
-    "panc",
-    "ldesc",
-    "pldesc",
-    "rdesc",
-    "prdesc",
-)
-_ADDRESS = re.compile(
-    r"(?:(?:" + "|".join(_ADDRESS_FUNCTIONS) + r")\()*"
-    r"(?:Stack|ActiveStack|InactiveStack|Input|Lookahead|Left|Right|LeftContext|RightContext)\[(?:0|[1-9][0-9]*)\]\)*\Z"
-)
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
@@ -406,11 +387,23 @@ def _lib_value(flag: str, raw: Any, spec: LibOption) -> int | float | str:
         raise ValueError(f"-{flag} takes {'an integer' if spec.kind is int else 'a number'}, not {_q(raw)}")
     low, high = spec.low, spec.high
     if spec.above and number <= low:
-        raise ValueError(f"-{flag} {raw} must be greater than {low}")
+        raise ValueError(f"-{flag} {cut(raw, 30)} must be greater than {low}")
     if (low is not None and number < low) or (high is not None and number > high):
         bounds = f"{low if low is not None else '-inf'}..{high if high is not None else 'inf'}"
-        raise ValueError(f"-{flag} {raw} is outside {bounds}")
+        raise ValueError(f"-{flag} {cut(raw, 30)} is outside {bounds}")
     return number
+
+
+#: The largest value of an integer option: MaltParser reads its options as Java ints.
+MAX_INT = 2**31 - 1
+
+
+def _integer(text: str) -> int:
+    """The integer a string of digits (with a sign) writes; one of more than 18 digits, beyond
+    every option's bounds, as -2**63 or 2**63, its digits unread (Python reads 4,300 at most)."""
+    if len(text.lstrip("+-").lstrip("0")) > 18:
+        return -(2**63) if text.startswith("-") else 2**63
+    return int(text)
 
 
 def _number(raw: Any, kind: type) -> int | float | None:
@@ -418,7 +411,7 @@ def _number(raw: Any, kind: type) -> int | float | None:
     if isinstance(raw, str):
         text = raw.strip()
         if kind is int:
-            return int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else None
+            return _integer(text) if re.fullmatch(r"[+-]?[0-9]+", text) else None
         try:
             raw = float(text)
         except ValueError:
@@ -525,7 +518,18 @@ def _build(
     for f in dataclasses.fields(Config):
         group = group_name(f.name)
         groups[f.name] = type(f.default)(**{name: v for (g, name), v in values.items() if g == group})
-    return Config(**groups)
+    config = Config(**groups)
+    marks = [ch for ch in MARK_CHARACTERS if ch in config.graph.root_label]
+    if marks and config.pproj.marks_labels:  # deprojectivizing would read the root words' label as marks
+        key = ("graph", "root_label")
+        raise MaltpyError(
+            f"graph.root_label {_q(config.graph.root_label)} holds {marks[0]!r}, which pseudo-projective labels "
+            f"use for their marks (pproj.marking_strategy {config.pproj.marking_strategy}, covered_root "
+            f"{config.pproj.covered_root})",
+            source.get(key) or given,
+            raw.get(key, (None, None))[1],
+        )
+    return config
 
 
 def _q(value: Any) -> str:
@@ -546,12 +550,15 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
             raise ValueError(f"expected true or false, not {_q(value)}")
         return value
     if option.kind == "int":
-        if from_text and isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value):
-            value = int(value)
+        shown = cut(value, 30)
+        if from_text and isinstance(value, str) and re.fullmatch(r"[+-]?[0-9]+", value):
+            value = _integer(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"expected an integer, not {_q(value)}")
         if option.minimum is not None and value < option.minimum:
-            raise ValueError(f"must be at least {option.minimum}, not {value}")
+            raise ValueError(f"must be at least {option.minimum}, not {shown}")
+        if value > MAX_INT:
+            raise ValueError(f"must be at most {MAX_INT}, not {shown}")
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool) and option.kind in ("str", "label"):
         value = str(value)
@@ -567,8 +574,13 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
         raise ValueError(f"{_q(value)} is not one of {', '.join(option.choices)}")
     if option.kind == "column" and value not in COLUMN_NAMES:
         raise ValueError(f"{_q(value)} is not a column name ({', '.join(COLUMN_NAMES)})")
-    if option.kind == "address" and not _ADDRESS.match(value.replace(" ", "")):
-        raise ValueError(f"{_q(value)} is not an address such as Input[0] or head(Stack[0])")
+    if option.kind == "address":
+        from .features.spec import SpecError, parse_address  # the feature language's own grammar and bounds
+
+        try:
+            parse_address(value)
+        except SpecError as e:
+            raise ValueError(f"{_q(value)} is not an address such as Input[0] or head(Stack[0]): {e}") from None
     return value
 
 
@@ -621,10 +633,23 @@ def _read_yaml(text: str, path: str) -> dict[tuple[str, str], tuple[Any, int]]:
                     isinstance(node, yaml.MappingNode) and (group, name) != ("lib", "options")
                 ):
                     raise MaltpyError(f"{group}.{name}: expected a single value, not a list or mapping", path, line)
-                out[(group, name)] = (loader.construct_object(node, deep=True), line)
+                out[(group, name)] = (_construct(loader, node, path, line), line)
         return out
     finally:
         loader.dispose()
+
+
+def _construct(loader: yaml.SafeLoader, node: yaml.Node, path: str, line: int) -> Any:
+    """The value of a YAML node; MaltpyError for one Python cannot hold (an integer of more than
+    4,300 digits, a date out of range), or a number too large to show in a message."""
+    try:
+        value = loader.construct_object(node, deep=True)
+        repr(value)
+    except yaml.YAMLError as e:
+        raise MaltpyError(f"not valid YAML: {getattr(e, 'problem', None) or e}", path, line) from None
+    except ValueError as e:
+        raise MaltpyError(f"not a value a configuration holds: {cut(e, 80)}", path, line) from None
+    return value
 
 
 def _mapping(node: yaml.Node, loader: yaml.SafeLoader, path: str, what: str):
@@ -636,7 +661,7 @@ def _mapping(node: yaml.Node, loader: yaml.SafeLoader, path: str, what: str):
         line = key_node.start_mark.line + 1
         if key_node.tag == "tag:yaml.org,2002:merge":
             raise MaltpyError("YAML merge keys (<<) are not allowed in a configuration", path, line)
-        key = loader.construct_object(key_node)
+        key = _construct(loader, key_node, path, line)
         if not isinstance(key, str):
             raise MaltpyError(f"key {_q(key)} is not a name", path, line)
         if key in seen:

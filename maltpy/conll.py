@@ -422,10 +422,18 @@ MAX_LINE_DEFAULT = 1 << 20
 
 def max_line_bytes() -> int:
     """The longest line maltpy reads: 1 MB, or the environment's MALTPY_MAX_LINE_BYTES."""
-    value = os.environ.get(MAX_LINE_VARIABLE, "")
-    if value.strip().isdigit() and int(value) > 0:
-        return int(value)
-    return MAX_LINE_DEFAULT
+    return environment_bytes(MAX_LINE_VARIABLE, MAX_LINE_DEFAULT)
+
+
+def environment_bytes(variable: str, default: int) -> int:
+    """A bound in bytes that the environment's ``variable`` sets: a positive number of ASCII
+    digits (one of more than 18, larger than any file, as 2**62, its digits unread), or else
+    ``default``."""
+    value = os.environ.get(variable, "").strip()
+    if not re.fullmatch(r"[0-9]+", value) or not value.strip("0"):
+        return default
+    digits = value.lstrip("0")
+    return 1 << 62 if len(digits) > 18 else int(digits)
 
 
 _NOT_IN_A_LABEL = re.compile("[\x00-\x1f\x7f\ud800-\udfff]")  # controls (tab, line breaks ...) and surrogates

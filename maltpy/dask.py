@@ -35,7 +35,7 @@ import dask
 import pandas as pd
 
 from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
-from .errors import MaltpyError, cut
+from .errors import MaltpyError, cut, quote
 from .files import make_folder, read_file
 from .parser import Model
 
@@ -122,7 +122,9 @@ def _check_outputs(paths: list[str], outputs: list[str], output_dir: str) -> Non
     seen: dict[str, str] = {}
     for path, output in zip(paths, outputs):
         if output in seen:
-            raise MaltpyError(f"has the same name as {seen[output]}; both would be written to {output}", path)
+            raise MaltpyError(
+                f"has the same name as {quote(seen[output])}; both would be written to {quote(output)}", path
+            )
         seen[output] = path
     make_folder(output_dir, "folder for the parsed files")
 

@@ -20,6 +20,25 @@ def counted(n: int, noun: str, nouns: str | None = None) -> str:
     return f"{n:,} {noun if n == 1 else nouns or noun + 's'}"
 
 
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (a line break, a tab, a terminal's
+    escape sequence, a bidirectional override) written as Python escapes it (``\\n``, ``\\x1b``,
+    ``\\u202e``): what stderr shows of untrusted text, so that it can neither start a line of its own
+    nor change what the terminal shows."""
+    return text if text.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def quote(name: object, limit: int = 300) -> str:
+    """A file name (or a name from a file) as a message shows it: as it is when it reads
+    unambiguously, printable and without quotes, backslashes or blanks at its ends; otherwise in
+    Python's quotes and escapes (``'a\\nb'``). Every message that names a file names it this way,
+    so that a name cannot forge or garble an error line."""
+    text = str(name)
+    if text and text.isprintable() and text == text.strip() and not any(c in text for c in "'\"\\"):
+        return cut(text, limit)
+    return cut(repr(text), limit)
+
+
 def require(condition: bool, message: str) -> None:
     """ValueError(message) unless ``condition``: for checking untrusted data (a model archive),
     whose readers turn a ValueError into one 'damaged model' line."""
@@ -48,6 +67,7 @@ class MaltpyError(Exception):
     def __str__(self) -> str:
         where = ""
         if self.file is not None:
-            where = f"{self.file}:{self.line}: " if self.line is not None else f"{self.file}: "
+            name = quote(self.file)
+            where = f"{name}:{self.line}: " if self.line is not None else f"{name}: "
         # One line, of bounded length, whatever the input put into the message.
-        return where + cut(self.message.replace("\r", "\\r").replace("\n", "\\n"), MAX_MESSAGE)
+        return where + cut(printable(self.message), MAX_MESSAGE)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
 from .conll import CPOSTAG, DEPREL, FEATS, FORM, HEAD, LEMMA, POSTAG, Sentence
-from .errors import MaltpyError
+from .errors import MaltpyError, quote
 from .tree import depths, is_projective_arc, preorder
 
 
@@ -442,17 +442,17 @@ def _misalignment(
     """Why sentence ``number`` of the two files cannot be scored, if it cannot."""
     if g is None:
         return MaltpyError(
-            f"sentence {number} has no counterpart: {gold_name} ends after {number - 1} sentences",
+            f"sentence {number} has no counterpart: {quote(gold_name)} ends after {number - 1} sentences",
             system_name,
             s.line,
         )
     if s is None:
         return MaltpyError(
-            f"{system_name} ends after {number - 1} sentences; sentence {number} has no counterpart there",
+            f"{quote(system_name)} ends after {number - 1} sentences; sentence {number} has no counterpart there",
             gold_name,
             g.line,
         )
-    where = f"sentence {number} does not line up with {gold_name}:{g.line}"
+    where = f"sentence {number} does not line up with {quote(gold_name)}:{g.line}"
     if len(g) != len(s):
         return MaltpyError(f"{where}: {len(s)} words here, {len(g)} there", system_name, s.line)
     for i, (gw, sw) in enumerate(zip(g.words, s.words), 1):

@@ -8,6 +8,7 @@ never leaves a half-written file (and ``-i x -o x`` is safe).
 from __future__ import annotations
 
 import errno
+import io
 import os
 import select
 import stat
@@ -18,13 +19,81 @@ from contextlib import contextmanager
 from typing import BinaryIO
 
 from .conll import ConllReader
-from .errors import MaltpyError
+from .errors import MaltpyError, quote
 
 STDIN_NAME = "<stdin>"
+STDOUT_NAME = "<stdout>"
+
+#: The standard streams (0, 1, 2) that were closed when maltpy started (``<&-``, ``>&-``, ``2>&-``).
+_closed: set[int] = set()
 
 
 def is_std(path: str | None) -> bool:
     return path is None or path == "-"
+
+
+def hold_standard_streams() -> None:
+    """Note which standard streams the command was started without, and put /dev/null in the
+    place of each: no file maltpy opens then takes its number (a worker process, inheriting it,
+    would write into that file). Reading a closed standard input or writing a closed standard
+    output is then an error (``standard_input``, ``standard_output``); what goes to a closed
+    standard error is dropped. Python sets a stream it could not open at its start to None."""
+    _closed.clear()
+    for fd, name in enumerate(("stdin", "stdout", "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        _closed.add(fd)
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+    if 2 in _closed:
+        sys.stderr = open(os.devnull, "w")  # standard error for the rest of the process
+    elif not isinstance(sys.stderr, _Messages) and hasattr(sys.stderr, "buffer"):
+        sys.stderr = _Messages(sys.stderr.buffer, encoding=sys.stderr.encoding, errors=sys.stderr.errors,
+                               line_buffering=True)  # fmt: skip
+
+
+class _Messages(io.TextIOWrapper):
+    """Standard error, written as far as it can be: a message that cannot be written (stderr on
+    a full disk) is dropped, and the command goes on to its end and its exit status."""
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except OSError:
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError:
+            pass
+
+
+def standard_input() -> BinaryIO:
+    """Standard input, binary; a MaltpyError if the command was started with it closed."""
+    if 0 in _closed or sys.stdin is None:
+        raise MaltpyError("standard input is closed; give the input as a file (-i FILE)", STDIN_NAME)
+    return sys.stdin.buffer
+
+
+def standard_output() -> BinaryIO:
+    """Standard output, binary, its write errors (a full disk) MaltpyErrors naming it; a
+    MaltpyError if the command was started with it closed."""
+    if 1 in _closed or sys.stdout is None:
+        raise MaltpyError("standard output is closed; nothing can be written there", STDOUT_NAME)
+    return _Named(sys.stdout.buffer, STDOUT_NAME)
+
+
+def write_result(text: str, end: str = "\n") -> None:
+    """A command's result (scores, a description, a configuration) on standard output."""
+    out = standard_output()
+    out.write((text + end).encode("utf-8"))
+    out.flush()
 
 
 def open_file(path: str, what: str = "file") -> BinaryIO:
@@ -99,7 +168,7 @@ def _reader_for(stream: BinaryIO) -> BinaryIO | PipeReader:
 def open_input(path: str | None) -> Iterator[tuple[BinaryIO, str]]:
     """(binary stream, name for messages) of a file, or of standard input."""
     if is_std(path):
-        yield _reader_for(sys.stdin.buffer), STDIN_NAME
+        yield _reader_for(standard_input()), STDIN_NAME
         return
     with open_file(path) as stream:
         yield _reader_for(stream), path
@@ -145,7 +214,7 @@ def check_output_path(path: str, inputs: tuple[str | None, ...] = ()) -> None:
     for source in inputs:
         if source and not is_std(source) and os.path.exists(source) and os.path.exists(path):
             if os.path.samefile(source, path) and os.path.isfile(path):
-                raise MaltpyError(f"is also the input {source}; refusing to write over it", path)
+                raise MaltpyError(f"is also the input {quote(source)}; refusing to write over it", path)
     if os.path.isfile(path):
         try:  # standard input redirected from the file itself (maltpy parse -m m -o f < f)
             same = os.path.samestat(os.fstat(sys.stdin.fileno()), os.stat(path))
@@ -157,9 +226,9 @@ def check_output_path(path: str, inputs: tuple[str | None, ...] = ()) -> None:
         return  # a device or a pipe: opened when written
     folder = os.path.dirname(os.path.realpath(path)) or "."
     if not os.path.isdir(folder):
-        raise MaltpyError(f"cannot write: no such folder {folder}", path)
+        raise MaltpyError(f"cannot write: no such folder {quote(folder)}", path)
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise MaltpyError(f"cannot write: the folder {folder} is not writable", path)
+        raise MaltpyError(f"cannot write: the folder {quote(folder)} is not writable", path)
 
 
 class _Named:
@@ -215,7 +284,7 @@ def atomic_output(path: str | None) -> Iterator[BinaryIO]:
     A path that is not a regular file (``/dev/null``, a FIFO) is written as it is: renaming a
     file onto it would replace the device. A symbolic link's target is written, not the link."""
     if is_std(path):
-        out = _Named(sys.stdout.buffer, "<stdout>")
+        out = standard_output()
         yield out
         out.flush()
         return

@@ -28,6 +28,13 @@ than that. When the input is a pipe that stays quiet for QUIET_SECONDS, the batc
 (at its last sentence's end) and every batch sent is written and flushed: a writer waiting for
 its parses gets them, as with ``--jobs 1``.
 
+How many. No more workers start than ``--jobs`` asks, than the cores this process may use (more
+only add processes), than the memory available holds (``bound_jobs``: each worker takes about
+WORKER_BYTES, the loaded model, MODEL_FACTOR times its archive's unpacked bytes, and its batches,
+BATCH_FACTOR times their bytes; measured on en_lines), with a warning when that lowers what was
+asked; and no more than there are batches: a worker starts when the first batch for it comes,
+and a regular file of one batch is parsed in maltpy's own process, with no worker at all.
+
 Workers are fresh interpreters, started with ``subprocess`` (what multiprocessing calls
 "spawn"), not forks of the main process:
 - the numeric libraries read their thread settings once, when they load; a worker calls
@@ -64,10 +71,12 @@ import os
 import pickle
 import queue
 import signal
+import stat
 import struct
 import subprocess
 import sys
 import threading
+import zipfile
 from collections import deque
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
@@ -79,6 +88,11 @@ from .vocabulary import Tally, Watch
 
 BATCH_BYTES = 5 << 20  # a batch's bytes at most (unless a sentence is longer): about 100k tokens
 IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one waiting
+# What a worker takes (peak resident memory, en_lines: an interpreter with NumPy and maltpy, 50 MB;
+# its model of 2.1 MB unpacked, 16 MB more; a batch of 4.8 MB as it is parsed, 61 MB more):
+WORKER_BYTES = 64 << 20  # the interpreter and its libraries
+MODEL_FACTOR = 10  # times the model archive's unpacked bytes
+BATCH_FACTOR = 15  # times a batch's bytes: the batch parsed and the one waiting
 _FRAME = struct.Struct("!cQ")  # tag, payload length
 _WORDS = struct.Struct("!Q")  # the number of words a PARSED frame holds
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
@@ -108,28 +122,106 @@ def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | Non
     return model
 
 
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+_CGROUP_MEMORY = (  # a control group's memory limit and usage: version 2, version 1
+    ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+    ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"),
+)
+
+
+def available_memory() -> int | None:
+    """The bytes new processes may still take: the machine's available memory (Linux's
+    MemAvailable), within what the control group's limit leaves; None where neither is known."""
+    known = []
+    try:
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                if line.startswith(b"MemAvailable:"):
+                    known.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    for limit, usage in _CGROUP_MEMORY:
+        try:
+            with open(limit, "rb") as f, open(usage, "rb") as g:
+                known.append(max(0, int(f.read()) - int(g.read())))
+        except (OSError, ValueError):  # no such group, or "max": no limit
+            continue
+    return min(known) if known else None
+
+
+def bound_jobs(asked: int, worker_bytes: int, say: Callable[[str], None] | None) -> int:
+    """``asked`` workers, but no more than the cores and than the available memory holds workers
+    of ``worker_bytes`` (at least one); ``say`` (if given) is told why when that is fewer."""
+    cores, memory = usable_cores(), available_memory()
+    fit = asked if memory is None else max(1, memory // max(worker_bytes, 1))
+    jobs = min(asked, cores, fit)
+    if jobs < asked and say is not None:  # what sets the bound
+        reasons = ([f"{cores} core{'s' * (cores > 1)}"] if cores == jobs else []) + (
+            [f"memory for {fit} of about {worker_bytes >> 20} MB each ({memory >> 20} MB available)"]
+            if fit == jobs else [])  # fmt: skip
+        say(f"--jobs {asked} lowered to {jobs}: {' and '.join(reasons)}")
+    return jobs
+
+
+def model_bytes(path: str) -> int:
+    """The unpacked bytes of the model archive at ``path`` (0 if it cannot be read: loading it says why)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            return sum(info.file_size for info in z.infolist())
+    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
+        return 0
+
+
+def input_bytes(path: str | None) -> int | None:
+    """The size of an input that is a regular file (standard input too), None for a pipe."""
+    try:
+        status = os.fstat(0) if path is None or path == "-" else os.stat(path)
+    except OSError:
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
+
+
+def workers_for(asked: int, model_path: str, inputs: list[str | None], say: Callable[[str], None] | None) -> int:
+    """The workers that ``--jobs asked`` starts for ``inputs`` (``bound_jobs``), fewer if the
+    inputs are regular files of fewer batches; 1 means none: maltpy's own process parses."""
+    sizes = [input_bytes(path) for path in inputs]
+    largest = None if None in sizes else max(sizes, default=0)
+    batch = BATCH_BYTES if largest is None else min(BATCH_BYTES, max(largest, 1))
+    jobs = bound_jobs(asked, WORKER_BYTES + MODEL_FACTOR * model_bytes(model_path) + BATCH_FACTOR * batch, say)
+    return jobs if largest is None else min(jobs, -(-max(largest, 1) // BATCH_BYTES))
+
+
 class Workers:
-    """N worker processes parsing with one model; a context manager that stops them all on leaving.
+    """Up to N worker processes parsing with one model; a context manager that stops them all on
+    leaving. The first starts at once, each other when the first batch for it comes.
 
     An error of the model (a damaged archive, a -cd it refuses) comes first, as in the in-process
     parse, which loads the model before it reads: an error of the input is reported only once
-    every worker has loaded the model."""
+    every worker started has loaded the model."""
 
     def __init__(self, model_path: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
                  single_root: str | None = None) -> None:  # fmt: skip
         options = json.dumps([max_degree, enforce_tree, single_root])
-        command = [sys.executable, "-c", _WORKER, json.dumps(sys.path), model_path, options]
+        self.command = [sys.executable, "-c", _WORKER, json.dumps(sys.path), model_path, options]
+        self.jobs = jobs
         self.processes: list[subprocess.Popen] = []
         self.ready: list[bool] = []  # whether the worker's READY has been read
         self.next = 0  # the worker the next batch goes to
         self.failure: BaseException | None = None  # the error a worker reported, or its end
         self.expected: dict[int, float] | None = None  # the model's held-out shares of unseen values
         self.watch: Watch | None = None  # the unseen values of the input being parsed
+        self._start()
+
+    def _start(self) -> None:
+        """Start one more worker."""
         try:
-            for _ in range(jobs):
-                self.processes.append(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                       bufsize=0, start_new_session=True))  # fmt: skip
-                self.ready.append(False)
+            self.processes.append(subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                   bufsize=0, start_new_session=True))  # fmt: skip
+            self.ready.append(False)
         except BaseException:
             self.close(finished=False)
             raise
@@ -151,11 +243,13 @@ class Workers:
         self.warn = warn
         self.watch = None
         in_flight: deque[int] = deque()  # the worker of each batch sent, oldest first
-        for first, text, quiet, error in _batches(reader, len(self.processes)):
+        for first, text, quiet, error in _batches(reader, self.jobs):
             if len(in_flight) >= IN_FLIGHT * len(self.processes):
                 self._write_oldest(in_flight, out, reader, progress)
             worker = self.next
-            self.next = (worker + 1) % len(self.processes)
+            self.next = (worker + 1) % self.jobs
+            if worker == len(self.processes):
+                self._start()
             if not self._send(worker, pickle.dumps((reader.name, reader.format, first, text, error), _PROTOCOL)):
                 # The worker has stopped: an input error in a batch sent before (its own, or one
                 # in an earlier line, another worker's, which is reported first), a model it
@@ -239,9 +333,7 @@ class Workers:
                 how = f"was killed by signal {-status}"
         else:
             how = f"stopped with status {status}"
-        self.failure = MaltpyError(
-            f"parsing worker {worker + 1} of {len(self.processes)} (process {process.pid}) {how}"
-        )
+        self.failure = MaltpyError(f"parsing worker {worker + 1} of {self.jobs} (process {process.pid}) {how}")
         raise self.failure
 
     def close(self, finished: bool) -> None:

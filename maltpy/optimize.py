@@ -41,6 +41,7 @@ import multiprocessing
 import os
 import random
 import re
+import shutil
 import signal
 import stat
 import tempfile
@@ -545,16 +546,47 @@ def _signals_held() -> Iterator[None]:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+#: What a trial takes (peak resident memory of a LIBLINEAR trial: 114 MB on da_ddt's dev file of
+#: 0.66 MB, 399 MB on en_lines' training file of 3.9 MB): an interpreter with its libraries, and
+TRIAL_BYTES = 64 << 20
+#: this many times the bytes of the treebank it reads (and the dev file's); LIBSVM adds its kernel
+#: cache (-m, 100 MB).
+TRIAL_FACTOR = 100
+
+
+def trial_bytes(train: str, dev: str | None, learner: str) -> int:
+    """About the memory one trial process takes, to bound ``--jobs`` by (jobs.bound_jobs)."""
+    size = 0
+    for path in (train, dev):
+        with contextlib.suppress(OSError, TypeError):  # a missing file is reported by the search
+            size += os.path.getsize(path)
+    cache = int(LEARNER_OPTIONS["libsvm"]["m"].default) << 20 if learner == "libsvm" else 0
+    return TRIAL_BYTES + TRIAL_FACTOR * size + cache
+
+
+def _in_folder(folder: str) -> None:
+    """A trial process's temporary files (its feature model, LIBSVM's model file) go into the
+    search's folder, which the search removes however it ends: a trial process it stops is
+    killed before it could remove its own."""
+    tempfile.tempdir = folder
+
+
 class Runner:
-    """Where trials run: ``jobs`` spawned processes, or a Dask cluster's workers. ``stop`` ends
-    them at once (the deadline, a signal, an error); ``close`` after a search that finished."""
+    """Where trials run: ``jobs`` spawned processes, started as trials come, or a Dask cluster's
+    workers. ``stop`` ends them at once (the deadline, a signal, an error); ``close`` after a
+    search that finished. Either removes the folder of the processes' temporary files."""
 
     def __init__(self, jobs: int, scheduler: str | None) -> None:
         self.client = None
+        self.folder: str | None = None
         if scheduler is None:
             self.jobs = jobs
+            try:
+                self.folder = tempfile.mkdtemp(prefix="maltpy-optimize-")
+            except OSError as e:
+                raise MaltpyError(f"cannot make a folder: {e.strerror}", tempfile.gettempdir()) from None
             self.executor: concurrent.futures.Executor = concurrent.futures.ProcessPoolExecutor(
-                jobs, mp_context=multiprocessing.get_context("spawn")
+                jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_in_folder, initargs=(self.folder,)
             )
             return
         try:
@@ -591,12 +623,20 @@ class Runner:
                 process.join(5)
             # the pool's own thread sees its processes gone and ends: joined here, not at exit
             self.executor.shutdown(wait=True, cancel_futures=True)
+            self._remove_folder()
 
     def close(self) -> None:
         if self.client is not None:
             self.client.close()
         else:
             self.executor.shutdown(wait=True)
+            with _signals_held():
+                self._remove_folder()
+
+    def _remove_folder(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
 
 
 #: Failures of the machine, not of the setting: the search stops (--resume continues it) rather
@@ -616,7 +656,7 @@ def _infrastructure(error: BaseException) -> bool:
 class Search:
     """Runs trials (in parallel, from the cache on --resume), within the budget, and logs them."""
 
-    def __init__(self, data: Data, splits: int, runner: Runner, deadline: float, log: io.TextIOBase,
+    def __init__(self, data: Data, splits: int, runner: Runner, deadline: float, log: TrialLog,
                  cache: dict[str, dict], threshold: float,
                  progress: Callable[[Search], None] | None) -> None:  # fmt: skip
         self.data = data
@@ -716,8 +756,7 @@ class Search:
             "correct": tally.correct, "words": tally.words, "seconds": round(tally.seconds, 2), "error": tally.error,
             "config": setting.groups, "features": list(setting.features),
         }  # fmt: skip
-        self.log.write(json.dumps(record) + "\n")
-        self.log.flush()
+        self.log.write(record)
         self.cache[setting.key()] = record
         self._logged(result, what)
         return result
@@ -995,6 +1034,32 @@ def _number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+class TrialLog:
+    """The trial log open for writing: one JSON object a line, each written through at once;
+    a write that fails (a full disk) is an error naming the file."""
+
+    def __init__(self, path: str, append: bool) -> None:
+        self.path = path
+        try:
+            self.file = open(path, "a" if append else "w", encoding="utf-8")  # closed on leaving the with
+        except OSError as e:
+            raise MaltpyError(f"cannot write: {e.strerror}", path) from None
+
+    def write(self, record: dict) -> None:
+        try:
+            self.file.write(json.dumps(record) + "\n")
+            self.file.flush()
+        except OSError as e:
+            raise MaltpyError(f"cannot write: {e.strerror}", self.path) from None
+
+    def __enter__(self) -> TrialLog:
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        with contextlib.suppress(OSError):  # what a failed write left unwritten, already reported
+            self.file.close()
+
+
 def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None = None, budget: float = 60.0,
              jobs: int = 1, seed: int = 1, resume: bool = False, threshold: float = THRESHOLD,
              learner: str = "liblinear", scheduler: str | None = None, data_format: str = "auto", rounds: int = ROUNDS,
@@ -1053,10 +1118,9 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     best: Result | None = None
     baseline: Result | None = None
     try:
-        with open(log_path, "a" if cache else "w", encoding="utf-8") as log:
+        with TrialLog(log_path, append=bool(cache)) as log:
             if not cache:
-                log.write(json.dumps(header) + "\n")
-                log.flush()
+                log.write(header)
             search = Search(data, n_folds, runner, deadline, log, cache, threshold, progress)
             phases = [
                 ("2 algorithm", lambda b: phase_algorithm(search, analysis, learner)),
@@ -1080,10 +1144,8 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
                     phase.start_las = baseline.las if baseline is not None else None
                 phase.trials, phase.seconds, phase.end_las = search.trials - trials, time.monotonic() - clock, best.las
                 summary.append(phase)
-                log.write(json.dumps({"phase_end": name, "las": best.las, "start_las": phase.start_las,
-                                      "trials": phase.trials, "seconds": round(phase.seconds, 1),
-                                      "kept": phase.changes}) + "\n")  # fmt: skip
-                log.flush()
+                log.write({"phase_end": name, "las": best.las, "start_las": phase.start_las, "trials": phase.trials,
+                           "seconds": round(phase.seconds, 1), "kept": phase.changes})  # fmt: skip
                 write_outputs(out_dir, best, header, summary)
                 say(f"phase {name}: LAS {best.las:.2f} after {counted(phase.trials, 'trial')}"
                     + (f"; kept {'; '.join(phase.changes)}" if phase.changes else ""))  # fmt: skip

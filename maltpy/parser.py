@@ -39,7 +39,7 @@ from .conll import FORMATS, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_s
 from .errors import MaltpyError, counted, cut, require
 from .features import FeatureModel, feature_model_from_text, load_feature_model
 from .features.functions import NULL_SYMBOLS
-from .features.spec import COLUMNS
+from .features.spec import COLUMNS, FORMAT_NAMES
 from .files import atomic_output, check_output_path, read_conll
 from .learners import LEARNERS, AtomicModel, map_class
 from .learners.divide import Guide, classifier_groups, train_guide
@@ -184,6 +184,7 @@ class Model:
         if watch == "warnings":
             watch = self.watch(python_warning(sentences.name if isinstance(sentences, ConllReader) else None))
         if isinstance(sentences, ConllReader):
+            self._check_format(sentences)
             yield from self._parse_sentences(sentences, batch_size, progress, batch_tokens, watch)
             return
         backs: collections.deque = collections.deque()
@@ -224,6 +225,16 @@ class Model:
                 tokens = 0
         if batch:
             yield from self._parse_batch(batch, progress, watch)
+
+    def _check_format(self, reader: ConllReader) -> None:
+        """MaltpyError if the model's features read a column by a name the input's format does
+        not have (a CoNLL-X model's PHEAD, of CoNLL-U input: its 9th column is DEPS)."""
+        found = self.feature_model.foreign_column(reader.format) if reader.format != self.data_format else None
+        if found:
+            spec, problem = found
+            raise MaltpyError(f"the model's feature {spec.text} cannot read {FORMAT_NAMES[reader.format]} input: "
+                              f"{problem} (convert it: maltpy convert --to {self.data_format})",
+                              reader.name)  # fmt: skip
 
     def _single_root(self, sentence: Sentence) -> bool:
         """Whether the parse of ``sentence`` gets one root (graph.single_root; auto: if the
@@ -589,6 +600,7 @@ def learn(
     pproj = config.pproj
     fm = load_feature_model(config.guide.features, algorithm, learner, data_format, config.singlemalt.null_value,
                             DeprelOf(pproj) if pproj.marks_labels else None)  # fmt: skip
+    fm.check_columns(data_format)
     split = split_column = None
     if config.guide.data_split_column is not None:
         split, split_position = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)

@@ -41,7 +41,7 @@ from collections import deque
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
 
-from .conll import DEPREL, Sentence
+from .conll import DEPREL, Sentence, valid_label
 from .errors import MaltpyError
 from .tree import depths, is_projective_arc, preorder
 
@@ -213,21 +213,29 @@ class Marks:
 def read_marks(label: str, encoding: Encoding) -> Marks:
     """Split an encoded label as MaltParser does: ``%`` and what follows, then ``|`` and what
     follows (the syntactic head's label) unless it is ``|null``, then ``|null`` (a covered
-    root). Only the marks the encoding writes are read; other labels are left whole."""
+    root). Only the marks the encoding writes are read; other labels are left whole.
+
+    An encoded label is d|h, d| or d%, d the arc's own dependency relation (Nivre & Nilsson
+    2005, §2), which is never empty: a label whose part before its marks is not a label CoNLL
+    can hold (``|``, ``%``, ``|x``, ``%|null``, ``a |b``) encodes no arc and is left whole, so
+    that deprojectivizing never writes an empty or blank-edged DEPREL."""
     marks = Marks(label)
+    own = label
     if encoding.marking_strategy in MARKING:
-        cut = label.find("%")
+        cut = own.find("%")
         if cut != -1:
-            label, marks.path = label[:cut], True
-        cut = label.find("|")
-        if cut != -1 and COVERED_MARK not in label:
-            marks.lifted = label[cut + 1 :] or True
-            label = label[:cut]
+            own, marks.path = own[:cut], True
+        cut = own.find("|")
+        if cut != -1 and COVERED_MARK not in own:
+            marks.lifted = own[cut + 1 :] or True
+            own = own[:cut]
     if encoding.marks_covered_roots:
-        cut = label.find(COVERED_MARK)
+        cut = own.find(COVERED_MARK)
         if cut != -1:
-            label, marks.covered = label[:cut], True
-    marks.deprel = label
+            own, marks.covered = own[:cut], True
+    if not valid_label(own):
+        return Marks(label)
+    marks.deprel = own
     return marks
 
 

@@ -1,5 +1,6 @@
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -595,3 +596,69 @@ def test_info_says_how_one_root_is_labelled_whatever_the_treebank_gave(tmp_path)
     ]
     assert json.loads(run_maltpy("info", "-m", old, "--json").stdout)["roots_learned"] is False
     assert json.loads(run_maltpy("info", "-m", flat, "--json").stdout)["roots_learned"] is True
+
+
+# Names that could forge a second error line, or make a terminal show something else.
+FORGING_NAMES = {
+    "newline": "a\nmaltpy: error: forged",
+    "carriage return": "a\rmaltpy: error: forged",
+    "tab": "a\tb",
+    "escape sequence": "\x1b[2J\x1b[31mred",
+    "bidirectional override": "a\u202eb",
+    "backspace": "abc\x08\x08\x08xyz",
+}
+
+
+def assert_quoted(result: subprocess.CompletedProcess, path, then: str) -> None:
+    """One error line that begins with ``path`` in Python's quotes, then ``then``; no control character."""
+    err = assert_one_line_error(result, repr(str(path)) + then)
+    assert err[:-1].isprintable(), err
+
+
+@pytest.mark.parametrize("kind", FORGING_NAMES)
+def test_a_file_name_reaches_an_error_line_quoted(tmp_path, kind):
+    bad = tmp_path / FORGING_NAMES[kind]  # a file with a fault on its line 2
+    bad.write_text("# sent_id = 1\n1\tno\ttabs enough\n")
+    assert_quoted(run_maltpy("convert", "--to", "conllx", "-i", bad), bad, ":2: expected 10 tab-separated columns")
+
+
+def test_every_command_quotes_the_file_names_of_its_errors(tmp_path):
+    name = tmp_path / "no\tsuch" / "a\nmaltpy: error: \x1b[31mforged"
+    for arguments, then in [
+        (["parse", "-m", name], ": no such model file"),
+        (["info", "-m", name], ": no such model file"),
+        (["learn", "-i", EXAMPLE / "en-train.conllu", "-m", name], ": cannot write: no such folder"),
+        (["eval", EXAMPLE / "en-test.conllu", name], ": no such file"),
+        (["view", "-i", EXAMPLE / "en-test.conllu", "--gold", name], ": no such file"),
+        (["oracle", "-i", name], ": no such file"),
+        (["deproj", "-pp", "head", "-i", name], ": no such file"),
+        (["config", "-c", name], ": no such config file"),
+        (["config", "-F", name], ": no such feature model file"),
+        (["optimize", "-i", name, "-o", tmp_path / "opt"], ": no such file"),
+        (["knn", "-f", name, "-t", name], ": no such file"),
+    ]:
+        assert_quoted(run_maltpy(*arguments), name, then)
+    # a name inside a message is quoted as well
+    err = assert_one_line_error(run_maltpy("convert", "--to", "conllx", "-i", EXAMPLE / "en-test.conllu", "-o", name),
+                                repr(str(name)))  # fmt: skip
+    assert f"no such folder {repr(str(name.parent))}" in err and err[:-1].isprintable(), err
+    # and so is a name in another line on stderr: learn's summary
+    model = tmp_path / "m\nmaltpy: error: \x1b[31mforged.mpm"
+    learned = run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", model)
+    summary = learned.stderr.decode()
+    assert learned.returncode == 0 and summary.endswith(f"-> {repr(str(model))}\n") and summary.count("\n") == 1
+
+
+def test_sigint_prints_one_line_and_no_empty_one_when_stderr_is_not_a_terminal(tmp_path):
+    model = tmp_path / "m.mpm"
+    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
+    one = b"\n\n".join((EXAMPLE / "en-test.conllu").read_bytes().split(b"\n\n")[:1]) + b"\n\n"
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", model], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=as_from_a_terminal)  # fmt: skip
+    process.stdin.write(one)
+    process.stdin.flush()
+    assert process.stdout.read1(1 << 16).startswith(b"# sent_id")  # parsed: maltpy waits for more input
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and err == b"maltpy: interrupted\n", err

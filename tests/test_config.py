@@ -177,3 +177,60 @@ def test_single_root_takes_yaml_booleans_and_its_words(tmp_path):
         path = tmp_path / "c.yaml"
         path.write_text(f"graph:\n  single_root: {text}\n")
         assert load_config(str(path)).graph.single_root == expected
+
+
+HUGE = "9" * 5000  # more digits than Python turns into an int by default
+DEEP = "head(" * 1000 + "Stack[0]" + ")" * 1000
+SPLIT = "guide:\n  data_split_column: POSTAG\n  data_split_structure: "
+
+
+@pytest.mark.parametrize("text, line, message", [
+    (SPLIT + "Input[99999999999999999999999]\n", 3, "is larger than 2147483647"),
+    (SPLIT + f"Stack[{HUGE}]\n", 3, "is larger than 2147483647"),
+    (SPLIT + DEEP + "\n", 3, "address functions nested more than 32 deep"),
+    (SPLIT + "Stack[0] Input[0]\n", 3, "unexpected"),
+    ("guide:\n  data_split_threshold: 99999999999999999999999\n", 2, "must be at most 2147483647"),
+    (f"guide:\n  data_split_threshold: {HUGE}\n", 2, "not a value a configuration holds"),
+    (f"covington:\n  max_degree: {HUGE}\n", 2, "not a value a configuration holds"),
+    (f"lib:\n  options: {{c: {HUGE}}}\n", 2, "not a value a configuration holds"),
+    (f"lib:\n  options: '-s {HUGE}'\n", 2, "-s 999999999999999999999999999999... is outside 0..7"),
+    (f"guide:\n  learner: knn\nlib:\n  options: {{k: '{HUGE}'}}\n", 4, "is outside 1..100000"),
+])  # fmt: skip
+def test_a_number_or_address_beyond_its_bound_names_file_line_and_key(tmp_path, text, line, message):
+    path = write(tmp_path, text)
+    with pytest.raises(MaltpyError) as caught:
+        load_config(path)
+    assert (caught.value.file, caught.value.line) == (path, line)
+    assert message in caught.value.message and len(str(caught.value)) < 1000
+
+
+def test_the_same_bounds_on_the_command_line():
+    for flag, value, message in [
+        (("guide", "data_split_structure"), "Input[99999999999999999999999]", "is larger than 2147483647"),
+        (("guide", "data_split_structure"), DEEP, "nested more than 32 deep"),
+        (("guide", "data_split_threshold"), HUGE, "must be at most 2147483647, not 999"),
+        (("covington", "max_degree"), "2147483648", "must be at most 2147483647, not 2147483648"),
+        (("lib", "options"), f"-c 0.1 -s {HUGE}", "is outside 0..7"),
+    ]:
+        overrides = {flag: value, ("guide", "data_split_column"): "POSTAG"}
+        if flag != ("guide", "data_split_structure"):
+            overrides[("guide", "data_split_structure")] = "Input[0]"
+        with pytest.raises(MaltpyError) as caught:
+            load_config(None, overrides)
+        assert caught.value.file == "command line" and message in caught.value.message, caught.value
+    # the address grammar is the feature language's: what a feature may read, a data split may
+    assert load_config(None, {("guide", "data_split_column"): "POSTAG",
+                              ("guide", "data_split_structure"): "rdep2(Stack[2147483647])"}) is not None  # fmt: skip
+
+
+def test_learn_and_config_refuse_them_in_one_line(tmp_path):
+    from conftest import EXAMPLE, assert_one_line_error, run_maltpy
+
+    train = EXAMPLE / "en-train.conllu"
+    for structure in ("Input[99999999999999999999999]", DEEP):
+        for command in (["learn", "-i", train, "-m", tmp_path / "m.mpm"], ["config"]):
+            result = run_maltpy(*command, "-d", "POSTAG", "-s", structure)
+            assert_one_line_error(result, "command line: guide.data_split_structure: ")
+    assert_one_line_error(run_maltpy("config", "-c", write(tmp_path, f"guide:\n  data_split_threshold: {HUGE}\n")),
+                          f"{tmp_path / 'run.yaml'}:2: not a value")  # fmt: skip
+    assert not (tmp_path / "m.mpm").exists()

@@ -296,6 +296,19 @@ def test_the_line_length_limit_counts_bytes_up_to_the_line_feed(monkeypatch):
                 assert caught.value.line == 6
 
 
+@pytest.mark.parametrize("value, bound", [("9" * 5000, 1 << 62), ("99999999999999999999999", 1 << 62), ("0040", 40),
+                                          ("\u00b2", 1 << 20), ("\u0664\u0660", 1 << 20), ("0", 1 << 20),
+                                          ("-5", 1 << 20), ("1e9", 1 << 20)])  # fmt: skip
+def test_a_bound_from_the_environment_is_read_whatever_it_holds(monkeypatch, value, bound):
+    # a number of more digits than Python turns into an int, or digits that are not ASCII's
+    monkeypatch.setenv("MALTPY_MAX_LINE_BYTES", value)
+    monkeypatch.setenv("MALTPY_MAX_MANIFEST_BYTES", value)
+    from maltpy.archive import max_manifest_bytes
+
+    assert conll.max_line_bytes() == bound
+    assert max_manifest_bytes() == (16 << 20 if bound == 1 << 20 else bound)
+
+
 def test_a_reader_on_a_pipe_tells_whether_more_input_is_ready():
     # what has been read ahead counts as ready; an open pipe with nothing written is not
     read_end, write_end = os.pipe()

@@ -312,3 +312,85 @@ def test_split_pieces_come_in_order_of_first_appearance_when_learning():
     assert learning.extract_slowly(c, columns) == [("Z=1", "A=1"), ("Z=1", "M=1", "B=1")]
     parsing = FeatureModel(specs, "nivreeager", "one", "f.txt", learning=False)  # no table kept
     assert parsing.extract(c, columns) == (("A=1", "Z=1"), ("B=1", "M=1", "Z=1")) and parsing.split_codes is None
+
+
+HUGE = "9" * 5000  # more digits than Python turns into an int by default
+DEEP = "head(" * 1000 + "Stack[0]" + ")" * 1000
+
+
+@pytest.mark.parametrize("text, message", [
+    ("InputColumn(POSTAG, Input[99999999999999999999999])", "Input[...]: 99999999999999999999... is larger than"),
+    (f"InputColumn(POSTAG, Stack[{HUGE}])", "is larger than 2147483647"),
+    ("InputColumn(POSTAG, Stack[2147483648])", "Stack[...]: 2147483648 is larger than 2147483647"),
+    (f"InputColumn(POSTAG, {DEEP})", "address functions nested more than 32 deep"),
+    (f"OutputColumn(DEPREL, ldep({DEEP}))", "address functions nested more than 32 deep"),
+    (f"Distance(Stack[0], {DEEP}, 0|1)", "address functions nested more than 32 deep"),
+    (f"Suffix(InputColumn(FORM, Stack[0]), {HUGE})", "Suffix: 99999999999999999999... is larger than"),
+    (f"Distance(Stack[0], Input[0], 0|1|{HUGE})", "Distance: a bin: 99999999999999999999... is larger than"),
+    ("NumOf(Stack[0], ldeps, 0|5|99999999999999999999999)", "NumOf: a bin"),
+])  # fmt: skip
+@pytest.mark.parametrize("container", ["text", "xml"])
+def test_an_index_or_nesting_beyond_its_bound_is_a_bad_feature(tmp_path, text, message, container):
+    data = f"InputColumn(FORM, Stack[0])\n{text}\n"
+    if container == "xml":
+        data = "<featuremodels><featuremodel><feature>InputColumn(FORM, Stack[0])</feature>\n"
+        data += f"<feature>{text}</feature>\n</featuremodel></featuremodels>\n"
+    path = tmp_path / f"f.{container}"
+    path.write_text(data)
+    with pytest.raises(MaltpyError) as caught:
+        read_feature_model(str(path), "nivreeager")
+    assert (caught.value.file, caught.value.line) == (str(path), 2)
+    assert message in caught.value.message and len(str(caught.value)) < 1000
+
+
+def test_the_largest_index_and_leading_zeros_are_read():
+    fm = model("InputColumn(POSTAG, Input[2147483647])\nDistance(Stack[0], Input[0], 0|" + "0" * 5000 + "1|2)")
+    assert [s.feature.args[-1] for s in fm.specs] == ["0|1|2", parse_feature("InputColumn(POSTAG, Input[2147483647])")
+                                                      .args[-1]]  # fmt: skip
+
+
+def test_learn_and_config_refuse_a_huge_index_or_deep_address_in_one_line(tmp_path):
+    from conftest import EXAMPLE, assert_one_line_error, run_maltpy
+
+    for i, text in enumerate([f"InputColumn(POSTAG, Input[{HUGE}])", f"InputColumn(POSTAG, {DEEP})"]):
+        features = tmp_path / f"f{i}.txt"
+        features.write_text(f"InputColumn(FORM, Stack[0])\n{text}\n")
+        learned = run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-F", features)
+        assert_one_line_error(learned, f"{features}:2: bad feature")
+        assert_one_line_error(run_maltpy("config", "-F", features), f"{features}:2: bad feature")
+    assert not (tmp_path / "m.mpm").exists()
+
+
+def test_a_feature_on_a_column_the_treebanks_format_lacks_is_refused_at_learn_time(tmp_path):
+    """CoNLL-X's 9th and 10th columns are PHEAD and PDEPREL, CoNLL-U's DEPS and MISC: a feature
+    naming the other format's would read the values of a column it does not name."""
+    from conftest import EXAMPLE, assert_one_line_error, run_maltpy
+
+    conllu, conllx = EXAMPLE / "en-train.conllu", tmp_path / "en-train.conllx"
+    assert run_maltpy("convert", "-i", conllu, "-o", conllx, "--to", "conllx").returncode == 0
+    for feature, treebank, message in [
+        ("InputColumn(MISC, Input[0])", conllx, "MISC is a column of CoNLL-U; CoNLL-X's column 10 is PDEPREL"),
+        ("Merge(InputColumn(POSTAG, Stack[0]), InputColumn(DEPS, Input[0]))", conllx, "DEPS is a column of CoNLL-U"),
+        ("InputColumn(PHEAD, Stack[0])", conllu, "PHEAD is a column of CoNLL-X; CoNLL-U's column 9 is DEPS"),
+        ("InputArc(PHEAD, Stack[0], Input[0])", conllu, "PHEAD is a column of CoNLL-X"),
+        ("Split(InputColumn(PDEPREL, Stack[0]), \\|)", conllu, "PDEPREL is a column of CoNLL-X; CoNLL-U's column 10"),
+    ]:
+        features = tmp_path / "f.txt"
+        features.write_text(f"InputColumn(POSTAG, Stack[0])\n{feature}\n")
+        err = assert_one_line_error(run_maltpy("learn", "-i", treebank, "-m", tmp_path / "m.mpm", "-F", features),
+                                    f"{features}:2: bad feature")  # fmt: skip
+        assert message in err, err
+        fmt = "conllx" if treebank == conllx else "conllu"
+        assert message in assert_one_line_error(run_maltpy("config", "-F", features, "-if", fmt), f"{features}:2:")
+        assert run_maltpy("config", "-F", features).returncode == 0  # no format given: none to check against
+    assert not (tmp_path / "m.mpm").exists()
+    # PHEAD of CoNLL-X is learned from; the model refuses CoNLL-U input, whose 9th column is DEPS
+    features.write_text("InputColumn(POSTAG, Stack[0])\nInputColumn(PHEAD, Input[0])\n")
+    assert run_maltpy("learn", "-q", "-i", conllx, "-m", tmp_path / "m.mpm", "-F", features).returncode == 0
+    assert run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", conllx).returncode == 0
+    test = EXAMPLE / "en-test.conllu"
+    for result, name in [(run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test), test),
+                         (run_maltpy("parse", "-m", tmp_path / "m.mpm", "--jobs", "2", input=test.read_bytes()),
+                          "<stdin>")]:  # fmt: skip
+        err = assert_one_line_error(result, f"{name}: the model's feature InputColumn(PHEAD,Input[0]) cannot read")
+        assert "PHEAD is a column of CoNLL-X; CoNLL-U's column 9 is DEPS" in err

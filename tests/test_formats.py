@@ -96,17 +96,17 @@ def loaded(model_path, single_root: str) -> maltpy.Model:
 
 
 def command_line_parses(model_path, inputs, folder) -> dict[str, list]:
-    """The parses of each input by the command line: standard input and --jobs 2, with one root
-    (-gsr true) so that they compare across formats, and files with the model's own setting
-    (auto); the processes run side by side."""
-    runs = {}
-    for name, extra in (("--jobs 2", ["-gsr", "true", "-j", "2"]), ("auto", [])):
-        out = folder / name.replace(" ", "")
-        runs[name] = ([sys.executable, "-m", "maltpy", "parse", "-m", model_path, *extra,
-                       inputs["conllx"], inputs["conllu"], "--output-dir", out], None, out)  # fmt: skip
+    """The parses of each input by the command line: standard input, in maltpy's process and in
+    --jobs 2's workers (a small file would be parsed in maltpy's process: a pipe's size is not
+    known), with one root (-gsr true) so that they compare across formats; and files with the
+    model's own setting (auto). The processes run side by side."""
+    out = folder / "auto"
+    runs = {"auto": ([sys.executable, "-m", "maltpy", "parse", "-m", model_path, inputs["conllx"], inputs["conllu"],
+                      "--output-dir", out], None, out)}  # fmt: skip
     for fmt in FORMATS:
-        runs[f"stdin {fmt}"] = ([sys.executable, "-m", "maltpy", "parse", "-m", model_path, "-gsr", "true"],
-                                inputs[fmt].read_bytes(), None)  # fmt: skip
+        for name, extra in ((f"stdin {fmt}", []), (f"stdin --jobs 2 {fmt}", ["-j", "2"])):
+            runs[name] = ([sys.executable, "-m", "maltpy", "parse", "-m", model_path, "-gsr", "true", *extra],
+                          inputs[fmt].read_bytes(), None)  # fmt: skip
     started = {name: subprocess.Popen(list(map(str, args)), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE) for name, (args, _, _) in runs.items()}  # fmt: skip
     parses = {}
@@ -217,12 +217,12 @@ def test_penn_tags_given_to_a_upos_model_warn_once_naming_the_column(example_mod
     lines = [line.split("\t") for line in text.split("\n")]
     penn = "\n".join("\t".join(f[:3] + f[4:5] + f[4:] if len(f) == 10 else f) for f in lines)  # UPOS := XPOS
     (tmp_path / "penn.conllu").write_text(penn, encoding="utf-8")
-    for extra in ([], ["-j", "2"]):
-        result = run_maltpy("parse", "-m", example_model, "-i", tmp_path / "penn.conllu", "-o", tmp_path / "out",
-                            *extra)  # fmt: skip
+    for extra, name in (([], tmp_path / "penn.conllu"), (["-j", "2"], "<stdin>")):  # a pipe: in workers
+        result = run_maltpy("parse", "-m", example_model, *(["-i", name] if extra == [] else extra),
+                            input=None if extra == [] else penn.encode("utf-8"))  # fmt: skip
         err = result.stderr.decode()
         assert result.returncode == 0 and err.count("\n") == 1, err
-        assert err.startswith(f"maltpy: warning: {tmp_path / 'penn.conllu'}: UPOS/CPOSTAG: 100.0% of "), err
+        assert err.startswith(f"maltpy: warning: {name}: UPOS/CPOSTAG: 100.0% of "), err
         assert "'DT', 'NN'" in err and "about 0.0%" in err
     result = run_maltpy("parse", "-q", "-m", example_model, "-i", tmp_path / "penn.conllu", "-o", tmp_path / "out")
     assert result.returncode == 0 and result.stderr == b""

@@ -96,8 +96,8 @@ def test_jobs_write_the_bytes_of_one_process(learned, tmp_path, case):
                                       *options)  # fmt: skip
         assert result.returncode == 0 and result.stderr == b"", result.stderr
         assert (tmp_path / "out").read_bytes() == one.stdout
-    else:  # standard input from a pipe, more workers than cores
-        result = run_maltpy("parse", "-m", model, "--jobs", 3, *options, input=test.read_bytes())
+    else:  # standard input from a pipe, workers started as batches come (-q: no warning if 3 is above the cores)
+        result = run_maltpy("parse", "-q", "-m", model, "--jobs", 3, *options, input=test.read_bytes())
         assert result.returncode == 0 and result.stderr == b"", result.stderr
         assert result.stdout == one.stdout
 
@@ -304,3 +304,60 @@ def test_a_writer_gets_its_parses_while_the_pipe_stays_open(example_model):
     out = parses_while_the_pipe_stays_open("parse", "-m", example_model, "--jobs", "2", text=three, sentences=3,
                                            seconds=30)  # fmt: skip
     assert out == run_maltpy("parse", "-m", example_model, input=three).stdout
+
+
+def test_jobs_are_bounded_by_the_cores_and_the_memory_with_a_warning(monkeypatch):
+    said = []
+    monkeypatch.setattr(jobs_module, "usable_cores", lambda: 4)
+    monkeypatch.setattr(jobs_module, "available_memory", lambda: 1000 << 20)
+    assert jobs_module.bound_jobs(3, 100 << 20, said.append) == 3 and said == []
+    assert jobs_module.bound_jobs(1024, 100 << 20, said.append) == 4
+    assert said == ["--jobs 1024 lowered to 4: 4 cores"]
+    assert jobs_module.bound_jobs(4, 400 << 20, said.append) == 2
+    assert said[-1] == "--jobs 4 lowered to 2: memory for 2 of about 400 MB each (1000 MB available)"
+    assert jobs_module.bound_jobs(4, 4000 << 20, None) == 1  # at least one, and no one told
+    monkeypatch.setattr(jobs_module, "available_memory", lambda: None)  # unknown: the cores alone
+    assert jobs_module.bound_jobs(8, 4000 << 20, None) == 4
+
+
+def test_a_small_input_gets_no_more_workers_than_batches(example_model, tmp_path, monkeypatch):
+    monkeypatch.setattr(jobs_module, "usable_cores", lambda: 4)
+    monkeypatch.setattr(jobs_module, "available_memory", lambda: None)
+    test, model = EXAMPLE / "en-test.conllu", str(example_model)
+    assert jobs_module.workers_for(1024, model, [str(test)], None) == 1  # one batch: maltpy's own process parses
+    assert jobs_module.workers_for(1024, model, [None, str(test)], None) == 4  # a pipe: started as batches come
+    big = tmp_path / "big.conllx"
+    big.write_bytes((CONLLX / "en_lines-ud-test.conllx").read_bytes() * 9)  # 9 MB: two batches
+    assert jobs_module.workers_for(1024, model, [str(big)], None) == 2
+    assert jobs_module.workers_for(1024, model, [str(big), str(test)], None) == 2
+
+
+def test_jobs_1024_on_a_small_input_parse_as_one_process_does(example_model):
+    test = EXAMPLE / "en-test.conllu"
+    one = run_maltpy("parse", "-m", example_model, "-i", test)
+    for source in ({"input": None}, {"input": test.read_bytes()}):  # a file, a pipe
+        arguments = ["parse", "-m", example_model, "--jobs", "1024"] + (["-i", test] if source["input"] is None else [])
+        result = run_maltpy(*arguments, **source)
+        assert result.returncode == 0 and result.stdout == one.stdout, result.stderr
+        warning = re.fullmatch(r"maltpy: warning: --jobs 1024 lowered to ([0-9]+): [^\n]*(cores?|memory)[^\n]*\n",
+                               result.stderr.decode())  # fmt: skip
+        assert warning and 1 <= int(warning[1]) <= len(os.sched_getaffinity(0)), result.stderr
+        quiet = run_maltpy(*arguments, "-q", **source)
+        assert quiet.returncode == 0 and quiet.stdout == one.stdout and quiet.stderr == b""
+
+
+def test_a_worker_starts_when_a_batch_comes_for_it(example_model):
+    """From a pipe whose writer has sent one sentence and waits for its parse: one worker runs."""
+    text = (EXAMPLE / "en-test.conllu").read_bytes()
+    one = text.split(b"\n\n")[0] + b"\n\n"
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-q", "--jobs", "2", "-m", example_model],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        process.stdin.write(one)
+        process.stdin.flush()
+        assert process.stdout.read1(1 << 16).startswith(b"# sent_id")
+        assert len(children(process.pid)) == 1
+    finally:
+        process.stdin.close()
+        process.wait(timeout=60)
+    assert process.returncode == 0, process.stderr.read()

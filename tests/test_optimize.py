@@ -6,11 +6,17 @@ treebanks is measured by scripts/bench_optimize.py, beside MaltParser's defaults
 from __future__ import annotations
 
 import json
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 
 import pytest
-from conftest import DATA, EXAMPLE, requires_shared, run_maltpy
+from conftest import DATA, EXAMPLE, as_from_a_terminal, assert_one_line_error, requires_shared, run_maltpy
 
 from maltpy.config import ALGORITHMS, load_config
 from maltpy.conll import ConllReader
@@ -297,3 +303,43 @@ def test_the_budget_stops_a_trial_that_runs_past_it(tmp_path):
     assert r.returncode == 2 and b"no trial of the algorithms finished: a larger --budget" in r.stderr
     assert time.monotonic() - started < 40
     assert len((tmp_path / "o" / "trials.jsonl").read_text().splitlines()) == 1  # the header alone
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_search_stopped_by_a_signal_leaves_no_temporary_folder(tmp_path, signum, status):
+    scratch = tmp_path / "tmp"  # the search's TMPDIR
+    scratch.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", "optimize", "-i", TRAIN, "-o", tmp_path / "o",
+                                "--jobs", "2", "--budget", "5"], stderr=subprocess.PIPE,
+                               env={**os.environ, "TMPDIR": str(scratch)}, preexec_fn=as_from_a_terminal)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while not any(scratch.rglob("features.txt")) and time.monotonic() < deadline:  # trials are running
+        assert process.poll() is None, process.stderr.read()
+        time.sleep(0.02)
+    process.send_signal(signum)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == status, err
+    assert list(scratch.rglob("*")) == []
+
+
+def test_a_trial_log_that_cannot_be_written_is_named(tmp_path):
+    """Files of at most 4 kB (a full disk, as `ulimit -f` makes it): the log's first trials fit, a
+    later one does not."""
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails, as on a full disk
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+    r = subprocess.run([sys.executable, "-m", "maltpy", "optimize", "-i", TRAIN, "-o", tmp_path / "o", "-q",
+                        "--jobs", "2"], capture_output=True, preexec_fn=small_files, timeout=300)  # fmt: skip
+    assert_one_line_error(r, f"{tmp_path / 'o' / 'trials.jsonl'}: cannot write: File too large")
+
+
+def test_jobs_beyond_the_cores_are_lowered_with_one_warning(tmp_path):
+    (tmp_path / "file").write_text("")
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "file", "--jobs", "256")  # stops after the warning
+    warning, error = r.stderr.decode().splitlines()
+    assert re.fullmatch(r"maltpy: warning: --jobs 256 lowered to [0-9]+: .*(cores?|memory).*", warning), warning
+    assert error.startswith("maltpy: error: ") and r.returncode == 2
+    quiet = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "file", "--jobs", "256", "-q")
+    assert_one_line_error(quiet, f"{tmp_path / 'file'}: is not a folder")

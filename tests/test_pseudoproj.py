@@ -15,6 +15,7 @@ from maltpy.conll import ConllReader
 from maltpy.features import load_feature_model
 from maltpy.pseudoproj import (
     COVERED_ROOTS,
+    MARKING,
     MARKING_STRATEGIES,
     DeprelOf,
     Encoding,
@@ -336,3 +337,50 @@ def test_an_example_model_with_covered_roots_parses_to_trees(tmp_path):
     assert len(sentences) == len(read(test))
     assert_trees(parsed, len(sentences))
     assert not any("|" in label or "%" in label for s in sentences for label in s.labels)
+
+
+# Labels that no encoding writes: made of separators only, or with an empty part.
+NO_ARC_OWN_LABEL = ["|", "%", "||", "%%", "|%", "%|", "|x", "%x", "|null", "%|null", "|x%"]
+EMPTY_PARTS = {"a||b": "a", "x%": "x", "a|": "a", "a|%": "a", "a%%": "a", "a|null": "a"}
+
+
+@pytest.mark.parametrize("strategy", MARKING_STRATEGIES)
+def test_deproj_never_makes_an_empty_or_invalid_deprel(strategy):
+    from maltpy.conll import valid_label
+
+    for covered in ("head", "none"):
+        encoding = Encoding(strategy, covered)
+        labels = ["", *NO_ARC_OWN_LABEL, *EMPTY_PARTS, "a |b", "obj|nsubj%"]
+        heads = [-1, 0] + [1] * (len(labels) - 2)
+        _, out = deprojectivize(heads, labels, encoding)
+        assert all(valid_label(label) for label in out[1:]), (strategy, covered, out)
+        for label, deprel in zip(labels[1:], out[1:]):
+            if (label in NO_ARC_OWN_LABEL or label == "a |b") and strategy in MARKING:
+                assert deprel == label  # no arc's own label before the marks: left whole
+            elif label in EMPTY_PARTS and strategy in MARKING and (covered == "head" or "null" not in label):
+                assert deprel == EMPTY_PARTS[label]
+
+
+def test_the_deproj_command_keeps_a_label_of_separators_whole(tmp_path):
+    labels = [*NO_ARC_OWN_LABEL, *EMPTY_PARTS]
+    lines = [f"{i}\tw{i}\tw\tN\tN\t_\t{0 if i == 1 else 1}\t{label}\t_\t_" for i, label in enumerate(labels, 1)]
+    source = tmp_path / "in.conllx"
+    source.write_text("\n".join(lines) + "\n\n")
+    for strategy in ("head", "path", "head+path"):
+        out = tmp_path / f"{strategy}.conllx"
+        result = run_maltpy("deproj", "-q", "-i", source, "-o", out, "-pp", strategy)
+        assert result.returncode == 0, result.stderr
+        written = [line.split("\t")[7] for line in out.read_text().splitlines() if line]
+        assert written == NO_ARC_OWN_LABEL + list(EMPTY_PARTS.values())
+        assert run_maltpy("eval", source, out).returncode == 0  # maltpy reads back what it wrote
+
+
+def test_a_root_label_holding_a_mark_is_refused_when_labels_carry_marks(tmp_path):
+    from conftest import EXAMPLE
+
+    for label, options in [("a|b", ["-pp", "head"]), ("%", ["-pp", "path"]), ("x|", ["-pcr", "left"])]:
+        for command in (["config"], ["learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm"]):
+            err = assert_one_line_error(run_maltpy(*command, "-grl", label, *options), "command line: graph.root_label")
+            assert "which pseudo-projective labels use for their marks" in err
+    assert run_maltpy("config", "-grl", "a|b", "-pp", "baseline").returncode == 0  # baseline marks nothing
+    assert not (tmp_path / "m.mpm").exists()

@@ -12,9 +12,11 @@ from .functions import NULL_SYMBOLS, compile_feature
 from .spec import (
     COLUMNS,
     FAMILY,
+    FORMAT_NAMES,
     INTEGER_COLUMNS,
     Feature,
     FeatureSpec,
+    foreign_column,
     parse_feature,
     parse_feature_model,
     read_feature_model,
@@ -63,6 +65,25 @@ class FeatureModel:
 
     def __len__(self) -> int:
         return len(self.specs)
+
+    def foreign_column(self, data_format: str) -> tuple[FeatureSpec, str] | None:
+        """The first feature that names a column ``data_format`` does not have, and what is wrong
+        (spec.foreign_column); None if there is none."""
+        for spec in self.specs:
+            problem = foreign_column(spec.feature, data_format)
+            if problem:
+                return spec, problem
+        return None
+
+    def check_columns(self, data_format: str) -> None:
+        """MaltpyError, naming the feature, its file and line, if a feature names a column the
+        treebank's format does not have: learning from the 9th or 10th column under the other
+        format's name would learn from values the name does not say."""
+        found = self.foreign_column(data_format)
+        if found:
+            spec, problem = found
+            raise MaltpyError(f"bad feature {spec.text!r} for a {FORMAT_NAMES[data_format]} treebank: {problem}",
+                              self.source, spec.line)  # fmt: skip
 
     def text(self) -> str:
         """The model as maltpy's text format, one feature per line in MaltParser's order."""

@@ -33,6 +33,10 @@ COLUMNS = {
     "PHEAD": 8, "DEPS": 8, "PDEPREL": 9, "MISC": 9,
 }  # fmt: skip
 INTEGER_COLUMNS = ("ID", "HEAD", "PHEAD")
+#: The columns one format has and the other not, by name: the 9th and 10th columns are CoNLL-X's
+#: PHEAD and PDEPREL and CoNLL-U's DEPS and MISC.
+FORMAT_COLUMNS = {"conllx": ("PHEAD", "PDEPREL"), "conllu": ("DEPS", "MISC")}
+FORMAT_NAMES = {"conllx": "CoNLL-X", "conllu": "CoNLL-U"}
 OUTPUT_COLUMNS = ("DEPREL",)
 
 #: The base address functions of each family of parsing algorithms.
@@ -161,9 +165,7 @@ def _parse_feature(text: str, pos: int, depth: int = 0) -> tuple[Feature, int]:
                 raise SpecError(f"{name}: expected an argument at {text[:pos]}\u2038")
             arg, pos = m.group(), m.end()
             if kind == "i":
-                if not re.fullmatch(r"[0-9]+", arg):
-                    raise SpecError(f"{name}: {arg!r} is not a non-negative integer")
-                arg = int(arg)
+                arg = _integer(arg, name)
         args.append(arg)
     pos = _expect(text, pos, ")")
     return _check(Feature(name, tuple(args))), pos
@@ -195,22 +197,47 @@ def delimiter_literal(text: str) -> str:
     return "".join(out)
 
 
-def _parse_address(text: str, pos: int) -> tuple[Address, int]:
+MAX_ADDRESS_DEPTH = 32  # address functions within address functions (MaltParser's deepest take three)
+MAX_INTEGER = 2**31 - 1  # the largest index, length or bin: MaltParser reads each as a Java int
+
+
+def _integer(text: str, where: str) -> int:
+    """A non-negative integer of the feature language, at most MAX_INTEGER."""
+    if not re.fullmatch(r"[0-9]+", text):
+        raise SpecError(f"{where}: {cut(text, 40)!r} is not a non-negative integer")
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(MAX_INTEGER)) or int(digits) > MAX_INTEGER:
+        raise SpecError(f"{where}: {cut(digits, 20)} is larger than {MAX_INTEGER}")
+    return int(digits)
+
+
+def parse_address(text: str) -> Address:
+    """One address (``Stack[0]``, ``head(ldep(Input[1]))``); raise SpecError saying what is wrong."""
+    compact = re.sub(r"\s+", "", text)
+    address, end = _parse_address(compact, 0)
+    if end != len(compact):
+        raise SpecError(f"unexpected {cut(compact[end:], 40)!r} after the address")
+    return address
+
+
+def _parse_address(text: str, pos: int, depth: int = 0) -> tuple[Address, int]:
     m = _NAME.match(text, pos)
     if not m:
-        raise SpecError(f"expected an address such as Stack[0] at {text[:pos]}\u2038")
+        raise SpecError(f"expected an address such as Stack[0] at {cut(text[:pos], 80)}\u2038")
     name, pos = m.group(), m.end()
     if name in GRAPH_ADDRESSES:
+        if depth >= MAX_ADDRESS_DEPTH:
+            raise SpecError(f"address functions nested more than {MAX_ADDRESS_DEPTH} deep")
         pos = _expect(text, pos, "(")
-        inner, pos = _parse_address(text, pos)
+        inner, pos = _parse_address(text, pos, depth + 1)
         return Address(name, None, inner), _expect(text, pos, ")")
     if name not in ALL_BASES:
-        raise SpecError(f"unknown address function {name!r}")
+        raise SpecError(f"unknown address function {cut(name, 40)!r}")
     pos = _expect(text, pos, "[")
     m = re.compile(r"[0-9]+").match(text, pos)
     if not m:
         raise SpecError(f"{name}[...] needs a non-negative integer index")
-    return Address(name, int(m.group())), _expect(text, m.end(), "]")
+    return Address(name, _integer(m.group(), f"{name}[...]")), _expect(text, m.end(), "]")
 
 
 def _check(f: Feature) -> Feature:
@@ -229,14 +256,14 @@ def _check(f: Feature) -> Feature:
     elif name in ("Distance", "NumOf"):
         bins = args[2]
         parts = bins.split("|")
-        if (
-            not all(re.fullmatch(r"[0-9]+", p) for p in parts)
-            or parts[0] != "0"
-            or any(int(a) >= int(b) for a, b in zip(parts, parts[1:]))
-        ):
+        if not all(re.fullmatch(r"[0-9]+", p) for p in parts) or parts[0] != "0":
+            raise SpecError(f"{name}: bins {bins!r} must be ascending integers from 0, such as 0|1|2|5")
+        edges = [_integer(p, f"{name}: a bin") for p in parts]
+        if any(a >= b for a, b in zip(edges, edges[1:])):
             raise SpecError(f"{name}: bins {bins!r} must be ascending integers from 0, such as 0|1|2|5")
         if name == "NumOf" and args[1] not in NUMOF_RELATIONS:
             raise SpecError(f"NumOf: relation {args[1]!r} is not one of ldeps, rdeps, deps")
+        return Feature(name, (*args[:2], "|".join(map(str, edges))))  # 0|01 is 0|1, as Java's parseInt reads it
     elif name == "Split":
         inner = args[0]
         if inner.name not in ("InputColumn", "OutputColumn") or inner.args[0] in INTEGER_COLUMNS:
@@ -296,6 +323,24 @@ def parse_feature_model(data: bytes, name: str, algorithm: str) -> list[FeatureS
         compact = re.sub(r"\s+", "", raw)
         specs.setdefault(compact, FeatureSpec(feature, compact, line))
     return [specs[key] for key in sorted(specs)]
+
+
+def foreign_column(feature: Feature, data_format: str) -> str | None:
+    """What is wrong if the feature names a column that ``data_format`` does not have (PHEAD on
+    CoNLL-U, whose 9th column is DEPS), else None: read by its place, the column would give the
+    other format's values."""
+    for arg in feature.args:
+        if isinstance(arg, Feature):
+            inner = foreign_column(arg, data_format)
+            if inner:
+                return inner
+    column = feature.args[0] if feature.name in ("InputColumn", "InputArc", "InputArcDir", "OutputArc") else None
+    for other, names in FORMAT_COLUMNS.items():
+        if other != data_format and column in names:
+            place = names.index(column)
+            return (f"{column} is a column of {FORMAT_NAMES[other]}; {FORMAT_NAMES[data_format]}'s column "
+                    f"{9 + place} is {FORMAT_COLUMNS[data_format][place]}")  # fmt: skip
+    return None
 
 
 def foreign_address(feature: Feature, algorithm: str) -> str | None:
