@@ -122,6 +122,7 @@ def test_merged_values_holding_the_separator(tmp_path):
 
 
 @requires_shared
+@pytest.mark.filterwarnings("ignore::maltpy.MaltpyWarning")  # an English model given Danish: rightly warned
 def test_libsvm_through_the_batch_form(tmp_path):
     train = DATA / "conllx" / "en_partut-ud-test.conllx"
     model = tmp_path / "m.mpm"
