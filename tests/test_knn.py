@@ -110,6 +110,17 @@ def test_unknown_values_mismatch_and_mvdm_needs_l_occurrences():
     assert answers(train, "c ?", "-k 1 -m M -L 2 -w 0") == ["C"]
 
 
+def test_under_mvdm_an_unknown_value_matches_a_feature_of_one_value():
+    # the first feature has one value, "o": under MVDM timbl puts the never-seen "z" at distance
+    # 0 from it (a table lookup that finds nothing), under Overlap at 1. From "z a": the X at 0
+    # and three Y at 1 (MVDM), or at 1 and 2 (Overlap), whatever -L is; by inverse distance
+    # 1/epsilon beats 3/1, but 1/1 does not beat 3/2
+    train = "o a X\no b Y\no b Y\no b Y\n"
+    assert answers(train, "z a ?", "-k 2 -m M -L 100 -d ID -w 0") == ["X"]
+    assert answers(train, "z a ?", "-k 2 -m M -L 1 -d ID -w 0") == ["X"]
+    assert answers(train, "z a ?", "-k 2 -m O -d ID -w 0") == ["Y"]
+
+
 # --- the search finds every neighbour ---------------------------------------------------------------
 
 

@@ -11,7 +11,9 @@ itself where the guide leaves a detail open):
   rounding, and so which distances are equal.
 - delta_f is 0 for equal values and 1 for different ones (Overlap). Under MVDM two values each
   seen at least L times are 1/2 * sum over classes c of |P(c|v1) - P(c|v2)| apart instead. A
-  value never seen in training mismatches everything.
+  value never seen in training mismatches everything, but for one thing of timbl's: under MVDM
+  it is at distance 0 from the value of a feature that has a single value in training (see
+  Knn.compared).
 - w_f: 1 (-w 0), gain ratio (-w 1), information gain (2), chi-square (3), shared variance (4).
 - The neighbours: every stored instance at one of the k smallest distances. Distances less than
   machine epsilon apart are one distance; identical instances are one, with their class counts.
@@ -207,6 +209,9 @@ class Knn(Classifier):
             rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
             self.distributions.append((m.indptr.astype(np.int64), m.indices.astype(np.int32),
                                        m.data.astype(np.float64) / freq[rows].astype(np.float64)))  # fmt: skip
+        # under MVDM, the features whose values never seen in training are as their one value (see compared)
+        single = [f for f, freq in enumerate(self.frequency) if settings.metric == "M" and (freq > 0).sum() == 1]
+        self.single_valued = [(f, int(np.flatnonzero(self.frequency[f])[0])) for f in single]
         self.index = _SearchIndex(self, instances)
         self.instances = instances[self.index.rows]
         self.counts = counts[self.index.rows]
@@ -237,11 +242,28 @@ class Knn(Classifier):
     def scores(self, X: np.ndarray) -> np.ndarray:
         return self.classify(X)[0]
 
+    def compared(self, X: np.ndarray) -> np.ndarray:
+        """The queries X as timbl 6.5 compares them with the stored instances. Under MVDM timbl
+        reads the distance of two values from a table it makes at training, when both were seen
+        at least rint(10 ln V) times, V the number of values of the feature (MBLClass.cxx,
+        CLIP_FACTOR 10; Instance.cxx, Feature::fvDistance); the table has no entry for a value
+        never seen, and a missing entry reads as 0 (Matrices.h, SparseSymetricMatrix::Extract).
+        With V = 1 that threshold is 0 occurrences: a value never seen, which every other
+        feature mismatches, is at distance 0 from the one value of such a feature. Only the
+        distances see this: timbl's exact match (k = 1) still wants the values themselves."""
+        if not self.single_valued or not (X < 0).any():
+            return X
+        X = X.copy()
+        for f, value in self.single_valued:
+            X[X[:, f] < 0, f] = value
+        return X
+
     def _classify(self, X: np.ndarray, run: TimblRun | None) -> tuple[np.ndarray, np.ndarray]:
         k = self.settings.k
         if self.index.levels:
-            query, rows = self.index.candidates(X)
-            distance = self.distances(X[query], self.instances[rows])
+            compared = self.compared(X)
+            query, rows = self.index.candidates(compared)
+            distance = self.distances(compared[query], self.instances[rows])
             place, counts = self.neighbours(query, rows, distance, len(X))
         else:  # every feature weighs 0: every instance is at distance 0
             place = np.full((len(X), k + 1), FAR)
