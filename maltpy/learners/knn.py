@@ -335,26 +335,24 @@ class Knn(Classifier):
         first_of_query = np.r_[True, query[1:] != query[:-1]]
         step = np.r_[EPSILON, np.diff(distance)]
         new = first_of_query | (step >= EPSILON)
-        close = np.unique(query[~first_of_query & (step > 0) & (step < EPSILON)])
-        sorted_queries, sorted_rows, sorted_distances = query, rows, distance
         group = np.cumsum(new) - 1
         rank = group - (group[first_of_query])[np.cumsum(first_of_query) - 1]
         near = rank < places
         place = np.full((n_queries, places), FAR)
         starts = new & near
         place[query[starts], rank[starts]] = distance[starts]
-        query, rows, rank = query[near], rows[near], rank[near]
         # the class counts of the instances at each place
+        at, stored, rank = query[near], rows[near], rank[near]
         indptr, classes, found = self.counts.indptr, self.counts.indices, self.counts.data
-        lengths = indptr[rows + 1] - indptr[rows]
-        pair = np.repeat(np.arange(len(rows)), lengths)
-        entry = indptr[rows][pair] + np.arange(len(pair)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        cell = (query[pair] * places + rank[pair]) * n_classes + classes[entry]
+        lengths = indptr[stored + 1] - indptr[stored]
+        pair = np.repeat(np.arange(len(stored)), lengths)
+        entry = indptr[stored][pair] + np.arange(len(pair)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        cell = (at[pair] * places + rank[pair]) * n_classes + classes[entry]
         counts = np.bincount(cell, weights=found[entry], minlength=n_queries * places * n_classes)
         counts = counts.reshape(n_queries, places, n_classes)
-        for q in close.tolist():
-            mine = slice(np.searchsorted(sorted_queries, q), np.searchsorted(sorted_queries, q, side="right"))
-            place[q], counts[q] = self.timbl_places(X[q], sorted_rows[mine], sorted_distances[mine])
+        for q in np.unique(query[~first_of_query & (step > 0) & (step < EPSILON)]).tolist():
+            mine = slice(np.searchsorted(query, q), np.searchsorted(query, q, side="right"))
+            place[q], counts[q] = self.timbl_places(X[q], rows[mine], distance[mine])
         return place, counts
 
     def timbl_places(self, x: np.ndarray, rows: np.ndarray, distance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
