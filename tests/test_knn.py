@@ -233,6 +233,19 @@ def test_maltpy_knn_agrees_with_timbl_on_crafted_instances(tmp_path, options):
         assert ours == theirs, f"{train.stem}: lines {[i + 1 for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]}"
 
 
+@requires_timbl
+@pytest.mark.parametrize("options", ["", "-k 7 -m M -d ED:1 -w 3", "-k 1 -m O -w 0"])
+def test_maltpy_knn_takes_timbls_defaults(tmp_path, options):
+    # the same options, the same answers: what is not given is timbl's default (-k 1 -m O -L 1
+    # -d Z), not the paper's (-L 3 -d ID, which differ on these files under MVDM and on ties)
+    for name in ("hapax", "ties"):
+        train, test, out = CRAFTED / f"{name}.train", CRAFTED / f"{name}.test", tmp_path / "out"
+        theirs = timbl_answers(train, test, options, tmp_path / "timbl.out")
+        result = run_maltpy("knn", "-f", train, "-t", test, *options.split(), "-o", out)
+        assert result.returncode == 0, result.stderr.decode()
+        assert [line.rpartition(" ")[2] for line in out.read_text().splitlines()] == theirs, name
+
+
 # --- learning and parsing with k-NN -------------------------------------------------------------------
 
 
