@@ -17,12 +17,14 @@ instance by instance. The files are of two kinds:
   treebanks and parsing algorithms in TREEBANKS.
 
 maltpy's side is ``maltpy knn``'s own code (read_columns and experiment), called in this process
-to save starting one per combination. timbl runs as ``timbl -f TRAIN -t TEST ... -o OUT``.
+to save starting one per combination, with every option given. timbl runs as ``timbl -f TRAIN
+-t TEST ... -o OUT``. The training instances of a treebank are the first TRAINING of its file
+(timbl takes minutes a combination on more).
 
     python scripts/knn_grid.py                       # the whole grid, crafted files and treebanks
     python scripts/knn_grid.py --make-crafted        # write tests/data/knn again, from crafted()
     python scripts/knn_grid.py --crafted             # crafted files only (a few minutes)
-    python scripts/knn_grid.py --sample 300 -j 2     # fewer test instances per treebank, 2 timbls
+    python scripts/knn_grid.py --sample 100 -j 2     # fewer test instances per treebank, 2 timbls
     python scripts/knn_grid.py --only "-w 3" --only "ED"   # combinations whose text has each
 """
 
@@ -51,8 +53,7 @@ WEIGHTINGS = ["0", "1", "2", "3", "4"]
 DECAYS = ["Z", "ID", "IL", "ED:1", "ED:0.1", "ED:3", "ED:1:2", "ED:0.5:0.5", "ED:2:1.5"]
 KS = ["1", "3", "7"]
 METRICS = ["-m O", "-m M -L 1", "-m M -L 3"]
-#: (name, algorithm, training file, test file) of the real instances, all in ../shared/data/conllx;
-#: the training instances are the first TRAINING of the file's (timbl takes minutes on more)
+#: (name, algorithm, training file, test file) of the real instances, all in ../shared/data/conllx
 TREEBANKS = [
     ("da_ddt", "nivreeager", "da_ddt-ud-dev.conllx", "da_ddt-ud-test.conllx"),
     ("sv_talbanken", "stackproj", "sv_talbanken-ud-dev.conllx", "sv_talbanken-ud-test.conllx"),
