@@ -233,6 +233,20 @@ def test_maltpy_knn_agrees_with_timbl_on_crafted_instances(tmp_path, options):
         assert ours == theirs, f"{train.stem}: lines {[i + 1 for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]}"
 
 
+@requires_shared
+@requires_timbl
+@pytest.mark.parametrize("options", GRID_SAMPLE)
+def test_maltpy_knn_agrees_with_timbl_on_a_real_sample(tmp_path, options):
+    # the first 3000 Latin training instances and the first 300 test instances (timbl is quick on them)
+    train, test = tmp_path / "train.col", tmp_path / "test.col"
+    train.write_text("".join(LATIN_TRAIN.read_text(encoding="utf-8").splitlines(True)[:3000]), encoding="utf-8")
+    test.write_text("".join(LATIN_TEST.read_text(encoding="utf-8").splitlines(True)[:300]), encoding="utf-8")
+    theirs = timbl_answers(train, test, options, tmp_path / "out")
+    rows = read_columns(str(train))
+    ours = experiment(rows, read_columns(str(test), len(rows[0])), parse_learner_options(options, "knn"))
+    assert agreement(ours, theirs) >= 0.999
+
+
 @requires_timbl
 @pytest.mark.parametrize("options", ["", "-k 7 -m M -d ED:1 -w 3", "-k 1 -m O -w 0"])
 def test_maltpy_knn_takes_timbls_defaults(tmp_path, options):
