@@ -1087,11 +1087,11 @@ def deproj_command(input_path: str | None, output_path: str | None, format_: str
 @click.option("-f", "train_path", metavar="FILE", required=True, help="Training instances, TiMBL's columns format.")
 @click.option("-t", "test_path", metavar="FILE", required=True, help="Test instances, the same format.")
 @click.option("-o", "output_path", metavar="FILE", help="Output (default: standard output).")
-@click.option("-k", "k", metavar="N", default="5", show_default=True, help="Nearest distances that vote.")
-@click.option("-m", "metric", metavar="M|O", default="M", show_default=True, help="Metric: MVDM or Overlap.")
-@click.option("-L", "limit", metavar="N", default="3", show_default=True,
+@click.option("-k", "k", metavar="N", default="1", show_default=True, help="Nearest distances that vote.")
+@click.option("-m", "metric", metavar="M|O", default="O", show_default=True, help="Metric: MVDM or Overlap.")
+@click.option("-L", "limit", metavar="N", default="1", show_default=True,
               help="MVDM for values seen at least N times, Overlap below.")  # fmt: skip
-@click.option("-d", "decay", metavar="Z|ID|IL|ED:a[:b]", default="ID", show_default=True,
+@click.option("-d", "decay", metavar="Z|ID|IL|ED:a[:b]", default="Z", show_default=True,
               help="Votes weighted: equally, by inverse distance, inverse linear, exponential decay.")  # fmt: skip
 @click.option("-w", "weighting", metavar="0..4", default="1", show_default=True,
               help="Feature weights: none, gain ratio, information gain, chi-square, shared variance.")  # fmt: skip
@@ -1101,8 +1101,9 @@ def knn_command(train_path: str, test_path: str, output_path: str | None, k: str
 
     The files are in TiMBL's columns format: one instance a line, its feature values and then its
     class, separated by blanks. Each test instance is written back with the class maltpy gives
-    appended, as timbl -o writes it; accuracy and speed go to stderr. The defaults are the
-    settings of the MaltParser paper (Nivre et al. 2007): timbl's own are -k 1 -m O -L 1 -d Z.
+    appended, as timbl -o writes it; accuracy and speed go to stderr. The defaults are timbl's,
+    so that the same options give timbl's answers; the settings of the MaltParser paper (Nivre
+    et al. 2007), learn -l knn's defaults, are -k 5 -m M -L 3 -d ID.
 
     \b
     Example:

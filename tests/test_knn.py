@@ -11,19 +11,22 @@ import zipfile
 
 import numpy as np
 import pytest
-from conftest import DATA, EXAMPLE, SHARED, assert_one_line_error, requires_shared, run_maltpy
+from conftest import DATA, EXAMPLE, ROOT, SHARED, assert_one_line_error, requires_shared, run_maltpy
 
 import maltpy
-from maltpy.columns import instance_file_name
+from maltpy.columns import instance_file_name, read_columns
 from maltpy.config import parse_learner_options
 from maltpy.conll import ConllReader
-from maltpy.learners.knn import FAR, Knn, experiment
+from maltpy.learners.knn import EPSILON, FAR, Knn, experiment
 from maltpy.tree import find_cycle
 
 TIMBL = SHARED / "reference" / "timbl"
 LATIN_TRAIN = TIMBL / "la_perseus-nivreeager.train.col"
 LATIN_TEST = TIMBL / "la_perseus-nivreeager.test.col"
 CONLLX = DATA / "conllx"
+CRAFTED = ROOT / "tests" / "data" / "knn"  # instance files aimed at edge cases (scripts/knn_grid.py made them)
+requires_timbl = pytest.mark.skipif(shutil.which("timbl") is None,
+                                    reason="timbl is not installed (Debian: apt-get install timbl)")  # fmt: skip
 
 
 def columns(text: str) -> list[list[str]]:
@@ -37,6 +40,15 @@ def answers(train: str, test: str, options: str) -> list[str]:
 def agreement(ours: list[str], theirs: list[str]) -> float:
     assert len(ours) == len(theirs)
     return sum(a == b for a, b in zip(ours, theirs)) / len(theirs)
+
+
+def timbl_answers(train, test, options: str, out) -> list[str]:
+    """The classes ``timbl -f train -t test`` gives with maltpy's options (``-k 5 ...``)."""
+    flags = options.split()
+    result = subprocess.run(["timbl", "-f", train, "-t", test, *[f + v for f, v in zip(flags[::2], flags[1::2])],
+                             "-o", out], capture_output=True, timeout=600)  # fmt: skip
+    assert result.returncode == 0, result.stderr.decode()
+    return [line.rpartition(" ")[2] for line in open(out, encoding="utf-8").read().splitlines()]
 
 
 # --- TiMBL 6.5's own answers, kept beside the instances --------------------------------------------
@@ -110,6 +122,35 @@ def test_unknown_values_mismatch_and_mvdm_needs_l_occurrences():
     assert answers(train, "c ?", "-k 1 -m M -L 2 -w 0") == ["C"]
 
 
+def test_under_mvdm_an_unknown_value_matches_a_feature_of_one_value():
+    # the first feature has one value, "o": under MVDM timbl puts the never-seen "z" at distance
+    # 0 from it (a table lookup that finds nothing), under Overlap at 1. From "z a": the X at 0
+    # and three Y at 1 (MVDM), or at 1 and 2 (Overlap), whatever -L is; by inverse distance
+    # 1/epsilon beats 3/1, but 1/1 does not beat 3/2
+    train = "o a X\no b Y\no b Y\no b Y\n"
+    assert answers(train, "z a ?", "-k 2 -m M -L 100 -d ID -w 0") == ["X"]
+    assert answers(train, "z a ?", "-k 2 -m M -L 1 -d ID -w 0") == ["X"]
+    assert answers(train, "z a ?", "-k 2 -m O -d ID -w 0") == ["Y"]
+
+
+def test_distances_a_rounding_apart_are_one_as_timbl_meets_them():
+    # three instances at 2/3 and one and two units in the last place above, which is half of
+    # epsilon there. timbl's BestArray::addResult puts an instance at the first distance less
+    # than epsilon from its own, a distance being the first met at it: met from the middle one,
+    # the three are one distance; met from the lowest, the highest is a distance of its own
+    knn = Knn.fit(np.array([[0], [1], [2]], dtype=np.int32), np.array([0, 1, 0]), 2,
+                  parse_learner_options("-k 1 -w 0", "knn"))  # fmt: skip
+    low = 2 / 3
+    middle, high = np.nextafter(low, 1), np.nextafter(np.nextafter(low, 1), 1)
+    assert high - low == EPSILON
+    rows, distance = np.array([0, 1, 2]), np.array([middle, low, high])
+    place, counts = knn.timbl_places(np.array([3]), rows, distance)  # met in the order of the values
+    assert place.tolist() == [middle, FAR] and counts.tolist() == [[2, 1], [0, 0]]
+    knn.meeting_order = [np.array([1, 0, 2])]  # the second value's string came first
+    place, counts = knn.timbl_places(np.array([3]), rows, distance)
+    assert place.tolist() == [low, high] and counts.tolist() == [[1, 1], [1, 0]]
+
+
 # --- the search finds every neighbour ---------------------------------------------------------------
 
 
@@ -119,7 +160,7 @@ def brute_force_neighbours(knn: Knn, X: np.ndarray) -> tuple[np.ndarray, np.ndar
     query = np.repeat(np.arange(len(X)), n)
     rows = np.tile(np.arange(n), len(X))
     distance = knn.distances(X[query], knn.instances[rows])
-    return knn.neighbours(query, rows, distance, len(X))
+    return knn.neighbours(query, rows, distance, X)
 
 
 @requires_shared
@@ -133,7 +174,7 @@ def test_the_search_misses_no_neighbour(options):
     queries = random.Random(7).sample(test, 120)
     Q = np.array([[t.get(v, -1) for t, v in zip(tables, row)] for row in queries], dtype=np.int32)
     query, rows = knn.index.candidates(Q)
-    found = knn.neighbours(query, rows, knn.distances(Q[query], knn.instances[rows]), len(Q))
+    found = knn.neighbours(query, rows, knn.distances(Q[query], knn.instances[rows]), Q)
     expected = brute_force_neighbours(knn, Q)
     assert np.array_equal(found[0], expected[0]) and np.array_equal(found[1], expected[1])
     assert (found[0][:, 0] < FAR).all()
@@ -157,7 +198,7 @@ def danish_instances(tmp_path_factory):
 
 
 @requires_shared
-@pytest.mark.skipif(shutil.which("timbl") is None, reason="timbl is not installed (Debian: apt-get install timbl)")
+@requires_timbl
 @pytest.mark.parametrize(
     "options",
     ["-k 5 -m M -L 3 -d ID -w 1", "-k 3 -m M -L 2 -d Z -w 2", "-k 7 -m O -d IL -w 1", "-k 1 -m M -L 3 -d Z -w 3",
@@ -165,15 +206,58 @@ def danish_instances(tmp_path_factory):
 )  # fmt: skip
 def test_maltpy_knn_agrees_with_timbl(tmp_path, danish_instances, options):
     train, test = danish_instances
-    theirs, ours = tmp_path / "timbl.out", tmp_path / "maltpy.out"
-    flags = options.split()
-    timbl = subprocess.run(["timbl", "-f", train, "-t", test, *[f + v for f, v in zip(flags[::2], flags[1::2])],
-                            "-o", theirs], capture_output=True, timeout=600)  # fmt: skip
-    assert timbl.returncode == 0, timbl.stderr.decode()
-    result = run_maltpy("knn", "-f", train, "-t", test, *flags, "-o", ours)
+    ours = tmp_path / "maltpy.out"
+    theirs = timbl_answers(train, test, options, tmp_path / "timbl.out")
+    result = run_maltpy("knn", "-f", train, "-t", test, *options.split(), "-o", ours)
     assert result.returncode == 0, result.stderr.decode()
-    last = [[line.rpartition(" ")[2] for line in path.read_text().splitlines()] for path in (ours, theirs)]
-    assert agreement(*last) >= 0.999
+    assert agreement([line.rpartition(" ")[2] for line in ours.read_text().splitlines()], theirs) >= 0.999
+
+
+#: A part of scripts/knn_grid.py's grid: every weighting, every kind of vote, k = 1, 3, 7, Overlap
+#: and MVDM with timbl's -L and the paper's.
+GRID_SAMPLE = [
+    "-k 1 -m O -d Z -w 0", "-k 3 -m M -L 3 -d ID -w 0", "-k 7 -m M -L 1 -d Z -w 0", "-k 7 -m M -L 3 -d IL -w 1",
+    "-k 1 -m M -L 1 -d ED:1 -w 2", "-k 7 -m M -L 3 -d ED:1 -w 3", "-k 3 -m O -d ED:0.5:0.5 -w 4",
+    "-k 3 -m M -L 1 -d ED:2:1.5 -w 1", "-k 7 -m O -d ID -w 4", "-k 1 -m M -L 3 -d IL -w 3",
+]  # fmt: skip
+
+
+@requires_timbl
+@pytest.mark.parametrize("options", GRID_SAMPLE)
+def test_maltpy_knn_agrees_with_timbl_on_crafted_instances(tmp_path, options):
+    for train in sorted(CRAFTED.glob("*.train")):
+        test = train.with_suffix(".test")
+        theirs = timbl_answers(train, test, options, tmp_path / "out")
+        rows = read_columns(str(train))
+        ours = experiment(rows, read_columns(str(test), len(rows[0])), parse_learner_options(options, "knn"))
+        assert ours == theirs, f"{train.stem}: lines {[i + 1 for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]}"
+
+
+@requires_shared
+@requires_timbl
+@pytest.mark.parametrize("options", GRID_SAMPLE)
+def test_maltpy_knn_agrees_with_timbl_on_a_real_sample(tmp_path, options):
+    # the first 3000 Latin training instances and the first 300 test instances (timbl is quick on them)
+    train, test = tmp_path / "train.col", tmp_path / "test.col"
+    train.write_text("".join(LATIN_TRAIN.read_text(encoding="utf-8").splitlines(True)[:3000]), encoding="utf-8")
+    test.write_text("".join(LATIN_TEST.read_text(encoding="utf-8").splitlines(True)[:300]), encoding="utf-8")
+    theirs = timbl_answers(train, test, options, tmp_path / "out")
+    rows = read_columns(str(train))
+    ours = experiment(rows, read_columns(str(test), len(rows[0])), parse_learner_options(options, "knn"))
+    assert agreement(ours, theirs) >= 0.999
+
+
+@requires_timbl
+@pytest.mark.parametrize("options", ["", "-k 7 -m M -d ED:1 -w 3", "-k 1 -m O -w 0"])
+def test_maltpy_knn_takes_timbls_defaults(tmp_path, options):
+    # the same options, the same answers: what is not given is timbl's default (-k 1 -m O -L 1
+    # -d Z), not the paper's (-L 3 -d ID, which differ on these files under MVDM and on ties)
+    for name in ("hapax", "ties"):
+        train, test, out = CRAFTED / f"{name}.train", CRAFTED / f"{name}.test", tmp_path / "out"
+        theirs = timbl_answers(train, test, options, tmp_path / "timbl.out")
+        result = run_maltpy("knn", "-f", train, "-t", test, *options.split(), "-o", out)
+        assert result.returncode == 0, result.stderr.decode()
+        assert [line.rpartition(" ")[2] for line in out.read_text().splitlines()] == theirs, name
 
 
 # --- learning and parsing with k-NN -------------------------------------------------------------------

@@ -11,10 +11,17 @@ itself where the guide leaves a detail open):
   rounding, and so which distances are equal.
 - delta_f is 0 for equal values and 1 for different ones (Overlap). Under MVDM two values each
   seen at least L times are 1/2 * sum over classes c of |P(c|v1) - P(c|v2)| apart instead. A
-  value never seen in training mismatches everything.
+  value never seen in training mismatches everything, but for one thing of timbl's: under MVDM
+  it is at distance 0 from the value of a feature that has a single value in training (see
+  Knn.compared).
 - w_f: 1 (-w 0), gain ratio (-w 1), information gain (2), chi-square (3), shared variance (4).
-- The neighbours: every stored instance at one of the k smallest distances. Distances less than
-  machine epsilon apart are one distance; identical instances are one, with their class counts.
+- The neighbours: every stored instance at one of the k smallest distances; identical instances
+  are one, with their class counts. Distances less than machine epsilon apart are one distance,
+  as timbl's search meets them (its BestArray::addResult): an instance joins a distance less
+  than epsilon from its own, the first one met at it, else its distance is a new one. Where
+  distinct distances lie that close, the order matters; timbl's is its instance tree's, walked
+  depth first in the feature order below, at each level the query's value first and then the
+  others in the order their strings first appear in the training file (``Knn.meeting_order``).
 - The vote of a class: its count at each of those distances d_1 < ... < d_k, times the weight of
   the distance: 1 (-d Z), 1 / (d_j + epsilon) (ID), (d_k - d_j) / (d_k - d_1) with 1 for the
   nearest (IL), exp(-a * d_j ** b) (ED:a:b).
@@ -207,10 +214,16 @@ class Knn(Classifier):
             rows = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
             self.distributions.append((m.indptr.astype(np.int64), m.indices.astype(np.int32),
                                        m.data.astype(np.float64) / freq[rows].astype(np.float64)))  # fmt: skip
+        # under MVDM, the features whose values never seen in training are as their one value (see compared)
+        single = [f for f, freq in enumerate(self.frequency) if settings.metric == "M" and (freq > 0).sum() == 1]
+        self.single_valued = [(f, int(np.flatnonzero(self.frequency[f])[0])) for f in single]
         self.index = _SearchIndex(self, instances)
         self.instances = instances[self.index.rows]
         self.counts = counts[self.index.rows]
         self._row_of: dict[bytes, int] | None = None  # instance -> row, for k = 1
+        # per feature, each value's place in the order timbl keeps a node's children in: the order
+        # of their strings in timbl's string table, where experiment() knows it; else their own
+        self.meeting_order = [np.arange(v) for v in self.n_values.tolist()]
 
     @classmethod
     def fit(cls, X: np.ndarray, y: np.ndarray, n_classes: int, options: Mapping, shared: None = None) -> Knn:
@@ -237,12 +250,29 @@ class Knn(Classifier):
     def scores(self, X: np.ndarray) -> np.ndarray:
         return self.classify(X)[0]
 
+    def compared(self, X: np.ndarray) -> np.ndarray:
+        """The queries X as timbl 6.5 compares them with the stored instances. Under MVDM timbl
+        reads the distance of two values from a table it makes at training, when both were seen
+        at least rint(10 ln V) times, V the number of values of the feature (MBLClass.cxx,
+        CLIP_FACTOR 10; Instance.cxx, Feature::fvDistance); the table has no entry for a value
+        never seen, and a missing entry reads as 0 (Matrices.h, SparseSymetricMatrix::Extract).
+        With V = 1 that threshold is 0 occurrences: a value never seen, which every other
+        feature mismatches, is at distance 0 from the one value of such a feature. Only the
+        distances see this: timbl's exact match (k = 1) still wants the values themselves."""
+        if not self.single_valued or not (X < 0).any():
+            return X
+        X = X.copy()
+        for f, value in self.single_valued:
+            X[X[:, f] < 0, f] = value
+        return X
+
     def _classify(self, X: np.ndarray, run: TimblRun | None) -> tuple[np.ndarray, np.ndarray]:
         k = self.settings.k
         if self.index.levels:
-            query, rows = self.index.candidates(X)
-            distance = self.distances(X[query], self.instances[rows])
-            place, counts = self.neighbours(query, rows, distance, len(X))
+            compared = self.compared(X)
+            query, rows = self.index.candidates(compared)
+            distance = self.distances(compared[query], self.instances[rows])
+            place, counts = self.neighbours(query, rows, distance, compared)
         else:  # every feature weighs 0: every instance is at distance 0
             place = np.full((len(X), k + 1), FAR)
             place[:, 0] = 0.0
@@ -291,31 +321,69 @@ class Knn(Classifier):
         _knn.vd(*self.distributions[f], a.astype(np.int32), b.astype(np.int32), out)
         return out
 
-    def neighbours(self, query: np.ndarray, rows: np.ndarray, distance: np.ndarray, n_queries: int
+    def neighbours(self, query: np.ndarray, rows: np.ndarray, distance: np.ndarray, X: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-        """The k+1 nearest distances of each query (FAR where there are fewer) and the class
-        counts at each: (queries x k+1), (queries x k+1 x classes)."""
-        places = self.settings.k + 1
+        """The k+1 nearest distances of the queries X (FAR where there are fewer) and the class
+        counts at each, (queries x k+1), (queries x k+1 x classes), from the stored instances
+        ``rows`` at ``distance`` from the queries ``query``. Distances that differ are at
+        least epsilon apart for most queries, and taken in order; the others' are met as timbl
+        meets them (see timbl_places)."""
+        n_queries, places = len(X), self.settings.k + 1
         n_classes = len(self.class_frequency)
         order = np.lexsort((distance, query))
         query, rows, distance = query[order], rows[order], distance[order]
         first_of_query = np.r_[True, query[1:] != query[:-1]]
-        new = first_of_query | np.r_[True, np.diff(distance) >= EPSILON]
+        step = np.r_[EPSILON, np.diff(distance)]
+        new = first_of_query | (step >= EPSILON)
         group = np.cumsum(new) - 1
         rank = group - (group[first_of_query])[np.cumsum(first_of_query) - 1]
         near = rank < places
         place = np.full((n_queries, places), FAR)
         starts = new & near
         place[query[starts], rank[starts]] = distance[starts]
-        query, rows, rank = query[near], rows[near], rank[near]
         # the class counts of the instances at each place
+        at, stored, rank = query[near], rows[near], rank[near]
         indptr, classes, found = self.counts.indptr, self.counts.indices, self.counts.data
-        lengths = indptr[rows + 1] - indptr[rows]
-        pair = np.repeat(np.arange(len(rows)), lengths)
-        entry = indptr[rows][pair] + np.arange(len(pair)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        cell = (query[pair] * places + rank[pair]) * n_classes + classes[entry]
+        lengths = indptr[stored + 1] - indptr[stored]
+        pair = np.repeat(np.arange(len(stored)), lengths)
+        entry = indptr[stored][pair] + np.arange(len(pair)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        cell = (at[pair] * places + rank[pair]) * n_classes + classes[entry]
         counts = np.bincount(cell, weights=found[entry], minlength=n_queries * places * n_classes)
-        return place, counts.reshape(n_queries, places, n_classes)
+        counts = counts.reshape(n_queries, places, n_classes)
+        for q in np.unique(query[~first_of_query & (step > 0) & (step < EPSILON)]).tolist():
+            mine = slice(np.searchsorted(query, q), np.searchsorted(query, q, side="right"))
+            place[q], counts[q] = self.timbl_places(X[q], rows[mine], distance[mine])
+        return place, counts
+
+    def timbl_places(self, x: np.ndarray, rows: np.ndarray, distance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The k+1 nearest distances of the query x and the class counts at each, from the
+        stored instances ``rows`` at ``distance``, as timbl's BestArray::addResult makes them
+        (TiMBL 6.5, BestArray.cxx): each instance, in the order timbl meets them, joins the
+        first distance less than epsilon from its own, or else becomes a new distance before the
+        first larger one, the furthest of the k+1 falling off. A distance is the one met first."""
+        places = self.settings.k + 1
+        values = self.instances[rows]
+        levels = [np.where(values[:, f] == x[f], -1, self.meeting_order[f][values[:, f]]) for f in self.order]
+        met: list[tuple[float, list[int]]] = []
+        for i in np.lexsort(levels[::-1]).tolist():
+            d, row = float(distance[i]), int(rows[i])
+            for j, (at, members) in enumerate(met):
+                if abs(d - at) < EPSILON:
+                    members.append(row)
+                    break
+                if d < at:
+                    met.insert(j, (d, [row]))
+                    del met[places:]
+                    break
+            else:
+                if len(met) < places:
+                    met.append((d, [row]))
+        place = np.full(places, FAR)
+        counts = np.zeros((places, len(self.class_frequency)))
+        for j, (at, members) in enumerate(met):
+            place[j] = at
+            counts[j] = np.asarray(self.counts[members].sum(axis=0)).ravel()
+        return place, counts
 
     def _exact_match_alone(self, X: np.ndarray, place: np.ndarray, counts: np.ndarray) -> None:
         """With k = 1 TiMBL takes an instance identical to the query as its nearest neighbour,
@@ -537,6 +605,11 @@ def experiment(train: list[list[str]], test: list[list[str]], options: Mapping) 
     y = np.array([classes.setdefault(row[-1], len(classes)) for row in train], dtype=np.int64)
     Q = np.array([[t.get(v, -1) for t, v in zip(tables, row)] for row in test], dtype=np.int32)
     knn = Knn.fit(X, y, len(classes), options)
+    strings: dict[str, int] = {}  # timbl's one table of the features' strings, in order of first appearance
+    for row in train:
+        for value in row[:-1]:
+            strings.setdefault(value, len(strings))
+    knn.meeting_order = [np.array([strings[v] for v in t]) for t in tables]
     names = list(classes)
     _, best = knn.classify(Q.reshape(len(test), len(tables)), TimblRun())
     return [names[c] for c in best.tolist()]
