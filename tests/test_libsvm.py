@@ -68,8 +68,13 @@ def test_the_votes_of_a_parse_are_libsvms(tmp_path, monkeypatch):
     assert result.returncode == 0, result.stderr.decode()
     model = Model.load(model_path)
     asked = []
-    scores = LibSvm.scores
-    monkeypatch.setattr(LibSvm, "scores", lambda self, X: asked.append(X.copy()) or scores(self, X))
+    votes, width = LibSvm._votes, model.guide.master.featuremap.size
+
+    def recorded(self, indptr, indices, data):
+        asked.append(sp.csr_matrix((data.copy(), indices.copy(), indptr.copy()), shape=(len(indptr) - 1, width)))
+        return votes(self, indptr, indices, data)
+
+    monkeypatch.setattr(LibSvm, "_votes", recorded)
     model.parse_conll((SWEMALT / "gold" / "sv-stb-dep-mini-test.conll").read_text(encoding="utf-8"))
     X = sp.vstack(asked, format="csr")
     assert X.shape[0] > 4000

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
-import scipy.sparse as sp
 
 from .base import Classifier
 from .encoding import FeatureMap, SymbolMap
@@ -47,6 +46,5 @@ class AtomicModel:
         """The same for instances given as their lists of binarized columns (see FeatureModel.encoder)."""
         indptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum([len(r) for r in rows], out=indptr[1:])
-        indices = np.fromiter(chain.from_iterable(rows), dtype=np.int32, count=int(indptr[-1]))
-        X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), self.featuremap.size))
-        return self.classifier.classify(X)
+        indices = np.fromiter(chain.from_iterable(map(sorted, rows)), dtype=np.int32, count=int(indptr[-1]))
+        return self.classifier.classify_binary(indptr, indices)
