@@ -59,6 +59,7 @@ FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's defaul
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
 LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
 BATCH_TOKENS = 100_000  # a batch of the arrays path (batch.py): the bigger, the fewer steps with few rows
+NARROW_ROWS = 16  # fewer unfinished sentences than this parse on one by one (scripts/bench_long_sentences.py)
 
 
 def columns_of(sentence: Sentence) -> list[list]:
@@ -115,6 +116,9 @@ class Model:
     #: whether graph.single_root constrains the transitions where the system has the constraint
     #: (Nivre's systems); if not, its final step acts alone (scripts/bench_single_root.py measures both)
     constrain_root = True
+    #: how few unfinished sentences the arrays form leaves to the per-sentence definitions
+    #: (``BatchParser.parse``); 0: none, the arrays form parses every sentence to its end
+    narrow_rows = NARROW_ROWS
 
     def __init__(self, config: Config, feature_model: FeatureModel, classes: Classes, guide: Guide,
                  data_format: str, statistics: dict, roots: RootLabels | None = None) -> None:  # fmt: skip
@@ -142,7 +146,7 @@ class Model:
             self.rooted_system = self.system
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
         self._encoders = {}
-        for model in self.guide.all_models() if self._batch is None else []:
+        for model in self.guide.all_models():
             fmap = model.featuremap
             encode = None if model.classifier.symbolic else self.feature_model.encoder(fmap.tables, fmap.positions)
             if encode is not None:
@@ -231,18 +235,25 @@ class Model:
     def _trees(self, batch: list[Sentence], one_root: bool) -> list[tuple[list[int], list[str]]]:
         """Each sentence's heads and labels as the transitions leave them (words without a head
         on the root with the root label), with the single-root constraint if ``one_root``."""
+        system = self.rooted_system if one_root else self.system
         if self._batch is not None:
             labels = [label for _, label in self.classes.items]
-            return self._batch.parse(batch, labels, self.root_label, one_root)
-        system = self.rooted_system if one_root else self.system
+            trees = self._batch.parse(batch, labels, self.root_label, one_root, self.narrow_rows)
+            left = [k for k, tree in enumerate(trees) if not isinstance(tree, tuple)]
+            if left:  # the few sentences unfinished, one by one
+                arcs = self._parse_one_by_one([batch[k] for k in left], system, [trees[k] for k in left])
+                for k, a in zip(left, arcs):
+                    trees[k] = finish(a, self.root_label)
+            return trees
         acyclic = getattr(system, "acyclicity", True)
         return [finish(arcs, self.root_label, acyclic) for arcs in self._parse_one_by_one(batch, system)]
 
-    def _parse_one_by_one(self, batch: list[Sentence], system) -> list:
+    def _parse_one_by_one(self, batch: list[Sentence], system, configs: list | None = None) -> list:
         """The batch's final arcs, each configuration moved by ``system``'s per-sentence
-        definitions (the models ``BatchParser`` does not cover)."""
+        definitions (the models ``BatchParser`` does not cover, and the sentences it leaves),
+        from ``configs`` or the initial ones."""
         guide, extract = self.guide, self.feature_model.extract
-        configs = [system.initial(len(s)) for s in batch]
+        configs = configs or [system.initial(len(s)) for s in batch]
         columns = [columns_of(s) for s in batch]
         active = list(range(len(batch)))
         while active:
