@@ -62,6 +62,22 @@ class Arcs:
         return deps[-1] if deps else -1
 
 
+def find(parent: list[int], node: int) -> int:
+    """The representative of node's connected component of the partial graph, in the union-find
+    forest ``parent`` (path halving): the systems that must not close a cycle (Covington's,
+    the planar ones) ask whether two nodes are connected at every step, and walking up the
+    heads instead would cost the depth of the partial tree each time."""
+    while parent[node] != node:
+        parent[node] = parent[parent[node]]
+        node = parent[node]
+    return node
+
+
+def join(parent: list[int], head: int, dependent: int) -> None:
+    """Merge the components of the two ends of a new arc in the union-find forest ``parent``."""
+    parent[find(parent, dependent)] = find(parent, head)
+
+
 class Gold:
     """The target tree of the oracle, with its dependents in word order."""
 
