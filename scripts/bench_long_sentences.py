@@ -15,22 +15,23 @@ timed up to --covington-max tokens, beyond which the table says "-".
 
     python scripts/bench_long_sentences.py [--runs 3] [--lengths 1000 10000 50000]
                                            [--algorithms nivreeager ...] [--learner liblinear]
-                                           [--option -pp head] [--models /tmp/long-models]
+                                           [--option="-pp head"] [--shape chain|star]
+                                           [--models /tmp/long-models] [--shared ../shared]
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import shlex
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-TREEBANK = SHARED / "data" / "ud" / "UD_English-LinES" / "en_lines-ud"
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+TREEBANK = Path("data") / "ud" / "UD_English-LinES" / "en_lines-ud"  # under the shared folder
 ALGORITHMS = ("nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy",
               "planar", "2planar")  # fmt: skip
 
@@ -106,14 +107,17 @@ def main() -> None:
     parser.add_argument("--lengths", type=int, nargs="*", default=[1000, 10000, 50000])
     parser.add_argument("--algorithms", nargs="*", default=list(ALGORITHMS))
     parser.add_argument("--learner", default="liblinear")
-    parser.add_argument("--option", nargs="*", default=[], help="more flags for maltpy learn (-pp head ...)")
+    parser.add_argument("--option", default="", help='more flags for maltpy learn: --option="-pp head"')
     parser.add_argument("--shape", choices=("chain", "star"), default="chain")
     parser.add_argument("--covington-max", type=int, default=10000)
     parser.add_argument("--models", type=Path, default=Path("/tmp/maltpy-long-models"))
+    parser.add_argument("--shared", type=Path, default=SHARED)
     args = parser.parse_args()
+    args.option = shlex.split(args.option)
     from maltpy.parser import Model
 
-    test = read(Path(f"{TREEBANK}-test.conllu"))
+    treebank = args.shared / TREEBANK
+    test = read(Path(f"{treebank}-test.conllu"))
     inputs = {"text": text_of(test)}
     sizes = {"text": sum(len(s) for s in test)}
     for n in args.lengths:
@@ -129,7 +133,7 @@ def main() -> None:
         path = args.models / f"{name}.mpm"
         if not path.exists():
             subprocess.run([sys.executable, "-m", "maltpy", "learn", "-q", "-a", algorithm, "-l", args.learner,
-                            *args.option, "-i", f"{TREEBANK}-train.conllu", "-m", str(path)], check=True)  # fmt: skip
+                            *args.option, "-i", f"{treebank}-train.conllu", "-m", str(path)], check=True)  # fmt: skip
         model = Model.load(path)
         cells = []
         base = None

@@ -21,7 +21,7 @@ from bisect import insort
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..tree import find_cycle
+from ..tree import cycles
 
 SH, RE, LA, RA, NA, SW = "SH", "RE", "LA", "RA", "NA", "SW"
 ARC_NAMES = (LA, RA)
@@ -164,7 +164,7 @@ def finish(arcs: Arcs, root_label: str, acyclic: bool = True) -> tuple[list[int]
         if heads[d] == -1:
             heads[d] = 0
             labels[d] = root_label
-    while not acyclic and (cycle := find_cycle(heads)) is not None:
+    for cycle in [] if acyclic else cycles(heads):
         first = min(cycle)
         heads[first], labels[first] = 0, root_label
     return heads, labels
