@@ -58,6 +58,9 @@ FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's defaul
 }  # fmt: skip
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
 LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
+#: a longer gold tree is replayed configuration by configuration: in arrays it would take most of
+#: its steps alone, each costing as much as a step of the whole chunk
+LEARN_ALONE_TOKENS = 200
 BATCH_TOKENS = 100_000  # a batch of the arrays path (batch.py): the bigger, the fewer steps with few rows
 NARROW_ROWS = 16  # fewer unfinished sentences than this parse on one by one (scripts/bench_long_sentences.py)
 
@@ -574,7 +577,7 @@ def learn(
     n_sentences = n_tokens = nonprojective = lifted_sentences = lifted_arcs = 0
     root_counts = RootCounts()  # for graph.single_root
     # Nivre's systems replay the oracle a chunk of sentences at a time in arrays (batch.py);
-    # the others, k-NN and the instance files (-li), configuration by configuration.
+    # the others, k-NN, the instance files (-li) and long sentences, configuration by configuration.
     arrays = None
     if not symbolic and save_instances is None and covered(config, fm):
         arrays = BatchLearner(config, fm)
@@ -610,13 +613,16 @@ def learn(
         if split_column is not None:
             for word in sentence.words:
                 value_order.setdefault(word[split_column], len(value_order))
-        if arrays is not None:
+        if arrays is not None and len(sentence) <= LEARN_ALONE_TOKENS:
             chunk.append((sentence, heads, labels))
             chunk_tokens += len(sentence)
             if chunk_tokens >= LEARN_CHUNK_TOKENS:
                 replay_chunk()
                 chunk, chunk_tokens = [], 0
         else:
+            if chunk:  # the instances stay in the order of the sentences
+                replay_chunk()
+                chunk, chunk_tokens = [], 0
             columns = columns_of(sentence)
             gold = Gold(heads, labels)
             c = system.initial(len(sentence))

@@ -15,7 +15,8 @@ import zipfile
 import pytest
 from conftest import DATA, EN_LINES_UD, long_sentence, requires_shared, run_maltpy
 
-from maltpy.batch import BatchParser
+from maltpy.api import learn
+from maltpy.batch import BatchLearner, BatchParser
 from maltpy.conll import ConllReader, format_sentence
 from maltpy.parser import Model
 
@@ -231,3 +232,24 @@ def test_a_sentence_of_10000_tokens_parses_as_the_definitions_parse_it(en_lines_
     parsed = texts[0].split("\n\n")[-2].split("\n")
     heads = [line.split("\t")[6] for line in parsed if line.split("\t")[0].isdigit()]
     assert len(heads) == len(long) and heads.count("0") == 1
+
+
+@requires_shared
+@pytest.mark.parametrize("algorithm", ["nivreeager", "nivrestandard"])
+def test_a_long_gold_tree_learns_to_the_same_model_without_steps_alone(tmp_path, monkeypatch, algorithm):
+    # A 3,000-word gold tree among ordinary ones is replayed configuration by configuration (in
+    # arrays it would take most of its 6,000 steps alone), between the chunks before and after
+    # it: the same model as the definitions learn, every instance in its place.
+    test = en_lines_test()
+    train = tmp_path / "train.conllu"
+    train.write_text("".join(format_sentence(s) for s in [*test[:300], long_sentence(test, 3000), *test[300:400]]))
+    model = tmp_path / "m.mpm"
+    steps = []
+    oracle = BatchLearner._oracle
+    monkeypatch.setattr(BatchLearner, "_oracle", lambda self, rows: steps.append(len(rows)) or oracle(self, rows))
+    learn(train, algorithm=algorithm).save(model)
+    assert 0 < len(steps) < 600  # the ordinary sentences' steps: the longest has 87 words
+    slow = tmp_path / "slow.mpm"
+    result = run_maltpy("learn", "-q", "-a", algorithm, "-i", train, "-m", slow, "--save-instances", tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    assert_same_models(model, slow)
