@@ -41,7 +41,7 @@ as it is built and propagating the choice to the arcs that cross it.
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field
 
 from .base import LA, RA, RE, SH, Arcs, Gold, Transition, find, join
@@ -333,7 +333,9 @@ def crossings(heads: list[int]) -> list[list[int]]:
 def _crossing_pairs(heads: list[int]) -> list[tuple[int, int]]:
     """Every pair of crossing arcs (by dependent), in time proportional to their number (plus a
     sort): arcs as spans swept from left to right; when a span (a, b) ends, the spans begun
-    inside it that end after b are the ones crossing it."""
+    inside it that end after b are the ones crossing it. An ended span is taken out of the
+    open ones by bisection (not by going over them all: a word with a dependent in every
+    stretch of a long sentence keeps hundreds open)."""
     n = len(heads) - 1
     ending: list[list[int]] = [[] for _ in range(n + 1)]
     starting: list[list[int]] = [[] for _ in range(n + 1)]
@@ -346,8 +348,8 @@ def _crossing_pairs(heads: list[int]) -> list[tuple[int, int]]:
         for d in ending[position]:
             after = bisect_right(begun, (min(d, heads[d]), n + 1))
             pairs.extend((d, other) for _, other in begun[after:] if max(other, heads[other]) > position)
-        if ending[position]:
-            begun = [(s, d) for s, d in begun if max(d, heads[d]) != position]
+        for d in ending[position]:
+            del begun[bisect_left(begun, (min(d, heads[d]), d))]
         for d in starting[position]:
             insort(begun, (position, d))
     return pairs
