@@ -5,8 +5,9 @@
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain
 
 import numpy as np
 
@@ -44,7 +45,6 @@ class AtomicModel:
 
     def classify_columns(self, rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         """The same for instances given as their lists of binarized columns (see FeatureModel.encoder)."""
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(r) for r in rows], out=indptr[1:])
-        indices = np.fromiter(chain.from_iterable(map(sorted, rows)), dtype=np.int32, count=int(indptr[-1]))
+        indptr = array("q", accumulate(map(len, rows), initial=0))
+        indices = array("i", chain.from_iterable(map(sorted, rows)))
         return self.classifier.classify_binary(indptr, indices)

@@ -91,13 +91,15 @@ class LibLinear(Classifier):
         it."""
         if not X.has_sorted_indices:
             X = X.sorted_indices()
-        return self._scores(X.indptr, X.indices, X.data.astype(np.float64, copy=False))
+        indptr, indices = X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int32, copy=False)
+        return self._scores(indptr, indices, X.data.astype(np.float64, copy=False))
 
-    def scores_binary(self, indptr: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    def scores_binary(self, indptr, indices) -> np.ndarray:
         return self._scores(indptr, indices, np.ones(len(indices)))
 
-    def _scores(self, indptr: np.ndarray, indices: np.ndarray, data: np.ndarray) -> np.ndarray:
-        """The scores of CSR rows whose columns ascend in each row. Crammer-Singer weights are
+    def _scores(self, indptr, indices, data) -> np.ndarray:
+        """The scores of CSR rows whose columns ascend in each row (int64, int32 and float64
+        buffers). Crammer-Singer weights are
         sparse (en_lines: 7% of features x classes): a feature's sum runs over its nonzero weights
         only (``_liblinear.Weights``), which gives the values of a product with the dense weights
         (a zero adds nothing) at a fraction of its memory traffic; the features with weights for
@@ -113,7 +115,7 @@ class LibLinear(Classifier):
             self._weights = _liblinear.Weights(w.indptr.astype(np.int64), w.indices.astype(np.int32),
                                                w.data.astype(np.float64), dense_of, dense, k)  # fmt: skip
         out = np.zeros((len(indptr) - 1, self.weights.shape[1]))
-        self._weights.scores(indptr.astype(np.int64, copy=False), indices.astype(np.int32, copy=False), data, out)
+        self._weights.scores(indptr, indices, data, out)
         out += self.intercept
         return out
 
