@@ -148,12 +148,16 @@ class Model:
         if not getattr(self.rooted_system, "one_root", False):
             self.rooted_system = self.system
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
-        self._encoders = {}
-        for model in self.guide.all_models():
+        self._encoders: dict[str, Callable | None] = {}
+
+    def _encoder(self, model: AtomicModel) -> Callable | None:
+        """The compiled extractor that gives a binarized classifier its instances' columns
+        (``FeatureModel.encoder``), made when first needed; None for a symbolic classifier."""
+        if model.name not in self._encoders:
             fmap = model.featuremap
-            encode = None if model.classifier.symbolic else self.feature_model.encoder(fmap.tables, fmap.positions)
-            if encode is not None:
-                self._encoders[model.name] = encode
+            symbolic = model.classifier.symbolic
+            self._encoders[model.name] = None if symbolic else self.feature_model.encoder(fmap.tables, fmap.positions)
+        return self._encoders[model.name]
 
     # --- parsing ---------------------------------------------------------------------------------
 
@@ -275,7 +279,7 @@ class Model:
                     for i in members:
                         self._apply_ranked(system, configs[i], None, None, 0)
                     continue
-                encode = self._encoders.get(model.name)
+                encode = self._encoder(model)
                 if encode is not None:
                     scores, best = model.classify_columns([encode(configs[i], columns[i]) for i in members])
                 else:
