@@ -46,5 +46,5 @@ class AtomicModel:
     def classify_columns(self, rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         """The same for instances given as their lists of binarized columns (see FeatureModel.encoder)."""
         indptr = array("q", accumulate(map(len, rows), initial=0))
-        indices = array("i", chain.from_iterable(map(sorted, rows)))
+        indices = array("i", sorted(rows[0]) if len(rows) == 1 else chain.from_iterable(map(sorted, rows)))
         return self.classifier.classify_binary(indptr, indices)

@@ -68,6 +68,7 @@ class LibLinear(Classifier):
         self.weights = weights  # features x classes; X's column j is feature index j
         self.intercept = intercept
         self._weights: _liblinear.Weights | None = None  # made for scoring, when first needed
+        self._biased = bool(np.any(intercept))
 
     @classmethod
     def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict,
@@ -116,7 +117,8 @@ class LibLinear(Classifier):
                                                w.data.astype(np.float64), dense_of, dense, k)  # fmt: skip
         out = np.zeros((len(indptr) - 1, self.weights.shape[1]))
         self._weights.scores(indptr, indices, data, out)
-        out += self.intercept
+        if self._biased:  # Crammer-Singer's are all 0, which adds nothing (a sum is never -0)
+            out += self.intercept
         return out
 
     def to_bytes(self) -> bytes:
