@@ -6,7 +6,7 @@ at least the tokens asked for, joined into one tree: each sentence's root word a
 root word of the sentence before it (``--shape chain``, the default: the tree is as deep as
 there are sentences) or of the first sentence (``--shape star``: one word with a dependent per
 sentence); word IDs, heads and multiword-token ranges renumbered, comments but the first
-sent_id and the empty nodes left out, DEPS blanked. For each algorithm (a LIBLINEAR model
+sent_id and the empty nodes left out, DEPS (CoNLL-X's PHEAD) blanked. For each algorithm (a LIBLINEAR model
 learned on the train file, kept in --models) the script times, in one process, reading the
 CoNLL text, parsing it and writing the parses, for the test file (ordinary text) and for one
 sentence of each length, and prints µs per token (the median of --runs runs, taken in turn) and
@@ -69,8 +69,7 @@ def long_sentence(sentences: list, tokens: int, shape: str = "chain"):
                     w[HEAD], w[DEPREL] = str(anchor), "parataxis"
             else:
                 w[HEAD] = str(int(w[HEAD]) + base)
-            if fmt == "conllu":
-                w[DEPS] = "_"
+            w[DEPS] = "_"
             words.append(w)
         if shape == "chain" or not anchor:
             anchor = root
