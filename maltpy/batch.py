@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from math import comb
 
 import numpy as np
-import scipy.sparse as sp
 
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS, FAMILY, Address, Feature
-from .transition.base import LA, RA, RE, SH
+from .transition.base import LA, RA, RE, SH, Arcs
+from .transition.nivre import NivreConfiguration
 
 MOVES = (SH, RE, RA, LA)
 _SH, _RE, _RA, _LA, _USH = range(5)  # USH: UNSHIFT of the end phase (nivre.py), never a class
@@ -500,17 +500,21 @@ class BatchParser(_Arrays):
         if self.split is not None:
             self.split_value = self._plan([self.split])[0]
 
-    def parse(self, sentences: list, label_texts: list, root_label: str,
-              one_root: bool = False) -> list[tuple[list[int], list]]:  # fmt: skip
+    def parse(self, sentences: list, label_texts: list, root_label: str, one_root: bool = False,
+              narrow: int = 0) -> list[tuple[list[int], list] | NivreConfiguration]:  # fmt: skip
         """Each sentence's tree, as ``transition.base.finish`` gives it: heads and labels (the
         texts of the classes' labels, ``label_texts``), index 0 the root's; words left without a
         head go to the root with ``root_label``. ``one_root``: the single-root constraint of Nivre's
-        systems (``transition.nivre``)."""
+        systems (``transition.nivre``). Once fewer than ``narrow`` sentences are unfinished, they
+        are left as their configurations (``configuration``), for the caller to finish one by
+        one: a step in arrays costs about as much for one sentence as for a thousand, so a long
+        sentence left alone would pay it for each of its transitions."""
         self.one_root = one_root
         self.tree = one_root or (self.eager and self.model.config.nivre.enforce_tree)
         self._start(sentences)
         active = np.arange(len(sentences))
-        while len(active):
+        texts = [*label_texts, None, root_label]  # None for the root, root_label: -1, default_label
+        while len(active) >= max(narrow, 1):
             self._deterministic(active)
             active = self._unfinished(active)
             if not len(active):
@@ -521,9 +525,27 @@ class BatchParser(_Arrays):
         heads[self.offset] = -1
         labels = self.labels.copy()
         labels[self.offset] = len(label_texts)
-        texts = [*label_texts, None, root_label]  # None for the root, root_label: -1, default_label
         heads, labels = heads.tolist(), [texts[k] for k in labels.tolist()]
-        return [(heads[o : o + n + 1], labels[o : o + n + 1]) for o, n in zip(self.offset.tolist(), self.n.tolist())]
+        places = zip(self.offset.tolist(), self.n.tolist())
+        trees: list = [(heads[o : o + n + 1], labels[o : o + n + 1]) for o, n in places]
+        for b in active.tolist():
+            trees[b] = self.configuration(b, texts)
+        return trees
+
+    def configuration(self, b: int, texts: list) -> NivreConfiguration:
+        """Row b's configuration as ``transition.nivre`` holds it (labels: the texts of the class
+        numbers, ``texts``)."""
+        o, n = int(self.offset[b]), int(self.n[b])
+        heads = self.heads[o : o + n + 1].tolist()
+        labels = [texts[k] if k >= 0 else None for k in self.labels[o : o + n + 1].tolist()]
+        arcs = Arcs(heads, labels, [[] for _ in heads], [[] for _ in heads])
+        for d, h in enumerate(heads):  # dependents in word order, as Arcs.add keeps them
+            if h >= 0:
+                (arcs.left[h] if d < h else arcs.right[h]).append(d)
+        front, rest = int(self.front[b]), int(self.rest[b])
+        buffer = list(range(n, rest - 1, -1)) + ([front] if front <= n else [])
+        stack = self.stack[o : o + int(self.depth[b])].tolist()
+        return NivreConfiguration(stack, buffer, arcs, bool(self.end[b]))
 
     def _step(self, rows: np.ndarray) -> None:
         if self.split is None:
@@ -545,9 +567,7 @@ class BatchParser(_Arrays):
         present = columns >= 0
         indptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(present.sum(axis=1), out=indptr[1:])
-        indices = columns[present].astype(np.int32)
-        X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), classifier.model.featuremap.size))
-        scores, best = classifier.model.classifier.classify(X)
+        scores, best = classifier.model.classifier.classify_binary(indptr, columns[present].astype(np.int32))
         self._choose(classifier, rows, scores, np.asarray(best))
 
     def _choose(self, classifier: _Classifier, rows: np.ndarray, scores: np.ndarray, best: np.ndarray) -> None:

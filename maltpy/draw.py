@@ -122,17 +122,27 @@ def sentence_trees(gold: Sentence | None, systems: Sequence[tuple[str, Sentence]
 
 def arc_levels(heads: list[int]) -> list[int]:
     """The level of each word's arc (0 for an arc from the root): one above the highest arc whose
-    span lies within its own."""
+    span lies within its own.
+
+    The arcs are taken by the right end of their span, and at one right end by the left end
+    from the right: an arc then comes after every arc within its span, and those are the arcs
+    taken so far that begin at its left end or after it. The highest level among them is read
+    from a Fenwick tree over left ends (highest from a place to the end), so that a long
+    sentence costs per arc what a short one does."""
     n = len(heads) - 1
-    spans = sorted(
-        ((min(heads[d], d), max(heads[d], d), d) for d in range(1, n + 1) if heads[d] > 0),
-        key=lambda a: a[1] - a[0],
-    )
+    spans = sorted((max(heads[d], d), -min(heads[d], d), d) for d in range(1, n + 1) if heads[d] > 0)
     level = [0] * (n + 1)
-    placed: list[tuple[int, int, int]] = []
-    for lo, hi, d in spans:
-        level[d] = 1 + max((level[e] for a, b, e in placed if lo <= a and b <= hi), default=0)
-        placed.append((lo, hi, d))
+    highest = [0] * (n + 2)  # a Fenwick tree of the highest level by n + 1 - left end
+    for _, lo, d in spans:
+        i, top = n + 1 + lo, 0  # lo is minus the left end: the arcs from it to the right
+        while i > 0:
+            top = max(top, highest[i])
+            i -= i & -i
+        level[d] = top + 1
+        i = n + 1 + lo
+        while i <= n + 1:
+            highest[i] = max(highest[i], level[d])
+            i += i & -i
     return level
 
 

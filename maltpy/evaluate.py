@@ -26,7 +26,7 @@ from itertools import chain, zip_longest
 
 from .conll import CPOSTAG, DEPREL, FEATS, FORM, HEAD, LEMMA, POSTAG, Sentence
 from .errors import MaltpyError, quote
-from .tree import depths, is_projective_arc, preorder
+from .tree import depths, nonprojective_arcs
 
 
 def is_punctuation(word: list[str]) -> bool:
@@ -99,8 +99,8 @@ def group_values(grouping: str, sentence: Sentence, heads: list[int], labels: li
     if grouping == "sentence-length":
         return [sentence_length_bin(n)] * n
     if grouping == "projectivity":
-        walk = preorder(heads)
-        return [PROJECTIVITY[not is_projective_arc(heads, d, walk)] for d in range(1, n + 1)]
+        nonprojective = set(nonprojective_arcs(heads))
+        return [PROJECTIVITY[d in nonprojective] for d in range(1, n + 1)]
     if grouping == "depth":  # MaltEval's ArcDepth: 0 for the words on the root, 1 for their dependents ...
         return [str(x - 1) for x in depths(heads)[1:]]
     raise ValueError(f"unknown grouping {grouping!r}")

@@ -59,7 +59,11 @@ FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's defaul
 }  # fmt: skip
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
 LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
+#: a longer gold tree is replayed configuration by configuration: in arrays it would take most of
+#: its steps alone, each costing as much as a step of the whole chunk
+LEARN_ALONE_TOKENS = 200
 BATCH_TOKENS = 100_000  # a batch of the arrays path (batch.py): the bigger, the fewer steps with few rows
+NARROW_ROWS = 16  # fewer unfinished sentences than this parse on one by one (scripts/bench_long_sentences.py)
 
 
 def columns_of(sentence: Sentence) -> list[list]:
@@ -116,6 +120,9 @@ class Model:
     #: whether graph.single_root constrains the transitions where the system has the constraint
     #: (Nivre's systems); if not, its final step acts alone (scripts/bench_single_root.py measures both)
     constrain_root = True
+    #: how few unfinished sentences the arrays form leaves to the per-sentence definitions
+    #: (``BatchParser.parse``); 0: none, the arrays form parses every sentence to its end
+    narrow_rows = NARROW_ROWS
 
     def __init__(self, config: Config, feature_model: FeatureModel, classes: Classes, guide: Guide,
                  data_format: str, statistics: dict, roots: RootLabels | None = None,
@@ -147,12 +154,16 @@ class Model:
         if not getattr(self.rooted_system, "one_root", False):
             self.rooted_system = self.system
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
-        self._encoders = {}
-        for model in self.guide.all_models() if self._batch is None else []:
+        self._encoders: dict[str, Callable | None] = {}
+
+    def _encoder(self, model: AtomicModel) -> Callable | None:
+        """The compiled extractor that gives a binarized classifier its instances' columns
+        (``FeatureModel.encoder``), made when first needed; None for a symbolic classifier."""
+        if model.name not in self._encoders:
             fmap = model.featuremap
-            encode = None if model.classifier.symbolic else self.feature_model.encoder(fmap.tables, fmap.positions)
-            if encode is not None:
-                self._encoders[model.name] = encode
+            symbolic = model.classifier.symbolic
+            self._encoders[model.name] = None if symbolic else self.feature_model.encoder(fmap.tables, fmap.positions)
+        return self._encoders[model.name]
 
     # --- parsing ---------------------------------------------------------------------------------
 
@@ -269,18 +280,25 @@ class Model:
     def _trees(self, batch: list[Sentence], one_root: bool) -> list[tuple[list[int], list[str]]]:
         """Each sentence's heads and labels as the transitions leave them (words without a head
         on the root with the root label), with the single-root constraint if ``one_root``."""
+        system = self.rooted_system if one_root else self.system
         if self._batch is not None:
             labels = [label for _, label in self.classes.items]
-            return self._batch.parse(batch, labels, self.root_label, one_root)
-        system = self.rooted_system if one_root else self.system
+            trees = self._batch.parse(batch, labels, self.root_label, one_root, self.narrow_rows)
+            left = [k for k, tree in enumerate(trees) if not isinstance(tree, tuple)]
+            if left:  # the few sentences unfinished, one by one
+                arcs = self._parse_one_by_one([batch[k] for k in left], system, [trees[k] for k in left])
+                for k, a in zip(left, arcs):
+                    trees[k] = finish(a, self.root_label)
+            return trees
         acyclic = getattr(system, "acyclicity", True)
         return [finish(arcs, self.root_label, acyclic) for arcs in self._parse_one_by_one(batch, system)]
 
-    def _parse_one_by_one(self, batch: list[Sentence], system) -> list:
+    def _parse_one_by_one(self, batch: list[Sentence], system, configs: list | None = None) -> list:
         """The batch's final arcs, each configuration moved by ``system``'s per-sentence
-        definitions (the models ``BatchParser`` does not cover)."""
+        definitions (the models ``BatchParser`` does not cover, and the sentences it leaves),
+        from ``configs`` or the initial ones."""
         guide, extract = self.guide, self.feature_model.extract
-        configs = [system.initial(len(s)) for s in batch]
+        configs = configs or [system.initial(len(s)) for s in batch]
         columns = [columns_of(s) for s in batch]
         active = list(range(len(batch)))
         while active:
@@ -299,7 +317,7 @@ class Model:
                     for i in members:
                         self._apply_ranked(system, configs[i], None, None, 0)
                     continue
-                encode = self._encoders.get(model.name)
+                encode = self._encoder(model)
                 if encode is not None:
                     scores, best = model.classify_columns([encode(configs[i], columns[i]) for i in members])
                 else:
@@ -617,7 +635,7 @@ def learn(
     root_counts = RootCounts()  # for graph.single_root
     vocabulary = VocabularyCounter(fm.input_columns(config.guide.data_split_column))
     # Nivre's systems replay the oracle a chunk of sentences at a time in arrays (batch.py);
-    # the others, k-NN and the instance files (-li), configuration by configuration.
+    # the others, k-NN, the instance files (-li) and long sentences, configuration by configuration.
     arrays = None
     if not symbolic and save_instances is None and covered(config, fm):
         arrays = BatchLearner(config, fm)
@@ -662,13 +680,16 @@ def learn(
         if split_column is not None:
             for word in sentence.words:
                 value_order.setdefault(word[split_column], len(value_order))
-        if arrays is not None:
+        if arrays is not None and len(sentence) <= LEARN_ALONE_TOKENS:
             chunk.append((sentence, heads, labels))
             chunk_tokens += len(sentence)
             if chunk_tokens >= LEARN_CHUNK_TOKENS:
                 replay_chunk()
                 chunk, chunk_tokens = [], 0
         else:
+            if chunk:  # the instances stay in the order of the sentences
+                replay_chunk()
+                chunk, chunk_tokens = [], 0
             columns = columns_of(sentence)
             gold = Gold(heads, labels)
             c = system.initial(len(sentence))

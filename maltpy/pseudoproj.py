@@ -36,14 +36,14 @@ when a lift in it could not be placed (once only after the sentence's first 10,0
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left, bisect_right, insort
 from collections import deque
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
 
 from .conll import DEPREL, Sentence, valid_label
 from .errors import MaltpyError
-from .tree import depths, is_projective_arc, preorder
+from .tree import depths, nonprojective_arcs
 
 MARKING_STRATEGIES = ("none", "baseline", "head", "path", "head+path")
 COVERED_ROOTS = ("none", "ignore", "left", "right", "head")
@@ -100,17 +100,37 @@ class Lifted:
 def projectivize(heads: list[int], labels: list[str], encoding: Encoding) -> Lifted:
     """Lift non-projective arcs until the tree is projective, and mark the labels.
 
-    Each step lifts one arc h → d to h's head (LIFT in Nivre & Nilsson 2005, §2) and records
-    h as the arc's syntactic head (the first time) and h's arc as part of a path.
+    Each step lifts the first non-projective arc h → d in the lifting order to h's head (LIFT
+    in Nivre & Nilsson 2005, §2) and records h as the arc's syntactic head (the first time) and
+    h's arc as part of a path. A step changes the projectivity of few arcs, so the arcs are not
+    all tested again: lifting d takes d's subtree out of the words h dominates, which can make
+    only h's other arcs non-projective (those over a word of the subtree), and the lifted arc
+    is new; attaching a covered root makes words dominated, which can only make arcs
+    projective. So the non-projective arcs wait in a heap in the lifting order, each tested
+    again when it comes out (``_Tree.projective``), and a step costs about what the arcs it
+    touches span, not the sentence's length.
     """
     n = len(heads) - 1
-    heads = list(heads)
+    tree = _Tree(list(heads))
+    heads = tree.heads
     lifted = [False] * (n + 1)
     syntactic_head = [0] * (n + 1)
     on_path = [False] * (n + 1)
     covered = [False] * (n + 1)
     length = [0] + [abs(d - heads[d]) for d in range(1, n + 1)]
     strategy, covered_root = encoding.marking_strategy, encoding.covered_root
+    deepest = encoding.lifting_order == "deepest"
+    waiting: list[tuple[int, int]] = []  # (place in the lifting order, dependent): a heap
+    queued = [False] * (n + 1)  # put in the heap once (a deepest arc whose place may move up)
+
+    def place(d: int) -> int:
+        """The arc's place in the lifting order, ties to the leftmost dependent: the shortest
+        in the original tree first, or the deepest dependent now first."""
+        return -tree.depth[d] if deepest else length[d]
+
+    def wait(d: int) -> None:
+        heappush(waiting, (place(d), d))
+        queued[d] = True
 
     def lift(d: int) -> None:
         lifted[d] = True
@@ -118,7 +138,13 @@ def projectivize(heads: list[int], labels: list[str], encoding: Encoding) -> Lif
         if not syntactic_head[d]:
             syntactic_head[d] = h
         on_path[h] = True
-        heads[d] = heads[h]
+        moved = sorted(tree.move(d, heads[h]))
+        for x in tree.children[h]:  # h's arcs over a word h no longer dominates
+            lo, hi = (h, x) if h < x else (x, h)
+            k = bisect_right(moved, lo)
+            if k < len(moved) and moved[k] < hi:
+                wait(x)
+        wait(d)
 
     def attach_covered_roots(d: int) -> bool:
         """Attach each word on the root inside the span of h → d whose subtree lies strictly
@@ -128,37 +154,35 @@ def projectivize(heads: list[int], labels: list[str], encoding: Encoding) -> Lif
             return False
         lo, hi = min(h, d), max(h, d)
         found = False
-        for i in range(lo + 1, hi):
-            if lifted[i] or heads[i] != 0:
+        for i in tree.roots_between(lo, hi):
+            if lifted[i] or not tree.inside(i, lo, hi):
                 continue
-            leftmost, rightmost = _span(heads, i)
-            if lo < leftmost and rightmost < hi:
-                if covered_root == "left":
-                    heads[i] = min(h, d)
-                elif covered_root == "right":
-                    heads[i] = max(h, d)
-                else:
-                    heads[i] = h
-                covered[i] = True
-                found = True
+            deeper = tree.move(i, lo if covered_root == "left" else hi if covered_root == "right" else h)
+            covered[i] = found = True
+            for x in deeper if deepest else ():  # their arcs come earlier now
+                if queued[x]:
+                    wait(x)
+            wait(i)
         return found
 
     if encoding.marks_covered_roots:
         for d in range(1, n + 1):
             attach_covered_roots(d)
     if strategy != "none":
-        shortest_first = sorted(range(1, n + 1), key=lambda x: (length[x], x))
-        while True:
-            if encoding.lifting_order == "deepest":
-                depth = depths(heads)
-                candidates = sorted(range(1, n + 1), key=lambda x: (-depth[x], x))
+        for d in nonprojective_arcs(heads):
+            wait(d)
+        while waiting:
+            then, d = heappop(waiting)
+            now = place(d)
+            if then != now:  # moved: later (it waits again) or earlier (it waits there already)
+                if now > then:
+                    heappush(waiting, (now, d))
+                continue
+            if tree.projective(d):
+                continue
+            if covered_root == "ignore" and attach_covered_roots(d):
+                wait(d)
             else:
-                candidates = shortest_first
-            walk = preorder(heads)
-            d = next((x for x in candidates if not is_projective_arc(heads, x, walk)), None)
-            if d is None:
-                break
-            if covered_root != "ignore" or not attach_covered_roots(d):
                 lift(d)
         if covered_root == "ignore":
             for i in range(1, n + 1):
@@ -167,17 +191,75 @@ def projectivize(heads: list[int], labels: list[str], encoding: Encoding) -> Lif
     return Lifted(heads, _decorate(labels, encoding, lifted, syntactic_head, on_path, covered), sum(lifted))
 
 
-def _span(heads: list[int], node: int) -> tuple[int, int]:
-    """The leftmost and rightmost word of node's subtree."""
-    lo = hi = node
-    for d in range(1, len(heads)):
-        if d < lo or d > hi:
-            a = d
-            while a > 0 and a != node:
-                a = heads[a]
-            if a == node:
-                lo, hi = min(lo, d), max(hi, d)
-    return lo, hi
+class _Tree:
+    """A tree changed by moving subtrees under other heads, with what ``projectivize`` asks of
+    it at each step: each node's dependents and depth, the words on the root in order, and
+    whether an arc is projective now."""
+
+    def __init__(self, heads: list[int]) -> None:
+        self.heads = heads
+        self.children: list[set[int]] = [set() for _ in heads]
+        for d in range(1, len(heads)):
+            self.children[heads[d]].add(d)
+        self.depth = depths(heads)
+        self.roots = sorted(self.children[0])
+
+    def move(self, d: int, head: int) -> list[int]:
+        """Attach d to ``head``; the nodes of d's subtree, whose depth has changed."""
+        old = self.heads[d]
+        self.children[old].discard(d)
+        self.children[head].add(d)
+        self.heads[d] = head
+        if old == 0:
+            self.roots.remove(d)
+        elif head == 0:
+            insort(self.roots, d)
+        change = self.depth[head] + 1 - self.depth[d]
+        words, todo = [], [d]
+        while todo:
+            x = todo.pop()
+            words.append(x)
+            self.depth[x] += change
+            todo.extend(self.children[x])
+        return words
+
+    def roots_between(self, lo: int, hi: int) -> list[int]:
+        """The words on the root strictly between lo and hi, in order."""
+        return self.roots[bisect_right(self.roots, lo) : bisect_left(self.roots, hi)]
+
+    def inside(self, node: int, lo: int, hi: int) -> bool:
+        """Does node's subtree lie strictly between lo and hi? The walk stops at the first word
+        outside, so it visits no more than the words between."""
+        todo = [node]
+        while todo:
+            x = todo.pop()
+            if not lo < x < hi:
+                return False
+            todo.extend(self.children[x])
+        return True
+
+    def projective(self, d: int) -> bool:
+        """Is every word between heads[d] and d dominated by heads[d] (Nivre 2008, §2)? A word is
+        when the walk up its heads to the head's depth ends at the head; the walks share their
+        ends, so each node on them is visited once."""
+        heads, depth = self.heads, self.depth
+        h = heads[d]
+        if h == 0:
+            return True
+        lo, hi = (h, d) if h < d else (d, h)
+        top = depth[h]
+        known: dict[int, bool] = {}
+        for k in range(lo + 1, hi):
+            path = []
+            while depth[k] > top and k not in known:
+                path.append(k)
+                k = heads[k]
+            dominated = known[k] if k in known else k == h
+            for x in path:
+                known[x] = dominated
+            if not dominated:
+                return False
+        return True
 
 
 def _decorate(labels, encoding, lifted, syntactic_head, on_path, covered) -> list[str]:

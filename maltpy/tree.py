@@ -10,7 +10,7 @@ A dependency tree is such a list in which every word reaches the root by followi
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from operator import itemgetter
 
@@ -18,14 +18,22 @@ ROOT_HEAD = -1
 
 
 def find_cycle(heads: list[int]) -> list[int] | None:
-    """Return the words of one cycle in ``heads``, in head order, or None if there is none.
+    """Return the words of one cycle in ``heads``, in head order, or None if there is none
+    (the first of ``cycles``)."""
+    return next(cycles(heads), None)
+
+
+def cycles(heads: list[int]) -> Iterator[list[int]]:
+    """The cycles in ``heads``, each as its words in head order, in the order of their first
+    word reached from words 1, 2 ... n.
 
     There is none if every word reaches the root within n steps up the heads. That is checked
     for all words at once by pointer doubling: ``reached[d]`` is where word d gets in ``steps``
     steps (the root staying where it is), so ``reached[reached[d]]`` is where it gets in twice
-    as many. If some word does not get there, the cycle is found by visiting each word once: a
-    walk up the heads from an unvisited word either reaches a word already known to reach the
-    root, or returns to a word of the same walk (a cycle).
+    as many. If some word does not get there, the cycles are found by visiting each word once: a
+    walk up the heads from an unvisited word either reaches a word already visited by an earlier
+    walk, or returns to a word of its own walk (a cycle). Cycles share no word, so a caller may
+    change the heads of a cycle's words once it has it.
     """
     n = len(heads) - 1
     reached, steps = [0, *heads[1:]], 1
@@ -35,8 +43,8 @@ def find_cycle(heads: list[int]) -> list[int] | None:
         reached = itemgetter(*reached)(reached)
         steps += steps
     else:
-        return None
-    state = [0] * (n + 1)  # 0 unvisited, 1 on the current walk, 2 known to reach the root
+        return
+    state = [0] * (n + 1)  # 0 unvisited, 1 on the current walk, 2 visited by an earlier walk
     state[0] = 2
     for start in range(1, n + 1):
         walk = []
@@ -45,11 +53,11 @@ def find_cycle(heads: list[int]) -> list[int] | None:
             state[d] = 1
             walk.append(d)
             d = heads[d]
-        if state[d] == 1:
-            return walk[walk.index(d) :]
+        closed = state[d] == 1
         for w in walk:
             state[w] = 2
-    return None
+        if closed:
+            yield walk[walk.index(d) :]
 
 
 def is_projective(heads: list[int]) -> bool:
@@ -59,22 +67,46 @@ def is_projective(heads: list[int]) -> bool:
 
 
 def nonprojective_arcs(heads: list[int]) -> list[int]:
-    """The dependents d whose arc heads[d] → d is non-projective, in word order."""
-    walk = preorder(heads)
-    return [d for d in range(1, len(heads)) if not is_projective_arc(heads, d, walk)]
+    """The dependents d whose arc heads[d] → d is non-projective, in word order.
+
+    k is dominated by h exactly when k's place in a preorder walk (``preorder``) falls within
+    the block of size[h] places that starts at h's own; so the arc is projective when the
+    smallest and the largest place of the words between its ends fall within its head's
+    block. Those are read from tables of the extremes of every stretch of 2^j places (sparse
+    tables), in a time that does not grow with the arc's length."""
+    place, size = preorder(heads)
+    spans = [(h, d) if h < d else (d, h) for d, h in enumerate(heads)]
+    extremes = Extremes(place, max((hi - lo - 1 for lo, hi in spans[1:]), default=0))
+    out = []
+    for d in range(1, len(heads)):
+        lo, hi = spans[d]
+        if hi - lo >= 2:
+            low, high = extremes.of(lo + 1, hi)
+            h = heads[d]
+            if low < place[h] or high >= place[h] + size[h]:
+                out.append(d)
+    return out
 
 
-def is_projective_arc(heads: list[int], d: int, walk: tuple[list[int], list[int]]) -> bool:
-    """Whether every word between heads[d] and d is dominated by heads[d]. ``walk`` is
-    ``preorder(heads)``: k is dominated by h exactly when k's place in the walk falls within
-    the block of size[h] places that starts at h's own."""
-    place, size = walk
-    h = heads[d]
-    lo, hi = (h, d) if h < d else (d, h)
-    if hi - lo < 2:
-        return True
-    between = place[lo + 1 : hi]
-    return min(between) >= place[h] and max(between) < place[h] + size[h]
+class Extremes:
+    """The smallest and the largest of ``values[lo:hi]`` for any stretch of at most ``longest``
+    values, in two look-ups: ``low[j][i]`` and ``high[j][i]`` hold the extremes of the 2^j
+    values from i, and a stretch is the union of the two such blocks that start at its ends."""
+
+    def __init__(self, values: list[int], longest: int) -> None:
+        self.low, self.high = [values], [values]
+        width = 1
+        while 2 * width <= longest:
+            low, high = self.low[-1], self.high[-1]
+            self.low.append(list(map(min, low[:-width], low[width:])))
+            self.high.append(list(map(max, high[:-width], high[width:])))
+            width *= 2
+
+    def of(self, lo: int, hi: int) -> tuple[int, int]:
+        """The smallest and the largest of values[lo:hi] (lo < hi)."""
+        j = (hi - lo).bit_length() - 1
+        low, high, other = self.low[j], self.high[j], hi - (1 << j)
+        return min(low[lo], low[other]), max(high[lo], high[other])
 
 
 def preorder(heads: list[int]) -> tuple[list[int], list[int]]:

@@ -6,6 +6,7 @@ it skip, saying so, only when that folder is absent.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import select
 import signal
@@ -23,6 +24,18 @@ DATA = SHARED / "data"
 REFERENCE = SHARED / "reference" / "maltparser-1.9.2"
 EXAMPLE = ROOT / "maltpy" / "example"
 SWEMALT = DATA / "maltparser-examples" / "swemalt-mini"
+
+
+def _bench_script(name: str):
+    """A module of scripts/ (which is no package), for the helpers the tests share with it."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: One sentence of at least n tokens made of real ones (scripts/bench_long_sentences.py).
+long_sentence = _bench_script("bench_long_sentences").long_sentence
 
 requires_shared = pytest.mark.skipif(
     not DATA.is_dir(), reason=f"shared data not found at {DATA} (clone the project beside ../shared)"

@@ -13,8 +13,10 @@ import json
 import zipfile
 
 import pytest
-from conftest import DATA, requires_shared, run_maltpy
+from conftest import DATA, EN_LINES_UD, long_sentence, requires_shared, run_maltpy
 
+from maltpy.api import learn
+from maltpy.batch import BatchLearner, BatchParser
 from maltpy.conll import ConllReader, format_sentence
 from maltpy.parser import Model
 
@@ -42,6 +44,7 @@ Merge3(OutputColumn(DEPREL, Stack[0]), InputColumn(FORM, Input[0]), InputColumn(
 def parse_both_ways(model_path, test_bytes: bytes) -> tuple[str, str]:
     batch = Model.load(model_path)
     assert batch._batch is not None, "the batch form should cover this model"
+    batch.narrow_rows = 0  # every sentence to its end in arrays
     one_by_one = Model.load(model_path)
     one_by_one._batch = None
     texts = []
@@ -157,18 +160,22 @@ def test_the_batch_form_keeps_the_tree_constraints_as_the_definitions_do(tmp_pat
     test = (LATIN / "la_perseus-ud-test.conllu").read_bytes()
     one_root = single_root == "true"
     trees, texts = [], []
-    for batch_form in (True, False):
+    # arrays alone, arrays leaving the last 16 unfinished sentences to the definitions (the
+    # default) or the last 200 (in the middle of many), and the definitions alone
+    for narrow in (0, 16, 200, None):
         model = Model.load(model_path)
         model.set_enforce_tree(enforce_tree)
         model.set_single_root(single_root)
         assert model._batch is not None
-        if not batch_form:
+        if narrow is None:
             model._batch = None
+        else:
+            model.narrow_rows = narrow
         sentences = list(ConllReader(io.BytesIO(test), "test", blind=True))
         trees.append(model._trees(sentences, one_root))  # as the transitions leave them
         texts.append("".join(format_sentence(s) for s in model.parse(sentences)))
-    assert trees[0] == trees[1]
-    assert texts[0] == texts[1]
+    assert trees[0] == trees[1] == trees[2] == trees[3]
+    assert texts[0] == texts[1] == texts[2] == texts[3]
     leftovers = sum(labels.count("ROOT") for _, labels in trees[0])  # words the transitions left
     several = sum(heads.count(0) > 1 for heads, _ in trees[0])  # sentences with several roots
     if "-ne" in options:  # REDUCE of a word without a head leaves it for the final step
@@ -180,3 +187,70 @@ def test_the_batch_form_keeps_the_tree_constraints_as_the_definitions_do(tmp_pat
     for s in texts[0].split("\n\n")[:-1]:
         words = [line.split("\t") for line in s.split("\n") if line[:1].isdigit()]
         assert [w[6] for w in words].count("0") == 1 or not one_root
+
+
+def en_lines_test() -> list:
+    with open(EN_LINES_UD / "en_lines-ud-test.conllu", "rb") as f:
+        return list(ConllReader(f, "test"))
+
+
+@requires_shared
+@pytest.mark.parametrize("narrow", [0, 16, 300])
+def test_the_sentences_the_arrays_form_leaves_parse_on_as_they_would(en_lines_model, narrow):
+    # A 600-token sentence among ordinary ones: the arrays form hands the unfinished sentences
+    # over to the definitions once fewer than ``narrow`` are left (never with 0, in the middle
+    # of the long one with 16, of many with 300), with every arc, label and the end phase's state.
+    test = en_lines_test()
+    sentences = test[:200] + [long_sentence(test, 600)] + test[200:300]
+    model = Model.load(en_lines_model)
+    model.narrow_rows = narrow
+    one_by_one = Model.load(en_lines_model)
+    one_by_one._batch = None
+    for one_root in (False, True):
+        assert model._trees(sentences, one_root) == one_by_one._trees(sentences, one_root)
+
+
+@requires_shared
+def test_a_sentence_of_10000_tokens_parses_as_the_definitions_parse_it(en_lines_model, tmp_path, monkeypatch):
+    # In a file with the test set, the arrays form takes the long sentence's first steps in lock
+    # step with the others and leaves it to the definitions when they are done (a step in arrays
+    # for it alone would cost as much as for the whole batch): the same parse, one root included.
+    test = en_lines_test()
+    long = long_sentence(test, 10_000)
+    assert len(long) >= 10_000
+    text = "".join(format_sentence(s) for s in [*test, long]).encode("utf-8")
+    steps = []
+    step = BatchParser._step
+    monkeypatch.setattr(BatchParser, "_step", lambda self, rows: steps.append(len(rows)) or step(self, rows))
+    texts = []
+    for batch_form in (True, False):
+        model = Model.load(en_lines_model)
+        if not batch_form:
+            model._batch = None
+        texts.append("".join(format_sentence(s) for s in model.parse(ConllReader(io.BytesIO(text), "long"))))
+    assert texts[0] == texts[1]
+    assert 0 < len(steps) < 500  # not one for each of the long sentence's transitions (20,000)
+    parsed = texts[0].split("\n\n")[-2].split("\n")
+    heads = [line.split("\t")[6] for line in parsed if line.split("\t")[0].isdigit()]
+    assert len(heads) == len(long) and heads.count("0") == 1
+
+
+@requires_shared
+@pytest.mark.parametrize("algorithm", ["nivreeager", "nivrestandard"])
+def test_a_long_gold_tree_learns_to_the_same_model_without_steps_alone(tmp_path, monkeypatch, algorithm):
+    # A 3,000-word gold tree among ordinary ones is replayed configuration by configuration (in
+    # arrays it would take most of its 6,000 steps alone), between the chunks before and after
+    # it: the same model as the definitions learn, every instance in its place.
+    test = en_lines_test()
+    train = tmp_path / "train.conllu"
+    train.write_text("".join(format_sentence(s) for s in [*test[:300], long_sentence(test, 3000), *test[300:400]]))
+    model = tmp_path / "m.mpm"
+    steps = []
+    oracle = BatchLearner._oracle
+    monkeypatch.setattr(BatchLearner, "_oracle", lambda self, rows: steps.append(len(rows)) or oracle(self, rows))
+    learn(train, algorithm=algorithm).save(model)
+    assert 0 < len(steps) < 600  # the ordinary sentences' steps: the longest has 87 words
+    slow = tmp_path / "slow.mpm"
+    result = run_maltpy("learn", "-q", "-a", algorithm, "-i", train, "-m", slow, "--save-instances", tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    assert_same_models(model, slow)

@@ -11,6 +11,7 @@ from conftest import (
     SWEMALT,
     assert_one_line_error,
     conll_columns,
+    long_sentence,
     requires_shared,
     run_maltpy,
     run_maltpy_measured,
@@ -113,6 +114,22 @@ def test_nested_arcs_are_drawn_above_the_arcs_within_them():
     #     root -> 2; 2 -> 1; 2 -> 5; 5 -> 3; 3 -> 4
     heads = [-1, 2, 0, 5, 3, 2]
     assert arc_levels(heads) == [0, 1, 0, 2, 1, 3]
+
+
+@requires_shared
+def test_arc_levels_are_the_definitions_on_real_and_long_trees():
+    # One above the highest arc within the span, every arc compared with every other: on
+    # swemalt-mini and on one long sentence of it whose root words hang from the first one's.
+    with open(SWEMALT / "gold" / "sv-stb-dep-mini-test.conll", "rb") as f:
+        sentences = list(ConllReader(f, "sv"))
+    for s in [*sentences, long_sentence(sentences, 1500, "star")]:
+        heads = s.heads
+        spans = {d: (min(h, d), max(h, d)) for d, h in enumerate(heads) if h > 0}
+        expected = [0] * len(heads)
+        for d, (lo, hi) in sorted(spans.items(), key=lambda item: item[1][1] - item[1][0]):
+            expected[d] = 1 + max((expected[e] for e, (a, b) in spans.items() if e != d and lo <= a and b <= hi),
+                                  default=0)  # fmt: skip
+        assert arc_levels(heads) == expected
 
 
 class _Tags(html.parser.HTMLParser):

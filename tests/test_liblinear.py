@@ -125,22 +125,26 @@ def test_scores_are_the_dense_products_values_bit_for_bit():
     assert np.array_equal(model.scores(X), expected)
 
 
-def test_scores_refuses_arrays_that_do_not_fit():
-    indptr = np.array([0, 1], dtype=np.int64)
-    ok = dict(indices=np.array([0], dtype=np.int32), data=np.ones(1), w_indptr=np.array([0, 1], dtype=np.int64),
-              w_indices=np.array([0], dtype=np.int32), w_data=np.ones(1), dense_of=np.array([-1], dtype=np.int32),
-              dense=np.zeros(0))  # fmt: skip
+def test_weights_and_scores_refuse_arrays_that_do_not_fit():
+    # The weights are copied and checked once, when made; a call checks its rows.
+    weights = dict(w_indptr=np.array([0, 1], dtype=np.int64), w_indices=np.array([0], dtype=np.int32),
+                   w_data=np.ones(1), dense_of=np.array([-1], dtype=np.int32), dense=np.zeros(0))  # fmt: skip
+    rows = dict(indptr=np.array([0, 1], dtype=np.int64), indices=np.array([0], dtype=np.int32), data=np.ones(1))
+    model = _liblinear.Weights(*weights.values(), 2)
     out = np.zeros((1, 2))
-    _liblinear.scores(indptr, *ok.values(), out)
+    model.scores(*rows.values(), out)
     assert out.tolist() == [[1.0, 0.0]]
     broken = {
-        "indices": np.array([1], dtype=np.int32),  # a column beyond the weights
         "w_indices": np.array([2], dtype=np.int32),  # a class beyond the output
         "dense_of": np.array([0], dtype=np.int32),  # a dense row that is not there
         "w_indptr": np.array([0, 2], dtype=np.int64),  # pointers beyond the weights
     }
     for key, value in broken.items():
         with pytest.raises(ValueError):
-            _liblinear.scores(indptr, *{**ok, key: value}.values(), np.zeros((1, 2)))
+            _liblinear.Weights(*{**weights, key: value}.values(), 2)
     with pytest.raises(ValueError):
-        _liblinear.scores(indptr, *ok.values(), np.zeros((2, 2)))  # rows that do not fit
+        model.scores(*{**rows, "indices": np.array([1], dtype=np.int32)}.values(), np.zeros((1, 2)))  # beyond
+    with pytest.raises(ValueError):
+        model.scores(*rows.values(), np.zeros((2, 2)))  # rows that do not fit
+    with pytest.raises(ValueError):
+        model.scores(*rows.values(), np.zeros((1, 3)))  # classes that do not fit

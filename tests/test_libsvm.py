@@ -68,14 +68,27 @@ def test_the_votes_of_a_parse_are_libsvms(tmp_path, monkeypatch):
     assert result.returncode == 0, result.stderr.decode()
     model = Model.load(model_path)
     asked = []
-    scores = LibSvm.scores
-    monkeypatch.setattr(LibSvm, "scores", lambda self, X: asked.append(X.copy()) or scores(self, X))
+    count, width = LibSvm._votes, model.guide.master.featuremap.size
+
+    def recorded(self, indptr, indices, data):
+        rows = (np.array(data), np.array(indices), np.array(indptr))  # NumPy arrays or array.array
+        asked.append(sp.csr_matrix(rows, shape=(len(indptr) - 1, width)))
+        return count(self, indptr, indices, data)
+
+    monkeypatch.setattr(LibSvm, "_votes", recorded)
     model.parse_conll((SWEMALT / "gold" / "sv-stb-dep-mini-test.conll").read_text(encoding="utf-8"))
     X = sp.vstack(asked, format="csr")
     assert X.shape[0] > 4000
     classifier = model.guide.master.classifier
     votes = assert_libsvms_votes(classifier.text, X, tmp_path)
     assert (votes.sum(axis=1) == classifier.n_classes * (classifier.n_classes - 1) // 2).all()
+    # one or two at a time, as a long sentence's configurations come (not in a block of lanes):
+    # the same votes
+    indptr, indices = X.indptr.astype(np.int64), X.indices.astype(np.int32)
+    for k in (1, 2):
+        alone = [classifier.scores_binary(indptr[r : r + k + 1] - indptr[r], indices[indptr[r] : indptr[r + k]])
+                 for r in range(0, 600, k)]  # fmt: skip
+        assert np.array_equal(np.vstack(alone), votes[:600])
 
 
 def test_a_decision_that_is_zero_in_exact_arithmetic(tmp_path):

@@ -7,14 +7,17 @@ import json
 import random
 
 import pytest
-from conftest import DATA, REFERENCE, assert_one_line_error, requires_shared, run_maltpy
+from conftest import DATA, REFERENCE, assert_one_line_error, long_sentence, requires_shared, run_maltpy
 from test_parser import assert_trees, learn_and_parse, reference
 
+from maltpy import pseudoproj as pseudoproj_module
+from maltpy import tree as tree_module
 from maltpy.config import load_config
 from maltpy.conll import ConllReader
 from maltpy.features import load_feature_model
 from maltpy.pseudoproj import (
     COVERED_ROOTS,
+    LIFTING_ORDERS,
     MARKING,
     MARKING_STRATEGIES,
     DeprelOf,
@@ -163,6 +166,98 @@ def test_random_trees_are_projectivized_and_restored():
                         assert is_projective(lifted.heads)
                     back, _ = deprojectivize(lifted.heads, lifted.labels, Encoding(strategy, covered))
                     assert find_cycle(back) is None
+
+
+def lifted_step_by_step(heads: list[int], labels: list[str], encoding: Encoding) -> tuple[list[int], list[str]]:
+    """Nivre & Nilsson's lifting read literally, with MaltParser's order and covered roots: after
+    every step every arc is tested again by the definition of projectivity, and the labels are
+    marked as the module's table says. projectivize computes the same without the retests."""
+    n = len(heads) - 1
+    heads, length = list(heads), [abs(d - h) for d, h in enumerate(heads)]
+    lifted, syntactic, path, covered = [False] * (n + 1), [0] * (n + 1), set(), set()
+
+    def ancestors(d: int) -> list[int]:
+        out = [d]
+        while out[-1] != 0:
+            out.append(heads[out[-1]])
+        return out
+
+    def nonprojective(d: int) -> bool:
+        h = heads[d]
+        return h != 0 and any(h not in ancestors(k) for k in range(min(h, d) + 1, max(h, d)))
+
+    def attach_covered_roots(d: int) -> bool:
+        h, found = heads[d], False
+        lo, hi = min(h, d), max(h, d)
+        for i in range(lo + 1, hi) if h else ():
+            below = [x for x in range(1, n + 1) if i in ancestors(x)]
+            if heads[i] == 0 and not lifted[i] and all(lo < x < hi for x in below):
+                heads[i] = {"left": lo, "right": hi}.get(encoding.covered_root, h)
+                covered.add(i)
+                found = True
+        return found
+
+    if encoding.marks_covered_roots:
+        for d in range(1, n + 1):
+            attach_covered_roots(d)
+    while encoding.marking_strategy != "none":
+        depth = [len(ancestors(x)) for x in range(n + 1)]
+        deepest = encoding.lifting_order == "deepest"
+        order = sorted(range(1, n + 1), key=lambda x: (-depth[x], x) if deepest else (length[x], x))  # noqa: B023
+        d = next((x for x in order if nonprojective(x)), None)
+        if d is None:
+            break
+        if encoding.covered_root == "ignore" and attach_covered_roots(d):
+            continue
+        lifted[d], syntactic[d] = True, syntactic[d] or heads[d]
+        path.add(heads[d])
+        heads[d] = heads[heads[d]]
+    strategy, out = encoding.marking_strategy, list(labels)
+    for d in range(1, n + 1):
+        if encoding.covered_root == "ignore" and d in covered:
+            heads[d] = 0
+        elif d in covered:
+            out[d] = labels[d] + "|null"
+        else:
+            if lifted[d] and strategy in ("head", "path", "head+path"):
+                out[d] += "|" if strategy == "path" else "|" + labels[syntactic[d]]
+            if d in path and strategy in ("path", "head+path"):
+                out[d] += "%"
+    return heads, out
+
+
+def test_projectivize_lifts_as_the_definition_reads():
+    rng = random.Random(5)
+    for _ in range(150):
+        n = rng.randint(1, 16)
+        heads = [0 if rng.random() < 0.1 else h for h in random_tree(rng, n)]  # some more root words
+        heads[0] = -1
+        labels = [""] + [rng.choice("abc") for _ in range(n)]
+        for strategy in MARKING_STRATEGIES:
+            for covered in COVERED_ROOTS:
+                for order in LIFTING_ORDERS:
+                    encoding = Encoding(strategy, covered, order)
+                    lifted = projectivize(heads, labels, encoding)
+                    assert (lifted.heads, lifted.labels) == lifted_step_by_step(heads, labels, encoding)
+
+
+@requires_shared
+def test_a_long_sentence_is_lifted_as_the_definition_reads_walking_it_once(monkeypatch):
+    # la_perseus's sentences joined into one of 500 words (a lift in every other sentence): the
+    # same lifts as the step-by-step definition, and the tree walked in preorder once, not
+    # after each lift.
+    sentences = read(DATA / "ud" / "UD_Latin-Perseus" / "la_perseus-ud-train.conllu")
+    long = long_sentence(sentences, 500)
+    walks = []
+    for module in (tree_module, pseudoproj_module):
+        if hasattr(module, "preorder"):
+            walk = module.preorder
+            monkeypatch.setattr(module, "preorder", lambda heads, walk=walk: walks.append(1) or walk(heads))
+    for encoding in (Encoding("head+path"), Encoding("head", "left", "deepest"), Encoding("path", "ignore")):
+        walks.clear()
+        lifted = projectivize(long.heads, long.labels, encoding)
+        assert lifted.lifted > 15 and len(walks) == 1
+        assert (lifted.heads, lifted.labels) == lifted_step_by_step(long.heads, long.labels, encoding)
 
 
 # --- MaltParser 1.9.2's own files --------------------------------------------------------------

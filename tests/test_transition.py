@@ -4,7 +4,7 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import DATA, requires_shared, run_maltpy, run_maltpy_measured
+from conftest import DATA, long_sentence, requires_shared, run_maltpy, run_maltpy_measured
 
 from maltpy.config import load_config
 from maltpy.conll import ConllReader
@@ -352,6 +352,16 @@ def test_crossings_are_maltparsers_in_its_order_on_latin():
         planar += is_planar(heads)
         assert is_planar(heads) == (not any(maltparser_crossings(heads)))
     assert 0 < planar < len(sentences)
+
+
+@requires_shared
+def test_crossings_of_a_long_sentence_whose_root_words_hang_from_one_are_maltparsers():
+    # Arcs from one word to every stretch of the sentence stay open across it all: the sweep
+    # must still list every crossing in MaltParser's order.
+    with open(DATA / "conllx" / "la_perseus-ud-test.conllx", "rb") as f:
+        heads = long_sentence(list(ConllReader(f, "la")), 600, "star").heads
+    assert crossings(heads) == maltparser_crossings(heads)
+    assert sum(map(len, crossings(heads))) > 100
 
 
 def test_a_tree_whose_crossings_make_an_odd_cycle_is_not_2_planar():

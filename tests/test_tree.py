@@ -1,4 +1,20 @@
-from maltpy.tree import RootLabels, arc_degree, degree, find_cycle, is_projective, nonprojective_arcs, single_root
+import random
+
+from conftest import DATA, long_sentence, requires_shared
+
+from maltpy.conll import ConllReader
+from maltpy.transition.base import Arcs, finish
+from maltpy.tree import (
+    RootLabels,
+    arc_degree,
+    degree,
+    find_cycle,
+    is_projective,
+    nonprojective_arcs,
+    single_root,
+)
+
+LATIN = DATA / "ud" / "UD_Latin-Perseus" / "la_perseus-ud-train.conllu"
 
 
 def test_a_tree_has_no_cycle():
@@ -26,6 +42,43 @@ def test_projectivity():
     assert is_projective([-1, 2, 0, 2])
     assert not is_projective(FIG1)
     assert nonprojective_arcs(FIG1) == [5, 8]
+
+
+def dominated_between(heads: list[int], d: int) -> bool:
+    """The definition: every word between heads[d] and d has heads[d] among its heads' heads."""
+    h = heads[d]
+    for k in range(min(h, d) + 1, max(h, d)):
+        while k not in (h, 0):
+            k = heads[k]
+        if k != h:
+            return False
+    return True
+
+
+@requires_shared
+def test_the_nonprojective_arcs_are_the_definitions_on_real_and_long_trees():
+    # la_perseus: 41% of its sentences non-projective; then one long sentence of them whose root
+    # words hang from the first one's, so that arcs over thousands of words are tested.
+    with open(LATIN, "rb") as f:
+        sentences = list(ConllReader(f, "la"))
+    for s in [*sentences, long_sentence(sentences[:300], 3000, "star")]:
+        heads = s.heads
+        assert nonprojective_arcs(heads) == [d for d in range(1, len(heads)) if not dominated_between(heads, d)]
+    assert sum(not is_projective(s.heads) for s in sentences) > 500
+
+
+def test_every_cycle_is_broken_as_one_at_a_time():
+    # finish breaks the cycles a planar parser without acyclicity leaves, each at its first word:
+    # all at once, as breaking them one at a time (a cycle found, broken, the next ...) does
+    rng = random.Random(3)
+    for _ in range(500):
+        n = rng.randint(1, 40)
+        heads = [-1] + [rng.choice([-1, *range(n + 1)]) for _ in range(n)]
+        arcs = Arcs(heads, [None] + ["x"] * n, [], [])
+        expected = [-1] + [0 if h == -1 else h for h in heads[1:]]
+        while (cycle := find_cycle(expected)) is not None:
+            expected[min(cycle)] = 0
+        assert finish(arcs, "ROOT", acyclic=False)[0] == expected
 
 
 def test_degree_of_arcs_and_trees():

@@ -5,11 +5,11 @@
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
-from itertools import chain
+from itertools import accumulate, chain
 
 import numpy as np
-import scipy.sparse as sp
 
 from .base import Classifier
 from .encoding import FeatureMap, SymbolMap
@@ -45,8 +45,6 @@ class AtomicModel:
 
     def classify_columns(self, rows: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
         """The same for instances given as their lists of binarized columns (see FeatureModel.encoder)."""
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum([len(r) for r in rows], out=indptr[1:])
-        indices = np.fromiter(chain.from_iterable(rows), dtype=np.int32, count=int(indptr[-1]))
-        X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), self.featuremap.size))
-        return self.classifier.classify(X)
+        indptr = array("q", accumulate(map(len, rows), initial=0))
+        indices = array("i", sorted(rows[0]) if len(rows) == 1 else chain.from_iterable(map(sorted, rows)))
+        return self.classifier.classify_binary(indptr, indices)

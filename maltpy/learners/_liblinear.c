@@ -19,7 +19,10 @@
    train(indptr, indices, data, y, n_classes, n_features, C, eps, max_iter, seed)
      -> (weights, seed): weights is a float64 buffer of n_features * n_classes, row major by
    feature. The arrays are copied, then checked, before training; the GIL is released while
-   training, and Ctrl-C is noticed once per sweep. */
+   training, and Ctrl-C is noticed once per sweep.
+
+   Weights(w_indptr, w_indices, w_data, dense_of, dense, k).scores(indptr, indices, data, out)
+   scores instances with trained weights, copied and checked once when the Weights is made. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -435,43 +438,127 @@ out:
     return result;
 }
 
-PyDoc_STRVAR(scores_doc,
-    "scores(indptr, indices, data, w_indptr, w_indices, w_data, dense_of, dense, out) -> None\n\n"
-    "out[i, m] += x_i . w_m for the CSR rows x (indptr int64, indices int32, data float64) and the\n"
-    "CSR weights (a row per feature: w_indptr int64, w_indices int32 classes, w_data float64), where\n"
-    "a feature j with dense_of[j] = d >= 0 (int32) has its weights in dense[d * k : (d + 1) * k]\n"
-    "(float64) instead; out is a C-contiguous float64 rows x classes (k) array. Each class's sum is\n"
-    "taken over the row's entries in their stored order, as a product with the dense weights takes\n"
-    "it (the zero weights the sparse rows skip add nothing).");
+/* The weights of a trained classifier, for scoring: a private copy, checked once when it is made,
+   so that a call scores its rows without looking at the whole model again (a long sentence is
+   scored one configuration at a time). */
+typedef struct {
+    PyObject_HEAD
+    int64_t features, k, n_dense;
+    int64_t *w_indptr;
+    int32_t *w_indices, *dense_of;
+    double *w_data, *dense;
+} Weights;
 
-static PyObject *py_scores(PyObject *Py_UNUSED(self), PyObject *args)
+static void Weights_dealloc(Weights *self)
 {
-    PyObject *o[8], *o_out;
-    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o_out))
+    free(self->w_indptr);
+    free(self->w_indices);
+    free(self->dense_of);
+    free(self->w_data);
+    free(self->dense);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int Weights_init(Weights *self, PyObject *args, PyObject *kwds)
+{
+    (void)kwds;
+    PyObject *o[5];
+    long long k;
+    static const char *formats[5] = {"ql", "il", "d", "il", "d"};
+    static const Py_ssize_t sizes[5] = {8, 4, 8, 4, 8};
+    static const char *names[5] = {"w_indptr", "w_indices", "w_data", "dense_of", "dense"};
+    Py_buffer b[5] = {{0}};
+    void *copies[5] = {NULL};
+    int status = -1;
+    if (self->w_indptr) {
+        PyErr_SetString(PyExc_TypeError, "Weights is already initialised");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "OOOOOL", &o[0], &o[1], &o[2], &o[3], &o[4], &k))
+        return -1;
+    for (int n = 0; n < 5; n++)
+        if (get_buffer(o[n], &b[n], formats[n], sizes[n], names[n]) < 0)
+            goto done;
+    int64_t features = b[0].len / 8 - 1, w_nnz = b[1].len / 4;
+    if (features < 0 || k < 0 || b[2].len / 8 != w_nnz || b[3].len / 4 != features || (k > 0 && b[4].len / 8 % k != 0)) {
+        PyErr_SetString(PyExc_ValueError, "Weights: inconsistent arrays");
+        goto done;
+    }
+    const int64_t *w_indptr = b[0].buf;
+    const int32_t *w_indices = b[1].buf, *dense_of = b[3].buf;
+    int64_t n_dense = k > 0 ? (int64_t)(b[4].len / 8) / k : 0;
+    const char *bad = w_indptr[0] != 0 || w_indptr[features] != w_nnz ? "Weights: inconsistent arrays" : NULL;
+    for (int64_t j = 0; j < features && !bad; j++)
+        if (w_indptr[j + 1] < w_indptr[j])
+            bad = "Weights: weight pointers out of order";
+        else if (dense_of[j] < -1 || dense_of[j] >= n_dense)
+            bad = "Weights: a dense row out of range";
+    for (int64_t t = 0; t < w_nnz && !bad; t++)
+        if (w_indices[t] < 0 || w_indices[t] >= k)
+            bad = "Weights: a class out of range";
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, bad);
+        goto done;
+    }
+    for (int n = 0; n < 5; n++)
+        if (!(copies[n] = copy_of(&b[n]))) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    self->features = features;
+    self->k = k;
+    self->n_dense = n_dense;
+    self->w_indptr = copies[0];
+    self->w_indices = copies[1];
+    self->w_data = copies[2];
+    self->dense_of = copies[3];
+    self->dense = copies[4];
+    for (int n = 0; n < 5; n++)
+        copies[n] = NULL;
+    status = 0;
+done:
+    for (int n = 0; n < 5; n++) {
+        free(copies[n]);
+        if (b[n].obj)
+            PyBuffer_Release(&b[n]);
+    }
+    return status;
+}
+
+PyDoc_STRVAR(Weights_scores_doc,
+    "scores(indptr, indices, data, out) -> None\n\n"
+    "out[i, m] += x_i . w_m for the CSR rows x (indptr int64, indices int32, data float64); out is a\n"
+    "C-contiguous float64 rows x classes (k) array. Each class's sum is taken over the row's entries\n"
+    "in their stored order, as a product with the dense weights takes it (the zero weights the\n"
+    "sparse rows skip add nothing).");
+
+static PyObject *Weights_scores(Weights *self, PyObject *args)
+{
+    PyObject *o[3], *o_out;
+    if (!self->w_indptr)
+        return PyErr_Format(PyExc_TypeError, "Weights is not initialised");
+    if (!PyArg_ParseTuple(args, "OOOO", &o[0], &o[1], &o[2], &o_out))
         return NULL;
-    static const char *formats[8] = {"ql", "il", "d", "ql", "il", "d", "il", "d"};
-    static const Py_ssize_t sizes[8] = {8, 4, 8, 8, 4, 8, 4, 8};
-    static const char *names[8] = {"indptr", "indices", "data", "w_indptr", "w_indices", "w_data", "dense_of", "dense"};
-    Py_buffer b[8] = {{0}}, out = {0};
+    static const char *formats[3] = {"ql", "il", "d"};
+    static const Py_ssize_t sizes[3] = {8, 4, 8};
+    static const char *names[3] = {"indptr", "indices", "data"};
+    Py_buffer b[3] = {{0}}, out = {0};
     PyObject *result = NULL;
-    for (int n = 0; n < 8; n++)
+    for (int n = 0; n < 3; n++)
         if (get_buffer(o[n], &b[n], formats[n], sizes[n], names[n]) < 0)
             goto done;
     if (PyObject_GetBuffer(o_out, &out, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE | PyBUF_FORMAT) < 0)
         goto done;
-    const int64_t *indptr = b[0].buf, *w_indptr = b[3].buf;
-    const int32_t *indices = b[1].buf, *w_indices = b[4].buf;
-    const double *data = b[2].buf, *w_data = b[5].buf, *dense = b[7].buf;
-    const int32_t *dense_of = b[6].buf;
+    const int64_t *indptr = b[0].buf, *w_indptr = self->w_indptr;
+    const int32_t *indices = b[1].buf, *w_indices = self->w_indices, *dense_of = self->dense_of;
+    const double *data = b[2].buf, *w_data = self->w_data, *dense = self->dense;
     double *y = out.buf;
-    int64_t rows = b[0].len / 8 - 1, nnz = b[1].len / 4, features = b[3].len / 8 - 1, w_nnz = b[4].len / 4;
-    int64_t k = out.ndim == 2 ? (int64_t)out.shape[1] : -1;
+    int64_t rows = b[0].len / 8 - 1, nnz = b[1].len / 4, features = self->features, k = self->k;
     const char *f = out.format;
     if (*f == '@' || *f == '=' || *f == '<')
         f++;
-    if (rows < 0 || features < 0 || k < 0 || strcmp(f, "d") != 0 || out.shape[0] != rows || b[2].len / 8 != nnz ||
-        b[5].len / 8 != w_nnz || indptr[0] != 0 || indptr[rows] != nnz || w_indptr[0] != 0 || w_indptr[features] != w_nnz ||
-        b[6].len / 4 != features || (k > 0 && b[7].len / 8 % k != 0)) {
+    if (rows < 0 || out.ndim != 2 || out.shape[1] != k || strcmp(f, "d") != 0 || out.shape[0] != rows ||
+        b[2].len / 8 != nnz || indptr[0] != 0 || indptr[rows] != nnz) {
         PyErr_SetString(PyExc_ValueError, "scores: inconsistent arrays");
         goto done;
     }
@@ -480,28 +567,12 @@ static PyObject *py_scores(PyObject *Py_UNUSED(self), PyObject *args)
             PyErr_SetString(PyExc_ValueError, "scores: row pointers out of order");
             goto done;
         }
-    for (int64_t j = 0; j < features; j++)
-        if (w_indptr[j + 1] < w_indptr[j]) {
-            PyErr_SetString(PyExc_ValueError, "scores: weight pointers out of order");
-            goto done;
-        }
     for (int64_t t = 0; t < nnz; t++)
         if (indices[t] < 0 || indices[t] >= features) {
             PyErr_SetString(PyExc_ValueError, "scores: a column out of range");
             goto done;
         }
-    int64_t n_dense = k > 0 ? (int64_t)(b[7].len / 8) / k : 0;
-    for (int64_t j = 0; j < features; j++)
-        if (dense_of[j] < -1 || dense_of[j] >= n_dense) {
-            PyErr_SetString(PyExc_ValueError, "scores: a dense row out of range");
-            goto done;
-        }
-    for (int64_t t = 0; t < w_nnz; t++)
-        if (w_indices[t] < 0 || w_indices[t] >= k) {
-            PyErr_SetString(PyExc_ValueError, "scores: a class out of range");
-            goto done;
-        }
-    /* the GIL is held: the arrays checked are the arrays used */
+    /* the GIL is held: the rows checked are the rows used */
     for (int64_t i = 0; i < rows; i++) {
         double *yi = y + i * k;
         for (int64_t t = indptr[i]; t < indptr[i + 1]; t++) {
@@ -520,7 +591,7 @@ static PyObject *py_scores(PyObject *Py_UNUSED(self), PyObject *args)
     result = Py_None;
     Py_INCREF(result);
 done:
-    for (int n = 0; n < 8; n++)
+    for (int n = 0; n < 3; n++)
         if (b[n].obj)
             PyBuffer_Release(&b[n]);
     if (out.obj)
@@ -528,9 +599,31 @@ done:
     return result;
 }
 
+static PyMethodDef Weights_methods[] = {
+    {"scores", (PyCFunction)Weights_scores, METH_VARARGS, Weights_scores_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+PyDoc_STRVAR(Weights_doc,
+    "Weights(w_indptr, w_indices, w_data, dense_of, dense, k): a linear model's weights, copied and\n"
+    "checked: CSR rows, one per feature (w_indptr int64, w_indices int32 classes 0..k-1, w_data\n"
+    "float64), where a feature j with dense_of[j] = d >= 0 (int32) has its weights in\n"
+    "dense[d * k : (d + 1) * k] (float64) instead.");
+
+static PyTypeObject WeightsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "maltpy.learners._liblinear.Weights",
+    .tp_basicsize = sizeof(Weights),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = Weights_doc,
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Weights_init,
+    .tp_dealloc = (destructor)Weights_dealloc,
+    .tp_methods = Weights_methods,
+};
+
 static PyMethodDef methods[] = {
     {"train", py_train, METH_VARARGS, train_doc},
-    {"scores", py_scores, METH_VARARGS, scores_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -540,5 +633,16 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_liblinear",
 
 PyMODINIT_FUNC PyInit__liblinear(void)
 {
-    return PyModule_Create(&module);
+    if (PyType_Ready(&WeightsType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m)
+        return NULL;
+    Py_INCREF(&WeightsType);
+    if (PyModule_AddObject(m, "Weights", (PyObject *)&WeightsType) < 0) {
+        Py_DECREF(&WeightsType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

@@ -51,6 +51,7 @@
 #define QUADS (LANES / 4)         /* of four lanes: a vector of doubles where the compiler has one */
 #define WORDS (LANES / 16)        /* of four count words, each holding four lanes' counts, a byte each */
 #define MAX_BLOCK_PAIRS (1 << 17) /* pairs of classes (32 MB of sums); a model of more: an instance at a time */
+#define FEW_ROWS 3                /* fewer instances go one at a time: a block costs as much for one as for LANES */
 
 /* Lane b is element b % 4 of quad b / 4 of Lanes. Its count (of the features it shares with a
    support vector) is byte q / WORDS of element b % 4 of words q % WORDS of Counts, q = b / 4:
@@ -142,6 +143,9 @@ typedef struct {
     int binary;      /* every value 1, every support vector's features strictly ascending */
     int32_t *sv_len; /* each support vector's number of features */
     int64_t max_len; /* the most of them */
+    /* the support vectors that have feature f, in order: holder[holder_ptr[f]..holder_ptr[f+1]) */
+    int64_t *holder_ptr;
+    int32_t *holder;
 } Svm;
 
 /* LIBSVM's powi: base^times by repeated squaring. */
@@ -292,6 +296,7 @@ typedef struct {
     double *full;        /* one instance's votes, counted alone */
     double *pair_sums;   /* its sums */
     double *column;      /* one instance's kernel values */
+    int32_t *counts;     /* one instance's features shared with each support vector */
 } Work;
 
 /* How a lane's kernel values are found: counted (from the features shared), merged (k_function). */
@@ -307,6 +312,22 @@ static int how_found(const Svm *m, const Work *x, int64_t r)
         if (x->val[a] != 1.0 || (a > x->ptr[r] && x->ind[a] <= x->ind[a - 1]))
             return MERGED;
     return COUNTED;
+}
+
+/* Counted instance r's kernel values (at most 255 features, a finite table), one instance at a
+   time: the number of features it shares with each support vector, counted over the support
+   vectors that hold each of its features (counts: n_sv work space), gives the value as a
+   block's lane finds it (decisions()). A block costs as much for one instance as for LANES, and
+   a long sentence's instances come one at a time. */
+static void kernel_column_counted(const Svm *m, const Work *x, int64_t r, int32_t *counts, double *K)
+{
+    int64_t length = x->ptr[r + 1] - x->ptr[r];
+    memset(counts, 0, (size_t)m->n_sv * sizeof(int32_t));
+    for (int64_t a = x->ptr[r]; a < x->ptr[r + 1]; a++)
+        for (int64_t h = m->holder_ptr[x->ind[a]]; h < m->holder_ptr[x->ind[a] + 1]; h++)
+            counts[m->holder[h]]++;
+    for (int64_t s = 0; s < m->n_sv; s++)
+        K[s] = x->table[m->kernel == RBF ? length + m->sv_len[s] - 2 * counts[s] : counts[s]];
 }
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
@@ -532,6 +553,16 @@ static const char *build(Svm *m, const double *coef)
         for (int64_t q = m->sv_ptr[s]; q < m->sv_ptr[s + 1]; q++)
             m->binary &= m->sv_val[q] == 1.0 && (q == m->sv_ptr[s] || m->sv_ind[q] > m->sv_ind[q - 1]);
     }
+    if (!(m->holder_ptr = calloc((size_t)m->n_features + 2, sizeof(int64_t)))
+        || !(m->holder = malloc((size_t)(n_nodes + 1) * sizeof(int32_t))))
+        return "out of memory";
+    for (int64_t q = 0; q < n_nodes; q++)
+        m->holder_ptr[m->sv_ind[q] + 2]++;
+    for (int64_t f = 0; f < m->n_features; f++)
+        m->holder_ptr[f + 2] += m->holder_ptr[f + 1];
+    for (int64_t s = 0; s < n_sv; s++) /* holder_ptr[f + 1]: where f's next holder goes */
+        for (int64_t q = m->sv_ptr[s]; q < m->sv_ptr[s + 1]; q++)
+            m->holder[m->holder_ptr[m->sv_ind[q] + 1]++] = (int32_t)s;
     return NULL;
 }
 
@@ -597,6 +628,8 @@ static void Svm_dealloc(Svm *self)
     free(self->term_pair);
     free(self->term_coef);
     free(self->sv_len);
+    free(self->holder_ptr);
+    free(self->holder);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -648,19 +681,20 @@ static PyObject *Svm_votes(Svm *self, PyObject *args)
         goto done;
     }
     int64_t n_table = (longest < 255 ? longest : 255) + self->max_len + 1, n_sv = self->n_sv;
-    int blocks = self->n_pairs <= MAX_BLOCK_PAIRS;
+    int blocks = self->n_pairs <= MAX_BLOCK_PAIRS && n >= FEW_ROWS;
     work = aligned(sizeof(Work));
     if (work) {
         *work = (Work){.ptr = ptr, .ind = ind, .val = val, .table_finite = 1};
         work->table = table = malloc((size_t)n_table * sizeof(double));
-        work->slot = calloc((size_t)self->n_features + 1, 1);
+        work->slot = blocks ? calloc((size_t)self->n_features + 1, 1) : NULL;
+        work->counts = blocks ? NULL : malloc((size_t)(n_sv + 1) * sizeof(int32_t));
         work->sums = blocks ? aligned((size_t)self->n_pairs * sizeof(Lanes)) : NULL;
         work->votes = aligned((size_t)k * QUADS * sizeof(Wins));
         work->full = malloc((size_t)k * sizeof(double));
         work->pair_sums = malloc((size_t)self->n_pairs * sizeof(double));
         work->column = malloc((size_t)(n_sv + 1) * sizeof(double));
     }
-    if (!work || !table || !work->slot || (blocks && !work->sums) || !work->votes || !work->full
+    if (!work || !table || (blocks ? !work->slot || !work->sums : !work->counts) || !work->votes || !work->full
         || !work->pair_sums || !work->column) {
         PyErr_NoMemory();
         goto done;
@@ -671,7 +705,10 @@ static PyObject *Svm_votes(Svm *self, PyObject *args)
     for (int64_t r0 = 0; r0 < n && blocks;)
         r0 += vote_block(self, work, r0, n, out.buf);
     for (int64_t r = 0; r < n && !blocks; r++) {
-        kernel_column(self, ptr, ind, val, r, work->column);
+        if (work->table_finite && ptr[r + 1] - ptr[r] <= 255 && how_found(self, work, r) == COUNTED)
+            kernel_column_counted(self, work, r, work->counts, work->column);
+        else
+            kernel_column(self, ptr, ind, val, r, work->column);
         memset(work->full, 0, (size_t)k * sizeof(double));
         votes_one(self, work->column, work->pair_sums, work->full);
         for (int64_t c = 0; c < k; c++)
@@ -689,6 +726,7 @@ done:
     free(table);
     if (work) {
         free(work->slot);
+        free(work->counts);
         free(work->sums);
         free(work->votes);
         free(work->full);

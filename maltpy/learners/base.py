@@ -27,9 +27,21 @@ class Classifier:
     def scores(self, X) -> np.ndarray:
         raise NotImplementedError
 
+    def scores_binary(self, indptr, indices) -> np.ndarray:
+        """``scores`` of binarized instances given as the CSR arrays of X (every value 1, each
+        row's columns ascending; int64 and int32 buffers: NumPy arrays or ``array.array``),
+        without the cost of making a sparse matrix: a long sentence's configurations are
+        classified one at a time. The binarized learners only."""
+        raise NotImplementedError
+
     def classify(self, X) -> tuple[np.ndarray, np.ndarray]:
         """The scores, and the first class with the highest score (where MaltParser's ranking starts)."""
         scores = self.scores(X)
+        return scores, scores.argmax(axis=1)
+
+    def classify_binary(self, indptr, indices) -> tuple[np.ndarray, np.ndarray]:
+        """``classify`` of binarized instances as ``scores_binary`` takes them."""
+        scores = self.scores_binary(indptr, indices)
         return scores, scores.argmax(axis=1)
 
     def to_bytes(self) -> bytes:

@@ -202,6 +202,8 @@ class Knn(Classifier):
         db_entropy = class_entropy(self.class_frequency)
         self.value_classes = [_value_classes(instances[:, f], counts, int(v)) for f, v in enumerate(self.n_values)]
         self.frequency = [np.asarray(m.sum(axis=1), dtype=np.int64).ravel() for m in self.value_classes]
+        #: whether each value is frequent enough for MVDM (-L), and False past the last, for -1
+        self.frequent = [np.append(freq >= settings.limit, False) for freq in self.frequency]
         full = settings.weighting >= 3
         self.statistics = [feature_statistics(m, self.class_frequency, db_entropy, full) for m in self.value_classes]
         self.weights = np.array([_weight(s, settings.weighting) for s in self.statistics])
@@ -306,19 +308,18 @@ class Knn(Classifier):
 
     def delta(self, f: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """delta_f between the values a[i] and b[i] of feature f (b known; a may be -1, unknown)."""
-        d = (a != b).astype(np.float64)
+        unequal = a != b
+        d = unequal.astype(np.float64)
         if self.settings.metric == "M":
-            frequency, limit = self.frequency[f], self.settings.limit
-            mvdm = np.flatnonzero(a != b)
-            mvdm = mvdm[a[mvdm] >= 0]
-            mvdm = mvdm[(frequency[a[mvdm]] >= limit) & (frequency[b[mvdm]] >= limit)]
+            frequent = self.frequent[f]  # its last place, where an unknown value (-1) looks, is False
+            mvdm = np.flatnonzero(unequal & frequent[a] & frequent[b])
             d[mvdm] = self.vd(f, a[mvdm], b[mvdm])
         return d
 
     def vd(self, f: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The MVDM of value pairs of feature f (computed in _knn.c, in TiMBL's order)."""
         out = np.empty(len(a))
-        _knn.vd(*self.distributions[f], a.astype(np.int32), b.astype(np.int32), out)
+        _knn.vd(*self.distributions[f], a.astype(np.int32, copy=False), b.astype(np.int32, copy=False), out)
         return out
 
     def neighbours(self, query: np.ndarray, rows: np.ndarray, distance: np.ndarray, X: np.ndarray
@@ -427,10 +428,8 @@ class Knn(Classifier):
         best = np.full(n, -1)
         top = np.zeros(n)
         tie = np.zeros(n, dtype=bool)
-        for c in range(votes.shape[1]):
+        for c in np.flatnonzero(present.any(axis=0)).tolist():  # a class no row has changes nothing
             here = present[:, c]
-            if not here.any():
-                continue
             vote = votes[:, c]
             leads = here & ((best < 0) | (vote > top))
             near = here & ~leads & (np.abs(vote - top) < EPSILON)

@@ -67,7 +67,8 @@ class LibLinear(Classifier):
     def __init__(self, weights: sp.csr_matrix, intercept: np.ndarray) -> None:
         self.weights = weights  # features x classes; X's column j is feature index j
         self.intercept = intercept
-        self._rows: tuple | None = None  # the weights' CSR arrays, typed for _liblinear.scores
+        self._weights: _liblinear.Weights | None = None  # made for scoring, when first needed
+        self._biased = bool(np.any(intercept))
 
     @classmethod
     def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict,
@@ -88,26 +89,36 @@ class LibLinear(Classifier):
 
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
         """w_c · x + b_c for each row, each w_c · x summed by ascending column as MaltParser sums
-        it. Crammer-Singer weights are sparse (en_lines: 7% of features x classes): a feature's
-        sum runs over its nonzero weights only (``_liblinear.scores``), which gives the values
-        of a product with the dense weights (a zero adds nothing) at a fraction of its memory
-        traffic; the features with weights for most classes (the frequent ones) keep a dense
-        row, summed in order without indirection."""
-        if self._rows is None:
+        it."""
+        if not X.has_sorted_indices:
+            X = X.sorted_indices()
+        indptr, indices = X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int32, copy=False)
+        return self._scores(indptr, indices, X.data.astype(np.float64, copy=False))
+
+    def scores_binary(self, indptr, indices) -> np.ndarray:
+        return self._scores(indptr, indices, np.ones(len(indices)))
+
+    def _scores(self, indptr, indices, data) -> np.ndarray:
+        """The scores of CSR rows whose columns ascend in each row (int64, int32 and float64
+        buffers). Crammer-Singer weights are
+        sparse (en_lines: 7% of features x classes): a feature's sum runs over its nonzero weights
+        only (``_liblinear.Weights``), which gives the values of a product with the dense weights
+        (a zero adds nothing) at a fraction of its memory traffic; the features with weights for
+        most classes (the frequent ones) keep a dense row, summed in order without indirection.
+        The weights are copied and checked once, so that a call costs its rows alone."""
+        if self._weights is None:
             w = self.weights.tocsr()
             k = w.shape[1]
             full = np.flatnonzero(np.diff(w.indptr) * 4 >= k * 3)
             dense_of = np.full(w.shape[0], -1, dtype=np.int32)
             dense_of[full] = np.arange(len(full), dtype=np.int32)
             dense = np.ascontiguousarray(w[full].toarray(), dtype=np.float64).ravel()
-            self._rows = (w.indptr.astype(np.int64), w.indices.astype(np.int32), w.data.astype(np.float64),
-                          dense_of, dense)  # fmt: skip
-        if not X.has_sorted_indices:
-            X = X.sorted_indices()
-        out = np.zeros((X.shape[0], self.weights.shape[1]))
-        _liblinear.scores(X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int32, copy=False),
-                          X.data.astype(np.float64, copy=False), *self._rows, out)  # fmt: skip
-        out += self.intercept
+            self._weights = _liblinear.Weights(w.indptr.astype(np.int64), w.indices.astype(np.int32),
+                                               w.data.astype(np.float64), dense_of, dense, k)  # fmt: skip
+        out = np.zeros((len(indptr) - 1, self.weights.shape[1]))
+        self._weights.scores(indptr, indices, data, out)
+        if self._biased:  # Crammer-Singer's are all 0, which adds nothing (a sum is never -0)
+            out += self.intercept
         return out
 
     def to_bytes(self) -> bytes:

@@ -121,13 +121,20 @@ class LibSvm(Classifier):
         la_perseus's coefficients are zero (a support vector of class i is one in a few of the
         binary problems of i), so it takes 109k multiply-adds an instance, the dense products
         1.5M."""
+        X.sort_indices()
+        return self._votes(X.indptr.astype(np.int64), X.indices.astype(np.int32), X.data.astype(np.float64))
+
+    def scores_binary(self, indptr, indices) -> np.ndarray:
+        return self._votes(indptr, indices, np.ones(len(indices)))
+
+    def _votes(self, indptr, indices, data) -> np.ndarray:
+        """The votes of CSR rows whose columns ascend in each row (int64, int32 and float64
+        buffers)."""
         k = self.n_classes
         if k < 2:
-            return np.ones((X.shape[0], k))
-        X.sort_indices()
-        votes = np.zeros((X.shape[0], k))
-        self.svm.votes(X.indptr.astype(np.int64), X.indices.astype(np.int32), X.data.astype(np.float64),
-                       votes.reshape(-1))  # fmt: skip
+            return np.ones((len(indptr) - 1, k))
+        votes = np.zeros((len(indptr) - 1, k))
+        self.svm.votes(indptr, indices, data, votes.reshape(-1))
         return votes
 
     def to_bytes(self) -> bytes:

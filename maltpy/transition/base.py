@@ -21,7 +21,7 @@ from bisect import insort
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..tree import find_cycle
+from ..tree import cycles
 
 SH, RE, LA, RA, NA, SW = "SH", "RE", "LA", "RA", "NA", "SW"
 ARC_NAMES = (LA, RA)
@@ -60,6 +60,22 @@ class Arcs:
         """The rightmost right dependent of node, or -1."""
         deps = self.right[node]
         return deps[-1] if deps else -1
+
+
+def find(parent: list[int], node: int) -> int:
+    """The representative of node's connected component of the partial graph, in the union-find
+    forest ``parent`` (path halving): the systems that must not close a cycle (Covington's,
+    the planar ones) ask whether two nodes are connected at every step, and walking up the
+    heads instead would cost the depth of the partial tree each time."""
+    while parent[node] != node:
+        parent[node] = parent[parent[node]]
+        node = parent[node]
+    return node
+
+
+def join(parent: list[int], head: int, dependent: int) -> None:
+    """Merge the components of the two ends of a new arc in the union-find forest ``parent``."""
+    parent[find(parent, dependent)] = find(parent, head)
 
 
 class Gold:
@@ -148,7 +164,7 @@ def finish(arcs: Arcs, root_label: str, acyclic: bool = True) -> tuple[list[int]
         if heads[d] == -1:
             heads[d] = 0
             labels[d] = root_label
-    while not acyclic and (cycle := find_cycle(heads)) is not None:
+    for cycle in [] if acyclic else cycles(heads):
         first = min(cycle)
         heads[first], labels[first] = 0, root_label
     return heads, labels

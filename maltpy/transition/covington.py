@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..tree import arc_degree
-from .base import LA, NA, RA, SH, Arcs, Gold, Transition
+from .base import LA, NA, RA, SH, Arcs, Gold, Transition, find, join
 
 
 @dataclass(slots=True)
@@ -44,15 +44,6 @@ class CovingtonConfiguration:
     leftstop: int
     arcs: Arcs
     parent: list[int]
-
-
-def _component(c: CovingtonConfiguration, node: int) -> int:
-    """The representative of node's connected component (union-find with path halving)."""
-    parent = c.parent
-    while parent[node] != node:
-        parent[node] = parent[parent[node]]
-        node = parent[node]
-    return node
 
 
 # One tuple for the label-less moves, not a new one per step: a long sentence takes O(n²) of them.
@@ -98,7 +89,7 @@ class CovingtonNonProjective:
 
     def allowed(self, c: CovingtonConfiguration) -> tuple[str, ...]:
         i, j = c.left, c.right
-        if _component(c, i) == _component(c, j):
+        if find(c.parent, i) == find(c.parent, j):
             return self._moves[False][False]
         heads = c.arcs.heads
         right_arc = heads[j] == -1 and self._within_degree(c, i, j)
@@ -123,7 +114,7 @@ class CovingtonNonProjective:
     @staticmethod
     def _link(c: CovingtonConfiguration, head: int, dependent: int, label: str | None) -> None:
         c.arcs.add(head, dependent, label)
-        c.parent[_component(c, dependent)] = _component(c, head)
+        join(c.parent, head, dependent)
 
     @staticmethod
     def _next_right(c: CovingtonConfiguration) -> None:
@@ -133,9 +124,9 @@ class CovingtonNonProjective:
     def _next_left(self, c: CovingtonConfiguration, name: str) -> None:
         """Move i to the next word left of it that can still be linked to j."""
         heads, j = c.arcs.heads, c.right
-        component = _component(c, j)
+        component = find(c.parent, j)
         i = c.left - 1
-        while i >= c.leftstop and (_component(c, i) == component or (heads[i] != -1 and heads[j] != -1)):
+        while i >= c.leftstop and (find(c.parent, i) == component or (heads[i] != -1 and heads[j] != -1)):
             i -= 1
         if i < c.leftstop:
             self._next_right(c)
@@ -180,9 +171,9 @@ class CovingtonProjective(CovingtonNonProjective):
         if name == NA:
             i = c.arcs.heads[c.left] if c.arcs.heads[c.left] != -1 else c.leftstop - 1
         else:
-            component = _component(c, c.right)
+            component = find(c.parent, c.right)
             i = c.left - 1
-            while i >= c.leftstop and _component(c, i) == component:
+            while i >= c.leftstop and find(c.parent, i) == component:
                 i -= 1
         if i < c.leftstop:
             self._next_right(c)

@@ -41,10 +41,10 @@ as it is built and propagating the choice to the arcs that cross it.
 
 from __future__ import annotations
 
-from bisect import bisect_right, insort
+from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field
 
-from .base import LA, RA, RE, SH, Arcs, Gold, Transition
+from .base import LA, RA, RE, SH, Arcs, Gold, Transition, find, join
 
 SW_ = "SW"  # 2-planar SWITCH: MaltParser's name, the same as Nivre's swap (the systems never meet)
 RB = "RB"  # 2-planar REDUCE-BOTH: in MaltParser's table, never permissible
@@ -52,28 +52,24 @@ ROOT_HANDLING = ("normal", "relaxed")
 CONNECTEDNESS = ("none", "reduceonly", "full")
 
 
-def component(arcs: Arcs, node: int) -> int:
-    """A name of the connected part of the partial graph ``node`` is in (MaltParser's
-    ``findComponent``): the head-less node its heads lead to. With the acyclicity constraint off
-    a cycle has no such node; then its smallest node."""
-    path: list[int] = []
-    on_path: set[int] = set()
-    while arcs.heads[node] != -1:
-        if node in on_path:
-            return min(path[path.index(node) :])
-        path.append(node)
-        on_path.add(node)
-        node = arcs.heads[node]
-    return node
+def connected(c, a: int, b: int) -> bool:
+    """Are nodes a and b in one connected part of the partial graph? MaltParser's test compares
+    their ``findComponent``, the head-less node their heads lead to (with the acyclicity
+    constraint off, the smallest node of the cycle they lead to instead); each part of a graph
+    whose nodes have one head at most holds one such node or one such cycle, so the test is
+    whether the two are connected, which union-find answers without walking up the heads."""
+    return find(c.parent, a) == find(c.parent, b)
 
 
 @dataclass(slots=True)
 class PlanarConfiguration:
-    """σ as a list with its top last; β as a list with its first node last."""
+    """σ as a list with its top last; β as a list with its first node last; ``parent``: the
+    union-find forest of the partial graph's connected parts (``base.find``)."""
 
     stack: list[int]
     buffer: list[int]
     arcs: Arcs
+    parent: list[int]
 
 
 class _Constraints:
@@ -98,9 +94,10 @@ class _Constraints:
         """MaltParser's move when no ranked transition is allowed."""
         return SH, None
 
-    def _arcs_allowed(self, arcs: Arcs, top: int, first: int) -> list[str]:
+    def _arcs_allowed(self, c, top: int, first: int) -> list[str]:
         """LEFT-ARC and RIGHT-ARC between the top of the (active) stack and the first of β."""
-        if self.acyclicity and component(arcs, top) == component(arcs, first):
+        arcs = c.arcs
+        if self.acyclicity and connected(c, top, first):
             return []
         moves = []
         if arcs.heads[first] == -1:
@@ -115,8 +112,10 @@ class _Constraints:
             c.stack.pop()
         elif name == RA:
             c.arcs.add(c.stack[-1], c.buffer[-1], label)
+            join(c.parent, c.stack[-1], c.buffer[-1])
         elif name == LA:
             c.arcs.add(c.buffer[-1], c.stack[-1], label)
+            join(c.parent, c.buffer[-1], c.stack[-1])
         else:
             raise ValueError(f"{self.name} has no transition {name}")
 
@@ -138,28 +137,28 @@ class Planar(_Constraints):
         self.connectedness = connectedness
 
     def initial(self, n: int) -> PlanarConfiguration:
-        return PlanarConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
+        return PlanarConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n), list(range(n + 1)))
 
     def allowed(self, c: PlanarConfiguration) -> list[str]:
         top, first, arcs = c.stack[-1], c.buffer[-1], c.arcs
         moves = [SH] if self._may_shift(c) else []
         if self._may_reduce(arcs, top) and self._connected_on_reduce(c):
             moves.append(RE)
-        return moves + self._arcs_allowed(arcs, top, first)
+        return moves + self._arcs_allowed(c, top, first)
 
     def _may_shift(self, c: PlanarConfiguration) -> bool:
         """With full connectedness, the last word is shifted only once it is connected to word 1."""
         if self.connectedness != "full" or len(c.buffer) != 1:
             return True
-        return component(c.arcs, 1) == component(c.arcs, c.buffer[-1])
+        return connected(c, 1, c.buffer[-1])
 
     def _connected_on_reduce(self, c: PlanarConfiguration) -> bool:
         """With connectedness, the top is reduced only if connected to the first of β or to the
         node below it on the stack."""
         if self.connectedness == "none":
             return True
-        part = component(c.arcs, c.stack[-1])
-        return part == component(c.arcs, c.buffer[-1]) or (len(c.stack) > 1 and part == component(c.arcs, c.stack[-2]))
+        top = c.stack[-1]
+        return connected(c, top, c.buffer[-1]) or (len(c.stack) > 1 and connected(c, top, c.stack[-2]))
 
     def apply(self, c: PlanarConfiguration, name: str, label: str | None = None) -> None:
         if name == SH:
@@ -186,13 +185,15 @@ class Planar(_Constraints):
 @dataclass(slots=True)
 class TwoPlanarConfiguration:
     """The two stacks, each with its top last, ``active`` the index of the active one; β with its
-    first node last; the last transition (no SWITCH after a SWITCH); the oracle's plane for
-    each gold arc it has decided, and the gold arcs crossing each, by dependent."""
+    first node last; the union-find forest of the partial graph's connected parts; the last
+    transition (no SWITCH after a SWITCH); the oracle's plane for each gold arc it has decided,
+    and the gold arcs crossing each, by dependent."""
 
     stacks: tuple[list[int], list[int]]
     active: int
     buffer: list[int]
     arcs: Arcs
+    parent: list[int]
     last: str | None = None
     planes: dict[int, int] = field(default_factory=dict)
     crossings: list[list[int]] | None = None
@@ -222,7 +223,7 @@ class TwoPlanar(_Constraints):
         self.reduce_on_switch = reduce_on_switch
 
     def initial(self, n: int) -> TwoPlanarConfiguration:
-        return TwoPlanarConfiguration(([0], [0]), 0, list(range(n, 0, -1)), Arcs.empty(n))
+        return TwoPlanarConfiguration(([0], [0]), 0, list(range(n, 0, -1)), Arcs.empty(n), list(range(n + 1)))
 
     def allowed(self, c: TwoPlanarConfiguration) -> list[str]:
         top, arcs = c.stack[-1], c.arcs
@@ -234,7 +235,7 @@ class TwoPlanar(_Constraints):
             moves.append(SW_)
         if self._may_reduce(arcs, top):
             moves.append(RE)
-        return moves + self._arcs_allowed(arcs, top, c.buffer[-1])
+        return moves + self._arcs_allowed(c, top, c.buffer[-1])
 
     def apply(self, c: TwoPlanarConfiguration, name: str, label: str | None = None) -> None:
         if name == SH:
@@ -332,7 +333,9 @@ def crossings(heads: list[int]) -> list[list[int]]:
 def _crossing_pairs(heads: list[int]) -> list[tuple[int, int]]:
     """Every pair of crossing arcs (by dependent), in time proportional to their number (plus a
     sort): arcs as spans swept from left to right; when a span (a, b) ends, the spans begun
-    inside it that end after b are the ones crossing it."""
+    inside it that end after b are the ones crossing it. An ended span is taken out of the
+    open ones by bisection (not by going over them all: a word with a dependent in every
+    stretch of a long sentence keeps hundreds open)."""
     n = len(heads) - 1
     ending: list[list[int]] = [[] for _ in range(n + 1)]
     starting: list[list[int]] = [[] for _ in range(n + 1)]
@@ -345,8 +348,8 @@ def _crossing_pairs(heads: list[int]) -> list[tuple[int, int]]:
         for d in ending[position]:
             after = bisect_right(begun, (min(d, heads[d]), n + 1))
             pairs.extend((d, other) for _, other in begun[after:] if max(other, heads[other]) > position)
-        if ending[position]:
-            begun = [(s, d) for s, d in begun if max(d, heads[d]) != position]
+        for d in ending[position]:
+            del begun[bisect_left(begun, (min(d, heads[d]), d))]
         for d in starting[position]:
             insort(begun, (position, d))
     return pairs
