@@ -44,8 +44,17 @@ def test_libsvm_class_weights_by_name(tmp_path):
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "configs").glob("*.yaml")), ids=lambda p: p.name)
-def test_shipped_configs_load(path):
-    load_config(str(path))
+def test_shipped_configs_say_what_their_names_say(path, tmp_path):
+    """Each shipped config is named ALGORITHM-LEARNER (maltparser-defaults.yaml: every option at
+    MaltParser 1.9.2's default; nivre2008-libsvm.yaml: the paper's settings, tested below), sets
+    what its name says, and reads back the same from what `maltpy config` prints of it."""
+    c = load_config(str(path))
+    if path.stem == "maltparser-defaults":
+        assert c == default_config()
+    elif path.stem != "nivre2008-libsvm":
+        algorithm, learner = path.stem.split("-")
+        assert (c.singlemalt.parsing_algorithm, c.guide.learner) == (algorithm, learner)
+    assert load_config(write(tmp_path, dump_config(c))) == c
 
 
 def test_the_papers_config():
