@@ -34,7 +34,8 @@ from math import comb
 import numpy as np
 
 from .features.functions import NULL_SYMBOLS
-from .features.spec import COLUMNS, FAMILY, Address, Feature
+from .features.spec import COLUMNS, Address, Feature
+from .transition import SYSTEMS
 from .transition.base import LA, RA, RE, SH, Arcs
 from .transition.nivre import NivreConfiguration
 
@@ -762,7 +763,7 @@ class BatchLearner(_Arrays):
 
 def covered(config, feature_model) -> bool:
     """Does the arrays form cover this configuration and feature model?"""
-    if FAMILY[config.singlemalt.parsing_algorithm] != "nivre" or not feature_model.plain:
+    if SYSTEMS[config.singlemalt.parsing_algorithm].family != "nivre" or not feature_model.plain:
         return False
     if config.guide.data_split_column is not None:
         column, structure = config.guide.data_split_column, config.guide.data_split_structure
