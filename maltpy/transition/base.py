@@ -2,7 +2,7 @@
 
 A transition is a pair (name, label): ``("SH", None)``, ``("LA", "nsubj")``. The names are
 MaltParser's: SH shift, RE reduce, LA left-arc, RA right-arc, NA no-arc, SW swap. A system
-(nivre.py, covington.py, stack.py) offers the same small interface, after Parsito's shape:
+(nivre.py, covington.py, stack.py, planar.py) offers the same small interface, after Parsito's shape:
 
     system.initial(n)               -> configuration for a sentence of n words
     system.is_terminal(c)           -> bool
@@ -11,6 +11,8 @@ MaltParser's: SH shift, RE reduce, LA left-arc, RA right-arc, NA no-arc, SW swap
     system.allowed(c)               -> the names of the transitions whose preconditions hold
     system.apply(c, name, label)
     system.oracle(c, gold)          -> (name, label): the static oracle's transition
+    system.default(c, root_label)   -> (name, label): MaltParser's move when no ranked class
+                                       is allowed
 
 and ``finish(c.arcs, root_label)`` turns a terminal configuration into a tree. Each system class
 derives from ``TransitionSystem``, which names the facts it carries for the rest of maltpy.
