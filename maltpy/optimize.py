@@ -72,8 +72,8 @@ SMALL_FOLDS = 5
 HOLDOUT = 0.2  # the share held out of the training file by default
 #: Phase 2 takes the best algorithm and root options: any gain counts (a tie keeps the default).
 ROOT_GAIN = 0.0001
-#: The order the algorithms are tried in (phase 2), the projective ones first; an algorithm not
-#: named here comes after these.
+#: The order the algorithms are tried in (phase 2): the projective ones first, each kind in this
+#: order; an algorithm not named here comes after those of its kind.
 TRIAL_ORDER = ("nivreeager", "nivrestandard", "stackproj", "covproj", "stacklazy", "stackeager", "covnonproj",
                "2planar", "planar")  # fmt: skip
 MARKINGS = ("head", "path", "head+path", "baseline")
@@ -127,7 +127,8 @@ class Analysis:
     def algorithms(self) -> tuple[str, ...]:
         """The algorithms to try: the projective ones always; the non-projective ones where the
         treebank has non-projective arcs (as MaltOptimizer's phase 1 proposes)."""
-        order = [*TRIAL_ORDER, *(name for name in SYSTEMS if name not in TRIAL_ORDER)]
+        names = [*TRIAL_ORDER, *(name for name in SYSTEMS if name not in TRIAL_ORDER)]
+        order = sorted(names, key=lambda name: not SYSTEMS[name].projective)
         return tuple(name for name in order if SYSTEMS[name].projective or self.nonprojective_arcs)
 
     def as_dict(self) -> dict[str, Any]:

@@ -209,6 +209,8 @@ def test_data_analysis_of_a_real_treebank():
     assert analysis.tokens == sum(len(s) for s in counted)
     assert analysis.nonprojective_sentences == sum(not is_projective(s.heads) for s in counted)
     assert analysis.nonprojective_arcs == sum(len(nonprojective_arcs(s.heads)) for s in counted) > 0
+    tried = analysis.algorithms()  # every algorithm, the projective ones first
+    assert sorted(tried) == sorted(SYSTEMS) and tried[:4] == ("nivreeager", "nivrestandard", "stackproj", "covproj")
     assert analysis.uses("FEATS") and analysis.uses("LEMMA") and not analysis.uses("CPOSTAG")
     assert sum(analysis.root_labels.values()) >= analysis.sentences
 
