@@ -7,11 +7,7 @@ few array operations instead of a Python dictionary look-up per feature:
 - A token's column values are turned into symbol numbers once, when its sentence enters the
   batch (one dictionary look-up per token and column read by the model).
 - The configurations of the batch keep their stacks, buffers and partial trees in flat arrays,
-  one stretch per sentence from ``offset[b]`` (its nodes 0..n, or its stack's places). The
-  buffer is its front ``front[b]`` followed by the words ``rest[b]..n[b]`` (in arc-eager
-  ``front + 1``; arc-standard's RIGHT-ARC puts the head back in front, and the end phase's
-  UNSHIFT puts the top back in front of an empty buffer, ``rest`` past ``n``); ``heads``,
-  ``labels`` (class numbers), ``ldep`` and ``rdep`` per node.
+  and move by the arrays form of their system (``transition.nivre_arrays``).
 - An address is a gather over those arrays; a feature value is a symbol; a classifier's column
   is a gather over a table from symbols to columns (a Merge's through the sorted codes of its
   parts' symbol tuples).
@@ -34,12 +30,12 @@ from math import comb
 import numpy as np
 
 from .features.functions import NULL_SYMBOLS
-from .features.spec import COLUMNS, FAMILY, Address, Feature
-from .transition.base import LA, RA, RE, SH, Arcs
+from .features.spec import COLUMNS, Address, Feature
+from .transition import SYSTEMS, system_for
+from .transition.base import LA, RA, SH
 from .transition.nivre import NivreConfiguration
+from .transition.nivre_arrays import ARRAYS_FORMS, MOVES, SHIFT, NivreConfigurations, NivreGold, arrays_form
 
-MOVES = (SH, RE, RA, LA)
-_SH, _RE, _RA, _LA, _USH = range(5)  # USH: UNSHIFT of the end phase (nivre.py), never a class
 _ADDRESSES = ("head", "ldep", "rdep", "pred", "succ")
 UNKNOWN = 0  # the symbol of a value no table knows
 MAX_MERGE_SPLITS = 1 << 22  # cuts of a model's Merge keys into parts (real models: one per key)
@@ -193,15 +189,10 @@ class _Classifier:
         self.transitions = [(name, number) for (name, _), number in zip(moves, model.labels)]
 
 
-class _Arrays:
+class _Arrays(NivreConfigurations):
     """A batch of Nivre configurations in arrays, with the addresses and values of features."""
 
     def __init__(self, config) -> None:
-        self.eager = config.singlemalt.parsing_algorithm == "nivreeager"
-        self.allow_root = config.nivre.allow_root
-        self.allow_reduce = config.nivre.allow_reduce
-        self.tree = False  # the end phase (nivre.py: arc-eager's enforce_tree, or one_root), set for a parse
-        self.one_root = False  # the root's one dependent (graph.single_root), with the end phase
         self.symbols = _Symbols(config.singlemalt.null_value)
         self.address_numbers, self.addresses = {}, []
         self.value_numbers, self.value_plan = {}, []
@@ -211,14 +202,7 @@ class _Arrays:
     def _start(self, sentences: list, grow: bool = False) -> None:
         """The initial configurations of the sentences; their tokens' values as symbols (new
         values get new symbols if ``grow``, else the unknown one)."""
-        B = len(sentences)
-        lengths = np.array([len(s) for s in sentences], dtype=np.int64)
-        # Each sentence has places offset..offset+n+1 in every node array: nodes 0..n and one
-        # place past the end (the stack's places are the same).
-        self.offset = np.zeros(B, dtype=np.int64)
-        np.cumsum(lengths[:-1] + 2, out=self.offset[1:])
-        size = int(lengths.sum()) + 2 * B
-        self.n = lengths
+        self.start(np.array([len(s) for s in sentences], dtype=np.int64))
         self.values = {}
         for column in self.input_columns:
             source = f"IN{column}"
@@ -234,25 +218,6 @@ class _Arrays:
                     codes.extend([get(w[column], UNKNOWN) for w in s.words])
                 codes.append(UNKNOWN)
             self.values[column] = np.array(codes, dtype=np.int64)
-        self.stack = np.zeros(size, dtype=np.int64)
-        self.depth = np.ones(B, dtype=np.int64)
-        self.end = np.zeros(B, dtype=bool)  # the tree constraint's end phase: the buffer has been emptied
-        self.front = np.ones(B, dtype=np.int64)
-        self.rest = np.full(B, 2, dtype=np.int64)
-        self.heads = np.full(size, -1, dtype=np.int64)
-        self.labels = np.full(size, -1, dtype=np.int64)
-        self.ldep = np.full(size, -1, dtype=np.int64)
-        self.rdep = np.full(size, -1, dtype=np.int64)
-
-    def _unfinished(self, rows: np.ndarray) -> np.ndarray:
-        """The rows not terminal: the buffer holds a word (or, under the tree constraint, the
-        stack holds more than the root)."""
-        if self.tree:
-            return rows[(self.front[rows] <= self.n[rows]) | (self.depth[rows] > 1)]
-        return rows[self.front[rows] <= self.n[rows]]
-
-    def _top(self, rows: np.ndarray) -> np.ndarray:
-        return self.stack[self.offset[rows] + self.depth[rows] - 1]
 
     # --- addresses and values --------------------------------------------------------------------
 
@@ -334,112 +299,6 @@ class _Arrays:
         own = np.where(label >= 0, self.label_symbol[np.maximum(label, 0)], no_value)
         return np.where(x > 0, own, np.where(x < 0, no_node, root))
 
-    # --- transitions ---------------------------------------------------------------------------
-
-    def _allowed(self, rows: np.ndarray) -> np.ndarray:
-        """Which of SH, RE, RA, LA each row allows (nivre.py's ``allowed``)."""
-        top = self._top(rows)
-        at_root = top == 0
-        headless = self.heads[self.offset[rows] + top] == -1
-        ok = np.zeros((len(rows), 4), dtype=bool)
-        ok[:, _SH] = True
-        ok[:, _RA] = ~at_root | self.allow_root
-        if self.eager:
-            ok[:, _LA] = ~at_root & headless
-            ok[:, _RE] = ~at_root & (~headless | self.allow_reduce)
-        else:
-            ok[:, _LA] = ~at_root
-        if self.tree:
-            end = self.end[rows]
-            ok[:, _SH] = ~end
-            ok[:, _RA] |= end
-            if self.one_root and self.eager:  # the root has its one dependent
-                rooted = self.rdep[self.offset[rows]] >= 0
-                ok[:, _RA] &= ~(at_root & rooted)
-                buffer = self.front[rows] <= self.n[rows]
-                ok[:, _RE] &= ~(rooted & (self.depth[rows] == 2) & buffer)
-            elif self.one_root:  # arc-standard: the root's dependent is the buffer's last word
-                ok[:, _RA] &= ~at_root | (self.rest[rows] > self.n[rows])
-        return ok
-
-    def _deterministic(self, rows: np.ndarray, record=None) -> None:
-        """MaltParser's moves made without the classifier: SHIFT while the root is on top
-        and ``allow_root`` is off (outside the end phase); under the tree constraint, with the
-        buffer empty, REDUCE of a top with a head and UNSHIFT of one without."""
-        if self.allow_root and not self.tree:
-            return
-        while True:
-            now = self._unfinished(rows)
-            move = np.full(len(now), -1)
-            if not self.allow_root:
-                move[(self._top(now) == 0) & ~self.end[now]] = _SH
-            if self.tree:  # only the rows whose buffer is empty, few
-                emptied = np.flatnonzero(self.front[now] > self.n[now])
-                rows_emptied = now[emptied]
-                headless = self.heads[self.offset[rows_emptied] + self._top(rows_emptied)] == -1
-                move[emptied] = np.where(headless, _USH, _RE)
-            chosen = move >= 0
-            now, move = now[chosen], move[chosen]
-            if not len(now):
-                return
-            if record is not None:
-                record(now)
-            self._apply(now, move, np.full(len(now), -1))
-
-    def _apply(self, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
-        """Apply one move to each row (nivre.py's ``apply``, for both systems)."""
-        if not len(rows):
-            return
-        offset = self.offset[rows]
-        depth = self.depth[rows]
-        top = self._top(rows)
-        front = self.front[rows]
-        rest = self.rest[rows]
-        la, ra = move == _LA, move == _RA
-        # the arcs: LEFT-ARC front -> top, RIGHT-ARC top -> front
-        head = np.where(la, front, top)
-        dep = np.where(la, top, front)
-        arc = la | ra
-        if arc.any():
-            h, d, o = head[arc], dep[arc], offset[arc]
-            self.heads[o + d] = h
-            self.labels[o + d] = label[arc]
-            left = d < h
-            hl, dl = (o + h)[left], d[left]
-            old = self.ldep[hl]
-            self.ldep[hl] = np.where((old < 0) | (dl < old), dl, old)
-            hr, dr = (o + h)[~left], d[~left]
-            old = self.rdep[hr]
-            self.rdep[hr] = np.where(dr > old, dr, old)
-        if self.eager:
-            push = (move == _SH) | ra
-            pop = la | (move == _RE)
-            unshift = move == _USH  # the top back to the (empty) buffer: front top, no rest
-            self.stack[(offset + depth)[push]] = front[push]
-            self.depth[rows] = depth + push - pop - unshift
-            self.front[rows[push]] = rest[push]
-            self.rest[rows[push]] = rest[push] + 1
-            if unshift.any():
-                self.front[rows[unshift]] = top[unshift]
-                self.rest[rows[unshift]] = self.n[rows[unshift]] + 1
-            if self.tree:
-                self.end[rows[push & (rest > self.n[rows])]] = True
-            return
-        # arc-standard: SHIFT pushes the front; RIGHT-ARC moves the top back to the front
-        # (the root stays, and the buffer moves on); LEFT-ARC pops.
-        shift = move == _SH
-        back = ra & (top != 0)
-        advance = shift | (ra & (top == 0))
-        unshift = move == _USH  # the top back to the (empty) buffer, as RIGHT-ARC's back move
-        self.stack[(offset + depth)[shift]] = front[shift]
-        self.depth[rows] = depth + shift - la - back - unshift
-        self.front[rows[back | unshift]] = top[back | unshift]
-        self.rest[rows[unshift]] = self.n[rows[unshift]] + 1
-        self.front[rows[advance]] = rest[advance]
-        self.rest[rows[advance]] = rest[advance] + 1
-        if self.tree:
-            self.end[rows[advance & (rest > self.n[rows])]] = True
-
 
 class BatchParser(_Arrays):
     """The arrays form of ``Model._parse_batch`` for the models ``supports`` accepts."""
@@ -464,6 +323,9 @@ class BatchParser(_Arrays):
         config = model.config
         super().__init__(config)
         self.model = model
+        #: the arrays form of the model's transition system, without and with the single-root
+        #: constraint (``Model.system``, ``Model.rooted_system``); ``parse`` picks one
+        self.forms = (arrays_form(model.system), arrays_form(model.rooted_system))
         symbols = self.symbols
         features = [s.feature for s in model.feature_model.specs]
         guide = model.guide
@@ -509,18 +371,17 @@ class BatchParser(_Arrays):
         are left as their configurations (``configuration``), for the caller to finish one by
         one: a step in arrays costs about as much for one sentence as for a thousand, so a long
         sentence left alone would pay it for each of its transitions."""
-        self.one_root = one_root
-        self.tree = one_root or (self.eager and self.model.config.nivre.enforce_tree)
+        self.system = system = self.forms[one_root]
         self._start(sentences)
         active = np.arange(len(sentences))
         texts = [*label_texts, None, root_label]  # None for the root, root_label: -1, default_label
         while len(active) >= max(narrow, 1):
-            self._deterministic(active)
-            active = self._unfinished(active)
+            system.deterministic(self, active)
+            active = system.unfinished(self, active)
             if not len(active):
                 break
             self._step(active)
-            active = self._unfinished(active)
+            active = system.unfinished(self, active)
         heads = np.where(self.heads < 0, 0, self.heads)
         heads[self.offset] = -1
         labels = self.labels.copy()
@@ -531,21 +392,6 @@ class BatchParser(_Arrays):
         for b in active.tolist():
             trees[b] = self.configuration(b, texts)
         return trees
-
-    def configuration(self, b: int, texts: list) -> NivreConfiguration:
-        """Row b's configuration as ``transition.nivre`` holds it (labels: the texts of the class
-        numbers, ``texts``)."""
-        o, n = int(self.offset[b]), int(self.n[b])
-        heads = self.heads[o : o + n + 1].tolist()
-        labels = [texts[k] if k >= 0 else None for k in self.labels[o : o + n + 1].tolist()]
-        arcs = Arcs(heads, labels, [[] for _ in heads], [[] for _ in heads])
-        for d, h in enumerate(heads):  # dependents in word order, as Arcs.add keeps them
-            if h >= 0:
-                (arcs.left[h] if d < h else arcs.right[h]).append(d)
-        front, rest = int(self.front[b]), int(self.rest[b])
-        buffer = list(range(n, rest - 1, -1)) + ([front] if front <= n else [])
-        stack = self.stack[o : o + int(self.depth[b])].tolist()
-        return NivreConfiguration(stack, buffer, arcs, bool(self.end[b]))
 
     def _step(self, rows: np.ndarray) -> None:
         if self.split is None:
@@ -573,10 +419,10 @@ class BatchParser(_Arrays):
     def _choose(self, classifier: _Classifier, rows: np.ndarray, scores: np.ndarray, best: np.ndarray) -> None:
         """Apply each row's best class where allowed; the others go through the ranked fallback."""
         move = classifier.move[best]
-        allowed = self._allowed(rows)[np.arange(len(rows)), move]
+        allowed = self.system.allowed(self, rows)[np.arange(len(rows)), move]
         if len(classifier.move) < 2:
             allowed[:] = False
-        self._apply(rows[allowed], move[allowed], classifier.label[best[allowed]])
+        self.system.apply(self, rows[allowed], move[allowed], classifier.label[best[allowed]])
         for k in np.flatnonzero(~allowed).tolist():
             self._fallback(int(rows[k]), classifier, scores[k])
 
@@ -584,7 +430,7 @@ class BatchParser(_Arrays):
         """MaltParser's ranked choice for one configuration (see ``Model._apply_ranked``): the
         best-ranked allowed class, or without a classifier the model's first class if allowed;
         else the nivre systems' default move, SHIFT."""
-        ok = self._allowed(np.array([b]))[0]
+        ok = self.system.allowed(self, np.array([b]))[0]
         allowed = [MOVES[k] for k in range(4) if ok[k]]
         if classifier is None:
             candidates = [(self.model.classes.items[0][0], 0)]
@@ -593,7 +439,7 @@ class BatchParser(_Arrays):
         default = (RA, self.default_label) if self.end[b] else (SH, -1)  # nivre.py's default
         name, number = next(((n, k) for n, k in candidates if n in allowed), default)
         label = number if name in (LA, RA) else -1
-        self._apply(np.array([b]), np.array([MOVES.index(name)]), np.array([label]))
+        self.system.apply(self, np.array([b]), np.array([MOVES.index(name)]), np.array([label]))
 
 
 @dataclass
@@ -618,6 +464,7 @@ class BatchLearner(_Arrays):
 
     def __init__(self, config, feature_model) -> None:
         super().__init__(config)
+        self.system = arrays_form(system_for(config, learning=True))
         self.features = [s.feature for s in feature_model.specs]
         self.deprel_of = feature_model.deprel_of
         self.value_numbers_of = [self._plan(list(f.args) if f.name in ("Merge", "Merge3") else [f])
@@ -633,44 +480,27 @@ class BatchLearner(_Arrays):
     def replay(self, golds: list[tuple[list[int], list[str]]], sentences: list) -> Replay:
         """Replay the oracle over gold trees (heads and labels, index 0 the root's) of ``sentences``."""
         self._start(sentences, grow=True)
-        size = len(self.heads)
-        gold_head = np.full(size, -1, dtype=np.int64)
-        gold_label = np.full(size, -1, dtype=np.int64)
-        for o, (heads, labels) in zip(self.offset.tolist(), golds):
-            gold_head[o : o + len(heads)] = heads
-            gold_label[o + 1 : o + len(heads)] = [self._label_code(t) for t in labels[1:]]
-        gold_head[self.offset] = -1
-        # each node's leftmost left and rightmost right gold dependent (-1: none)
-        dependent = np.flatnonzero(gold_head >= 0)
-        owner = np.repeat(self.offset, self.n + 2)[dependent]
-        head, position = gold_head[dependent], dependent - owner
-        left = position < head
-        self.gold_ldep = np.full(size, size, dtype=np.int64)
-        np.minimum.at(self.gold_ldep, (owner + head)[left], position[left])
-        self.gold_ldep[self.gold_ldep == size] = -1
-        self.gold_rdep = np.full(size, -1, dtype=np.int64)
-        np.maximum.at(self.gold_rdep, (owner + head)[~left], position[~left])
-        self.gold_head, self.gold_label = gold_head, gold_label
-
+        gold = NivreGold(self, golds, self._label_code)
         steps: list[tuple] = []  # (rows, step, moves, labels, values; None for deterministic moves)
         step = 0
         active = np.arange(len(sentences))
+        system = self.system
 
         def deterministic(rows):
-            steps.append((rows, np.full(len(rows), step), np.full(len(rows), _SH), np.full(len(rows), -1), None))
+            steps.append((rows, np.full(len(rows), step), np.full(len(rows), SHIFT), np.full(len(rows), -1), None))
 
         while len(active):
-            self._deterministic(active, deterministic)
+            system.deterministic(self, active, deterministic)
             step += 1
-            active = self._unfinished(active)
+            active = system.unfinished(self, active)
             if not len(active):
                 break
             values = self._values(active, self.needs)
-            move, label = self._oracle(active)
+            move, label = system.oracle(self, gold, active)
             steps.append((active, np.full(len(active), step), move, label, values))
-            self._apply(active, move, label)
+            system.apply(self, active, move, label)
             step += 1
-            active = self._unfinished(active)
+            active = system.unfinished(self, active)
         return self._in_order(steps)
 
     def _label_code(self, text: str) -> int:
@@ -681,29 +511,6 @@ class BatchLearner(_Arrays):
             symbol = self.symbols.add("OUT", text if self.deprel_of is None else self.deprel_of[text])
             self.label_symbol = np.append(self.label_symbol, symbol)
         return code
-
-    def _oracle(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The static oracle's move and label code for each row (nivre.py's ``oracle``)."""
-        o = self.offset[rows]
-        i, j = self._top(rows), self.front[rows]
-        head_i, head_j = self.gold_head[o + i], self.gold_head[o + j]
-        move = np.full(len(rows), _SH)
-        label = np.full(len(rows), -1)
-        la = (i != 0) & (head_i == j)
-        ra = ~la & (head_j == i)
-        if self.eager:
-            undecided = ~la & ~ra
-            if not self.allow_reduce:
-                undecided &= self.heads[o + i] != -1
-            leftmost = self.gold_ldep[o + j]
-            reduce = undecided & (leftmost > -1) & (leftmost < i)
-            reduce |= undecided & (head_j < i) & ((head_j != 0) | self.allow_root)
-            move[reduce] = _RE
-        else:
-            ra &= self.gold_rdep[o + j] == self.rdep[o + j]
-        move[la], label[la] = _LA, self.gold_label[(o + i)[la]]
-        move[ra], label[ra] = _RA, self.gold_label[(o + j)[ra]]
-        return move, label
 
     def _in_order(self, steps: list[tuple]) -> Replay:
         rows = np.concatenate([s[0] for s in steps])
@@ -762,7 +569,7 @@ class BatchLearner(_Arrays):
 
 def covered(config, feature_model) -> bool:
     """Does the arrays form cover this configuration and feature model?"""
-    if FAMILY[config.singlemalt.parsing_algorithm] != "nivre" or not feature_model.plain:
+    if SYSTEMS[config.singlemalt.parsing_algorithm] not in ARRAYS_FORMS or not feature_model.plain:
         return False
     if config.guide.data_split_column is not None:
         column, structure = config.guide.data_split_column, config.guide.data_split_structure

@@ -924,7 +924,7 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
         "2planar": 0,
         **({"lifted_sentences": 0, "lifted_arcs": 0} if pproj.active else {}),
         "rebuilt": 0,
-        **({f"rebuilt_{system.name}": 0} if system.name in PLANAR_CLASSES else {}),
+        **({f"rebuilt_{system.name}": 0} if system.planar else {}),
         "transitions": 0,
         "swaps": 0,
     }
@@ -988,18 +988,15 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
             else ""
         )
         + f"rebuilt exactly        {stats['rebuilt']}{share('rebuilt')}\n"
-        + "".join(
-            f"rebuilt, {name:<14}{stats[key]} of {stats[name]}\n"
-            for name in PLANAR_CLASSES
-            if (key := f"rebuilt_{name}") in stats
+        + (
+            f"rebuilt, {system.name:<14}{stats[f'rebuilt_{system.name}']} of {stats[system.name]}\n"
+            if system.planar
+            else ""
         )
         + f"transitions            {stats['transitions']}\n"
         f"transitions per token  {stats['transitions_per_token']}\n"
         f"swaps                  {stats['swaps']}"
     )
-
-
-PLANAR_CLASSES = ("planar", "2planar")  # the systems that rebuild the trees of a class of their name
 
 
 def _pproj_options(command: Callable) -> Callable:

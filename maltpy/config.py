@@ -27,10 +27,8 @@ from .conll import valid_label
 from .errors import MaltpyError, cut
 from .files import read_file
 from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARK_CHARACTERS, MARKING_STRATEGIES, Encoding
+from .transition import SYSTEMS
 
-ALGORITHMS = (
-    "nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy", "planar", "2planar",
-)  # fmt: skip
 LEARNERS = ("liblinear", "libsvm", "knn")
 
 #: ``maltpy optimize``'s defaults (here, where the command line reads them without loading the search):
@@ -169,7 +167,7 @@ class Option:
 
 
 OPTIONS: dict[tuple[str, str], Option] = {
-    ("singlemalt", "parsing_algorithm"): Option("choice", "a", "parsing algorithm", ALGORITHMS),
+    ("singlemalt", "parsing_algorithm"): Option("choice", "a", "parsing algorithm", tuple(SYSTEMS)),
     ("singlemalt", "null_value"): Option(
         "choice", "nv", "how feature null values are told apart", ("none", "one", "rootnode", "novalue")
     ),

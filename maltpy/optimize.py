@@ -60,8 +60,8 @@ from .conll import ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, counted, cut
 from .evaluate import attachment_scores
 from .features import load_feature_model
-from .features.spec import FAMILY
 from .files import atomic_output, check_output_path, make_folder, read_conll
+from .transition import SYSTEMS
 from .tree import is_projective, nonprojective_arcs
 
 LOG_VERSION = 1
@@ -72,8 +72,10 @@ SMALL_FOLDS = 5
 HOLDOUT = 0.2  # the share held out of the training file by default
 #: Phase 2 takes the best algorithm and root options: any gain counts (a tie keeps the default).
 ROOT_GAIN = 0.0001
-PROJECTIVE = ("nivreeager", "nivrestandard", "stackproj", "covproj")
-NONPROJECTIVE = ("stacklazy", "stackeager", "covnonproj", "2planar", "planar")
+#: The order the algorithms are tried in (phase 2): the projective ones first, each kind in this
+#: order; an algorithm not named here comes after those of its kind.
+TRIAL_ORDER = ("nivreeager", "nivrestandard", "stackproj", "covproj", "stacklazy", "stackeager", "covnonproj",
+               "2planar", "planar")  # fmt: skip
 MARKINGS = ("head", "path", "head+path", "baseline")
 LIBLINEAR_C = (0.01, 0.025, 0.05, 0.1, 0.2, 0.4, 0.8)
 LIBSVM_C = (0.25, 0.5, 1.0, 2.0)
@@ -125,7 +127,9 @@ class Analysis:
     def algorithms(self) -> tuple[str, ...]:
         """The algorithms to try: the projective ones always; the non-projective ones where the
         treebank has non-projective arcs (as MaltOptimizer's phase 1 proposes)."""
-        return PROJECTIVE + (NONPROJECTIVE if self.nonprojective_arcs else ())
+        names = [*TRIAL_ORDER, *(name for name in SYSTEMS if name not in TRIAL_ORDER)]
+        order = sorted(names, key=lambda name: not SYSTEMS[name].projective)
+        return tuple(name for name in order if SYSTEMS[name].projective or self.nonprojective_arcs)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -220,7 +224,7 @@ def feature_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[s
     The space is MaltOptimizer's (part-of-speech and word-form windows, lemma and morphology of the
     focus words, structure around them, conjunctions of tags, forms and labels, distance and
     valency), plus the suffixes of the issue; the windows follow each family's addresses."""
-    family = FAMILY[algorithm]
+    family = SYSTEMS[algorithm].family
     a, b = FOCUS[family]
     context = CONTEXT[family]
     tag, other = analysis.tag, analysis.other_tag
@@ -281,7 +285,7 @@ FURTHER = {
 def wider_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[str]]]:
     """The candidates of the rounds after the first (when the budget allows them): the windows
     one or two words wider, lexical and morphological pairs, and one step deeper in the tree."""
-    family = FAMILY[algorithm]
+    family = SYSTEMS[algorithm].family
     a, b = FOCUS[family]
     context, further = CONTEXT[family], FURTHER[family]
     tag = analysis.tag
@@ -832,7 +836,7 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[R
     best = max(scored, key=lambda r: r.las)  # max keeps the first of equals: the list's order
     notes = [f"{best.setting.algorithm} of {len(scored)} algorithms"]
     if analysis.nonprojective_arcs:
-        projective = sorted((r for r in scored if r.setting.algorithm in PROJECTIVE), key=lambda r: -r.las)[:2]
+        projective = sorted((r for r in scored if SYSTEMS[r.setting.algorithm].projective), key=lambda r: -r.las)[:2]
         lifted = [r.setting.changed(pproj={"marking_strategy": m}) for r in projective for m in MARKINGS]
         names = [f"{r.setting.algorithm} -pp {m}" for r in projective for m in MARKINGS]
         for r, name in zip(search.evaluate(lifted, names), names):
@@ -850,7 +854,7 @@ def root_options(setting: Setting) -> list[tuple[str, Callable[[Setting], Settin
     """The options MaltOptimizer tries after choosing the algorithm: how the root takes its
     dependents, REDUCE and SHIFT, and for a pseudo-projective encoding its covered roots and
     lifting order."""
-    family = FAMILY[setting.algorithm]
+    family = SYSTEMS[setting.algorithm].family
     changes: list[tuple[str, Callable[[Setting], Setting]]] = []
     if family == "nivre":
         changes.append(("-nr false", lambda s: s.changed(nivre={"allow_root": False})))
@@ -920,7 +924,7 @@ def phase_learner(search: Search, best: Result, analysis: Analysis) -> tuple[Res
 
 def split_address(algorithm: str) -> str:
     """The address of the data split: the next input word (MaltParser's -s for each family)."""
-    return {"stack": "Lookahead[0]", "covington": "Right[0]"}.get(FAMILY[algorithm], "Input[0]")
+    return {"stack": "Lookahead[0]", "covington": "Right[0]"}.get(SYSTEMS[algorithm].family, "Input[0]")
 
 
 # --- output ------------------------------------------------------------------------------------

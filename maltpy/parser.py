@@ -47,16 +47,11 @@ from .learners.encoding import Instances
 from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
 from .sentences import as_sentence
 from .transition import SYSTEMS, system_for
-from .transition.base import LA, NA, RA, RE, SH, Gold, finish
-from .transition.planar import RB
+from .transition.base import LA, RA, Gold, finish
 from .tree import UD_ROOT_LABELS, RootCounts, RootLabels, is_projective, single_root
 from .vocabulary import Tally, Vocabulary, VocabularyCounter, Watch, python_warning
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
-FIRST_CLASS = {  # the class each algorithm registers first (MaltParser's default transition)
-    "nivreeager": RE, "nivrestandard": SH, "covproj": NA, "covnonproj": NA,
-    "stackproj": SH, "stackeager": SH, "stacklazy": SH, "planar": RE, "2planar": RB,
-}  # fmt: skip
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
 LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
 #: a longer gold tree is replayed configuration by configuration: in arrays it would take most of
@@ -151,7 +146,7 @@ class Model:
         #: the system with the single-root constraint, where it has one (Nivre's systems), for the
         #: sentences graph.single_root applies to; the others take its final step alone
         self.rooted_system = system_for(self.config, one_root=True)
-        if not getattr(self.rooted_system, "one_root", False):
+        if not self.rooted_system.one_root:
             self.rooted_system = self.system
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
         self._encoders: dict[str, Callable | None] = {}
@@ -290,8 +285,7 @@ class Model:
                 for k, a in zip(left, arcs):
                     trees[k] = finish(a, self.root_label)
             return trees
-        acyclic = getattr(system, "acyclicity", True)
-        return [finish(arcs, self.root_label, acyclic) for arcs in self._parse_one_by_one(batch, system)]
+        return [finish(arcs, self.root_label, system.acyclicity) for arcs in self._parse_one_by_one(batch, system)]
 
     def _parse_one_by_one(self, batch: list[Sentence], system, configs: list | None = None) -> list:
         """The batch's final arcs, each configuration moved by ``system``'s per-sentence
@@ -627,7 +621,7 @@ def learn(
         split_position = None
     value_order = {v: i for i, v in enumerate(dict.fromkeys(NULL_SYMBOLS[config.singlemalt.null_value]))}
     classes = Classes()
-    classes.add(FIRST_CLASS[algorithm])
+    classes.add(system.first_class)
     symbolic = LEARNERS[learner].symbolic
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or save_instances is not None)
     extract = fm.extract

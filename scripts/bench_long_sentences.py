@@ -32,8 +32,6 @@ from pathlib import Path
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 TREEBANK = Path("data") / "ud" / "UD_English-LinES" / "en_lines-ud"  # under the shared folder
-ALGORITHMS = ("nivreeager", "nivrestandard", "covproj", "covnonproj", "stackproj", "stackeager", "stacklazy",
-              "planar", "2planar")  # fmt: skip
 
 
 def long_sentence(sentences: list, tokens: int, shape: str = "chain"):
@@ -104,7 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--lengths", type=int, nargs="*", default=[1000, 10000, 50000])
-    parser.add_argument("--algorithms", nargs="*", default=list(ALGORITHMS))
+    parser.add_argument("--algorithms", nargs="*", help="the algorithms to bench (default: all)")
     parser.add_argument("--learner", default="liblinear")
     parser.add_argument("--option", default="", help='more flags for maltpy learn: --option="-pp head"')
     parser.add_argument("--shape", choices=("chain", "star"), default="chain")
@@ -114,6 +112,9 @@ def main() -> None:
     args = parser.parse_args()
     args.option = shlex.split(args.option)
     from maltpy.parser import Model
+    from maltpy.transition import SYSTEMS
+
+    args.algorithms = args.algorithms or list(SYSTEMS)
 
     treebank = args.shared / TREEBANK
     test = read(Path(f"{treebank}-test.conllu"))

@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from maltpy.config import ALGORITHMS
 from maltpy.conll import ConllReader
 from maltpy.parser import Model
+from maltpy.transition import SYSTEMS
 
 
 def maltpy(*args: object) -> bytes:
@@ -48,7 +48,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[2] / "shared")
     parser.add_argument("--conll18-script", type=Path)
-    parser.add_argument("--algorithms", nargs="*", default=list(ALGORITHMS))
+    parser.add_argument("--algorithms", nargs="*", default=list(SYSTEMS))
     parser.add_argument("--dev-as-train", action="store_true",
                         help="also the treebanks without a train file, learning on their dev file")  # fmt: skip
     args = parser.parse_args()

@@ -16,9 +16,11 @@ import pytest
 from conftest import DATA, EN_LINES_UD, long_sentence, requires_shared, run_maltpy
 
 from maltpy.api import learn
-from maltpy.batch import BatchLearner, BatchParser
+from maltpy.batch import BatchParser
 from maltpy.conll import ConllReader, format_sentence
 from maltpy.parser import Model
+from maltpy.transition import SYSTEMS
+from maltpy.transition.nivre_arrays import ARRAYS_FORMS
 
 TRAIN = DATA / "conllx" / "da_ddt-ud-dev.conllx"
 TEST = DATA / "conllx" / "da_ddt-ud-test.conllx"
@@ -246,8 +248,14 @@ def test_a_long_gold_tree_learns_to_the_same_model_without_steps_alone(tmp_path,
     train.write_text("".join(format_sentence(s) for s in [*test[:300], long_sentence(test, 3000), *test[300:400]]))
     model = tmp_path / "m.mpm"
     steps = []
-    oracle = BatchLearner._oracle
-    monkeypatch.setattr(BatchLearner, "_oracle", lambda self, rows: steps.append(len(rows)) or oracle(self, rows))
+    form = ARRAYS_FORMS[SYSTEMS[algorithm]]
+    oracle = form.oracle
+
+    def counted(self, c, gold, rows):
+        steps.append(len(rows))
+        return oracle(self, c, gold, rows)
+
+    monkeypatch.setattr(form, "oracle", counted)
     learn(train, algorithm=algorithm).save(model)
     assert 0 < len(steps) < 600  # the ordinary sentences' steps: the longest has 87 words
     slow = tmp_path / "slow.mpm"

@@ -7,7 +7,7 @@ from conftest import DATA, REFERENCE, ROOT, SHARED, SWEMALT, requires_shared
 
 from maltpy.config import load_config
 from maltpy.errors import MaltpyError
-from maltpy.features import DEFAULT_MODELS, FeatureModel, load_feature_model
+from maltpy.features import FeatureModel, load_feature_model
 from maltpy.features.functions import NOVALUE, NULL, ROOTNODE
 from maltpy.features.spec import COLUMNS, parse_feature, parse_feature_model, read_feature_model
 from maltpy.files import read_conll
@@ -47,10 +47,10 @@ def test_default_models_hold_maltparsers_features(learner, data_format):
         "planar": "PlanarEager",
         "2planar": "2PlanarEager",
     }
-    for algorithm, default in DEFAULT_MODELS.items():
+    for algorithm, system in SYSTEMS.items():
         ours = load_feature_model(None, algorithm, learner, data_format, "one")
         theirs = read_feature_model(
-            str(REFERENCE / "features" / learner / data_format / f"{xml_names[default]}.xml"), algorithm
+            str(REFERENCE / "features" / learner / data_format / f"{xml_names[system.feature_model]}.xml"), algorithm
         )
         assert [s.text for s in ours.specs] == [s.text for s in theirs]
 

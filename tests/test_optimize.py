@@ -18,7 +18,7 @@ import time
 import pytest
 from conftest import DATA, EXAMPLE, as_from_a_terminal, assert_one_line_error, requires_shared, run_maltpy
 
-from maltpy.config import ALGORITHMS, load_config
+from maltpy.config import load_config
 from maltpy.conll import ConllReader
 from maltpy.features import load_feature_model
 from maltpy.optimize import (
@@ -33,6 +33,7 @@ from maltpy.optimize import (
     varying,
     wider_groups,
 )
+from maltpy.transition import SYSTEMS
 from maltpy.tree import is_projective, nonprojective_arcs
 
 TRAIN = EXAMPLE / "en-train.conllu"
@@ -85,7 +86,7 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     phases = [t["phase"] for t in logged]
     assert phases[0] == "2 algorithm" and "3 features" in phases and "4 learner" in phases
     algorithms = {t["config"]["singlemalt"]["parsing_algorithm"] for t in logged if t["phase"] == "2 algorithm"}
-    assert algorithms == set(ALGORITHMS)  # the example has non-projective arcs: all nine
+    assert algorithms == set(SYSTEMS)  # the example has non-projective arcs: all nine
     assert any("pproj" in t["config"] for t in logged)
     assert all(t["words"] == 349 for t in logged)  # 5 folds: every word scored once
     # each trial's LAS is its counts'
@@ -165,7 +166,7 @@ def test_a_budget_too_small_for_every_phase_still_leaves_the_best_so_far(tmp_pat
     assert r.returncode == 0, r.stderr.decode()
     assert b"skipped, the budget is spent" in r.stderr
     config = load_config(str(tmp_path / "o" / "config.yaml"))
-    assert config.singlemalt.parsing_algorithm in ALGORITHMS
+    assert config.singlemalt.parsing_algorithm in SYSTEMS
 
 
 def _analysis(**columns: float) -> Analysis:
@@ -173,7 +174,7 @@ def _analysis(**columns: float) -> Analysis:
     return Analysis("conllx", 1, 1, 1, 1, filled, True, True, {}, 0)
 
 
-@pytest.mark.parametrize("algorithm", ALGORITHMS)
+@pytest.mark.parametrize("algorithm", list(SYSTEMS))
 @pytest.mark.parametrize("data_format", ["conllx", "conllu"])
 def test_every_candidate_feature_is_a_feature_of_the_algorithm(algorithm, data_format):
     analysis = _analysis()
@@ -208,6 +209,8 @@ def test_data_analysis_of_a_real_treebank():
     assert analysis.tokens == sum(len(s) for s in counted)
     assert analysis.nonprojective_sentences == sum(not is_projective(s.heads) for s in counted)
     assert analysis.nonprojective_arcs == sum(len(nonprojective_arcs(s.heads)) for s in counted) > 0
+    tried = analysis.algorithms()  # every algorithm, the projective ones first
+    assert sorted(tried) == sorted(SYSTEMS) and tried[:4] == ("nivreeager", "nivrestandard", "stackproj", "covproj")
     assert analysis.uses("FEATS") and analysis.uses("LEMMA") and not analysis.uses("CPOSTAG")
     assert sum(analysis.root_labels.values()) >= analysis.sentences
 

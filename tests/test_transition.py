@@ -8,6 +8,8 @@ from conftest import DATA, long_sentence, requires_shared, run_maltpy, run_maltp
 
 from maltpy.config import load_config
 from maltpy.conll import ConllReader
+from maltpy.features import load_feature_model
+from maltpy.features.spec import BASE_ADDRESSES
 from maltpy.transition import SYSTEMS, count_swaps, rebuild, system_for
 from maltpy.transition.base import LA, NA, RA, RE, SH, SW, Gold, finish, run_oracle
 from maltpy.transition.covington import CovingtonNonProjective
@@ -16,10 +18,8 @@ from maltpy.transition.planar import RB, Planar, TwoPlanar, crossings, is_planar
 from maltpy.transition.stack import StackEager
 from maltpy.tree import arc_degree, degree, find_cycle, is_projective
 
-PROJECTIVE = ("nivreeager", "nivrestandard", "covproj", "stackproj")
-UNRESTRICTED = ("covnonproj", "stackeager", "stacklazy")
-PLANAR = {"planar": is_planar, "2planar": is_two_planar}  # the trees each rebuilds, root arcs counted
-assert set(PROJECTIVE + UNRESTRICTED) | set(PLANAR) == set(SYSTEMS)
+PLANAR = {"planar": is_planar, "2planar": is_two_planar}  # the trees of each class, root arcs counted
+PROJECTIVE = [name for name, system in SYSTEMS.items() if system.projective]
 
 # Nivre (2009), Fig. 1: "A hearing is scheduled on the issue today ."
 FIG1_HEADS = [-1, 2, 3, 0, 3, 2, 7, 5, 4, 3]
@@ -56,6 +56,8 @@ def names(transitions) -> str:
 @requires_shared
 @pytest.mark.parametrize("path", treebanks(), ids=lambda p: p.name)
 def test_oracles_rebuild_every_tree_they_can(path):
+    # What each system's facts say it builds (TransitionSystem.projective, .planar) is what its
+    # oracle rebuilds: the projective trees, the trees of its class, or all.
     sentences = trees(path)
     projective = [is_projective(h) for h, _ in sentences]
     for name, cls in SYSTEMS.items():
@@ -65,13 +67,13 @@ def test_oracles_rebuild_every_tree_they_can(path):
             _, h, lab = replay(system, heads, labels)
             exact = h == heads and lab[1:] == labels[1:]
             rebuilt += exact
-            if name in PLANAR:
+            if cls.planar:
                 assert exact or not PLANAR[name](heads), (name, heads)
-            elif proj or name in UNRESTRICTED:
+            elif proj or not cls.projective:
                 assert exact, (name, heads)
-        if name in PROJECTIVE:
+        if cls.projective:
             assert rebuilt + projective.count(False) == len(sentences), name
-        elif name in UNRESTRICTED:
+        elif not cls.planar:
             assert rebuilt == len(sentences), name
         else:  # a planar system builds planar graphs only, a 2-planar one 2-planar graphs
             assert rebuilt == sum(PLANAR[name](h) for h, _ in sentences), name
@@ -247,6 +249,22 @@ def test_every_system_ends_in_a_tree_from_any_legal_sequence():
                 assert steps < 10 * n * n + 10, name
             heads, _ = finish(c.arcs, "ROOT")
             assert find_cycle(heads) is None and all(h >= 0 for h in heads[1:]), name
+
+
+def test_each_system_carries_its_facts():
+    # SYSTEMS is the one list: each class under its own name, with the facts the rest of maltpy
+    # reads, and its options read from a configuration for learning and for parsing.
+    for name, cls in SYSTEMS.items():
+        assert cls.name == name and cls.first_class in cls.transitions
+        assert cls.family in BASE_ADDRESSES
+        for learning in (False, True):
+            config = load_config(None, {("singlemalt", "parsing_algorithm"): name})
+            assert type(system_for(config, learning, one_root=True)) is cls
+        for learner, data_format in (("liblinear", "conllu"), ("libsvm", "conllx")):
+            assert len(load_feature_model(None, name, learner, data_format, "one")) > 0
+    assert {name for name, cls in SYSTEMS.items() if cls.planar} == set(PLANAR)
+    rooted = [name for name, cls in SYSTEMS.items() if cls.from_config(load_config(None), one_root=True).one_root]
+    assert rooted == ["nivreeager", "nivrestandard"]
 
 
 def test_system_for_reads_the_options():

@@ -7,11 +7,11 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import MaltpyError, cut
+from ..transition import SYSTEMS
 from .compile import compile_extractor
 from .functions import NULL_SYMBOLS, compile_feature
 from .spec import (
     COLUMNS,
-    FAMILY,
     FORMAT_NAMES,
     INTEGER_COLUMNS,
     Feature,
@@ -22,12 +22,6 @@ from .spec import (
     read_feature_model,
 )
 
-#: The default model of each algorithm, as MaltParser 1.9.2 picks them.
-DEFAULT_MODELS = {
-    "nivreeager": "nivreeager", "nivrestandard": "nivrestandard", "covproj": "covproj",
-    "covnonproj": "covnonproj", "stackproj": "stackproj", "stackeager": "stackswap", "stacklazy": "stackswap",
-    "planar": "planar", "2planar": "2planar",
-}  # fmt: skip
 #: The folder of each learner's default models. k-NN takes the LIBSVM ones: their arc-eager model
 #: is the standard model of the memory-based experiments (Nivre et al. 2007, §3.2), and none of
 #: them has the conjunctions (Merge) that only a linear classifier needs.
@@ -51,7 +45,7 @@ class FeatureModel:
         self.null_value = null_value
         self.source = source
         self.deprel_of = deprel_of
-        family = FAMILY[algorithm]
+        family = SYSTEMS[algorithm].family
         # Learning orders a Split value's pieces by first appearance, as MaltParser's codes do
         # (see functions.compile_feature); parsing needs no order and keeps no table.
         self.split_codes: dict | None = {} if learning else None
@@ -95,7 +89,7 @@ class FeatureModel:
         model's values are not all plain strings."""
         if not self.plain:
             return None
-        return compile_extractor([s.feature for s in self.specs], FAMILY[self.algorithm], self.null_value,
+        return compile_extractor([s.feature for s in self.specs], SYSTEMS[self.algorithm].family, self.null_value,
                                  tables, positions, self.deprel_of)  # fmt: skip
 
     def input_columns(self, split_column: str | None = None) -> list[int]:
@@ -127,7 +121,7 @@ class FeatureModel:
         address against the algorithm."""
         feature = parse_feature(f"InputColumn({column},{structure})")
         position = next((i for i, s in enumerate(self.specs) if s.feature == feature), None)
-        value = compile_feature(feature, FAMILY[self.algorithm], self.null_value)
+        value = compile_feature(feature, SYSTEMS[self.algorithm].family, self.null_value)
         if column != "ID":
             return value, position
 
@@ -150,7 +144,7 @@ def load_feature_model(
     format (MaltParser's defaults: CoNLL-X models use POSTAG, CoNLL-U models UPOSTAG)."""
     if path is not None:
         return FeatureModel(read_feature_model(path, algorithm), algorithm, null_value, path, deprel_of)
-    name = f"{MODEL_FOLDERS[learner]}/{data_format}/{DEFAULT_MODELS[algorithm]}.txt"
+    name = f"{MODEL_FOLDERS[learner]}/{data_format}/{SYSTEMS[algorithm].feature_model}.txt"
     data = _default_models().joinpath(name).read_bytes()
     specs = parse_feature_model(data, name, algorithm)
     return FeatureModel(specs, algorithm, null_value, f"default: {name}", deprel_of)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from ..errors import MaltpyError, cut
 from ..files import read_file
+from ..transition import SYSTEMS
 
 #: Column names of CoNLL-X and CoNLL-U, as MaltParser's data formats name them, with aliases.
 COLUMNS = {
@@ -39,7 +40,7 @@ FORMAT_COLUMNS = {"conllx": ("PHEAD", "PDEPREL"), "conllu": ("DEPS", "MISC")}
 FORMAT_NAMES = {"conllx": "CoNLL-X", "conllu": "CoNLL-U"}
 OUTPUT_COLUMNS = ("DEPREL",)
 
-#: The base address functions of each family of parsing algorithms.
+#: The base address functions of each family of parsing algorithms (``TransitionSystem.family``).
 BASE_ADDRESSES = {
     "nivre": ("Stack", "Input"),
     "stack": ("Stack", "Input", "Lookahead"),
@@ -47,12 +48,6 @@ BASE_ADDRESSES = {
     "planar": ("Stack", "Input"),
     "twoplanar": ("ActiveStack", "InactiveStack", "Input"),
 }
-FAMILY = {
-    "nivreeager": "nivre", "nivrestandard": "nivre",
-    "stackproj": "stack", "stackeager": "stack", "stacklazy": "stack",
-    "covproj": "covington", "covnonproj": "covington",
-    "planar": "planar", "2planar": "twoplanar",
-}  # fmt: skip
 #: The families whose Input[i] is the i-th node of the buffer (the stack family's is a swapped one).
 BUFFER_INPUT = ("nivre", "planar", "twoplanar")
 GRAPH_ADDRESSES = (
@@ -345,7 +340,7 @@ def foreign_column(feature: Feature, data_format: str) -> str | None:
 
 def foreign_address(feature: Feature, algorithm: str) -> str | None:
     """What is wrong if the feature reads an address the algorithm does not have, else None."""
-    bases = BASE_ADDRESSES[FAMILY[algorithm]]
+    bases = BASE_ADDRESSES[SYSTEMS[algorithm].family]
     for a in addresses(feature):
         if a.name not in bases:
             return f"{a.name}[...] is not an address of {algorithm} (it has {', '.join(b + '[i]' for b in bases)})"

@@ -2,7 +2,7 @@
 
 A transition is a pair (name, label): ``("SH", None)``, ``("LA", "nsubj")``. The names are
 MaltParser's: SH shift, RE reduce, LA left-arc, RA right-arc, NA no-arc, SW swap. A system
-(nivre.py, covington.py, stack.py) offers the same small interface, after Parsito's shape:
+(nivre.py, covington.py, stack.py, planar.py) offers the same small interface, after Parsito's shape:
 
     system.initial(n)               -> configuration for a sentence of n words
     system.is_terminal(c)           -> bool
@@ -11,8 +11,11 @@ MaltParser's: SH shift, RE reduce, LA left-arc, RA right-arc, NA no-arc, SW swap
     system.allowed(c)               -> the names of the transitions whose preconditions hold
     system.apply(c, name, label)
     system.oracle(c, gold)          -> (name, label): the static oracle's transition
+    system.default(c, root_label)   -> (name, label): MaltParser's move when no ranked class
+                                       is allowed
 
-and ``finish(c.arcs, root_label)`` turns a terminal configuration into a tree.
+and ``finish(c.arcs, root_label)`` turns a terminal configuration into a tree. Each system class
+derives from ``TransitionSystem``, which names the facts it carries for the rest of maltpy.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 from bisect import insort
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..tree import cycles
 
@@ -27,6 +31,45 @@ SH, RE, LA, RA, NA, SW = "SH", "RE", "LA", "RA", "NA", "SW"
 ARC_NAMES = (LA, RA)
 
 Transition = tuple[str, "str | None"]
+#: The run configuration, ``config.Config``, whose options a system reads (``from_config``): that
+#: module checks -a against ``SYSTEMS`` and so imports this package, which imports nothing back.
+Config = Any
+
+
+class TransitionSystem:
+    """A transition system's facts, which the rest of maltpy reads from its class (``SYSTEMS``
+    in transition/__init__.py maps each name to its class), and the reading of its options.
+
+    - ``name``: MaltParser's name for it, the value of -a (singlemalt.parsing_algorithm).
+    - ``family``: whose feature addresses it has (``features.spec.BASE_ADDRESSES``): nivre,
+      stack, covington, planar or twoplanar; ``maltpy optimize`` proposes features by family.
+    - ``transitions``: the names of its transitions, the classes a model may hold.
+    - ``first_class``: the transition MaltParser registers first (its default), a model's class 0.
+    - ``feature_model``: its default feature model, ``feature_models/<learner>/<format>/<name>.txt``.
+    - ``projective``: it builds projective trees only (Nivre 2008, §3.5); ``maltpy optimize``
+      tries the others only on a treebank with non-projective arcs.
+    - ``planar``: its name is a class of trees (planar, 2planar) whose every tree its oracle
+      rebuilds (Gómez-Rodríguez & Nivre 2010); ``maltpy oracle`` counts them.
+    - ``one_root``: it keeps the single-root constraint (graph.single_root) itself, while parsing;
+      the other systems take ``tree.single_root``'s final step alone.
+    - ``acyclicity``: it never closes a cycle (``finish`` breaks those of a system that may).
+    """
+
+    name: str
+    family: str
+    transitions: tuple[str, ...]
+    first_class: str
+    feature_model: str
+    projective: bool
+    planar = False
+    one_root = False
+    acyclicity = True
+
+    @classmethod
+    def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> TransitionSystem:
+        """The system with its options from ``config``, for learning or for parsing, with the
+        single-root constraint if ``one_root`` and the system has one. This one has no options."""
+        return cls()
 
 
 @dataclass(slots=True)

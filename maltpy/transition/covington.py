@@ -20,7 +20,7 @@ seen. maltpy adds ``max_degree`` for covnonproj: LEFT-ARC and RIGHT-ARC only for
 degree of non-projectivity in the partial graph is at most d (``tree.arc_degree``); the oracle
 takes NO-ARC where its arc is out of bounds. As in Nivre (2007, §5) the bound applies while
 parsing, and in training only with ``bound_in_training`` (the paper's d = 0 baseline; see
-``transition.system_for``). The bound is on the arcs transitions build: words
+``CovingtonNonProjective.from_config``). The bound is on the arcs transitions build: words
 left without a head go to the root afterwards, which keeps a d = 0 tree projective but may
 exceed a larger d.
 """
@@ -30,7 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..tree import arc_degree
-from .base import LA, NA, RA, SH, Arcs, Gold, Transition, find, join
+from .base import LA, NA, RA, SH, Arcs, Config, Gold, Transition, TransitionSystem, find, join
 
 
 @dataclass(slots=True)
@@ -50,7 +50,7 @@ class CovingtonConfiguration:
 _NO_ARC, _SHIFT = (NA, None), (SH, None)
 
 
-class CovingtonNonProjective:
+class CovingtonNonProjective(TransitionSystem):
     """The non-projective list-based system (Nivre 2008, §5.2, Fig. 8):
 
     LEFT-ARC_l   i ≠ 0, i has no head, no path i →* j     adds (j, l, i)
@@ -62,7 +62,10 @@ class CovingtonNonProjective:
     """
 
     name = "covnonproj"
+    family = "covington"
     transitions = (SH, NA, RA, LA)
+    first_class = NA
+    feature_model = "covnonproj"
     projective = False
 
     def __init__(self, allow_root: bool = True, allow_shift: bool = False, max_degree: int | None = None) -> None:
@@ -72,6 +75,15 @@ class CovingtonNonProjective:
         base = (SH, NA) if allow_shift else (NA,)
         self._moves = {ra: {la: base + ((RA,) if ra else ()) + ((LA,) if la else ()) for la in (False, True)}
                        for ra in (False, True)}  # fmt: skip
+
+    @classmethod
+    def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> CovingtonNonProjective:
+        """-cr, -cs and the bound -cd: while parsing, and in learning only with
+        ``bound_in_training`` (Nivre 2007, §5: the parsers are trained on the arcs of the
+        treebank, unbounded, and bounded at parse time; the d = 0 baseline is bounded in both)."""
+        covington = config.covington
+        bounded = not learning or covington.bound_in_training
+        return cls(covington.allow_root, covington.allow_shift, covington.max_degree if bounded else None)
 
     def initial(self, n: int) -> CovingtonConfiguration:
         leftstop = 0 if self.allow_root else 1
@@ -159,10 +171,16 @@ class CovingtonProjective(CovingtonNonProjective):
     if i has no head."""
 
     name = "covproj"
+    feature_model = "covproj"
     projective = True
 
     def __init__(self, allow_root: bool = True, allow_shift: bool = False) -> None:
         super().__init__(allow_root, allow_shift)
+
+    @classmethod
+    def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> CovingtonProjective:
+        """-cr and -cs."""
+        return cls(config.covington.allow_root, config.covington.allow_shift)
 
     def _next_left(self, c: CovingtonConfiguration, name: str) -> None:
         if name == RA:

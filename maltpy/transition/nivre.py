@@ -41,7 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import LA, RA, RE, SH, Arcs, Gold, Transition, arc_standard_oracle
+from .base import LA, RA, RE, SH, Arcs, Config, Gold, Transition, TransitionSystem, arc_standard_oracle
 
 
 @dataclass(slots=True)
@@ -57,9 +57,10 @@ class NivreConfiguration:
 USH = "USH"  # the end phase's UNSHIFT, MaltParser's name; never a class (always deterministic)
 
 
-class _Nivre:
+class _Nivre(TransitionSystem):
     """What the two systems share: the start, the end phase, root handling and the default move."""
 
+    family = "nivre"
     projective = True
 
     def __init__(self, allow_root: bool = True, end_phase: bool = False) -> None:
@@ -110,12 +111,20 @@ class NivreEager(_Nivre):
 
     name = "nivreeager"
     transitions = (SH, RE, RA, LA)
+    first_class = RE
+    feature_model = "nivreeager"
 
     def __init__(self, allow_root: bool = True, allow_reduce: bool = False, enforce_tree: bool = False,
                  one_root: bool = False) -> None:  # fmt: skip
         super().__init__(allow_root, enforce_tree or one_root)
         self.allow_reduce = allow_reduce
         self.one_root = one_root
+
+    @classmethod
+    def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> NivreEager:
+        """-nr, -ne, and -nt and one_root while parsing only (enforce_tree as MaltParser's NivreFactory)."""
+        nivre, parsing = config.nivre, not learning
+        return cls(nivre.allow_root, nivre.allow_reduce, nivre.enforce_tree and parsing, one_root and parsing)
 
     def allowed(self, c: NivreConfiguration) -> list[str]:
         top = c.stack[-1]
@@ -173,10 +182,17 @@ class NivreStandard(_Nivre):
 
     name = "nivrestandard"
     transitions = (SH, RA, LA)
+    first_class = SH
+    feature_model = "nivrestandard"
 
     def __init__(self, allow_root: bool = True, one_root: bool = False) -> None:
         super().__init__(allow_root, one_root)
         self.one_root = one_root
+
+    @classmethod
+    def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> NivreStandard:
+        """-nr, and one_root while parsing only."""
+        return cls(config.nivre.allow_root, one_root and not learning)
 
     def allowed(self, c: NivreConfiguration) -> list[str]:
         if c.stack[-1] == 0:

@@ -44,7 +44,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass, field
 
-from .base import LA, RA, RE, SH, Arcs, Gold, Transition, find, join
+from .base import LA, RA, RE, SH, Arcs, Config, Gold, Transition, TransitionSystem, find, join
 
 SW_ = "SW"  # 2-planar SWITCH: MaltParser's name, the same as Nivre's swap (the systems never meet)
 RB = "RB"  # 2-planar REDUCE-BOTH: in MaltParser's table, never permissible
@@ -72,10 +72,11 @@ class PlanarConfiguration:
     parent: list[int]
 
 
-class _Constraints:
+class _Constraints(TransitionSystem):
     """The options the two systems share, and their tests of a LEFT-ARC or RIGHT-ARC."""
 
     projective = False
+    planar = True
 
     def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False) -> None:
         if root_handling not in ROOT_HANDLING:
@@ -83,6 +84,11 @@ class _Constraints:
         self.relaxed_root = root_handling == "relaxed"
         self.acyclicity = acyclicity
         self.no_covered_roots = no_covered_roots
+
+    @staticmethod
+    def _shared(config: Config) -> tuple[str, bool, bool]:
+        """The options of both systems: -prh, -pacy and -pcov."""
+        return config.multiplanar.planar_root_handling, config.planar.acyclicity, config.planar.no_covered_roots
 
     def is_terminal(self, c) -> bool:
         return not c.buffer
@@ -127,7 +133,10 @@ class Planar(_Constraints):
     """The planar system, MaltParser's ``planar``."""
 
     name = "planar"
+    family = "planar"
     transitions = (SH, RE, RA, LA)
+    first_class = RE
+    feature_model = "planar"
 
     def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False,
                  connectedness: str = "none") -> None:  # fmt: skip
@@ -135,6 +144,11 @@ class Planar(_Constraints):
         if connectedness not in CONNECTEDNESS:
             raise ValueError(f"unknown planar connectedness {connectedness!r}")
         self.connectedness = connectedness
+
+    @classmethod
+    def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> Planar:
+        """-prh, -pacy, -pcov and -pcon."""
+        return cls(*cls._shared(config), config.planar.connectedness)
 
     def initial(self, n: int) -> PlanarConfiguration:
         return PlanarConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n), list(range(n + 1)))
@@ -215,12 +229,20 @@ class TwoPlanar(_Constraints):
     """The 2-planar system, MaltParser's ``2planar``."""
 
     name = "2planar"
+    family = "twoplanar"
     transitions = (SH, SW_, RA, LA, RE, RB)
+    first_class = RB
+    feature_model = "2planar"
 
     def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False,
                  reduce_on_switch: bool = False) -> None:  # fmt: skip
         super().__init__(root_handling, acyclicity, no_covered_roots)
         self.reduce_on_switch = reduce_on_switch
+
+    @classmethod
+    def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> TwoPlanar:
+        """-prh, -pacy, -pcov and -2pr."""
+        return cls(*cls._shared(config), config.twoplanar.reduceonswitch)
 
     def initial(self, n: int) -> TwoPlanarConfiguration:
         return TwoPlanarConfiguration(([0], [0]), 0, list(range(n, 0, -1)), Arcs.empty(n), list(range(n + 1)))

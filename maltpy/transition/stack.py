@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import LA, RA, SH, SW, Arcs, Gold, Transition, arc_standard_oracle
+from .base import LA, RA, SH, SW, Arcs, Gold, Transition, TransitionSystem, arc_standard_oracle
 
 
 @dataclass(slots=True)
@@ -31,13 +31,16 @@ class StackConfiguration:
     swapped: int = 0
 
 
-class StackProjective:
+class StackProjective(TransitionSystem):
     """Sp (Nivre 2009, §3.1), with the arc-standard oracle, as MaltParser's stackproj. On a tree
     Sp cannot build, the oracle may SHIFT with an empty buffer: as in MaltParser, that pops j,
     which ends without a head (and goes to the root after parsing)."""
 
     name = "stackproj"
+    family = "stack"
     transitions = (SH, RA, LA)
+    first_class = SH
+    feature_model = "stackproj"
     projective = True
 
     def initial(self, n: int) -> StackConfiguration:
@@ -95,6 +98,7 @@ class StackEager(StackProjective):
 
     name = "stackeager"
     transitions = (SH, SW, RA, LA)
+    feature_model = "stackswap"
     projective = False
 
     def allowed(self, c: StackConfiguration) -> list[str]:
