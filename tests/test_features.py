@@ -8,7 +8,8 @@ from conftest import DATA, REFERENCE, ROOT, SHARED, SWEMALT, requires_shared
 from maltpy.config import load_config
 from maltpy.errors import MaltpyError
 from maltpy.features import DEFAULT_MODELS, FeatureModel, load_feature_model, spec
-from maltpy.features.functions import ADDRESS_FUNCTIONS, FEATURE_FUNCTIONS, NOVALUE, NULL, ROOTNODE
+from maltpy.features.addresses import ADDRESS_FUNCTIONS
+from maltpy.features.functions import FEATURE_FUNCTIONS, NOVALUE, NULL, ROOTNODE
 from maltpy.features.spec import COLUMNS, parse_feature, parse_feature_model, read_feature_model
 from maltpy.files import read_conll
 from maltpy.parser import columns_of

@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import spec
-from .functions import ADDRESS_FUNCTIONS, FEATURE_FUNCTIONS, NULL_SYMBOLS
+from .addresses import ADDRESS_FUNCTIONS
+from .functions import FEATURE_FUNCTIONS, NULL_SYMBOLS
 from .spec import COLUMNS, FAMILY, INTEGER_COLUMNS, Address, Feature, parse_address
 
 UNKNOWN = 0  # the symbol of a value no table knows
