@@ -8,9 +8,9 @@ few array operations instead of a Python dictionary look-up per feature:
   batch (one dictionary look-up per token and column read by the model).
 - The configurations of the batch keep their stacks, buffers and partial trees in flat arrays,
   and move by the arrays form of their system (``transition.nivre_arrays``).
-- An address is a gather over those arrays; a feature value is a symbol; a classifier's column
-  is a gather over a table from symbols to columns (a Merge's through the sorted codes of its
-  parts' symbol tuples).
+- An address is a gather over those arrays (``features.arrays``, beside the definitions); a
+  feature value is a symbol; a classifier's column is a gather over a table from symbols to
+  columns (a Merge's through the sorted codes of its parts' symbol tuples).
 - Each classifier answers one sparse matrix per step; the best class is applied where allowed,
   and the rare rows whose best class is not allowed take MaltParser's ranked fallback one by one.
 
@@ -29,159 +29,30 @@ from math import comb
 
 import numpy as np
 
-from .features.functions import NULL_SYMBOLS
-from .features.spec import COLUMNS, Address, Feature
-from .transition import SYSTEMS, system_for
+from .features.arrays import (
+    MAX_MERGE_SPLITS,
+    UNKNOWN,
+    Column,
+    FeatureArrays,
+    Symbols,
+    covered,
+    split_feature,
+    symbol_source,
+)
+from .features.spec import Feature
+from .transition import system_for
 from .transition.base import LA, RA, SH
 from .transition.nivre import NivreConfiguration
-from .transition.nivre_arrays import ARRAYS_FORMS, MOVES, SHIFT, NivreConfigurations, NivreGold, arrays_form
-
-_ADDRESSES = ("head", "ldep", "rdep", "pred", "succ")
-UNKNOWN = 0  # the symbol of a value no table knows
-MAX_MERGE_SPLITS = 1 << 22  # cuts of a model's Merge keys into parts (real models: one per key)
-
-
-def _address_ok(a: Address) -> bool:
-    if a.inner is None:
-        return a.name in ("Stack", "Input")
-    return a.name in _ADDRESSES and _address_ok(a.inner)
-
-
-def _part_ok(f: Feature) -> bool:
-    if f.name == "InputColumn":
-        return f.args[0] not in ("ID", "HEAD", "PHEAD") and _address_ok(f.args[1])
-    return f.name == "OutputColumn" and _address_ok(f.args[1])
-
-
-def _feature_ok(f: Feature) -> bool:
-    if f.name in ("Merge", "Merge3"):
-        return all(_part_ok(p) for p in f.args)
-    return _part_ok(f)
-
-
-def _source(f: Feature) -> str:
-    """The symbol table a part reads: a column of the input, or the arc labels (OUT)."""
-    return "OUT" if f.name == "OutputColumn" else f"IN{COLUMNS[f.args[0]]}"
-
-
-class _Symbols:
-    """One symbol table per source: value text -> number (0 for values no table has)."""
-
-    def __init__(self, null_value: str) -> None:
-        self.no_node, self.root_node, self.no_value = NULL_SYMBOLS[null_value]
-        self.tables: dict[str, dict[str, int]] = {}
-
-    def table(self, source: str) -> dict[str, int]:
-        t = self.tables.get(source)
-        if t is None:
-            t = self.tables[source] = {}
-            for value in (self.no_node, self.root_node, self.no_value):
-                self.add(source, value)
-        return t
-
-    def add(self, source: str, value: str) -> int:
-        t = self.table(source)
-        code = t.get(value)
-        if code is None:
-            code = t[value] = len(t) + 1
-        return code
-
-    def size(self, source: str) -> int:
-        return len(self.table(source)) + 1
-
-    def null_codes(self, source: str) -> tuple[int, int, int]:
-        """The symbols of no node, the root node and no value in a source."""
-        t = self.table(source)
-        return t[self.no_node], t[self.root_node], t[self.no_value]
-
-    def nulls(self, source: str) -> np.ndarray:
-        """A mask over the source's symbols: which are null values."""
-        mask = np.zeros(self.size(source), dtype=bool)
-        mask[list(self.null_codes(source))] = True
-        return mask
-
-
-class _Column:
-    """How one classifier finds the column of one feature: a table from the feature's symbol
-    (single features) or from the code of its parts' symbols (Merge) to a column, -1 for none."""
-
-    def __init__(self, feature: Feature, table: dict, skip: frozenset, symbols: _Symbols) -> None:
-        if feature.name not in ("Merge", "Merge3"):
-            source = _source(feature)
-            self.parts = [feature]
-            self.map = {symbols.add(source, v): c for v, c in table.items() if v not in skip}
-            return
-        # A Merge's value is its parts' values joined by "~": a table key may split into parts in
-        # several ways when values hold "~"; every split is registered, so that any parts whose
-        # joined text is a key find its column, as the text would.
-        self.parts = list(feature.args)
-        sources = [_source(p) for p in self.parts]
-        pieces: dict[tuple[int, ...], int] = {}
-        for key, column in table.items():
-            for split in _splits(key, len(sources)):
-                codes = tuple(symbols.add(s, v) for s, v in zip(sources, split))
-                pieces.setdefault(codes, column)
-        self.map = pieces
-
-    def freeze(self, symbols: _Symbols) -> None:
-        """Turn the map into arrays once every symbol table is complete."""
-        if len(self.parts) == 1:
-            source = _source(self.parts[0])
-            lookup = np.full(symbols.size(source), -1, dtype=np.int64)
-            for code, column in self.map.items():
-                lookup[code] = column
-            self.lookup = lookup
-            return
-        self.radix = [symbols.size(_source(p)) for p in self.parts]
-        if len(self.map):
-            keys = np.array(list(self.map), dtype=np.int64)
-            codes = self._code([keys[:, k] for k in range(len(self.parts))])
-        else:
-            codes = np.zeros(0, dtype=np.int64)
-        order = np.argsort(codes)
-        self.sorted_codes = codes[order]
-        self.columns = np.fromiter(self.map.values(), dtype=np.int64, count=len(self.map))[order]
-        self.null_masks = [symbols.nulls(_source(p)) for p in self.parts]
-
-    def _code(self, parts: list[np.ndarray]) -> np.ndarray:
-        code = parts[0].astype(np.int64)
-        for radix, part in zip(self.radix[1:], parts[1:]):
-            code = code * radix + part
-        return code
-
-    def columns_of(self, values: list[np.ndarray]) -> np.ndarray:
-        """Each row's column (-1: none) given the symbols of the parts."""
-        if len(self.parts) == 1:
-            return self.lookup[values[0]]
-        code = self._code(values)
-        where = np.searchsorted(self.sorted_codes, code)
-        where[where == len(self.sorted_codes)] = 0
-        found = self.sorted_codes[where] == code if len(self.sorted_codes) else np.zeros(len(code), dtype=bool)
-        all_null = np.ones(len(code), dtype=bool)
-        for mask, part in zip(self.null_masks, values):
-            all_null &= mask[part]
-        return np.where(found & ~all_null, self.columns[where] if len(self.columns) else -1, -1)
-
-
-def _splits(text: str, n: int) -> list[tuple[str, ...]]:
-    """Every way to cut ``text`` at n - 1 of its "~" into n parts."""
-    if n == 1:
-        return [(text,)]
-    out = []
-    start = 0
-    while (k := text.find("~", start)) >= 0:
-        out.extend((text[:k], *rest) for rest in _splits(text[k + 1 :], n - 1))
-        start = k + 1
-    return out
+from .transition.nivre_arrays import MOVES, SHIFT, NivreConfigurations, NivreGold, arrays_form
 
 
 class _Classifier:
     """A classifier with its columns, its classes as moves and labels, and its row selection."""
 
-    def __init__(self, model, features: list[Feature], symbols: _Symbols, classes) -> None:
+    def __init__(self, model, features: list[Feature], symbols: Symbols, classes) -> None:
         self.model = model
         fmap = model.featuremap
-        self.columns = [_Column(features[p], t, fmap.skip, symbols) for p, t in zip(fmap.positions, fmap.tables)]
+        self.columns = [Column(features[p], t, fmap.skip, symbols) for p, t in zip(fmap.positions, fmap.tables)]
         moves = [classes.items[label] for label in model.labels]
         self.move = np.array([MOVES.index(name) for name, _ in moves], dtype=np.int64)
         self.label = np.array(model.labels, dtype=np.int64)
@@ -189,15 +60,11 @@ class _Classifier:
         self.transitions = [(name, number) for (name, _), number in zip(moves, model.labels)]
 
 
-class _Arrays(NivreConfigurations):
+class _Arrays(FeatureArrays, NivreConfigurations):
     """A batch of Nivre configurations in arrays, with the addresses and values of features."""
 
     def __init__(self, config) -> None:
-        self.symbols = _Symbols(config.singlemalt.null_value)
-        self.address_numbers, self.addresses = {}, []
-        self.value_numbers, self.value_plan = {}, []
-        self.input_columns: list[int] = []
-        self.label_symbol = np.zeros(0, dtype=np.int64)  # arc label code -> the symbol of its DEPREL
+        self._init_features(config.singlemalt.null_value)
 
     def _start(self, sentences: list, grow: bool = False) -> None:
         """The initial configurations of the sentences; their tokens' values as symbols (new
@@ -218,86 +85,6 @@ class _Arrays(NivreConfigurations):
                     codes.extend([get(w[column], UNKNOWN) for w in s.words])
                 codes.append(UNKNOWN)
             self.values[column] = np.array(codes, dtype=np.int64)
-
-    # --- addresses and values --------------------------------------------------------------------
-
-    def _plan(self, parts: list[Feature]) -> list[int]:
-        """Number the parts' values and the addresses they read (each once, inner addresses
-        first), so that a step computes each of them once; the parts' value numbers."""
-        for p in parts:
-            column = COLUMNS[p.args[0]]
-            if p.name == "InputColumn" and column not in self.input_columns:
-                self.input_columns.append(column)
-        return [self._plan_value(p) for p in parts]
-
-    def _plan_address(self, a: Address) -> int:
-        number = self.address_numbers.get(a)
-        if number is None:
-            inner = None if a.inner is None else self._plan_address(a.inner)
-            number = self.address_numbers[a] = len(self.addresses)
-            self.addresses.append((a, inner))
-        return number
-
-    def _plan_value(self, f: Feature) -> int:
-        number = self.value_numbers.get(f)
-        if number is None:
-            address = self._plan_address(f.args[1])
-            number = self.value_numbers[f] = len(self.value_plan)
-            self.value_plan.append((f, address))
-        return number
-
-    def _values(self, rows: np.ndarray, needs: list[int]) -> dict[int, np.ndarray]:
-        """The symbols of the values numbered ``needs`` for each row (with the nodes they read)."""
-        nodes: dict[int, np.ndarray] = {}
-        for k in sorted({self.value_plan[v][1] for v in needs}):
-            self._node(k, rows, nodes)
-        return {v: self._value(v, rows, nodes) for v in needs}
-
-    def _node(self, k: int, rows: np.ndarray, nodes: dict) -> np.ndarray:
-        """The node at address ``k`` of each row's configuration, -1 for none (functions.py's
-        definitions)."""
-        got = nodes.get(k)
-        if got is not None:
-            return got
-        a, inner = self.addresses[k]
-        if inner is None:
-            i = a.index
-            if a.name == "Stack":
-                place = self.depth[rows] - 1 - i
-                node = np.where(place >= 0, self.stack[self.offset[rows] + np.maximum(place, 0)], -1)
-            else:  # Input: the front, then the rest
-                front, n = self.front[rows], self.n[rows]
-                node = front if i == 0 else self.rest[rows] + (i - 1)
-                node = np.where((front <= n) & (node <= n), node, -1)
-        else:
-            x = self._node(inner, rows, nodes)
-            flat = self.offset[rows] + np.maximum(x, 0)
-            if a.name == "head":
-                node = np.where(x > 0, self.heads[flat], -1)
-            elif a.name == "ldep":
-                node = np.where(x >= 0, self.ldep[flat], -1)
-            elif a.name == "rdep":
-                node = np.where(x >= 0, self.rdep[flat], -1)
-            elif a.name == "pred":
-                node = np.where(x > 1, x - 1, -1)
-            else:  # succ
-                node = np.where((x > 0) & (x < self.n[rows]), x + 1, -1)
-        nodes[k] = node
-        return node
-
-    def _value(self, v: int, rows: np.ndarray, nodes: dict) -> np.ndarray:
-        """The symbol of an InputColumn or OutputColumn value for each row."""
-        f, k = self.value_plan[v]
-        x = nodes[k]
-        flat = self.offset[rows] + np.maximum(x, 0)
-        if f.name == "InputColumn":
-            column = COLUMNS[f.args[0]]
-            no_node, root, _ = self.symbols.null_codes(f"IN{column}")
-            return np.where(x > 0, self.values[column][flat], np.where(x < 0, no_node, root))
-        no_node, root, no_value = self.symbols.null_codes("OUT")
-        label = self.labels[flat]
-        own = np.where(label >= 0, self.label_symbol[np.maximum(label, 0)], no_value)
-        return np.where(x > 0, own, np.where(x < 0, no_node, root))
 
 
 class BatchParser(_Arrays):
@@ -326,13 +113,16 @@ class BatchParser(_Arrays):
         #: the arrays form of the model's transition system, without and with the single-root
         #: constraint (``Model.system``, ``Model.rooted_system``); ``parse`` picks one
         self.forms = (arrays_form(model.system), arrays_form(model.rooted_system))
+        #: the arrays form of the model's transition system, without and with the single-root
+        #: constraint (``Model.system``, ``Model.rooted_system``); ``parse`` picks one
+        self.forms = (arrays_form(model.system), arrays_form(model.rooted_system))
         symbols = self.symbols
         features = [s.feature for s in model.feature_model.specs]
         guide = model.guide
         self.classifiers = [_Classifier(m, features, symbols, model.classes) for m in guide.all_models()]
         self.split = split_feature(config)
         if self.split is not None:
-            source = _source(self.split)
+            source = symbol_source(self.split)
             owner = {id(m): k for k, m in enumerate(guide.all_models())}
             master = owner[id(guide.master)] if guide.master is not None else -1
             by_value = {symbols.add(source, v): owner[id(m)] for v, m in guide.models.items()}
@@ -351,7 +141,7 @@ class BatchParser(_Arrays):
             for column in c.columns:
                 column.freeze(symbols)
         if self.split is not None:
-            self.split_owner = np.full(symbols.size(_source(self.split)), master, dtype=np.int64)
+            self.split_owner = np.full(symbols.size(symbol_source(self.split)), master, dtype=np.int64)
             for code, k in by_value.items():
                 self.split_owner[code] = k
         # the values and addresses each classifier reads, numbered
@@ -530,59 +320,9 @@ class BatchLearner(_Arrays):
                   for f, numbers in zip(self.features, self.value_numbers_of)]  # fmt: skip
         split_values = None
         if self.split is not None:
-            table = inverse[_source(self.split)]
+            table = inverse[symbol_source(self.split)]
             split_values = [table[k] for k in symbols[self.split_value].tolist()]
         return Replay(moves[order].tolist(), label_list, asked[order].tolist(), values, split_values)
-
-    def _inverse_tables(self) -> dict[str, list[str | None]]:
-        out = {}
-        for source, table in self.symbols.tables.items():
-            texts: list[str | None] = [None] * (len(table) + 1)
-            for text, code in table.items():
-                texts[code] = text
-            out[source] = texts
-        return out
-
-    def _texts(self, f: Feature, parts: list[np.ndarray], inverse: dict) -> tuple[np.ndarray, list]:
-        """The feature's values: a number per instance, and the text of each number (a Merge's
-        parts' texts joined by "~", None when all are null, as ``functions.compile_feature``)."""
-        if len(parts) == 1:
-            return parts[0], inverse[_source(f)]
-        sources = [_source(p) for p in f.args]
-        # number the distinct tuples of parts, one part at a time (a product of the tables'
-        # sizes could overflow)
-        numbers = np.zeros(len(parts[0]), dtype=np.int64)
-        for part, source in zip(parts, sources):
-            unique, numbers = np.unique(numbers * self.symbols.size(source) + part, return_inverse=True)
-            numbers = numbers.ravel()
-        first = np.full(len(unique), -1, dtype=np.int64)
-        first[numbers[::-1]] = np.arange(len(numbers) - 1, -1, -1)  # an instance of each number
-        tables = [inverse[s] for s in sources]
-        nulls = [set(self.symbols.null_codes(s)) for s in sources]
-        texts: list[str | None] = []
-        for i in first.tolist():
-            symbols = [int(part[i]) for part in parts]
-            null = all(k in null_set for null_set, k in zip(nulls, symbols))
-            texts.append(None if null else "~".join(t[k] for t, k in zip(tables, symbols)))
-        return numbers, texts
-
-
-def covered(config, feature_model) -> bool:
-    """Does the arrays form cover this configuration and feature model?"""
-    if SYSTEMS[config.singlemalt.parsing_algorithm] not in ARRAYS_FORMS or not feature_model.plain:
-        return False
-    if config.guide.data_split_column is not None:
-        column, structure = config.guide.data_split_column, config.guide.data_split_structure
-        if column in ("ID", "HEAD", "PHEAD") or not _address_ok(_parse_address(structure)):
-            return False
-    return all(_feature_ok(s.feature) for s in feature_model.specs)
-
-
-def split_feature(config) -> Feature | None:
-    """The data split's feature, InputColumn(column, structure), or None without a split."""
-    if config.guide.data_split_column is None:
-        return None
-    return Feature("InputColumn", (config.guide.data_split_column, _parse_address(config.guide.data_split_structure)))
 
 
 def ranked(row: np.ndarray, transitions: list[tuple]):
@@ -598,9 +338,3 @@ def ranked(row: np.ndarray, transitions: list[tuple]):
         values[step], values[top] = values[top], values[step]
         order[step], order[top] = order[top], order[step]
         yield transitions[order[step]]
-
-
-def _parse_address(text: str) -> Address:
-    from .features.spec import parse_feature
-
-    return parse_feature(f"InputColumn(FORM,{text})").args[1]

@@ -502,12 +502,12 @@ def _build(
             raw[key][1],
         )
     if structure is not None:
-        from .features.spec import SpecError, foreign_address, parse_feature
+        from .features.spec import SpecError, foreign_address, split_feature
 
         key = ("guide", "data_split_structure")
         algorithm = values.get(("singlemalt", "parsing_algorithm"), SingleMalt().parsing_algorithm)
         try:
-            foreign = foreign_address(parse_feature(f"InputColumn({column}, {structure})"), algorithm)
+            foreign = foreign_address(split_feature(column, structure), algorithm)
         except SpecError as e:
             foreign = str(e)
         if foreign:

@@ -149,16 +149,13 @@ class Model:
         if not self.rooted_system.one_root:
             self.rooted_system = self.system
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
-        self._encoders: dict[str, Callable | None] = {}
 
     def _encoder(self, model: AtomicModel) -> Callable | None:
-        """The compiled extractor that gives a binarized classifier its instances' columns
-        (``FeatureModel.encoder``), made when first needed; None for a symbolic classifier."""
-        if model.name not in self._encoders:
-            fmap = model.featuremap
-            symbolic = model.classifier.symbolic
-            self._encoders[model.name] = None if symbolic else self.feature_model.encoder(fmap.tables, fmap.positions)
-        return self._encoders[model.name]
+        """How a binarized classifier gets its instances' columns from their values
+        (``FeatureMap.columns_of``), when the model's values are all plain strings; else None."""
+        if model.classifier.symbolic or not self.feature_model.plain:
+            return None
+        return model.featuremap.columns_of
 
     # --- parsing ---------------------------------------------------------------------------------
 
@@ -313,7 +310,7 @@ class Model:
                     continue
                 encode = self._encoder(model)
                 if encode is not None:
-                    scores, best = model.classify_columns([encode(configs[i], columns[i]) for i in members])
+                    scores, best = model.classify_columns([encode(extract(configs[i], columns[i])) for i in members])
                 else:
                     scores, best = model.classify([extract(configs[i], columns[i]) for i in members])
                 for i, row, b in zip(members, scores, best.tolist()):

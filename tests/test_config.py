@@ -243,3 +243,30 @@ def test_learn_and_config_refuse_them_in_one_line(tmp_path):
     assert_one_line_error(run_maltpy("config", "-c", write(tmp_path, f"guide:\n  data_split_threshold: {HUGE}\n")),
                           f"{tmp_path / 'run.yaml'}:2: not a value")  # fmt: skip
     assert not (tmp_path / "m.mpm").exists()
+
+
+@pytest.mark.parametrize("structure", [
+    "rdep2(Stack[0])", "rdep2 ( Stack [ 0 ] )", "panc(pldesc(Input[1]))", "Left[0]", "foo(Stack[0])",
+    "head(Stack[0)", "Stack[0] Input[0]", "InputColumn(POSTAG, Stack[0])",
+])  # fmt: skip
+def test_a_data_split_structure_is_any_address_a_feature_may_read(structure):
+    # MaltParser's -s takes an address expression, the one a feature gives InputColumn: the data
+    # split and the feature model read it by one grammar, and refuse the same ones.
+    from maltpy.features.spec import parse_feature_model
+
+    try:
+        parse_feature_model(f"InputColumn(POSTAG, {structure})".encode(), "f.txt", "nivreeager")
+        as_feature = None
+    except MaltpyError as e:
+        as_feature = e.message
+    overrides = {("guide", "data_split_column"): "POSTAG", ("guide", "data_split_structure"): structure}
+    try:
+        config = load_config(None, overrides)
+        as_split = None
+    except MaltpyError as e:
+        as_split = e.message
+    assert (as_split is None) == (as_feature is None), (as_split, as_feature)
+    if as_split is None:
+        assert config.guide.data_split_structure == structure
+    elif "is not an address of" in as_feature:  # the same words for an address of another algorithm
+        assert as_split.endswith(as_feature.partition("): ")[2])

@@ -7,8 +7,9 @@ from conftest import DATA, REFERENCE, ROOT, SHARED, SWEMALT, requires_shared
 
 from maltpy.config import load_config
 from maltpy.errors import MaltpyError
-from maltpy.features import FeatureModel, load_feature_model
-from maltpy.features.functions import NOVALUE, NULL, ROOTNODE
+from maltpy.features import FeatureModel, load_feature_model, spec
+from maltpy.features.addresses import ADDRESS_FUNCTIONS
+from maltpy.features.functions import FEATURE_FUNCTIONS, NOVALUE, NULL, ROOTNODE
 from maltpy.features.spec import COLUMNS, parse_feature, parse_feature_model, read_feature_model
 from maltpy.files import read_conll
 from maltpy.parser import columns_of
@@ -221,6 +222,35 @@ def test_the_compiled_extractor_gives_the_definitions_values(algorithm):
                 for fm in models:
                     assert list(fm.extract(c, cols)) == fm.extract_slowly(c, cols)
                 system.apply(c, *system.oracle(c, gold))
+
+
+def test_each_function_of_the_grammar_has_one_definition():
+    # one table from name to definition: every name the grammar reads is defined, nothing else
+    assert set(FEATURE_FUNCTIONS) == set(spec.SIGNATURES)
+    assert set(ADDRESS_FUNCTIONS) == set(spec.ALL_BASES) | set(spec.GRAPH_ADDRESSES)
+
+
+def test_a_merge_inside_a_merge_is_null_where_alone_it_is_nothing():
+    # The extractor computes a part shared by several features once; a Merge of nulls is a null
+    # inside another Merge but nothing (None) on its own, so the two are different values.
+    fm = model(
+        "Merge(InputColumn(POSTAG, Stack[1]), InputColumn(POSTAG, Input[9]))\n"
+        "Merge(Merge(InputColumn(POSTAG, Stack[1]), InputColumn(POSTAG, Input[9])), InputColumn(FORM, Input[0]))\n"
+        "Merge3(InputColumn(POSTAG, Stack[0]), InputColumn(POSTAG, Input[0]), InputColumn(FORM, Input[0]))\n"
+        "InputColumn(FORM, Input[0])"
+    )
+    c = system_for(load_config(None, {})).initial(2)
+    columns = [[None, "1", "2"], [None, "The", "dog"], [None, "_", "_"], [None, "DET", "NOUN"],
+               [None, "DT", "NN"]] + [[None, "_", "_"]] * 5  # fmt: skip
+    assert [s.text for s in fm.specs] == [
+        "InputColumn(FORM,Input[0])",
+        "Merge(InputColumn(POSTAG,Stack[1]),InputColumn(POSTAG,Input[9]))",
+        "Merge(Merge(InputColumn(POSTAG,Stack[1]),InputColumn(POSTAG,Input[9])),InputColumn(FORM,Input[0]))",
+        "Merge3(InputColumn(POSTAG,Stack[0]),InputColumn(POSTAG,Input[0]),InputColumn(FORM,Input[0]))",
+    ]
+    expected = ("The", None, f"{NULL}~The", f"{NULL}~DT~The")
+    assert fm.extract(c, columns) == expected
+    assert tuple(fm.extract_slowly(c, columns)) == expected
 
 
 @requires_shared

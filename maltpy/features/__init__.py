@@ -8,8 +8,7 @@ from pathlib import Path
 
 from ..errors import MaltpyError, cut
 from ..transition import SYSTEMS
-from .compile import compile_extractor
-from .functions import NULL_SYMBOLS, compile_feature
+from .functions import NULL_SYMBOLS, Setting, compile_extractor, compile_feature
 from .spec import (
     COLUMNS,
     FORMAT_NAMES,
@@ -17,9 +16,9 @@ from .spec import (
     Feature,
     FeatureSpec,
     foreign_column,
-    parse_feature,
     parse_feature_model,
     read_feature_model,
+    split_feature,
 )
 
 #: The folder of each learner's default models. k-NN takes the LIBSVM ones: their arc-eager model
@@ -32,7 +31,7 @@ class FeatureModel:
     """The features of a model in MaltParser's order, compiled for one algorithm.
 
     ``extract(c, columns)`` gives one value per feature for configuration ``c`` (see
-    ``functions``; ``compile`` makes it fast). ``deprel_of`` maps pseudo-projective arc labels
+    ``functions``). ``deprel_of`` maps pseudo-projective arc labels
     to their DEPREL, for the models that learn such labels.
     """
 
@@ -45,14 +44,12 @@ class FeatureModel:
         self.null_value = null_value
         self.source = source
         self.deprel_of = deprel_of
-        family = SYSTEMS[algorithm].family
         # Learning orders a Split value's pieces by first appearance, as MaltParser's codes do
-        # (see functions.compile_feature); parsing needs no order and keeps no table.
+        # (see functions._split); parsing needs no order and keeps no table.
         self.split_codes: dict | None = {} if learning else None
-        self.functions = [compile_feature(s.feature, family, null_value, False, deprel_of, self.split_codes)
-                          for s in specs]  # fmt: skip
-        self.extract = compile_extractor([s.feature for s in specs], family, null_value, deprel_of=deprel_of,
-                                         split_codes=self.split_codes)  # fmt: skip
+        self.setting = Setting(SYSTEMS[algorithm].family, null_value, False, deprel_of, self.split_codes)
+        self.functions = [compile_feature(s.feature, self.setting) for s in specs]
+        self.extract = compile_extractor([s.feature for s in specs], self.setting)
         self.nulls = frozenset(NULL_SYMBOLS[null_value]) if null_value == "none" else frozenset()
         #: every value is a string or None: no Split (several values) and no ID (a number)
         self.plain = not any("Split(" in s.text or "InputColumn(ID," in s.text for s in specs)
@@ -83,15 +80,6 @@ class FeatureModel:
         """The model as maltpy's text format, one feature per line in MaltParser's order."""
         return "".join(s.text + "\n" for s in self.specs)
 
-    def encoder(self, tables: list[dict], positions: list[int]):
-        """For a classifier whose value tables are ``tables`` (for the features at ``positions``):
-        a function ``(c, columns) -> list of the columns of c's known values``, or None if the
-        model's values are not all plain strings."""
-        if not self.plain:
-            return None
-        return compile_extractor([s.feature for s in self.specs], SYSTEMS[self.algorithm].family, self.null_value,
-                                 tables, positions, self.deprel_of)  # fmt: skip
-
     def input_columns(self, split_column: str | None = None) -> list[int]:
         """The input columns whose text the features read (InputColumn anywhere inside a feature,
         and the data split's column ``split_column``), by number. ID, HEAD and PHEAD are numbers,
@@ -119,9 +107,9 @@ class FeatureModel:
         """The data split feature ``InputColumn(column, structure)``, compiled, and its position
         in the model (None if the model does not have it). The configuration has checked the
         address against the algorithm."""
-        feature = parse_feature(f"InputColumn({column},{structure})")
+        feature = split_feature(column, structure)
         position = next((i for i, s in enumerate(self.specs) if s.feature == feature), None)
-        value = compile_feature(feature, SYSTEMS[self.algorithm].family, self.null_value)
+        value = compile_feature(feature, Setting(SYSTEMS[self.algorithm].family, self.null_value))
         if column != "ID":
             return value, position
 

@@ -1,23 +1,19 @@
-"""Address and feature functions, compiled into closures over a parser configuration.
+"""Feature functions: one table from each name to its definition (and its arrays form).
+
+MaltParser's feature language (Nivre et al. 2007, §3.3; MaltParser's user guide, "Feature
+model"): a feature applies a *feature function* (InputColumn, Merge, ...) to nodes found by
+*address functions* (Stack[0], ldep(Input[0]), ...; ``addresses``). ``FEATURE_FUNCTIONS`` maps
+each name to its definition, and to its arrays form where the batched path (``features.arrays``)
+covers it: to add a feature function is to add one entry here and its parameters to
+``spec.SIGNATURES``.
 
 An address function maps a configuration to a node: a word 1..n, the root 0, or -1 for no node.
-A feature function maps it to a value: a string, a tuple of strings (Split, Suffix, Prefix), a
-number (an integer column such as ID), or None when it contributes nothing to the instance.
+A feature function maps it to a value: a string, a tuple of strings (Split), a number (an
+integer column such as ID), or None when it contributes nothing to the instance.
 
 The semantics are MaltParser 1.9.2's, including where its documentation says otherwise:
 
-- Base addresses (Nivre 2008, §6.1; Nivre et al. 2007, §3.3): Stack[i] and Input[i] count from
-  the top of the stack and the front of the buffer. In the stack systems Input[i] names only
-  the nodes SWAP has put back in the buffer and Lookahead[i] the buffer after them. Covington's
-  Left[i] and Right[i] are the words i places left of the current left word (down to the root,
-  whatever allow_root says) and right of the current right word; LeftContext[i] and
-  RightContext[i] count, from the left and from the right, the words between the two whose head
-  (if any) is outside them.
-- Graph addresses on the partial graph: head; ldep and rdep, the leftmost left and rightmost
-  right dependent; lsib and rsib, the nearest sibling on the same side of the head; pred and
-  succ, the neighbouring words (never the root); anc, the topmost ancestor (the node itself if it
-  has no head), panc the same but none without a head; ldesc and rdesc, the leftmost and
-  rightmost node of the subtree, pldesc and prdesc of the proper subtree (none for the root).
+- Addresses: see ``addresses`` (ADDRESS_FUNCTIONS).
 - Null values (option ``null_value``): a missing node, the root and a word without a head yet
   are ``#null#`` each with ``one`` (the default) and ``none``; ``rootnode`` gives the root (and a
   word without a head) ``#rootnode#``; ``novalue`` gives a word without a head ``#novalue#``.
@@ -30,13 +26,24 @@ Where MaltParser 1.9.2 has a bug, maltpy does what its documentation says and no
 and Prefix give the last or first n characters of the value (MaltParser's accumulate every
 value they have seen), and InputArc and InputArcDir compare word numbers (MaltParser's always
 give ``#null#``).
+
+Two kinds of feature function: a *simple* one reads the configuration (its definition gives a
+closure ``(configuration, columns) -> value``); a *combining* one (Merge, Split, Suffix, Prefix)
+reads only its parts' values (its definition gives ``(values) -> value`` over the places of its
+parts in ``values``), so that an extractor computes each part once however many features share it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from operator import itemgetter
+from typing import NamedTuple
 
-from .spec import BUFFER_INPUT, COLUMNS, Address, Feature, delimiter_literal
+import numpy as np
+
+from .addresses import compile_address
+from .spec import COLUMNS, Address, Feature, delimiter_literal
 
 NULL, ROOTNODE, NOVALUE = "#null#", "#rootnode#", "#novalue#"
 
@@ -48,255 +55,113 @@ NULL_SYMBOLS = {
     "novalue": (NULL, ROOTNODE, NOVALUE),
 }
 
-AddressFn = Callable[[object, list], int]
 FeatureFn = Callable[[object, list], object]
-
-
-# --- base addresses ----------------------------------------------------------------------------
-
-
-def _base_address(a: Address, family: str) -> AddressFn:
-    i = a.index
-    if a.name in ("Stack", "ActiveStack"):  # 2planar's stack is the active one
-
-        def stack(c, cols, i=i):
-            s = c.stack
-            return s[-1 - i] if i < len(s) else -1
-
-        return stack
-    if a.name == "InactiveStack":
-
-        def inactive_stack(c, cols, i=i):
-            s = c.inactive
-            return s[-1 - i] if i < len(s) else -1
-
-        return inactive_stack
-    if a.name == "Input" and family in BUFFER_INPUT:
-
-        def nivre_input(c, cols, i=i):
-            b = c.buffer
-            return b[-1 - i] if i < len(b) else -1
-
-        return nivre_input
-    if a.name == "Input":  # stack systems: the swapped nodes only
-
-        def swapped_input(c, cols, i=i):
-            b = c.buffer
-            return b[-1 - i] if i < c.swapped and i < len(b) else -1
-
-        return swapped_input
-    if a.name == "Lookahead":
-
-        def lookahead(c, cols, i=i):
-            b = c.buffer
-            k = c.swapped + i
-            return b[-1 - k] if k < len(b) else -1
-
-        return lookahead
-    if a.name == "Left":
-
-        def left(c, cols, i=i):
-            k = c.left - i
-            return k if k >= 0 else -1
-
-        return left
-    if a.name == "Right":
-
-        def right(c, cols, i=i):
-            k = c.right + i
-            return k if k <= c.n else -1
-
-        return right
-    if a.name in ("LeftContext", "RightContext"):
-        ascending = a.name == "LeftContext"
-
-        def context(c, cols, i=i, ascending=ascending):
-            lo, hi = c.left, c.right
-            heads = c.arcs.heads
-            positions = range(lo + 1, hi) if ascending else range(hi - 1, lo, -1)
-            seen = 0
-            for k in positions:
-                h = heads[k]
-                if h == -1 or h < lo or h > hi:
-                    if seen == i:
-                        return k
-                    seen += 1
-            return -1
-
-        return context
-    raise ValueError(f"no base address {a.name}")
-
-
-# --- graph addresses ---------------------------------------------------------------------------
-
-
-def _graph_address(name: str, inner: AddressFn) -> AddressFn:
-    if name == "head":
-
-        def head(c, cols):
-            x = inner(c, cols)
-            return c.arcs.heads[x] if x > 0 else -1
-
-        return head
-    if name == "ldep":
-
-        def ldep(c, cols):
-            x = inner(c, cols)
-            if x < 0:
-                return -1
-            deps = c.arcs.left[x]
-            return deps[0] if deps else -1
-
-        return ldep
-    if name in ("rdep", "rdep2"):
-        skip_root = name == "rdep2"
-
-        def rdep(c, cols):
-            x = inner(c, cols)
-            if x < 0 or (skip_root and x == 0):
-                return -1
-            deps = c.arcs.right[x]
-            return deps[-1] if deps else -1
-
-        return rdep
-    if name in ("lsib", "rsib"):
-        leftward = name == "lsib"
-
-        def sibling(c, cols):
-            x = inner(c, cols)
-            if x <= 0:
-                return -1
-            h = c.arcs.heads[x]
-            if h == -1:
-                return -1
-            same_side = c.arcs.left[h] if x < h else c.arcs.right[h]
-            k = same_side.index(x)
-            if leftward:
-                return same_side[k - 1] if k > 0 else -1
-            return same_side[k + 1] if k + 1 < len(same_side) else -1
-
-        return sibling
-    if name == "pred":
-
-        def pred(c, cols):
-            x = inner(c, cols)
-            return x - 1 if x > 1 else -1
-
-        return pred
-    if name == "succ":
-
-        def succ(c, cols):
-            x = inner(c, cols)
-            return x + 1 if 0 < x < len(cols[0]) - 1 else -1
-
-        return succ
-    if name in ("anc", "panc"):
-        proper = name == "panc"
-
-        def ancestor(c, cols):
-            x = inner(c, cols)
-            if x < 0:
-                return -1
-            heads = c.arcs.heads
-            if proper and (x == 0 or heads[x] == -1):
-                return -1
-            while x > 0 and heads[x] != -1:
-                x = heads[x]
-            return x
-
-        return ancestor
-    if name in ("ldesc", "pldesc", "rdesc", "prdesc"):
-        leftmost = name in ("ldesc", "pldesc")
-        proper = name.startswith("p")
-
-        def descendant(c, cols):
-            x = inner(c, cols)
-            if x <= 0:
-                return -1
-            arcs = c.arcs
-            best = -1 if proper else x
-            todo = arcs.left[x] + arcs.right[x]
-            while todo:
-                d = todo.pop()
-                if best == -1 or (d < best if leftmost else d > best):
-                    best = d
-                todo.extend(arcs.left[d])
-                todo.extend(arcs.right[d])
-            return best
-
-        return descendant
-    raise ValueError(f"no graph address {name}")
-
-
-def compile_address(a: Address, family: str) -> AddressFn:
-    if a.inner is None:
-        return _base_address(a, family)
-    return _graph_address(a.name, compile_address(a.inner, family))
 
 
 # --- feature functions -------------------------------------------------------------------------
 
 
-def _bin(value: int, bins: list[int], labels: list[str]) -> str:
-    label = labels[0]
-    for b, lab in zip(bins, labels):
-        if value >= b:
-            label = lab
-    return label
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """What a feature function's definition depends on besides its arguments: the algorithm's
+    family, the null symbols (``NULL_SYMBOLS``), ``nested`` (the feature is part of a Merge, where
+    a Merge of nulls is a null, not nothing), ``deprel_of`` (when arcs carry pseudo-projective
+    labels, the DEPREL of each: DEPREL features see it, as MaltParser's keep the marks in columns
+    of their own) and ``split_codes`` (learning's order of Split pieces, see ``_split``)."""
+
+    family: str
+    null_value: str
+    nested: bool = False
+    deprel_of: Mapping[str, str] | None = None
+    split_codes: dict | None = None
+
+    @property
+    def nulls(self) -> tuple[str, str, str]:
+        return NULL_SYMBOLS[self.null_value]
 
 
-def compile_feature(f: Feature, family: str, null_value: str, nested: bool = False,
-                    deprel_of: Mapping[str, str] | None = None,
-                    split_codes: dict | None = None) -> FeatureFn:  # fmt: skip
-    """The feature as a closure ``(configuration, columns) -> value``; ``columns[k][node]`` is
-    column k of the sentence's word ``node`` (index 0 is the root's place). ``nested``: the
-    feature is part of a Merge (where a Merge of nulls is a null, not nothing). ``deprel_of``:
-    when arcs carry pseudo-projective labels (``pseudoproj``), the DEPREL of each; DEPREL
-    features see it, as MaltParser's keep the marks in columns of their own."""
-    no_node, root_node, no_value = NULL_SYMBOLS[null_value]
-    name, args = f.name, f.args
-    if name == "InputColumn":
-        column = COLUMNS[args[0]]
-        address = compile_address(args[1], family)
-        if args[0] == "ID":
+class FeatureFunction(NamedTuple):
+    """A feature function's definition: ``simple(setting, *args) -> closure`` for one that reads
+    the configuration, or ``combining(setting, places, *args) -> (values) -> value`` for one
+    that reads its parts' values at ``places``; and its arrays form (``features.arrays``), None
+    where the batched path does not cover it: ``arrays(batch, feature, x, flat, nulls)`` gives
+    the symbols of the values at nodes ``x`` (places ``flat``), ``nulls`` being the symbols of
+    no node, the root and no value. (A Merge's arrays form is ``arrays.Column``'s, over its
+    parts' symbols.)"""
 
-            def number(c, cols):
-                x = address(c, cols)
-                return no_node if x < 0 else root_node if x == 0 else x
+    simple: Callable[..., FeatureFn] | None = None
+    combining: Callable[..., Callable[[list], object]] | None = None
+    arrays: Callable[..., np.ndarray] | None = None
 
-            return number
 
-        def input_column(c, cols):
-            x = address(c, cols)
-            if x > 0:
-                return cols[column][x]
-            return no_node if x < 0 else root_node
+def _input_column(s: Setting, column: str, address: Address) -> FeatureFn:
+    """InputColumn(c, a): the input column c of node a (ID: its number)."""
+    no_node, root_node, _ = s.nulls
+    node = compile_address(address, s.family)
+    if column == "ID":
 
-        return input_column
-    if name == "OutputColumn":
-        address = compile_address(args[1], family)
+        def number(c, cols):
+            x = node(c, cols)
+            return no_node if x < 0 else root_node if x == 0 else x
 
-        def output_column(c, cols):
-            x = address(c, cols)
-            if x > 0:
-                label = c.arcs.labels[x]
-                if label is None:
-                    return no_value
-                return label if deprel_of is None else deprel_of[label]
-            return no_node if x < 0 else root_node
+        return number
+    k = COLUMNS[column]
 
-        return output_column
-    if name in ("InputArc", "OutputArc"):
-        column = COLUMNS[args[0]]
-        first, second = compile_address(args[1], family), compile_address(args[2], family)
+    def input_column(c, cols):
+        x = node(c, cols)
+        if x > 0:
+            return cols[k][x]
+        return no_node if x < 0 else root_node
 
-        def arc(c, cols, from_input=name == "InputArc"):
+    return input_column
+
+
+def _input_column_arrays(b, f: Feature, x: np.ndarray, flat: np.ndarray, nulls: tuple) -> np.ndarray:
+    no_node, root, _ = nulls
+    return np.where(x > 0, b.values[COLUMNS[f.args[0]]][flat], np.where(x < 0, no_node, root))
+
+
+def _output_column(s: Setting, column: str, address: Address) -> FeatureFn:
+    """OutputColumn(DEPREL, a): the label of a's arc in the partial graph."""
+    no_node, root_node, no_value = s.nulls
+    node = compile_address(address, s.family)
+    deprel_of = s.deprel_of
+
+    def output_column(c, cols):
+        x = node(c, cols)
+        if x > 0:
+            label = c.arcs.labels[x]
+            if label is None:
+                return no_value
+            return label if deprel_of is None else deprel_of[label]
+        return no_node if x < 0 else root_node
+
+    return output_column
+
+
+def _output_column_arrays(b, f: Feature, x: np.ndarray, flat: np.ndarray, nulls: tuple) -> np.ndarray:
+    """The batch's arc labels are class numbers; ``label_symbol`` gives each one's DEPREL's symbol."""
+    no_node, root, no_value = nulls
+    label = b.labels[flat]
+    own = np.where(label >= 0, b.label_symbol[np.maximum(label, 0)], no_value)
+    return np.where(x > 0, own, np.where(x < 0, no_node, root))
+
+
+def _arc(from_input: bool) -> Callable[..., FeatureFn]:
+    """InputArc(c, a, b) (``from_input``, heads in column c) and OutputArc(c, a, b) (heads in the
+    partial graph): LEFT if b is a's head, RIGHT if a is b's head, else #null#."""
+
+    def compile_arc(s: Setting, column: str, first_address: Address, second_address: Address) -> FeatureFn:
+        k = COLUMNS[column]
+        first, second = compile_address(first_address, s.family), compile_address(second_address, s.family)
+
+        def arc(c, cols):
             x, y = first(c, cols), second(c, cols)
             if x < 0 or y < 0:
                 return NULL
             if from_input:
-                hx = _number(cols[column][x]) if x > 0 else -1
-                hy = _number(cols[column][y]) if y > 0 else -1
+                hx = _number(cols[k][x]) if x > 0 else -1
+                hy = _number(cols[k][y]) if y > 0 else -1
             else:
                 hx, hy = c.arcs.heads[x], c.arcs.heads[y]
             if x != 0 and hx == y:
@@ -306,97 +171,241 @@ def compile_feature(f: Feature, family: str, null_value: str, nested: bool = Fal
             return NULL
 
         return arc
-    if name == "InputArcDir":
-        column = COLUMNS[args[0]]
-        address = compile_address(args[1], family)
 
-        def arc_dir(c, cols):
-            x = address(c, cols)
-            if x < 0:
-                return no_node
-            if x == 0:
-                return root_node
-            h = _number(cols[column][x])
-            if h < 0 or h == x:
-                return NULL
-            return "ROOT" if h == 0 else "LEFT" if h < x else "RIGHT"
+    return compile_arc
 
-        return arc_dir
-    if name == "Exists":
-        address = compile_address(args[0], family)
-        return lambda c, cols: "true" if address(c, cols) >= 0 else None
-    if name in ("Distance", "NumOf"):
-        bins = [int(b) for b in args[2].split("|")]
-        labels = [f">={b}" for b in bins]
-        if name == "Distance":
-            first, second = compile_address(args[0], family), compile_address(args[1], family)
 
-            def distance(c, cols):
-                x, y = first(c, cols), second(c, cols)
-                if x <= 0 or y <= 0:
-                    return NULL
-                return _bin(abs(x - y), bins, labels)
+def _input_arc_dir(s: Setting, column: str, address: Address) -> FeatureFn:
+    """InputArcDir(c, a): where a's head in column c is, ROOT, LEFT or RIGHT."""
+    no_node, root_node, _ = s.nulls
+    k = COLUMNS[column]
+    node = compile_address(address, s.family)
 
-            return distance
-        address = compile_address(args[0], family)
-        relation = args[1].rstrip("s")
+    def arc_dir(c, cols):
+        x = node(c, cols)
+        if x < 0:
+            return no_node
+        if x == 0:
+            return root_node
+        h = _number(cols[k][x])
+        if h < 0 or h == x:
+            return NULL
+        return "ROOT" if h == 0 else "LEFT" if h < x else "RIGHT"
 
-        def num_of(c, cols):
-            x = address(c, cols)
-            if x < 0:
-                return NULL
-            arcs = c.arcs
-            count = (len(arcs.left[x]) if relation != "rdep" else 0) + (len(arcs.right[x]) if relation != "ldep" else 0)
-            return _bin(count, bins, labels)
+    return arc_dir
 
-        return num_of
-    if name == "Split":
-        inner = compile_feature(args[0], family, null_value, True, deprel_of, split_codes)
-        delimiter = delimiter_literal(args[1])
-        nulls = {no_node, root_node, no_value}
-        if split_codes is None:  # parsing: the order of the pieces does not matter
 
-            def split(c, cols):
-                value = inner(c, cols)
-                if value in nulls:
-                    return value
-                return tuple(sorted({piece for piece in value.split(delimiter) if piece}))
+def _exists(s: Setting, address: Address) -> FeatureFn:
+    """Exists(a): ``true`` if there is a node a, else nothing."""
+    node = compile_address(address, s.family)
+    return lambda c, cols: "true" if node(c, cols) >= 0 else None
 
-            return split
-        # Learning: the pieces in order of first appearance in the data, as MaltParser's codes
-        # in its table SPLIT_<column>, shared by the Split features of a column, order them
-        # (and so number the classifier's columns).
-        codes = split_codes.setdefault(args[0].args[0], {})
 
-        def split_in_order(c, cols):
-            value = inner(c, cols)
+def _binned(bins: str) -> Callable[[int], str]:
+    """The label ``>=b`` of the largest bin b a count reaches (Distance, NumOf)."""
+    edges = [int(b) for b in bins.split("|")]
+    labels = [f">={b}" for b in edges]
+
+    def label(value: int) -> str:
+        found = labels[0]
+        for edge, text in zip(edges, labels):
+            if value >= edge:
+                found = text
+        return found
+
+    return label
+
+
+def _distance(s: Setting, first_address: Address, second_address: Address, bins: str) -> FeatureFn:
+    """Distance(a, b, bins): |a - b| binned; #null# for a missing node or the root."""
+    first, second = compile_address(first_address, s.family), compile_address(second_address, s.family)
+    binned = _binned(bins)
+
+    def distance(c, cols):
+        x, y = first(c, cols), second(c, cols)
+        if x <= 0 or y <= 0:
+            return NULL
+        return binned(abs(x - y))
+
+    return distance
+
+
+def _num_of(s: Setting, address: Address, relation: str, bins: str) -> FeatureFn:
+    """NumOf(a, ldeps|rdeps|deps, bins): a's left, right or all dependents counted, binned."""
+    node = compile_address(address, s.family)
+    binned = _binned(bins)
+    relation = relation.rstrip("s")
+
+    def num_of(c, cols):
+        x = node(c, cols)
+        if x < 0:
+            return NULL
+        arcs = c.arcs
+        count = (len(arcs.left[x]) if relation != "rdep" else 0) + (len(arcs.right[x]) if relation != "ldep" else 0)
+        return binned(count)
+
+    return num_of
+
+
+def _split(s: Setting, places: tuple[int, ...], inner: Feature, delimiter: str) -> Callable[[list], object]:
+    """Split(f, d): the pieces of f's value between the delimiters, as a set of values."""
+    (k,) = places
+    nulls = set(s.nulls)
+    delimiter = delimiter_literal(delimiter)
+    if s.split_codes is None:  # parsing: the order of the pieces does not matter
+
+        def split(values):
+            value = values[k]
             if value in nulls:
                 return value
-            pieces = dict.fromkeys(piece for piece in value.split(delimiter) if piece)
-            for piece in pieces:
-                codes.setdefault(piece, len(codes))
-            return tuple(sorted(pieces, key=codes.__getitem__))
+            return tuple(sorted({piece for piece in value.split(delimiter) if piece}))
 
-        return split_in_order
-    if name in ("Suffix", "Prefix"):
-        inner = compile_feature(args[0], family, null_value, True, deprel_of, split_codes)
-        n = args[1]
-        nulls = {no_node, root_node, no_value}
-        if name == "Suffix":
-            return lambda c, cols: v if (v := inner(c, cols)) in nulls else v[-n:]
-        return lambda c, cols: v if (v := inner(c, cols)) in nulls else v[:n]
-    if name in ("Merge", "Merge3"):
-        parts = [compile_feature(a, family, null_value, True, deprel_of, split_codes) for a in args]
-        nulls = {no_node, root_node, no_value}
+        return split
+    # Learning: the pieces in order of first appearance in the data, as MaltParser's codes in its
+    # table SPLIT_<column>, shared by the Split features of a column, order them (and so number
+    # the classifier's columns).
+    codes = s.split_codes.setdefault(inner.args[0], {})
 
-        def merge(c, cols):
-            values = [p(c, cols) for p in parts]
-            if all(v in nulls for v in values):
-                return values[0] if nested else None
-            return "~".join(values)
+    def split_in_order(values):
+        value = values[k]
+        if value in nulls:
+            return value
+        pieces = dict.fromkeys(piece for piece in value.split(delimiter) if piece)
+        for piece in pieces:
+            codes.setdefault(piece, len(codes))
+        return tuple(sorted(pieces, key=codes.__getitem__))
+
+    return split_in_order
+
+
+def _affix(suffix: bool) -> Callable[..., Callable[[list], object]]:
+    """Suffix(f, n) (``suffix``) and Prefix(f, n): the last or first n characters of f's value."""
+
+    def compile_affix(s: Setting, places: tuple[int, ...], inner: Feature, n: int) -> Callable[[list], object]:
+        (k,) = places
+        nulls = set(s.nulls)
+        if suffix:
+            return lambda values: v if (v := values[k]) in nulls else v[-n:]
+        return lambda values: v if (v := values[k]) in nulls else v[:n]
+
+    return compile_affix
+
+
+def _merge(s: Setting, places: tuple[int, ...], *parts: Feature) -> Callable[[list], object]:
+    """Merge(f, g) and Merge3(f, g, h): the parts' values joined by ``~``; nothing if all are
+    null (a null inside a Merge)."""
+    nulls = frozenset(s.nulls)
+    nested = s.nested
+    if len(places) == 2:
+        i, j = places
+
+        def merge(values):
+            a, b = values[i], values[j]
+            if a in nulls and b in nulls:
+                return a if nested else None
+            return a + "~" + b
 
         return merge
-    raise ValueError(f"no feature function {name}")
+    i, j, k = places
+
+    def merge3(values):
+        a, b, c = values[i], values[j], values[k]
+        if a in nulls and b in nulls and c in nulls:
+            return a if nested else None
+        return a + "~" + b + "~" + c
+
+    return merge3
+
+
+#: Each feature function's definition, by its name in the feature language (spec.SIGNATURES
+#: gives its parameters).
+FEATURE_FUNCTIONS: dict[str, FeatureFunction] = {
+    "InputColumn": FeatureFunction(simple=_input_column, arrays=_input_column_arrays),
+    "OutputColumn": FeatureFunction(simple=_output_column, arrays=_output_column_arrays),
+    "InputArc": FeatureFunction(simple=_arc(from_input=True)),
+    "OutputArc": FeatureFunction(simple=_arc(from_input=False)),
+    "InputArcDir": FeatureFunction(simple=_input_arc_dir),
+    "Exists": FeatureFunction(simple=_exists),
+    "Distance": FeatureFunction(simple=_distance),
+    "NumOf": FeatureFunction(simple=_num_of),
+    "Split": FeatureFunction(combining=_split),
+    "Suffix": FeatureFunction(combining=_affix(suffix=True)),
+    "Prefix": FeatureFunction(combining=_affix(suffix=False)),
+    "Merge": FeatureFunction(combining=_merge),
+    "Merge3": FeatureFunction(combining=_merge),
+}
+
+
+def _parts(f: Feature) -> list[Feature]:
+    """A combining feature's parts: its arguments that are features."""
+    return [a for a in f.args if isinstance(a, Feature)]
+
+
+def compile_feature(f: Feature, setting: Setting) -> FeatureFn:
+    """The feature as a closure ``(configuration, columns) -> value``; ``columns[k][node]`` is
+    column k of the sentence's word ``node`` (index 0 is the root's place)."""
+    definition = FEATURE_FUNCTIONS[f.name]
+    if definition.simple is not None:
+        return definition.simple(setting, *f.args)
+    inside = Setting(setting.family, setting.null_value, True, setting.deprel_of, setting.split_codes)
+    parts = [compile_feature(p, inside) for p in _parts(f)]
+    combine = definition.combining(setting, tuple(range(len(parts))), *f.args)
+    return lambda c, cols: combine([p(c, cols) for p in parts])
+
+
+def compile_extractor(features: list[Feature], setting: Setting) -> Callable[[object, list], tuple]:
+    """A function ``(configuration, columns) -> tuple of values``, one per feature, with the
+    values ``compile_feature`` gives. This is the hot path of learning and parsing (it runs once
+    per transition): each distinct simple feature is one closure call, computed once however many
+    features share it (POSTAG of Input[0] appears in six features of the default arc-eager model);
+    each combining feature reads its parts' places, in rounds so that a part comes before its whole."""
+    simple: list[FeatureFn] = []
+    rounds: list[list[Callable[[list], object]]] = []
+    place: dict[tuple[Feature, bool], int] = {}
+    depth: dict[int, int] = {}
+
+    def wire(f: Feature, nested: bool) -> int:
+        definition = FEATURE_FUNCTIONS[f.name]
+        key = (f, nested and definition.combining is not None)  # a Merge's value depends on ``nested``
+        if key in place:
+            return place[key]
+        if definition.simple is not None:
+            place[key] = len(simple)
+            simple.append(definition.simple(setting, *f.args))
+            depth[place[key]] = 0
+            return place[key]
+        places = tuple(wire(p, True) for p in _parts(f))
+        here = Setting(setting.family, setting.null_value, nested, setting.deprel_of, setting.split_codes)
+        level = 1 + max(depth[p] for p in places)
+        while len(rounds) < level:
+            rounds.append([])
+        place[key] = key_place = -len(place) - 1  # numbered below once the simple ones are counted
+        rounds[level - 1].append((key_place, definition.combining, here, places, f.args))
+        depth[key_place] = level
+        return key_place
+
+    outputs = [wire(f, False) for f in features]
+    # the simple features' places are 0..; the combining ones' follow, round by round
+    renumber = {p: p for p in range(len(simple))}
+    compiled_rounds = []
+    for entries in rounds:
+        compiled = []
+        for key_place, combining, here, places, args in entries:
+            renumber[key_place] = len(renumber)
+            compiled.append(combining(here, tuple(renumber[p] for p in places), *args))
+        compiled_rounds.append(compiled)
+    pick = itemgetter(*[renumber[p] for p in outputs])
+    if len(outputs) == 1:
+        single = pick
+        pick = lambda values: (single(values),)  # noqa: E731 - itemgetter of one place gives no tuple
+
+    def extract(c, cols):
+        values = [f(c, cols) for f in simple]
+        for combining in compiled_rounds:
+            values += [f(values) for f in combining]
+        return pick(values)
+
+    return extract
 
 
 def _number(text: str) -> int:

@@ -215,6 +215,13 @@ def parse_address(text: str) -> Address:
     return address
 
 
+def split_feature(column: str, structure: str) -> Feature:
+    """The feature a data split reads (``guide.data_split_column`` and ``_structure``, MaltParser's
+    -d and -s): ``InputColumn(column, structure)``, the structure being any address. Raise
+    SpecError saying what is wrong, as for the same feature in a feature model."""
+    return _check(Feature("InputColumn", (column, parse_address(structure))))
+
+
 def _parse_address(text: str, pos: int, depth: int = 0) -> tuple[Address, int]:
     m = _NAME.match(text, pos)
     if not m:

@@ -12,6 +12,8 @@ symbol, numbered per feature in order of first appearance; a value never seen in
 from __future__ import annotations
 
 from array import array
+from collections.abc import Callable
+from operator import itemgetter
 
 import numpy as np
 import scipy.sparse as sp
@@ -32,6 +34,7 @@ class FeatureMap:
         self.skip = skip
         self.tables: list[dict[object, int]] = [{} for _ in positions]
         self.size = 0
+        self._pick: Callable[[tuple], tuple] | None = None
 
     def keys(self) -> list[list]:
         """[position, value] of every column, in column order (for the model archive)."""
@@ -58,9 +61,22 @@ class FeatureMap:
         fmap.size = len(keys)
         return fmap
 
+    def columns_of(self, values: tuple) -> list[int]:
+        """The columns of one instance's values, when they are all plain strings or None (a
+        model without Split or ID features): ``transform``'s columns, one look-up per feature
+        (the per-sentence parse's hot path). Nulls to skip have no column: learning left them out."""
+        return [x for x in map(dict.get, self.tables, self.pick(values)) if x is not None]
+
+    @property
+    def pick(self) -> Callable[[tuple], tuple]:
+        """The classifier's values (at ``positions``) of an instance's."""
+        if self._pick is None:
+            get = itemgetter(*self.positions) if self.positions else (lambda values: ())
+            self._pick = get if len(self.positions) != 1 else (lambda values: (get(values),))
+        return self._pick
+
     def transform(self, rows: list[tuple]) -> sp.csr_matrix:
-        """X for rows of feature values; values never seen in training are left out. (Models
-        whose values are all plain strings go faster through FeatureModel.encoder.)"""
+        """X for rows of feature values; values never seen in training are left out."""
         indptr = [0]
         indices: list[int] = []
         data: list[float] = []

@@ -1,0 +1,336 @@
+"""Address functions: one table from each name to its definition (and its arrays form).
+
+An address function maps a configuration to a node: a word 1..n, the root 0, or -1 for no node
+(Nivre et al. 2007, §3.3; MaltParser's user guide, "Feature model", address functions):
+
+- Base addresses (Nivre 2008, §6.1; Nivre et al. 2007, §3.3): Stack[i] and Input[i] count from
+  the top of the stack and the front of the buffer. In the stack systems Input[i] names only
+  the nodes SWAP has put back in the buffer and Lookahead[i] the buffer after them. Covington's
+  Left[i] and Right[i] are the words i places left of the current left word (down to the root,
+  whatever allow_root says) and right of the current right word; LeftContext[i] and
+  RightContext[i] count, from the left and from the right, the words between the two whose head
+  (if any) is outside them.
+- Graph addresses on the partial graph: head; ldep and rdep, the leftmost left and rightmost
+  right dependent; lsib and rsib, the nearest sibling on the same side of the head; pred and
+  succ, the neighbouring words (never the root); anc, the topmost ancestor (the node itself if it
+  has no head), panc the same but none without a head; ldesc and rdesc, the leftmost and
+  rightmost node of the subtree, pldesc and prdesc of the proper subtree (none for the root).
+
+``ADDRESS_FUNCTIONS`` maps each name (``spec``'s grammar) to its definition, and to its arrays
+form where the batched path (``features.arrays``) covers it: to add an address function is to
+add one entry here and its name to ``spec.BASE_ADDRESSES`` or ``spec.GRAPH_ADDRESSES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+
+from .spec import BUFFER_INPUT, Address
+
+AddressFn = Callable[[object, list], int]
+
+
+class AddressFunction(NamedTuple):
+    """An address function's definition, and its arrays form (``features.arrays``) or None.
+
+    A base address's ``closure(index, family)`` and ``arrays(batch, rows, index)``; a graph
+    address's ``closure(inner)`` and ``arrays(batch, rows, x, flat)``, with ``x`` the inner
+    nodes and ``flat`` their places in the batch's node arrays.
+    """
+
+    closure: Callable[..., AddressFn]
+    arrays: Callable[..., np.ndarray] | None = None
+
+
+# --- base addresses ----------------------------------------------------------------------------
+
+
+def _stack(i: int, family: str) -> AddressFn:
+    """Stack[i] (2planar's ActiveStack[i]): the i-th node from the top of the stack."""
+
+    def stack(c, cols):
+        s = c.stack
+        return s[-1 - i] if i < len(s) else -1
+
+    return stack
+
+
+def _stack_arrays(b, rows: np.ndarray, i: int) -> np.ndarray:
+    place = b.depth[rows] - 1 - i
+    return np.where(place >= 0, b.stack[b.offset[rows] + np.maximum(place, 0)], -1)
+
+
+def _inactive_stack(i: int, family: str) -> AddressFn:
+    """InactiveStack[i]: the i-th node from the top of 2planar's other stack."""
+
+    def inactive_stack(c, cols):
+        s = c.inactive
+        return s[-1 - i] if i < len(s) else -1
+
+    return inactive_stack
+
+
+def _input(i: int, family: str) -> AddressFn:
+    """Input[i]: the i-th node of the buffer; in the stack family, of the swapped nodes only."""
+    if family in BUFFER_INPUT:
+
+        def buffer_input(c, cols):
+            b = c.buffer
+            return b[-1 - i] if i < len(b) else -1
+
+        return buffer_input
+
+    def swapped_input(c, cols):
+        b = c.buffer
+        return b[-1 - i] if i < c.swapped and i < len(b) else -1
+
+    return swapped_input
+
+
+def _input_arrays(b, rows: np.ndarray, i: int) -> np.ndarray:
+    """The buffer is its front, then the words rest..n (see ``batch``)."""
+    front, n = b.front[rows], b.n[rows]
+    node = front if i == 0 else b.rest[rows] + (i - 1)
+    return np.where((front <= n) & (node <= n), node, -1)
+
+
+def _lookahead(i: int, family: str) -> AddressFn:
+    """Lookahead[i]: the i-th node of the stack systems' buffer after the swapped ones."""
+
+    def lookahead(c, cols):
+        b = c.buffer
+        k = c.swapped + i
+        return b[-1 - k] if k < len(b) else -1
+
+    return lookahead
+
+
+def _left(i: int, family: str) -> AddressFn:
+    """Left[i]: Covington's word i places left of the current left word."""
+
+    def left(c, cols):
+        k = c.left - i
+        return k if k >= 0 else -1
+
+    return left
+
+
+def _right(i: int, family: str) -> AddressFn:
+    """Right[i]: Covington's word i places right of the current right word."""
+
+    def right(c, cols):
+        k = c.right + i
+        return k if k <= c.n else -1
+
+    return right
+
+
+def _context(ascending: bool) -> Callable[[int, str], AddressFn]:
+    """LeftContext[i] (``ascending``) and RightContext[i]: the i-th word between Covington's
+    left and right words, from the left or from the right, whose head (if any) is outside them."""
+
+    def compile_context(i: int, family: str) -> AddressFn:
+        def context(c, cols):
+            lo, hi = c.left, c.right
+            heads = c.arcs.heads
+            seen = 0
+            for k in range(lo + 1, hi) if ascending else range(hi - 1, lo, -1):
+                h = heads[k]
+                if h == -1 or h < lo or h > hi:
+                    if seen == i:
+                        return k
+                    seen += 1
+            return -1
+
+        return context
+
+    return compile_context
+
+
+# --- graph addresses ---------------------------------------------------------------------------
+
+
+def _head(inner: AddressFn) -> AddressFn:
+    """head(a): the head of a, if it has one yet (none for the root)."""
+
+    def head(c, cols):
+        x = inner(c, cols)
+        return c.arcs.heads[x] if x > 0 else -1
+
+    return head
+
+
+def _head_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    return np.where(x > 0, b.heads[flat], -1)
+
+
+def _ldep(inner: AddressFn) -> AddressFn:
+    """ldep(a): the leftmost left dependent of a."""
+
+    def ldep(c, cols):
+        x = inner(c, cols)
+        if x < 0:
+            return -1
+        deps = c.arcs.left[x]
+        return deps[0] if deps else -1
+
+    return ldep
+
+
+def _ldep_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    return np.where(x >= 0, b.ldep[flat], -1)
+
+
+def _rdep(skip_root: bool) -> Callable[[AddressFn], AddressFn]:
+    """rdep(a): the rightmost right dependent of a; rdep2 the same but none for the root."""
+
+    def compile_rdep(inner: AddressFn) -> AddressFn:
+        def rdep(c, cols):
+            x = inner(c, cols)
+            if x < 0 or (skip_root and x == 0):
+                return -1
+            deps = c.arcs.right[x]
+            return deps[-1] if deps else -1
+
+        return rdep
+
+    return compile_rdep
+
+
+def _rdep_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    return np.where(x >= 0, b.rdep[flat], -1)
+
+
+def _sibling(leftward: bool) -> Callable[[AddressFn], AddressFn]:
+    """lsib(a) (``leftward``) and rsib(a): the nearest sibling of a on the same side of its head."""
+
+    def compile_sibling(inner: AddressFn) -> AddressFn:
+        def sibling(c, cols):
+            x = inner(c, cols)
+            if x <= 0:
+                return -1
+            h = c.arcs.heads[x]
+            if h == -1:
+                return -1
+            same_side = c.arcs.left[h] if x < h else c.arcs.right[h]
+            k = same_side.index(x)
+            if leftward:
+                return same_side[k - 1] if k > 0 else -1
+            return same_side[k + 1] if k + 1 < len(same_side) else -1
+
+        return sibling
+
+    return compile_sibling
+
+
+def _pred(inner: AddressFn) -> AddressFn:
+    """pred(a): the word before a (never the root)."""
+
+    def pred(c, cols):
+        x = inner(c, cols)
+        return x - 1 if x > 1 else -1
+
+    return pred
+
+
+def _pred_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    return np.where(x > 1, x - 1, -1)
+
+
+def _succ(inner: AddressFn) -> AddressFn:
+    """succ(a): the word after a."""
+
+    def succ(c, cols):
+        x = inner(c, cols)
+        return x + 1 if 0 < x < len(cols[0]) - 1 else -1
+
+    return succ
+
+
+def _succ_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    return np.where((x > 0) & (x < b.n[rows]), x + 1, -1)
+
+
+def _ancestor(proper: bool) -> Callable[[AddressFn], AddressFn]:
+    """anc(a): a's topmost ancestor, a itself if it has no head; panc(a) (``proper``) the same
+    but none for the root or a word without a head."""
+
+    def compile_ancestor(inner: AddressFn) -> AddressFn:
+        def ancestor(c, cols):
+            x = inner(c, cols)
+            if x < 0:
+                return -1
+            heads = c.arcs.heads
+            if proper and (x == 0 or heads[x] == -1):
+                return -1
+            while x > 0 and heads[x] != -1:
+                x = heads[x]
+            return x
+
+        return ancestor
+
+    return compile_ancestor
+
+
+def _descendant(leftmost: bool, proper: bool) -> Callable[[AddressFn], AddressFn]:
+    """ldesc(a) and rdesc(a): the leftmost or rightmost node of a's subtree; pldesc and prdesc
+    (``proper``) of its proper subtree (none for a word without dependents, and for the root)."""
+
+    def compile_descendant(inner: AddressFn) -> AddressFn:
+        def descendant(c, cols):
+            x = inner(c, cols)
+            if x <= 0:
+                return -1
+            arcs = c.arcs
+            best = -1 if proper else x
+            todo = arcs.left[x] + arcs.right[x]
+            while todo:
+                d = todo.pop()
+                if best == -1 or (d < best if leftmost else d > best):
+                    best = d
+                todo.extend(arcs.left[d])
+                todo.extend(arcs.right[d])
+            return best
+
+        return descendant
+
+    return compile_descendant
+
+
+#: Each address function's definition, by its name in the feature language (spec.py's grammar).
+ADDRESS_FUNCTIONS: dict[str, AddressFunction] = {
+    "Stack": AddressFunction(_stack, _stack_arrays),
+    "ActiveStack": AddressFunction(_stack),
+    "InactiveStack": AddressFunction(_inactive_stack),
+    "Input": AddressFunction(_input, _input_arrays),
+    "Lookahead": AddressFunction(_lookahead),
+    "Left": AddressFunction(_left),
+    "Right": AddressFunction(_right),
+    "LeftContext": AddressFunction(_context(ascending=True)),
+    "RightContext": AddressFunction(_context(ascending=False)),
+    "head": AddressFunction(_head, _head_arrays),
+    "ldep": AddressFunction(_ldep, _ldep_arrays),
+    "rdep": AddressFunction(_rdep(skip_root=False), _rdep_arrays),
+    "rdep2": AddressFunction(_rdep(skip_root=True)),
+    "lsib": AddressFunction(_sibling(leftward=True)),
+    "rsib": AddressFunction(_sibling(leftward=False)),
+    "pred": AddressFunction(_pred, _pred_arrays),
+    "succ": AddressFunction(_succ, _succ_arrays),
+    "anc": AddressFunction(_ancestor(proper=False)),
+    "panc": AddressFunction(_ancestor(proper=True)),
+    "ldesc": AddressFunction(_descendant(leftmost=True, proper=False)),
+    "pldesc": AddressFunction(_descendant(leftmost=True, proper=True)),
+    "rdesc": AddressFunction(_descendant(leftmost=False, proper=False)),
+    "prdesc": AddressFunction(_descendant(leftmost=False, proper=True)),
+}
+
+
+def compile_address(a: Address, family: str) -> AddressFn:
+    """The address as a closure ``(configuration, columns) -> node``."""
+    definition = ADDRESS_FUNCTIONS[a.name].closure
+    if a.inner is None:
+        return definition(a.index, family)
+    return definition(compile_address(a.inner, family))

@@ -1,0 +1,287 @@
+"""The arrays form of the feature functions: a batch of configurations' feature values at once.
+
+``batch`` keeps a batch of Nivre configurations in flat arrays (its module docstring gives the
+layout); this module computes their features there, by the arrays forms that
+``functions.ADDRESS_FUNCTIONS`` and ``FEATURE_FUNCTIONS`` keep beside the definitions:
+
+- A token's column values are turned into symbol numbers once, when its sentence enters the
+  batch (``Symbols``: one table per column read, and one for the arc labels).
+- An address is a gather over the batch's arrays; a value (InputColumn, OutputColumn) a symbol;
+  a classifier's column a gather over a table from symbols to columns (``Column``; a Merge's
+  through the sorted codes of its parts' symbol tuples).
+
+Covered (``covered``): InputColumn of text columns, OutputColumn, and Merge/Merge3 of them, over
+the addresses that have an arrays form (Stack, Input, head, ldep, rdep, pred, succ): MaltParser's
+default models for Nivre's systems and the papers'. Tests check the arrays form against the
+definitions on real treebanks (tests/test_batch.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..transition import SYSTEMS
+from ..transition.nivre_arrays import ARRAYS_FORMS
+from . import spec
+from .addresses import ADDRESS_FUNCTIONS
+from .functions import FEATURE_FUNCTIONS, NULL_SYMBOLS
+from .spec import COLUMNS, INTEGER_COLUMNS, Address, Feature, parse_address
+
+UNKNOWN = 0  # the symbol of a value no table knows
+MAX_MERGE_SPLITS = 1 << 22  # cuts of a model's Merge keys into parts (real models: one per key)
+
+
+def _address_ok(a: Address) -> bool:
+    """Whether the address and the addresses inside it have arrays forms."""
+    return ADDRESS_FUNCTIONS[a.name].arrays is not None and (a.inner is None or _address_ok(a.inner))
+
+
+def _part_ok(f: Feature) -> bool:
+    """Whether the feature is a value with an arrays form (a text column, or the arc label) at
+    an address with one."""
+    if FEATURE_FUNCTIONS[f.name].arrays is None or f.args[0] in INTEGER_COLUMNS:
+        return False
+    return _address_ok(f.args[1])
+
+
+def _feature_ok(f: Feature) -> bool:
+    """Whether the feature is covered: a value with an arrays form, or a Merge of such values
+    (whose arrays form is Column's, over its parts' symbols)."""
+    if f.name in ("Merge", "Merge3"):
+        return all(_part_ok(p) for p in f.args)
+    return _part_ok(f)
+
+
+def symbol_source(f: Feature) -> str:
+    """The symbol table a part reads: a column of the input, or the arc labels (OUT)."""
+    return "OUT" if f.name == "OutputColumn" else f"IN{COLUMNS[f.args[0]]}"
+
+
+class Symbols:
+    """One symbol table per source: value text -> number (0 for values no table has)."""
+
+    def __init__(self, null_value: str) -> None:
+        self.no_node, self.root_node, self.no_value = NULL_SYMBOLS[null_value]
+        self.tables: dict[str, dict[str, int]] = {}
+
+    def table(self, source: str) -> dict[str, int]:
+        t = self.tables.get(source)
+        if t is None:
+            t = self.tables[source] = {}
+            for value in (self.no_node, self.root_node, self.no_value):
+                self.add(source, value)
+        return t
+
+    def add(self, source: str, value: str) -> int:
+        t = self.table(source)
+        code = t.get(value)
+        if code is None:
+            code = t[value] = len(t) + 1
+        return code
+
+    def size(self, source: str) -> int:
+        return len(self.table(source)) + 1
+
+    def null_codes(self, source: str) -> tuple[int, int, int]:
+        """The symbols of no node, the root node and no value in a source."""
+        t = self.table(source)
+        return t[self.no_node], t[self.root_node], t[self.no_value]
+
+    def nulls(self, source: str) -> np.ndarray:
+        """A mask over the source's symbols: which are null values."""
+        mask = np.zeros(self.size(source), dtype=bool)
+        mask[list(self.null_codes(source))] = True
+        return mask
+
+
+class Column:
+    """How one classifier finds the column of one feature: a table from the feature's symbol
+    (single features) or from the code of its parts' symbols (Merge) to a column, -1 for none."""
+
+    def __init__(self, feature: Feature, table: dict, skip: frozenset, symbols: Symbols) -> None:
+        if feature.name not in ("Merge", "Merge3"):
+            source = symbol_source(feature)
+            self.parts = [feature]
+            self.map = {symbols.add(source, v): c for v, c in table.items() if v not in skip}
+            return
+        # A Merge's value is its parts' values joined by "~": a table key may split into parts in
+        # several ways when values hold "~"; every split is registered, so that any parts whose
+        # joined text is a key find its column, as the text would.
+        self.parts = list(feature.args)
+        sources = [symbol_source(p) for p in self.parts]
+        pieces: dict[tuple[int, ...], int] = {}
+        for key, column in table.items():
+            for split in splits(key, len(sources)):
+                codes = tuple(symbols.add(s, v) for s, v in zip(sources, split))
+                pieces.setdefault(codes, column)
+        self.map = pieces
+
+    def freeze(self, symbols: Symbols) -> None:
+        """Turn the map into arrays once every symbol table is complete."""
+        if len(self.parts) == 1:
+            source = symbol_source(self.parts[0])
+            lookup = np.full(symbols.size(source), -1, dtype=np.int64)
+            for code, column in self.map.items():
+                lookup[code] = column
+            self.lookup = lookup
+            return
+        self.radix = [symbols.size(symbol_source(p)) for p in self.parts]
+        if len(self.map):
+            keys = np.array(list(self.map), dtype=np.int64)
+            codes = self._code([keys[:, k] for k in range(len(self.parts))])
+        else:
+            codes = np.zeros(0, dtype=np.int64)
+        order = np.argsort(codes)
+        self.sorted_codes = codes[order]
+        self.columns = np.fromiter(self.map.values(), dtype=np.int64, count=len(self.map))[order]
+        self.null_masks = [symbols.nulls(symbol_source(p)) for p in self.parts]
+
+    def _code(self, parts: list[np.ndarray]) -> np.ndarray:
+        code = parts[0].astype(np.int64)
+        for radix, part in zip(self.radix[1:], parts[1:]):
+            code = code * radix + part
+        return code
+
+    def columns_of(self, values: list[np.ndarray]) -> np.ndarray:
+        """Each row's column (-1: none) given the symbols of the parts."""
+        if len(self.parts) == 1:
+            return self.lookup[values[0]]
+        code = self._code(values)
+        where = np.searchsorted(self.sorted_codes, code)
+        where[where == len(self.sorted_codes)] = 0
+        found = self.sorted_codes[where] == code if len(self.sorted_codes) else np.zeros(len(code), dtype=bool)
+        all_null = np.ones(len(code), dtype=bool)
+        for mask, part in zip(self.null_masks, values):
+            all_null &= mask[part]
+        return np.where(found & ~all_null, self.columns[where] if len(self.columns) else -1, -1)
+
+
+def splits(text: str, n: int) -> list[tuple[str, ...]]:
+    """Every way to cut ``text`` at n - 1 of its "~" into n parts."""
+    if n == 1:
+        return [(text,)]
+    out = []
+    start = 0
+    while (k := text.find("~", start)) >= 0:
+        out.extend((text[:k], *rest) for rest in splits(text[k + 1 :], n - 1))
+        start = k + 1
+    return out
+
+
+class FeatureArrays:
+    """The features of a batch of configurations held in arrays (``batch._Arrays`` is one):
+    ``_plan`` numbers the values and addresses a classifier reads, ``_values`` computes them for
+    some rows, ``_texts`` turns a feature's symbols back into its values' texts."""
+
+    def _init_features(self, null_value: str) -> None:
+        self.symbols = Symbols(null_value)
+        self.address_numbers, self.addresses = {}, []
+        self.value_numbers, self.value_plan = {}, []
+        self.input_columns: list[int] = []
+        self.label_symbol = np.zeros(0, dtype=np.int64)  # arc label code -> the symbol of its DEPREL
+
+    def _plan(self, parts: list[Feature]) -> list[int]:
+        """Number the parts' values and the addresses they read (each once, inner addresses
+        first), so that a step computes each of them once; the parts' value numbers."""
+        for p in parts:
+            column = COLUMNS[p.args[0]]
+            if p.name == "InputColumn" and column not in self.input_columns:
+                self.input_columns.append(column)
+        return [self._plan_value(p) for p in parts]
+
+    def _plan_address(self, a: Address) -> int:
+        number = self.address_numbers.get(a)
+        if number is None:
+            inner = None if a.inner is None else self._plan_address(a.inner)
+            number = self.address_numbers[a] = len(self.addresses)
+            self.addresses.append((a, inner))
+        return number
+
+    def _plan_value(self, f: Feature) -> int:
+        number = self.value_numbers.get(f)
+        if number is None:
+            address = self._plan_address(f.args[1])
+            number = self.value_numbers[f] = len(self.value_plan)
+            self.value_plan.append((f, address))
+        return number
+
+    def _values(self, rows: np.ndarray, needs: list[int]) -> dict[int, np.ndarray]:
+        """The symbols of the values numbered ``needs`` for each row (with the nodes they read)."""
+        nodes: dict[int, np.ndarray] = {}
+        for k in sorted({self.value_plan[v][1] for v in needs}):
+            self._node(k, rows, nodes)
+        return {v: self._value(v, rows, nodes) for v in needs}
+
+    def _node(self, k: int, rows: np.ndarray, nodes: dict) -> np.ndarray:
+        """The node at address ``k`` of each row's configuration, -1 for none (the arrays form
+        of its definition in ``functions.ADDRESS_FUNCTIONS``)."""
+        got = nodes.get(k)
+        if got is not None:
+            return got
+        a, inner = self.addresses[k]
+        arrays = ADDRESS_FUNCTIONS[a.name].arrays
+        if inner is None:
+            node = arrays(self, rows, a.index)
+        else:
+            x = self._node(inner, rows, nodes)
+            node = arrays(self, rows, x, self.offset[rows] + np.maximum(x, 0))
+        nodes[k] = node
+        return node
+
+    def _value(self, v: int, rows: np.ndarray, nodes: dict) -> np.ndarray:
+        """The symbol of an InputColumn or OutputColumn value for each row (the arrays form of
+        its definition in ``functions.FEATURE_FUNCTIONS``)."""
+        f, k = self.value_plan[v]
+        x = nodes[k]
+        nulls = self.symbols.null_codes(symbol_source(f))
+        return FEATURE_FUNCTIONS[f.name].arrays(self, f, x, self.offset[rows] + np.maximum(x, 0), nulls)
+
+    def _inverse_tables(self) -> dict[str, list[str | None]]:
+        out = {}
+        for source, table in self.symbols.tables.items():
+            texts: list[str | None] = [None] * (len(table) + 1)
+            for text, code in table.items():
+                texts[code] = text
+            out[source] = texts
+        return out
+
+    def _texts(self, f: Feature, parts: list[np.ndarray], inverse: dict) -> tuple[np.ndarray, list]:
+        """The feature's values: a number per instance, and the text of each number (a Merge's
+        parts' texts joined by "~", None when all are null, as ``functions.compile_feature``)."""
+        if len(parts) == 1:
+            return parts[0], inverse[symbol_source(f)]
+        sources = [symbol_source(p) for p in f.args]
+        # number the distinct tuples of parts, one part at a time (a product of the tables'
+        # sizes could overflow)
+        numbers = np.zeros(len(parts[0]), dtype=np.int64)
+        for part, source in zip(parts, sources):
+            unique, numbers = np.unique(numbers * self.symbols.size(source) + part, return_inverse=True)
+            numbers = numbers.ravel()
+        first = np.full(len(unique), -1, dtype=np.int64)
+        first[numbers[::-1]] = np.arange(len(numbers) - 1, -1, -1)  # an instance of each number
+        tables = [inverse[s] for s in sources]
+        nulls = [set(self.symbols.null_codes(s)) for s in sources]
+        texts: list[str | None] = []
+        for i in first.tolist():
+            symbols = [int(part[i]) for part in parts]
+            null = all(k in null_set for null_set, k in zip(nulls, symbols))
+            texts.append(None if null else "~".join(t[k] for t, k in zip(tables, symbols)))
+        return numbers, texts
+
+
+def covered(config, feature_model) -> bool:
+    """Does the arrays form cover this configuration and feature model?"""
+    if SYSTEMS[config.singlemalt.parsing_algorithm] not in ARRAYS_FORMS or not feature_model.plain:
+        return False
+    if config.guide.data_split_column is not None:
+        column, structure = config.guide.data_split_column, config.guide.data_split_structure
+        if column in INTEGER_COLUMNS or not _address_ok(parse_address(structure)):
+            return False
+    return all(_feature_ok(s.feature) for s in feature_model.specs)
+
+
+def split_feature(config) -> Feature | None:
+    """The data split's feature, InputColumn(column, structure), or None without a split."""
+    if config.guide.data_split_column is None:
+        return None
+    return spec.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
