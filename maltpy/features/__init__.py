@@ -47,7 +47,7 @@ class FeatureModel:
         # Learning orders a Split value's pieces by first appearance, as MaltParser's codes do
         # (see functions._split); parsing needs no order and keeps no table.
         self.split_codes: dict | None = {} if learning else None
-        self.setting = Setting(SYSTEMS[algorithm].family, null_value, False, deprel_of, self.split_codes)
+        self.setting = Setting(SYSTEMS[algorithm].family, null_value, deprel_of, self.split_codes)
         self.functions = [compile_feature(s.feature, self.setting) for s in specs]
         self.extract = compile_extractor([s.feature for s in specs], self.setting)
         self.nulls = frozenset(NULL_SYMBOLS[null_value]) if null_value == "none" else frozenset()

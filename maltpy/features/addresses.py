@@ -19,39 +19,46 @@ An address function maps a configuration to a node: a word 1..n, the root 0, or 
 ``ADDRESS_FUNCTIONS`` maps each name (``spec``'s grammar) to its definition, and to its arrays
 form where the batched path (``features.arrays``) covers it: to add an address function is to
 add one entry here and its name to ``spec.BASE_ADDRESSES`` or ``spec.GRAPH_ADDRESSES``.
+
+A base address's definition gives a function ``(configuration) -> node``; a graph address's
+definition is a function ``(configuration, x) -> node`` of the node ``x`` its inner address
+found, so that ``compile_nodes`` finds each distinct address of a feature model once per
+configuration, an inner one before those that read it, with one call each.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 import numpy as np
 
 from .spec import BUFFER_INPUT, Address
 
-AddressFn = Callable[[object, list], int]
+BaseFn = Callable[[object], int]
+GraphFn = Callable[[object, int], int]
 
 
 class AddressFunction(NamedTuple):
     """An address function's definition, and its arrays form (``features.arrays``) or None.
 
-    A base address's ``closure(index, family)`` and ``arrays(batch, rows, index)``; a graph
-    address's ``closure(inner)`` and ``arrays(batch, rows, x, flat)``, with ``x`` the inner
-    nodes and ``flat`` their places in the batch's node arrays.
+    A base address's ``definition(index, family) -> (configuration) -> node`` and
+    ``arrays(batch, rows, index)``; a graph address's ``definition(configuration, x) -> node``
+    and ``arrays(batch, rows, x, flat)``, with ``x`` the inner nodes and ``flat`` their places
+    in the batch's node arrays.
     """
 
-    closure: Callable[..., AddressFn]
+    definition: Callable[..., BaseFn] | GraphFn
     arrays: Callable[..., np.ndarray] | None = None
 
 
 # --- base addresses ----------------------------------------------------------------------------
 
 
-def _stack(i: int, family: str) -> AddressFn:
+def _stack(i: int, family: str) -> BaseFn:
     """Stack[i] (2planar's ActiveStack[i]): the i-th node from the top of the stack."""
 
-    def stack(c, cols):
+    def stack(c):
         s = c.stack
         return s[-1 - i] if i < len(s) else -1
 
@@ -63,27 +70,27 @@ def _stack_arrays(b, rows: np.ndarray, i: int) -> np.ndarray:
     return np.where(place >= 0, b.stack[b.offset[rows] + np.maximum(place, 0)], -1)
 
 
-def _inactive_stack(i: int, family: str) -> AddressFn:
+def _inactive_stack(i: int, family: str) -> BaseFn:
     """InactiveStack[i]: the i-th node from the top of 2planar's other stack."""
 
-    def inactive_stack(c, cols):
+    def inactive_stack(c):
         s = c.inactive
         return s[-1 - i] if i < len(s) else -1
 
     return inactive_stack
 
 
-def _input(i: int, family: str) -> AddressFn:
+def _input(i: int, family: str) -> BaseFn:
     """Input[i]: the i-th node of the buffer; in the stack family, of the swapped nodes only."""
     if family in BUFFER_INPUT:
 
-        def buffer_input(c, cols):
+        def buffer_input(c):
             b = c.buffer
             return b[-1 - i] if i < len(b) else -1
 
         return buffer_input
 
-    def swapped_input(c, cols):
+    def swapped_input(c):
         b = c.buffer
         return b[-1 - i] if i < c.swapped and i < len(b) else -1
 
@@ -97,10 +104,10 @@ def _input_arrays(b, rows: np.ndarray, i: int) -> np.ndarray:
     return np.where((front <= n) & (node <= n), node, -1)
 
 
-def _lookahead(i: int, family: str) -> AddressFn:
+def _lookahead(i: int, family: str) -> BaseFn:
     """Lookahead[i]: the i-th node of the stack systems' buffer after the swapped ones."""
 
-    def lookahead(c, cols):
+    def lookahead(c):
         b = c.buffer
         k = c.swapped + i
         return b[-1 - k] if k < len(b) else -1
@@ -108,32 +115,32 @@ def _lookahead(i: int, family: str) -> AddressFn:
     return lookahead
 
 
-def _left(i: int, family: str) -> AddressFn:
+def _left(i: int, family: str) -> BaseFn:
     """Left[i]: Covington's word i places left of the current left word."""
 
-    def left(c, cols):
+    def left(c):
         k = c.left - i
         return k if k >= 0 else -1
 
     return left
 
 
-def _right(i: int, family: str) -> AddressFn:
+def _right(i: int, family: str) -> BaseFn:
     """Right[i]: Covington's word i places right of the current right word."""
 
-    def right(c, cols):
+    def right(c):
         k = c.right + i
         return k if k <= c.n else -1
 
     return right
 
 
-def _context(ascending: bool) -> Callable[[int, str], AddressFn]:
+def _context(ascending: bool) -> Callable[[int, str], BaseFn]:
     """LeftContext[i] (``ascending``) and RightContext[i]: the i-th word between Covington's
     left and right words, from the left or from the right, whose head (if any) is outside them."""
 
-    def compile_context(i: int, family: str) -> AddressFn:
-        def context(c, cols):
+    def compile_context(i: int, family: str) -> BaseFn:
+        def context(c):
             lo, hi = c.left, c.right
             heads = c.arcs.heads
             seen = 0
@@ -153,151 +160,115 @@ def _context(ascending: bool) -> Callable[[int, str], AddressFn]:
 # --- graph addresses ---------------------------------------------------------------------------
 
 
-def _head(inner: AddressFn) -> AddressFn:
+def _head(c, x: int) -> int:
     """head(a): the head of a, if it has one yet (none for the root)."""
-
-    def head(c, cols):
-        x = inner(c, cols)
-        return c.arcs.heads[x] if x > 0 else -1
-
-    return head
+    return c.arcs.heads[x] if x > 0 else -1
 
 
 def _head_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
     return np.where(x > 0, b.heads[flat], -1)
 
 
-def _ldep(inner: AddressFn) -> AddressFn:
+def _ldep(c, x: int) -> int:
     """ldep(a): the leftmost left dependent of a."""
-
-    def ldep(c, cols):
-        x = inner(c, cols)
-        if x < 0:
-            return -1
-        deps = c.arcs.left[x]
-        return deps[0] if deps else -1
-
-    return ldep
+    if x < 0:
+        return -1
+    deps = c.arcs.left[x]
+    return deps[0] if deps else -1
 
 
 def _ldep_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, b.ldep[flat], -1)
 
 
-def _rdep(skip_root: bool) -> Callable[[AddressFn], AddressFn]:
+def _rdep(skip_root: bool) -> GraphFn:
     """rdep(a): the rightmost right dependent of a; rdep2 the same but none for the root."""
 
-    def compile_rdep(inner: AddressFn) -> AddressFn:
-        def rdep(c, cols):
-            x = inner(c, cols)
-            if x < 0 or (skip_root and x == 0):
-                return -1
-            deps = c.arcs.right[x]
-            return deps[-1] if deps else -1
+    def rdep(c, x: int) -> int:
+        if x < 0 or (skip_root and x == 0):
+            return -1
+        deps = c.arcs.right[x]
+        return deps[-1] if deps else -1
 
-        return rdep
-
-    return compile_rdep
+    return rdep
 
 
 def _rdep_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
     return np.where(x >= 0, b.rdep[flat], -1)
 
 
-def _sibling(leftward: bool) -> Callable[[AddressFn], AddressFn]:
+def _sibling(leftward: bool) -> GraphFn:
     """lsib(a) (``leftward``) and rsib(a): the nearest sibling of a on the same side of its head."""
 
-    def compile_sibling(inner: AddressFn) -> AddressFn:
-        def sibling(c, cols):
-            x = inner(c, cols)
-            if x <= 0:
-                return -1
-            h = c.arcs.heads[x]
-            if h == -1:
-                return -1
-            same_side = c.arcs.left[h] if x < h else c.arcs.right[h]
-            k = same_side.index(x)
-            if leftward:
-                return same_side[k - 1] if k > 0 else -1
-            return same_side[k + 1] if k + 1 < len(same_side) else -1
+    def sibling(c, x: int) -> int:
+        if x <= 0:
+            return -1
+        h = c.arcs.heads[x]
+        if h == -1:
+            return -1
+        same_side = c.arcs.left[h] if x < h else c.arcs.right[h]
+        k = same_side.index(x)
+        if leftward:
+            return same_side[k - 1] if k > 0 else -1
+        return same_side[k + 1] if k + 1 < len(same_side) else -1
 
-        return sibling
-
-    return compile_sibling
+    return sibling
 
 
-def _pred(inner: AddressFn) -> AddressFn:
+def _pred(c, x: int) -> int:
     """pred(a): the word before a (never the root)."""
-
-    def pred(c, cols):
-        x = inner(c, cols)
-        return x - 1 if x > 1 else -1
-
-    return pred
+    return x - 1 if x > 1 else -1
 
 
 def _pred_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
     return np.where(x > 1, x - 1, -1)
 
 
-def _succ(inner: AddressFn) -> AddressFn:
-    """succ(a): the word after a."""
-
-    def succ(c, cols):
-        x = inner(c, cols)
-        return x + 1 if 0 < x < len(cols[0]) - 1 else -1
-
-    return succ
+def _succ(c, x: int) -> int:
+    """succ(a): the word after a (the arcs have a place for each of the nodes 0..n)."""
+    return x + 1 if 0 < x < len(c.arcs.heads) - 1 else -1
 
 
 def _succ_arrays(b, rows: np.ndarray, x: np.ndarray, flat: np.ndarray) -> np.ndarray:
     return np.where((x > 0) & (x < b.n[rows]), x + 1, -1)
 
 
-def _ancestor(proper: bool) -> Callable[[AddressFn], AddressFn]:
+def _ancestor(proper: bool) -> GraphFn:
     """anc(a): a's topmost ancestor, a itself if it has no head; panc(a) (``proper``) the same
     but none for the root or a word without a head."""
 
-    def compile_ancestor(inner: AddressFn) -> AddressFn:
-        def ancestor(c, cols):
-            x = inner(c, cols)
-            if x < 0:
-                return -1
-            heads = c.arcs.heads
-            if proper and (x == 0 or heads[x] == -1):
-                return -1
-            while x > 0 and heads[x] != -1:
-                x = heads[x]
-            return x
+    def ancestor(c, x: int) -> int:
+        if x < 0:
+            return -1
+        heads = c.arcs.heads
+        if proper and (x == 0 or heads[x] == -1):
+            return -1
+        while x > 0 and heads[x] != -1:
+            x = heads[x]
+        return x
 
-        return ancestor
-
-    return compile_ancestor
+    return ancestor
 
 
-def _descendant(leftmost: bool, proper: bool) -> Callable[[AddressFn], AddressFn]:
+def _descendant(leftmost: bool, proper: bool) -> GraphFn:
     """ldesc(a) and rdesc(a): the leftmost or rightmost node of a's subtree; pldesc and prdesc
     (``proper``) of its proper subtree (none for a word without dependents, and for the root)."""
 
-    def compile_descendant(inner: AddressFn) -> AddressFn:
-        def descendant(c, cols):
-            x = inner(c, cols)
-            if x <= 0:
-                return -1
-            arcs = c.arcs
-            best = -1 if proper else x
-            todo = arcs.left[x] + arcs.right[x]
-            while todo:
-                d = todo.pop()
-                if best == -1 or (d < best if leftmost else d > best):
-                    best = d
-                todo.extend(arcs.left[d])
-                todo.extend(arcs.right[d])
-            return best
+    def descendant(c, x: int) -> int:
+        if x <= 0:
+            return -1
+        arcs = c.arcs
+        best = -1 if proper else x
+        todo = arcs.left[x] + arcs.right[x]
+        while todo:
+            d = todo.pop()
+            if best == -1 or (d < best if leftmost else d > best):
+                best = d
+            todo.extend(arcs.left[d])
+            todo.extend(arcs.right[d])
+        return best
 
-        return descendant
-
-    return compile_descendant
+    return descendant
 
 
 #: Each address function's definition, by its name in the feature language (spec.py's grammar).
@@ -328,9 +299,33 @@ ADDRESS_FUNCTIONS: dict[str, AddressFunction] = {
 }
 
 
-def compile_address(a: Address, family: str) -> AddressFn:
-    """The address as a closure ``(configuration, columns) -> node``."""
-    definition = ADDRESS_FUNCTIONS[a.name].closure
-    if a.inner is None:
-        return definition(a.index, family)
-    return definition(compile_address(a.inner, family))
+def compile_nodes(addresses: Iterable[Address], family: str) -> tuple[Callable[[object], list[int]], dict]:
+    """A function ``(configuration) -> nodes`` that finds each distinct address once, the ones
+    inside them included, and the place of each address in ``nodes``: the base addresses first,
+    one call each, then the graph addresses, each one call on its inner address's node."""
+    bases: dict[Address, BaseFn] = {}
+    graphs: dict[Address, GraphFn] = {}  # an inner address before the ones that read it
+
+    def add(a: Address) -> None:
+        if a in bases or a in graphs:
+            return
+        definition = ADDRESS_FUNCTIONS[a.name].definition
+        if a.inner is None:
+            bases[a] = definition(a.index, family)
+        else:
+            add(a.inner)
+            graphs[a] = definition
+
+    for a in addresses:
+        add(a)
+    places = {a: k for k, a in enumerate([*bases, *graphs])}
+    found = list(bases.values())
+    steps = [(graphs[a], places[a.inner]) for a in graphs]
+
+    def find(c) -> list[int]:
+        nodes = [base(c) for base in found]
+        for graph, inner in steps:
+            nodes.append(graph(c, nodes[inner]))
+        return nodes
+
+    return find, places

@@ -42,7 +42,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .addresses import compile_address
+from .addresses import compile_nodes
 from .spec import COLUMNS, Address, Feature, delimiter_literal
 
 NULL, ROOTNODE, NOVALUE = "#null#", "#rootnode#", "#novalue#"
@@ -56,6 +56,10 @@ NULL_SYMBOLS = {
 }
 
 FeatureFn = Callable[[object, list], object]
+#: A simple function's values for its uses in a model: ``(configuration, columns, nodes) -> values``.
+SimpleFn = Callable[[object, list, list], list]
+#: A combining function's values for its uses: ``(values) -> values``, read from the parts' places.
+CombiningFn = Callable[[list], list]
 
 
 # --- feature functions -------------------------------------------------------------------------
@@ -64,14 +68,12 @@ FeatureFn = Callable[[object, list], object]
 @dataclass(frozen=True, slots=True)
 class Setting:
     """What a feature function's definition depends on besides its arguments: the algorithm's
-    family, the null symbols (``NULL_SYMBOLS``), ``nested`` (the feature is part of a Merge, where
-    a Merge of nulls is a null, not nothing), ``deprel_of`` (when arcs carry pseudo-projective
+    family, the null symbols (``NULL_SYMBOLS``), ``deprel_of`` (when arcs carry pseudo-projective
     labels, the DEPREL of each: DEPREL features see it, as MaltParser's keep the marks in columns
     of their own) and ``split_codes`` (learning's order of Split pieces, see ``_split``)."""
 
     family: str
     null_value: str
-    nested: bool = False
     deprel_of: Mapping[str, str] | None = None
     split_codes: dict | None = None
 
@@ -80,38 +82,46 @@ class Setting:
         return NULL_SYMBOLS[self.null_value]
 
 
-class FeatureFunction(NamedTuple):
-    """A feature function's definition: ``simple(setting, *args) -> closure`` for one that reads
-    the configuration, or ``combining(setting, places, *args) -> (values) -> value`` for one
-    that reads its parts' values at ``places``; and its arrays form (``features.arrays``), None
-    where the batched path does not cover it: ``arrays(batch, feature, x, flat, nulls)`` gives
-    the symbols of the values at nodes ``x`` (places ``flat``), ``nulls`` being the symbols of
-    no node, the root and no value. (A Merge's arrays form is ``arrays.Column``'s, over its
-    parts' symbols.)"""
+class Use(NamedTuple):
+    """One use of a feature function in a feature model: ``places``, those of its addresses'
+    nodes (a simple function) or of its parts' values (a combining one), in the order of its
+    arguments ``args``; ``nested``, whether it is a part of a Merge, where a Merge of nulls is a
+    null, not nothing."""
 
-    simple: Callable[..., FeatureFn] | None = None
-    combining: Callable[..., Callable[[list], object]] | None = None
+    places: tuple[int, ...]
+    args: tuple
+    nested: bool = False
+
+
+class FeatureFunction(NamedTuple):
+    """A feature function's definition: ``simple(setting, uses) -> (configuration, columns,
+    nodes) -> values`` for one that reads the configuration, or ``combining(setting, uses) ->
+    (values) -> values`` for one that reads its parts' values; each gives the values of all its
+    ``uses`` (``Use``) in a model at once, in their order. And its arrays form
+    (``features.arrays``), None where the batched path does not cover it: ``arrays(batch,
+    feature, x, flat, nulls)`` gives the symbols of the values at nodes ``x`` (places ``flat``),
+    ``nulls`` being the symbols of no node, the root and no value. (A Merge's arrays form is
+    ``arrays.Column``'s, over its parts' symbols.)"""
+
+    simple: Callable[[Setting, list[Use]], SimpleFn] | None = None
+    combining: Callable[[Setting, list[Use]], CombiningFn] | None = None
     arrays: Callable[..., np.ndarray] | None = None
 
 
-def _input_column(s: Setting, column: str, address: Address) -> FeatureFn:
-    """InputColumn(c, a): the input column c of node a (ID: its number)."""
+def _input_column(s: Setting, uses: list[Use]) -> SimpleFn:
+    """InputColumn(c, a): the input column c of node a (ID: its number). One gather over all the
+    model's InputColumn features, the null symbols of the root and of no node at places 0 and -1
+    of ``null``."""
     no_node, root_node, _ = s.nulls
-    node = compile_address(address, s.family)
-    if column == "ID":
+    null = (root_node, no_node)
+    reads = [(None if column == "ID" else COLUMNS[column], i) for (i,), (column, _), _ in uses]
 
-        def number(c, cols):
-            x = node(c, cols)
-            return no_node if x < 0 else root_node if x == 0 else x
-
-        return number
-    k = COLUMNS[column]
-
-    def input_column(c, cols):
-        x = node(c, cols)
-        if x > 0:
-            return cols[k][x]
-        return no_node if x < 0 else root_node
+    def input_column(c, cols, nodes):
+        values = []
+        for k, i in reads:
+            x = nodes[i]
+            values.append((cols[k][x] if k is not None else x) if x > 0 else null[x])
+        return values
 
     return input_column
 
@@ -121,20 +131,24 @@ def _input_column_arrays(b, f: Feature, x: np.ndarray, flat: np.ndarray, nulls: 
     return np.where(x > 0, b.values[COLUMNS[f.args[0]]][flat], np.where(x < 0, no_node, root))
 
 
-def _output_column(s: Setting, column: str, address: Address) -> FeatureFn:
+def _output_column(s: Setting, uses: list[Use]) -> SimpleFn:
     """OutputColumn(DEPREL, a): the label of a's arc in the partial graph."""
     no_node, root_node, no_value = s.nulls
-    node = compile_address(address, s.family)
+    null = (root_node, no_node)
     deprel_of = s.deprel_of
+    places = [i for (i,), _, _ in uses]
 
-    def output_column(c, cols):
-        x = node(c, cols)
-        if x > 0:
-            label = c.arcs.labels[x]
-            if label is None:
-                return no_value
-            return label if deprel_of is None else deprel_of[label]
-        return no_node if x < 0 else root_node
+    def output_column(c, cols, nodes):
+        labels = c.arcs.labels
+        values = []
+        for i in places:
+            x = nodes[i]
+            if x > 0:
+                label = labels[x]
+                values.append(no_value if label is None else label if deprel_of is None else deprel_of[label])
+            else:
+                values.append(null[x])
+        return values
 
     return output_column
 
@@ -147,42 +161,36 @@ def _output_column_arrays(b, f: Feature, x: np.ndarray, flat: np.ndarray, nulls:
     return np.where(x > 0, own, np.where(x < 0, no_node, root))
 
 
-def _arc(from_input: bool) -> Callable[..., FeatureFn]:
+def _arc(from_input: bool) -> Callable[[Setting, list[Use]], SimpleFn]:
     """InputArc(c, a, b) (``from_input``, heads in column c) and OutputArc(c, a, b) (heads in the
     partial graph): LEFT if b is a's head, RIGHT if a is b's head, else #null#."""
 
-    def compile_arc(s: Setting, column: str, first_address: Address, second_address: Address) -> FeatureFn:
-        k = COLUMNS[column]
-        first, second = compile_address(first_address, s.family), compile_address(second_address, s.family)
-
-        def arc(c, cols):
-            x, y = first(c, cols), second(c, cols)
-            if x < 0 or y < 0:
-                return NULL
-            if from_input:
-                hx = _number(cols[k][x]) if x > 0 else -1
-                hy = _number(cols[k][y]) if y > 0 else -1
-            else:
-                hx, hy = c.arcs.heads[x], c.arcs.heads[y]
-            if x != 0 and hx == y:
-                return "LEFT"
-            if y != 0 and hy == x:
-                return "RIGHT"
+    def arc(c, cols, k: int, x: int, y: int) -> str:
+        if x < 0 or y < 0:
             return NULL
+        if from_input:
+            hx = _number(cols[k][x]) if x > 0 else -1
+            hy = _number(cols[k][y]) if y > 0 else -1
+        else:
+            hx, hy = c.arcs.heads[x], c.arcs.heads[y]
+        if x != 0 and hx == y:
+            return "LEFT"
+        if y != 0 and hy == x:
+            return "RIGHT"
+        return NULL
 
-        return arc
+    def compile_arc(s: Setting, uses: list[Use]) -> SimpleFn:
+        reads = [(COLUMNS[column], i, j) for (i, j), (column, _, _), _ in uses]
+        return lambda c, cols, nodes: [arc(c, cols, k, nodes[i], nodes[j]) for k, i, j in reads]
 
     return compile_arc
 
 
-def _input_arc_dir(s: Setting, column: str, address: Address) -> FeatureFn:
+def _input_arc_dir(s: Setting, uses: list[Use]) -> SimpleFn:
     """InputArcDir(c, a): where a's head in column c is, ROOT, LEFT or RIGHT."""
     no_node, root_node, _ = s.nulls
-    k = COLUMNS[column]
-    node = compile_address(address, s.family)
 
-    def arc_dir(c, cols):
-        x = node(c, cols)
+    def arc_dir(cols, k: int, x: int) -> str:
         if x < 0:
             return no_node
         if x == 0:
@@ -192,13 +200,14 @@ def _input_arc_dir(s: Setting, column: str, address: Address) -> FeatureFn:
             return NULL
         return "ROOT" if h == 0 else "LEFT" if h < x else "RIGHT"
 
-    return arc_dir
+    reads = [(COLUMNS[column], i) for (i,), (column, _), _ in uses]
+    return lambda c, cols, nodes: [arc_dir(cols, k, nodes[i]) for k, i in reads]
 
 
-def _exists(s: Setting, address: Address) -> FeatureFn:
+def _exists(s: Setting, uses: list[Use]) -> SimpleFn:
     """Exists(a): ``true`` if there is a node a, else nothing."""
-    node = compile_address(address, s.family)
-    return lambda c, cols: "true" if node(c, cols) >= 0 else None
+    places = [i for (i,), _, _ in uses]
+    return lambda c, cols, nodes: ["true" if nodes[i] >= 0 else None for i in places]
 
 
 def _binned(bins: str) -> Callable[[int], str]:
@@ -216,103 +225,88 @@ def _binned(bins: str) -> Callable[[int], str]:
     return label
 
 
-def _distance(s: Setting, first_address: Address, second_address: Address, bins: str) -> FeatureFn:
+def _distance(s: Setting, uses: list[Use]) -> SimpleFn:
     """Distance(a, b, bins): |a - b| binned; #null# for a missing node or the root."""
-    first, second = compile_address(first_address, s.family), compile_address(second_address, s.family)
-    binned = _binned(bins)
-
-    def distance(c, cols):
-        x, y = first(c, cols), second(c, cols)
-        if x <= 0 or y <= 0:
-            return NULL
-        return binned(abs(x - y))
-
-    return distance
+    reads = [(i, j, _binned(bins)) for (i, j), (_, _, bins), _ in uses]
+    return lambda c, cols, nodes: [
+        binned(abs(x - y)) if (x := nodes[i]) > 0 and (y := nodes[j]) > 0 else NULL for i, j, binned in reads
+    ]
 
 
-def _num_of(s: Setting, address: Address, relation: str, bins: str) -> FeatureFn:
+def _num_of(s: Setting, uses: list[Use]) -> SimpleFn:
     """NumOf(a, ldeps|rdeps|deps, bins): a's left, right or all dependents counted, binned."""
-    node = compile_address(address, s.family)
-    binned = _binned(bins)
-    relation = relation.rstrip("s")
 
-    def num_of(c, cols):
-        x = node(c, cols)
+    def num_of(arcs, x: int, relation: str, binned: Callable[[int], str]) -> str:
         if x < 0:
             return NULL
-        arcs = c.arcs
         count = (len(arcs.left[x]) if relation != "rdep" else 0) + (len(arcs.right[x]) if relation != "ldep" else 0)
         return binned(count)
 
-    return num_of
+    reads = [(i, relation.rstrip("s"), _binned(bins)) for (i,), (_, relation, bins), _ in uses]
+    return lambda c, cols, nodes: [num_of(c.arcs, nodes[i], relation, binned) for i, relation, binned in reads]
 
 
-def _split(s: Setting, places: tuple[int, ...], inner: Feature, delimiter: str) -> Callable[[list], object]:
+def _split(s: Setting, uses: list[Use]) -> CombiningFn:
     """Split(f, d): the pieces of f's value between the delimiters, as a set of values."""
-    (k,) = places
     nulls = set(s.nulls)
-    delimiter = delimiter_literal(delimiter)
-    if s.split_codes is None:  # parsing: the order of the pieces does not matter
 
-        def split(values):
-            value = values[k]
-            if value in nulls:
-                return value
-            return tuple(sorted({piece for piece in value.split(delimiter) if piece}))
+    def pieces_of(inner: Feature, delimiter: str) -> Callable[[object], object]:
+        delimiter = delimiter_literal(delimiter)
+        if s.split_codes is None:  # parsing: the order of the pieces does not matter
+            return lambda value: tuple(sorted({piece for piece in value.split(delimiter) if piece}))
+        # Learning: the pieces in order of first appearance in the data, as MaltParser's codes in
+        # its table SPLIT_<column>, shared by the Split features of a column, order them (and so
+        # number the classifier's columns).
+        codes = s.split_codes.setdefault(inner.args[0], {})
 
-        return split
-    # Learning: the pieces in order of first appearance in the data, as MaltParser's codes in its
-    # table SPLIT_<column>, shared by the Split features of a column, order them (and so number
-    # the classifier's columns).
-    codes = s.split_codes.setdefault(inner.args[0], {})
+        def in_order(value):
+            pieces = dict.fromkeys(piece for piece in value.split(delimiter) if piece)
+            for piece in pieces:
+                codes.setdefault(piece, len(codes))
+            return tuple(sorted(pieces, key=codes.__getitem__))
 
-    def split_in_order(values):
-        value = values[k]
-        if value in nulls:
-            return value
-        pieces = dict.fromkeys(piece for piece in value.split(delimiter) if piece)
-        for piece in pieces:
-            codes.setdefault(piece, len(codes))
-        return tuple(sorted(pieces, key=codes.__getitem__))
+        return in_order
 
-    return split_in_order
+    reads = [(i, pieces_of(*args)) for (i,), args, _ in uses]
+    return lambda values: [v if (v := values[i]) in nulls else split(v) for i, split in reads]
 
 
-def _affix(suffix: bool) -> Callable[..., Callable[[list], object]]:
+def _affix(suffix: bool) -> Callable[[Setting, list[Use]], CombiningFn]:
     """Suffix(f, n) (``suffix``) and Prefix(f, n): the last or first n characters of f's value."""
 
-    def compile_affix(s: Setting, places: tuple[int, ...], inner: Feature, n: int) -> Callable[[list], object]:
-        (k,) = places
+    def compile_affix(s: Setting, uses: list[Use]) -> CombiningFn:
         nulls = set(s.nulls)
-        if suffix:
-            return lambda values: v if (v := values[k]) in nulls else v[-n:]
-        return lambda values: v if (v := values[k]) in nulls else v[:n]
+        reads = [(i, slice(-n, None) if suffix else slice(n)) for (i,), (_, n), _ in uses]
+        return lambda values: [v if (v := values[i]) in nulls else v[cut] for i, cut in reads]
 
     return compile_affix
 
 
-def _merge(s: Setting, places: tuple[int, ...], *parts: Feature) -> Callable[[list], object]:
+def _merge(s: Setting, uses: list[Use]) -> CombiningFn:
     """Merge(f, g) and Merge3(f, g, h): the parts' values joined by ``~``; nothing if all are
-    null (a null inside a Merge)."""
+    null (a null inside a Merge). All the model's Merges of two parts in one comprehension, and
+    those of three in another."""
     nulls = frozenset(s.nulls)
-    nested = s.nested
-    if len(places) == 2:
-        i, j = places
+    if len(uses[0].places) == 2:
+        pairs = [(i, j, nested) for (i, j), _, nested in uses]
 
         def merge(values):
-            a, b = values[i], values[j]
-            if a in nulls and b in nulls:
-                return a if nested else None
-            return a + "~" + b
+            merged = []
+            for i, j, nested in pairs:
+                a, b = values[i], values[j]
+                merged.append(f"{a}~{b}" if a not in nulls or b not in nulls else a if nested else None)
+            return merged
 
         return merge
-    i, j, k = places
+    triples = [(i, j, k, nested) for (i, j, k), _, nested in uses]
 
     def merge3(values):
-        a, b, c = values[i], values[j], values[k]
-        if a in nulls and b in nulls and c in nulls:
-            return a if nested else None
-        return a + "~" + b + "~" + c
+        merged = []
+        for i, j, k, nested in triples:
+            a, b, c = values[i], values[j], values[k]
+            all_null = a in nulls and b in nulls and c in nulls
+            merged.append((a if nested else None) if all_null else f"{a}~{b}~{c}")
+        return merged
 
     return merge3
 
@@ -344,65 +338,66 @@ def _parts(f: Feature) -> list[Feature]:
 def compile_feature(f: Feature, setting: Setting) -> FeatureFn:
     """The feature as a closure ``(configuration, columns) -> value``; ``columns[k][node]`` is
     column k of the sentence's word ``node`` (index 0 is the root's place)."""
-    definition = FEATURE_FUNCTIONS[f.name]
-    if definition.simple is not None:
-        return definition.simple(setting, *f.args)
-    inside = Setting(setting.family, setting.null_value, True, setting.deprel_of, setting.split_codes)
-    parts = [compile_feature(p, inside) for p in _parts(f)]
-    combine = definition.combining(setting, tuple(range(len(parts))), *f.args)
-    return lambda c, cols: combine([p(c, cols) for p in parts])
+    extract = compile_extractor([f], setting)
+    return lambda c, cols: extract(c, cols)[0]
 
 
 def compile_extractor(features: list[Feature], setting: Setting) -> Callable[[object, list], tuple]:
     """A function ``(configuration, columns) -> tuple of values``, one per feature, with the
     values ``compile_feature`` gives. This is the hot path of learning and parsing (it runs once
-    per transition): each distinct simple feature is one closure call, computed once however many
-    features share it (POSTAG of Input[0] appears in six features of the default arc-eager model);
-    each combining feature reads its parts' places, in rounds so that a part comes before its whole."""
-    simple: list[FeatureFn] = []
-    rounds: list[list[Callable[[list], object]]] = []
-    place: dict[tuple[Feature, bool], int] = {}
-    depth: dict[int, int] = {}
+    per transition), written for speed: each distinct address is found once (``compile_nodes``),
+    each distinct feature computed once however many features share it (POSTAG of Input[0]
+    appears in six features of the default arc-eager model), and each feature function gives the
+    values of all its uses in one call: the simple ones first, then the combining ones in rounds,
+    a part before its whole."""
+    uses: dict[str, list[tuple[Feature, bool]]] = {}  # the simple ones, by function
+    rounds: list[dict[str, list[tuple[Feature, bool]]]] = []  # the combining ones, by depth and function
+    depth: dict[tuple[Feature, bool], int] = {}
+    parts: dict[tuple[Feature, bool], list[tuple[Feature, bool]]] = {}
 
-    def wire(f: Feature, nested: bool) -> int:
-        definition = FEATURE_FUNCTIONS[f.name]
-        key = (f, nested and definition.combining is not None)  # a Merge's value depends on ``nested``
-        if key in place:
-            return place[key]
-        if definition.simple is not None:
-            place[key] = len(simple)
-            simple.append(definition.simple(setting, *f.args))
-            depth[place[key]] = 0
-            return place[key]
-        places = tuple(wire(p, True) for p in _parts(f))
-        here = Setting(setting.family, setting.null_value, nested, setting.deprel_of, setting.split_codes)
-        level = 1 + max(depth[p] for p in places)
+    def wire(f: Feature, nested: bool) -> tuple[Feature, bool]:
+        combining = FEATURE_FUNCTIONS[f.name].combining is not None
+        key = (f, nested and combining)  # a Merge's value depends on ``nested``
+        if key in depth:
+            return key
+        if not combining:
+            uses.setdefault(f.name, []).append(key)
+            depth[key] = 0
+            return key
+        parts[key] = [wire(p, True) for p in _parts(f)]
+        depth[key] = level = 1 + max(depth[p] for p in parts[key])
         while len(rounds) < level:
-            rounds.append([])
-        place[key] = key_place = -len(place) - 1  # numbered below once the simple ones are counted
-        rounds[level - 1].append((key_place, definition.combining, here, places, f.args))
-        depth[key_place] = level
-        return key_place
+            rounds.append({})
+        rounds[level - 1].setdefault(f.name, []).append(key)
+        return key
 
     outputs = [wire(f, False) for f in features]
-    # the simple features' places are 0..; the combining ones' follow, round by round
-    renumber = {p: p for p in range(len(simple))}
-    compiled_rounds = []
-    for entries in rounds:
-        compiled = []
-        for key_place, combining, here, places, args in entries:
-            renumber[key_place] = len(renumber)
-            compiled.append(combining(here, tuple(renumber[p] for p in places), *args))
-        compiled_rounds.append(compiled)
-    pick = itemgetter(*[renumber[p] for p in outputs])
+    addresses = [a for group in uses.values() for f, _ in group for a in f.args if isinstance(a, Address)]
+    find, node_place = compile_nodes(addresses, setting.family)
+    place: dict[tuple[Feature, bool], int] = {}
+    simple: list[SimpleFn] = []
+    for name, group in uses.items():
+        here = [Use(tuple(node_place[a] for a in f.args if isinstance(a, Address)), f.args) for f, _ in group]
+        simple.append(FEATURE_FUNCTIONS[name].simple(setting, here))
+        place.update((key, len(place)) for key in group)
+    combining: list[CombiningFn] = []
+    for level in rounds:
+        for name, group in level.items():
+            here = [Use(tuple(place[p] for p in parts[key]), key[0].args, key[1]) for key in group]
+            combining.append(FEATURE_FUNCTIONS[name].combining(setting, here))
+            place.update((key, len(place)) for key in group)
+    pick = itemgetter(*[place[key] for key in outputs])
     if len(outputs) == 1:
         single = pick
         pick = lambda values: (single(values),)  # noqa: E731 - itemgetter of one place gives no tuple
 
     def extract(c, cols):
-        values = [f(c, cols) for f in simple]
-        for combining in compiled_rounds:
-            values += [f(values) for f in combining]
+        nodes = find(c)
+        values = []
+        for values_of in simple:
+            values += values_of(c, cols, nodes)
+        for combine in combining:
+            values += combine(values)
         return pick(values)
 
     return extract
