@@ -56,10 +56,12 @@ NULL_SYMBOLS = {
 }
 
 FeatureFn = Callable[[object, list], object]
-#: A simple function's values for its uses in a model: ``(configuration, columns, nodes) -> values``.
-SimpleFn = Callable[[object, list, list], list]
-#: A combining function's values for its uses: ``(values) -> values``, read from the parts' places.
-CombiningFn = Callable[[list], list]
+#: A simple function's values for its uses in a model, appended to ``values``:
+#: ``(configuration, columns, nodes, values) -> None``.
+SimpleFn = Callable[[object, list, list, list], None]
+#: A combining function's values for its uses, read from its parts' places in ``values`` and
+#: appended to it: ``(values) -> None``.
+CombiningFn = Callable[[list], None]
 
 
 # --- feature functions -------------------------------------------------------------------------
@@ -116,12 +118,10 @@ def _input_column(s: Setting, uses: list[Use]) -> SimpleFn:
     null = (root_node, no_node)
     reads = [(None if column == "ID" else COLUMNS[column], i) for (i,), (column, _), _ in uses]
 
-    def input_column(c, cols, nodes):
-        values = []
+    def input_column(c, cols, nodes, values):
         for k, i in reads:
             x = nodes[i]
             values.append((cols[k][x] if k is not None else x) if x > 0 else null[x])
-        return values
 
     return input_column
 
@@ -138,9 +138,8 @@ def _output_column(s: Setting, uses: list[Use]) -> SimpleFn:
     deprel_of = s.deprel_of
     places = [i for (i,), _, _ in uses]
 
-    def output_column(c, cols, nodes):
+    def output_column(c, cols, nodes, values):
         labels = c.arcs.labels
-        values = []
         for i in places:
             x = nodes[i]
             if x > 0:
@@ -148,7 +147,6 @@ def _output_column(s: Setting, uses: list[Use]) -> SimpleFn:
                 values.append(no_value if label is None else label if deprel_of is None else deprel_of[label])
             else:
                 values.append(null[x])
-        return values
 
     return output_column
 
@@ -181,7 +179,7 @@ def _arc(from_input: bool) -> Callable[[Setting, list[Use]], SimpleFn]:
 
     def compile_arc(s: Setting, uses: list[Use]) -> SimpleFn:
         reads = [(COLUMNS[column], i, j) for (i, j), (column, _, _), _ in uses]
-        return lambda c, cols, nodes: [arc(c, cols, k, nodes[i], nodes[j]) for k, i, j in reads]
+        return lambda c, cols, nodes, values: values.extend([arc(c, cols, k, nodes[i], nodes[j]) for k, i, j in reads])
 
     return compile_arc
 
@@ -201,13 +199,13 @@ def _input_arc_dir(s: Setting, uses: list[Use]) -> SimpleFn:
         return "ROOT" if h == 0 else "LEFT" if h < x else "RIGHT"
 
     reads = [(COLUMNS[column], i) for (i,), (column, _), _ in uses]
-    return lambda c, cols, nodes: [arc_dir(cols, k, nodes[i]) for k, i in reads]
+    return lambda c, cols, nodes, values: values.extend([arc_dir(cols, k, nodes[i]) for k, i in reads])
 
 
 def _exists(s: Setting, uses: list[Use]) -> SimpleFn:
     """Exists(a): ``true`` if there is a node a, else nothing."""
     places = [i for (i,), _, _ in uses]
-    return lambda c, cols, nodes: ["true" if nodes[i] >= 0 else None for i in places]
+    return lambda c, cols, nodes, values: values.extend(["true" if nodes[i] >= 0 else None for i in places])
 
 
 def _binned(bins: str) -> Callable[[int], str]:
@@ -228,9 +226,9 @@ def _binned(bins: str) -> Callable[[int], str]:
 def _distance(s: Setting, uses: list[Use]) -> SimpleFn:
     """Distance(a, b, bins): |a - b| binned; #null# for a missing node or the root."""
     reads = [(i, j, _binned(bins)) for (i, j), (_, _, bins), _ in uses]
-    return lambda c, cols, nodes: [
-        binned(abs(x - y)) if (x := nodes[i]) > 0 and (y := nodes[j]) > 0 else NULL for i, j, binned in reads
-    ]
+    return lambda c, cols, nodes, values: values.extend(
+        [binned(abs(x - y)) if (x := nodes[i]) > 0 and (y := nodes[j]) > 0 else NULL for i, j, binned in reads]
+    )
 
 
 def _num_of(s: Setting, uses: list[Use]) -> SimpleFn:
@@ -243,7 +241,9 @@ def _num_of(s: Setting, uses: list[Use]) -> SimpleFn:
         return binned(count)
 
     reads = [(i, relation.rstrip("s"), _binned(bins)) for (i,), (_, relation, bins), _ in uses]
-    return lambda c, cols, nodes: [num_of(c.arcs, nodes[i], relation, binned) for i, relation, binned in reads]
+    return lambda c, cols, nodes, values: values.extend(
+        [num_of(c.arcs, nodes[i], relation, binned) for i, relation, binned in reads]
+    )
 
 
 def _split(s: Setting, uses: list[Use]) -> CombiningFn:
@@ -268,7 +268,7 @@ def _split(s: Setting, uses: list[Use]) -> CombiningFn:
         return in_order
 
     reads = [(i, pieces_of(*args)) for (i,), args, _ in uses]
-    return lambda values: [v if (v := values[i]) in nulls else split(v) for i, split in reads]
+    return lambda values: values.extend([v if (v := values[i]) in nulls else split(v) for i, split in reads])
 
 
 def _affix(suffix: bool) -> Callable[[Setting, list[Use]], CombiningFn]:
@@ -277,7 +277,7 @@ def _affix(suffix: bool) -> Callable[[Setting, list[Use]], CombiningFn]:
     def compile_affix(s: Setting, uses: list[Use]) -> CombiningFn:
         nulls = set(s.nulls)
         reads = [(i, slice(-n, None) if suffix else slice(n)) for (i,), (_, n), _ in uses]
-        return lambda values: [v if (v := values[i]) in nulls else v[cut] for i, cut in reads]
+        return lambda values: values.extend([v if (v := values[i]) in nulls else v[cut] for i, cut in reads])
 
     return compile_affix
 
@@ -291,22 +291,18 @@ def _merge(s: Setting, uses: list[Use]) -> CombiningFn:
         pairs = [(i, j, nested) for (i, j), _, nested in uses]
 
         def merge(values):
-            merged = []
             for i, j, nested in pairs:
                 a, b = values[i], values[j]
-                merged.append(f"{a}~{b}" if a not in nulls or b not in nulls else a if nested else None)
-            return merged
+                values.append((a if nested else None) if a in nulls and b in nulls else f"{a}~{b}")
 
         return merge
     triples = [(i, j, k, nested) for (i, j, k), _, nested in uses]
 
     def merge3(values):
-        merged = []
         for i, j, k, nested in triples:
             a, b, c = values[i], values[j], values[k]
             all_null = a in nulls and b in nulls and c in nulls
-            merged.append((a if nested else None) if all_null else f"{a}~{b}~{c}")
-        return merged
+            values.append((a if nested else None) if all_null else f"{a}~{b}~{c}")
 
     return merge3
 
@@ -395,9 +391,9 @@ def compile_extractor(features: list[Feature], setting: Setting) -> Callable[[ob
         nodes = find(c)
         values = []
         for values_of in simple:
-            values += values_of(c, cols, nodes)
+            values_of(c, cols, nodes, values)
         for combine in combining:
-            values += combine(values)
+            combine(values)
         return pick(values)
 
     return extract
