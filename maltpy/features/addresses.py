@@ -323,7 +323,9 @@ def compile_nodes(addresses: Iterable[Address], family: str) -> tuple[Callable[[
     steps = [(graphs[a], places[a.inner]) for a in graphs]
 
     def find(c) -> list[int]:
-        nodes = [base(c) for base in found]
+        nodes = []
+        for base in found:
+            nodes.append(base(c))
         for graph, inner in steps:
             nodes.append(graph(c, nodes[inner]))
         return nodes
