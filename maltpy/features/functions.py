@@ -179,7 +179,12 @@ def _arc(from_input: bool) -> Callable[[Setting, list[Use]], SimpleFn]:
 
     def compile_arc(s: Setting, uses: list[Use]) -> SimpleFn:
         reads = [(COLUMNS[column], i, j) for (i, j), (column, _, _), _ in uses]
-        return lambda c, cols, nodes, values: values.extend([arc(c, cols, k, nodes[i], nodes[j]) for k, i, j in reads])
+
+        def arcs(c, cols, nodes, values):
+            for k, i, j in reads:
+                values.append(arc(c, cols, k, nodes[i], nodes[j]))
+
+        return arcs
 
     return compile_arc
 
@@ -199,13 +204,23 @@ def _input_arc_dir(s: Setting, uses: list[Use]) -> SimpleFn:
         return "ROOT" if h == 0 else "LEFT" if h < x else "RIGHT"
 
     reads = [(COLUMNS[column], i) for (i,), (column, _), _ in uses]
-    return lambda c, cols, nodes, values: values.extend([arc_dir(cols, k, nodes[i]) for k, i in reads])
+
+    def arc_dirs(c, cols, nodes, values):
+        for k, i in reads:
+            values.append(arc_dir(cols, k, nodes[i]))
+
+    return arc_dirs
 
 
 def _exists(s: Setting, uses: list[Use]) -> SimpleFn:
     """Exists(a): ``true`` if there is a node a, else nothing."""
     places = [i for (i,), _, _ in uses]
-    return lambda c, cols, nodes, values: values.extend(["true" if nodes[i] >= 0 else None for i in places])
+
+    def exists(c, cols, nodes, values):
+        for i in places:
+            values.append("true" if nodes[i] >= 0 else None)
+
+    return exists
 
 
 def _binned(bins: str) -> Callable[[int], str]:
@@ -226,9 +241,13 @@ def _binned(bins: str) -> Callable[[int], str]:
 def _distance(s: Setting, uses: list[Use]) -> SimpleFn:
     """Distance(a, b, bins): |a - b| binned; #null# for a missing node or the root."""
     reads = [(i, j, _binned(bins)) for (i, j), (_, _, bins), _ in uses]
-    return lambda c, cols, nodes, values: values.extend(
-        [binned(abs(x - y)) if (x := nodes[i]) > 0 and (y := nodes[j]) > 0 else NULL for i, j, binned in reads]
-    )
+
+    def distance(c, cols, nodes, values):
+        for i, j, binned in reads:
+            x, y = nodes[i], nodes[j]
+            values.append(binned(abs(x - y)) if x > 0 and y > 0 else NULL)
+
+    return distance
 
 
 def _num_of(s: Setting, uses: list[Use]) -> SimpleFn:
@@ -241,9 +260,12 @@ def _num_of(s: Setting, uses: list[Use]) -> SimpleFn:
         return binned(count)
 
     reads = [(i, relation.rstrip("s"), _binned(bins)) for (i,), (_, relation, bins), _ in uses]
-    return lambda c, cols, nodes, values: values.extend(
-        [num_of(c.arcs, nodes[i], relation, binned) for i, relation, binned in reads]
-    )
+
+    def nums_of(c, cols, nodes, values):
+        for i, relation, binned in reads:
+            values.append(num_of(c.arcs, nodes[i], relation, binned))
+
+    return nums_of
 
 
 def _split(s: Setting, uses: list[Use]) -> CombiningFn:
@@ -268,7 +290,13 @@ def _split(s: Setting, uses: list[Use]) -> CombiningFn:
         return in_order
 
     reads = [(i, pieces_of(*args)) for (i,), args, _ in uses]
-    return lambda values: values.extend([v if (v := values[i]) in nulls else split(v) for i, split in reads])
+
+    def split(values):
+        for i, pieces in reads:
+            value = values[i]
+            values.append(value if value in nulls else pieces(value))
+
+    return split
 
 
 def _affix(suffix: bool) -> Callable[[Setting, list[Use]], CombiningFn]:
@@ -277,15 +305,21 @@ def _affix(suffix: bool) -> Callable[[Setting, list[Use]], CombiningFn]:
     def compile_affix(s: Setting, uses: list[Use]) -> CombiningFn:
         nulls = set(s.nulls)
         reads = [(i, slice(-n, None) if suffix else slice(n)) for (i,), (_, n), _ in uses]
-        return lambda values: values.extend([v if (v := values[i]) in nulls else v[cut] for i, cut in reads])
+
+        def affix(values):
+            for i, cut in reads:
+                value = values[i]
+                values.append(value if value in nulls else value[cut])
+
+        return affix
 
     return compile_affix
 
 
 def _merge(s: Setting, uses: list[Use]) -> CombiningFn:
     """Merge(f, g) and Merge3(f, g, h): the parts' values joined by ``~``; nothing if all are
-    null (a null inside a Merge). All the model's Merges of two parts in one comprehension, and
-    those of three in another."""
+    null (a null inside a Merge). The text is one f-string (one allocation where ``+`` makes one
+    per part)."""
     nulls = frozenset(s.nulls)
     if len(uses[0].places) == 2:
         pairs = [(i, j, nested) for (i, j), _, nested in uses]
