@@ -27,10 +27,12 @@ and Prefix give the last or first n characters of the value (MaltParser's accumu
 value they have seen), and InputArc and InputArcDir compare word numbers (MaltParser's always
 give ``#null#``).
 
-Two kinds of feature function: a *simple* one reads the configuration (its definition gives a
-closure ``(configuration, columns) -> value``); a *combining* one (Merge, Split, Suffix, Prefix)
-reads only its parts' values (its definition gives ``(values) -> value`` over the places of its
-parts in ``values``), so that an extractor computes each part once however many features share it.
+Two kinds of feature function: a *simple* one reads the configuration at the nodes its
+addresses found; a *combining* one (Merge, Split, Suffix, Prefix) reads only its parts' values,
+so that an extractor computes each part once however many features share it. A definition
+gives the values of all the uses of its function in a feature model at once (``Use``), reading
+the nodes and the parts' values by their places: the extractor runs once per transition, and in
+Python one call with a loop costs less than a call a feature (``compile_extractor``).
 """
 
 from __future__ import annotations
