@@ -35,6 +35,9 @@ class FeatureMap:
         self.tables: list[dict[object, int]] = [{} for _ in positions]
         self.size = 0
         self._pick: Callable[[tuple], tuple] | None = None
+        #: the classifier reads the model's first features in their order (no data split left one
+        #: out), so ``columns_of`` needs no pick: its map stops at the last table
+        self._in_order = list(positions) == list(range(len(positions)))
 
     def keys(self) -> list[list]:
         """[position, value] of every column, in column order (for the model archive)."""
@@ -65,7 +68,8 @@ class FeatureMap:
         """The columns of one instance's values, when they are all plain strings or None (a
         model without Split or ID features): ``transform``'s columns, one look-up per feature
         (the per-sentence parse's hot path). Nulls to skip have no column: learning left them out."""
-        return [x for x in map(dict.get, self.tables, self.pick(values)) if x is not None]
+        picked = values if self._in_order else self.pick(values)
+        return [x for x in map(dict.get, self.tables, picked) if x is not None]
 
     @property
     def pick(self) -> Callable[[tuple], tuple]:
