@@ -224,6 +224,70 @@ def test_the_compiled_extractor_gives_the_definitions_values(algorithm):
                 system.apply(c, *system.oracle(c, gold))
 
 
+# Every feature function, several uses of each (the extractor computes all the uses of a
+# function in one call), over the addresses of one family; S and I stand for its base addresses.
+EVERY_FUNCTION = """
+InputColumn(ID, I[0])
+InputColumn(POSTAG, S[0])
+InputColumn(ID, S[0])
+InputColumn(FORM, I[0])
+Split(InputColumn(FEATS, S[0]), \\|)
+Split(InputColumn(FEATS, I[0]), \\|)
+Suffix(InputColumn(FORM, S[0]), 3)
+Prefix(InputColumn(FORM, I[0]), 2)
+Suffix(InputColumn(LEMMA, I[1]), 1)
+Distance(S[0], I[0], 0|1|2|5)
+Distance(S[1], I[0], 0|3)
+NumOf(S[0], ldeps, 0|1|2)
+NumOf(S[1], deps, 0|1|2)
+InputArc(HEAD, S[0], I[0])
+OutputArc(HEAD, S[0], S[1])
+InputArcDir(HEAD, S[0])
+InputArcDir(HEAD, I[0])
+Exists(S[2])
+Exists(I[1])
+OutputColumn(DEPREL, lsib(ldep(S[0])))
+OutputColumn(DEPREL, rsib(rdep(S[1])))
+OutputColumn(DEPREL, head(S[0]))
+OutputColumn(DEPREL, rdep2(S[1]))
+InputColumn(POSTAG, anc(S[1]))
+InputColumn(POSTAG, panc(S[1]))
+InputColumn(POSTAG, ldesc(S[0]))
+InputColumn(POSTAG, prdesc(S[1]))
+InputColumn(POSTAG, pred(S[0]))
+InputColumn(POSTAG, succ(I[0]))
+Merge(Merge(InputColumn(POSTAG, S[0]), InputColumn(POSTAG, S[3])), InputColumn(FORM, I[0]))
+Merge(InputColumn(POSTAG, S[0]), InputColumn(POSTAG, S[3]))
+Merge3(OutputColumn(DEPREL, S[0]), InputColumn(LEMMA, S[3]), Merge(InputColumn(FORM, S[4]), InputColumn(FORM, S[3])))
+"""
+
+
+@requires_shared
+@pytest.mark.parametrize(
+    "algorithm, stack, buffer",
+    [("nivreeager", "Stack", "Input"), ("covnonproj", "Left", "Right"), ("stacklazy", "Stack", "Lookahead"),
+     ("2planar", "ActiveStack", "Input")],
+)  # fmt: skip
+def test_every_function_with_several_uses_gives_each_features_own_value(algorithm, stack, buffer):
+    # each value where the extractor puts it: the same as that feature's alone, on real data
+    text = EVERY_FUNCTION.replace("S[", f"{stack}[").replace("I[", f"{buffer}[")
+    fm = FeatureModel(parse_feature_model(text.encode(), "m.txt", algorithm), algorithm, "novalue", "m.txt",
+                      learning=False)  # fmt: skip
+    assert len(fm.specs) == 32
+    system = SYSTEMS[algorithm]()
+    seen = set()
+    with read_conll(str(DATA / "conllx" / "la_perseus-ud-train.conllx")) as reader:
+        for s in itertools.islice(reader, 20):
+            cols, gold, c = columns_of(s), Gold(s.heads, s.labels), system.initial(len(s))
+            while not system.is_terminal(c):
+                values = fm.extract(c, cols)
+                assert list(values) == fm.extract_slowly(c, cols)
+                seen.update((k, type(v)) for k, v in enumerate(values))
+                system.apply(c, *system.oracle(c, gold))
+    # the data reached every kind of value: numbers (ID), pieces (Split), text, and nothing
+    assert {int, tuple, str, type(None)} <= {kind for _, kind in seen}
+
+
 def test_each_function_of_the_grammar_has_one_definition():
     # one table from name to definition: every name the grammar reads is defined, nothing else
     assert set(FEATURE_FUNCTIONS) == set(spec.SIGNATURES)
