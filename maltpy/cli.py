@@ -7,7 +7,6 @@ Standard output carries nothing but the command's result.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import signal
@@ -46,6 +45,7 @@ from .files import (
     standard_output,
     write_result,
 )
+from .oracle import oracle_statistics, oracle_table
 from .pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
@@ -56,10 +56,6 @@ from .pseudoproj import (
     projectivize,
 )
 from .threads import set_threads
-from .transition import system_for
-from .transition.base import Gold, count_oracle, finish
-from .transition.planar import is_planar, is_two_planar
-from .tree import is_projective
 from .vocabulary import python_warning
 
 FORMAT_CHOICE = click.Choice(("auto",) + FORMATS)
@@ -911,95 +907,16 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
     """
     standard_output()  # the counts (or the trees) go there
     config = config_from(kwargs)
-    if config.nivre.enforce_tree:  # a parsing option (MaltParser's too): the oracle replays learning
-        config = dataclasses.replace(config, nivre=dataclasses.replace(config.nivre, enforce_tree=False))
-    system = system_for(config)  # bounded by -cd: what the bounded system can build
-    pproj = config.pproj
-    stats = {
-        "algorithm": system.name,
-        "sentences": 0,
-        "tokens": 0,
-        "nonprojective": 0,
-        "planar": 0,
-        "2planar": 0,
-        **({"lifted_sentences": 0, "lifted_arcs": 0} if pproj.active else {}),
-        "rebuilt": 0,
-        **({f"rebuilt_{system.name}": 0} if system.name in PLANAR_CLASSES else {}),
-        "transitions": 0,
-        "swaps": 0,
-    }
     writing = output_path is not None
     with (
         read_conll(input_path, config.input.format) as reader,
         atomic_output(output_path) if writing else nullcontext() as out,
     ):
-        for sentence in reader:
-            heads = sentence.heads
-            if heads is None:
-                raise MaltpyError("the oracle needs gold trees, but HEAD is _", reader.name, sentence.line)
-            labels = sentence.labels
-            taught_heads, taught_labels = heads, labels  # what the oracle is shown, as in learning
-            if pproj.active:
-                lifted = projectivize(heads, labels, pproj)
-                stats["lifted_sentences"] += lifted.lifted > 0
-                stats["lifted_arcs"] += lifted.lifted
-                taught_heads, taught_labels = lifted.heads, lifted.labels
-            transitions, swaps, c = count_oracle(system, Gold(taught_heads, taught_labels))
-            rebuilt_heads, rebuilt_labels = finish(c.arcs, config.graph.root_label)
-            if pproj.active:
-                rebuilt_heads, rebuilt_labels = deprojectivize(rebuilt_heads, rebuilt_labels, pproj)
-            stats["sentences"] += 1
-            stats["tokens"] += len(sentence)
-            stats["nonprojective"] += not is_projective(heads)
-            rebuilt = rebuilt_heads == heads and rebuilt_labels[1:] == labels[1:]
-            classes = {"planar": is_planar(heads)}
-            classes["2planar"] = classes["planar"] or is_two_planar(heads)
-            for name, member in classes.items():
-                stats[name] += member
-                if name == system.name:
-                    stats[f"rebuilt_{name}"] += member and rebuilt
-            stats["rebuilt"] += rebuilt
-            stats["transitions"] += transitions
-            stats["swaps"] += swaps
-            if writing:
-                sentence.set_arcs(rebuilt_heads, rebuilt_labels)
-                out.write(format_sentence(sentence).encode("utf-8"))
-    stats["transitions_per_token"] = round(stats["transitions"] / stats["tokens"], 3) if stats["tokens"] else None
+        write = (lambda sentence: out.write(format_sentence(sentence).encode("utf-8"))) if writing else None
+        stats = oracle_statistics(config, reader, reader.name, write)
     # the trees have standard output, the counts standard error
     show = (lambda text: click.echo(text, err=True)) if writing and is_std(output_path) else write_result
-    if as_json:
-        show(json.dumps(stats))
-        return
-
-    def share(key: str) -> str:
-        return f"  ({100 * stats[key] / stats['sentences']:.2f}%)" if stats["sentences"] else ""
-
-    show(
-        f"algorithm              {stats['algorithm']}\n"
-        f"sentences              {stats['sentences']}\n"
-        f"tokens                 {stats['tokens']}\n"
-        f"non-projective         {stats['nonprojective']}{share('nonprojective')}\n"
-        f"planar                 {stats['planar']}{share('planar')}\n"
-        f"2-planar               {stats['2planar']}{share('2planar')}\n"
-        + (
-            f"lifted                 {stats['lifted_sentences']}{share('lifted_sentences')}, "
-            f"{stats['lifted_arcs']} arcs\n"
-            if pproj.active
-            else ""
-        )
-        + f"rebuilt exactly        {stats['rebuilt']}{share('rebuilt')}\n"
-        + "".join(
-            f"rebuilt, {name:<14}{stats[key]} of {stats[name]}\n"
-            for name in PLANAR_CLASSES
-            if (key := f"rebuilt_{name}") in stats
-        )
-        + f"transitions            {stats['transitions']}\n"
-        f"transitions per token  {stats['transitions_per_token']}\n"
-        f"swaps                  {stats['swaps']}"
-    )
-
-
-PLANAR_CLASSES = ("planar", "2planar")  # the systems that rebuild the trees of a class of their name
+    show(json.dumps(stats) if as_json else oracle_table(stats))
 
 
 def _pproj_options(command: Callable) -> Callable:
