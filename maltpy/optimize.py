@@ -37,7 +37,6 @@ import hashlib
 import io
 import json
 import math
-import multiprocessing
 import os
 import random
 import re
@@ -62,6 +61,7 @@ from .evaluate import attachment_scores
 from .features import load_feature_model
 from .features.spec import FAMILY
 from .files import atomic_output, check_output_path, make_folder, read_conll
+from .jobs import Tasks
 from .tree import is_projective, nonprojective_arcs
 
 LOG_VERSION = 1
@@ -320,7 +320,7 @@ def varying(candidates: Sequence[str], setting: Setting, sentences: Sequence[Sen
     from .parser import columns_of
     from .pseudoproj import DeprelOf, projectivize
     from .transition import system_for
-    from .transition.base import Gold
+    from .transition.base import Gold, replay_oracle
 
     if not candidates:
         return set()
@@ -342,18 +342,12 @@ def varying(candidates: Sequence[str], setting: Setting, sentences: Sequence[Sen
         if pproj.active:
             lifted = projectivize(heads, labels, pproj)
             heads, labels = lifted.heads, lifted.labels
-        columns, gold = columns_of(sentence), Gold(heads, labels)
-        c = system.initial(len(sentence))
-        while not system.is_terminal(c):
-            move = system.deterministic(c)
-            if move is not None:
-                system.apply(c, move)
-                continue
-            move, label = system.oracle(c, gold)
-            for values, value in zip(seen, fm.extract(c, columns)):
-                if len(values) < 2:
-                    values.add(repr(value))
-            system.apply(c, move, label)
+        columns, c = columns_of(sentence), system.initial(len(sentence))
+        for _, _, asked in replay_oracle(system, Gold(heads, labels), c):
+            if asked:
+                for values, value in zip(seen, fm.extract(c, columns)):
+                    if len(values) < 2:
+                        values.add(repr(value))
     return {feature for feature, values in zip(order, seen) if len(values) > 1}
 
 
@@ -572,8 +566,8 @@ def _in_folder(folder: str) -> None:
 
 
 class Runner:
-    """Where trials run: ``jobs`` spawned processes, started as trials come, or a Dask cluster's
-    workers. ``stop`` ends them at once (the deadline, a signal, an error); ``close`` after a
+    """Where trials run: ``jobs`` worker processes (``jobs.Tasks``), started as trials come, or
+    a Dask cluster's workers. ``stop`` ends them at once (the deadline, a signal, an error); ``close`` after a
     search that finished. Either removes the folder of the processes' temporary files."""
 
     def __init__(self, jobs: int, scheduler: str | None) -> None:
@@ -585,9 +579,7 @@ class Runner:
                 self.folder = tempfile.mkdtemp(prefix="maltpy-optimize-")
             except OSError as e:
                 raise MaltpyError(f"cannot make a folder: {e.strerror}", tempfile.gettempdir()) from None
-            self.executor: concurrent.futures.Executor = concurrent.futures.ProcessPoolExecutor(
-                jobs, mp_context=multiprocessing.get_context("spawn"), initializer=_in_folder, initargs=(self.folder,)
-            )
+            self.executor: Tasks | concurrent.futures.Executor = Tasks(jobs, _in_folder, (self.folder,))
             return
         try:
             from distributed import Client
@@ -616,13 +608,7 @@ class Runner:
                 self.executor.shutdown(wait=False)
                 self.client.close()
                 return
-            processes = list((getattr(self.executor, "_processes", None) or {}).values())
-            for process in processes:
-                process.terminate()
-            for process in processes:
-                process.join(5)
-            # the pool's own thread sees its processes gone and ends: joined here, not at exit
-            self.executor.shutdown(wait=True, cancel_futures=True)
+            self.executor.stop()
             self._remove_folder()
 
     def close(self) -> None:
