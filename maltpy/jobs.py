@@ -65,7 +65,6 @@ the in-process parse does.
 
 from __future__ import annotations
 
-import concurrent.futures
 import io
 import json
 import os
@@ -75,15 +74,15 @@ import signal
 import stat
 import struct
 import subprocess
-import sys
 import threading
 import zipfile
 from collections import deque
 from collections.abc import Callable, Iterator
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from .conll import QUIET_SECONDS, ConllReader, format_sentence
 from .errors import MaltpyError
+from .processes import PROTOCOL, STOPPING, end_workers, frame_pipes, how_it_ended, read_frame, spawn, write_frame
 from .threads import set_threads
 from .vocabulary import Tally, Watch
 
@@ -94,52 +93,8 @@ IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one wa
 WORKER_BYTES = 64 << 20  # the interpreter and its libraries
 MODEL_FACTOR = 10  # times the model archive's unpacked bytes
 BATCH_FACTOR = 15  # times a batch's bytes: the batch parsed and the one waiting
-_FRAME = struct.Struct("!cQ")  # tag, payload length
 _WORDS = struct.Struct("!Q")  # the number of words a PARSED frame holds
-_PROTOCOL = pickle.HIGHEST_PROTOCOL
 BATCH, READY, PARSED, ERROR = b"B", b"R", b"P", b"E"
-_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # signals that stop a whole job
-CALL, RESULT, FAILED = b"C", b"O", b"F"  # a task pool's frames: a function to run, its value, its exception
-# A worker's command: it imports from the main process's sys.path (this maltpy, not one that the
-# working directory may hold), then runs its life (``work``, ``run_tasks``) with the arguments after.
-_WORKER = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); import maltpy.jobs as j; j.{}(sys.argv[2:])"
-
-
-def _spawn(life: str, *argv: str) -> subprocess.Popen:
-    """A worker process: a fresh interpreter in a session of its own, running ``life``, its
-    standard input and output the pipes its frames travel on (see the module's docstring)."""
-    command = [sys.executable, "-c", _WORKER.format(life), json.dumps(sys.path), *argv]
-    return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0, start_new_session=True)
-
-
-def _end(processes: list[subprocess.Popen], finished: bool) -> None:
-    """Stop the worker processes and wait for their end: when their work is ``finished`` by
-    closing their input, otherwise (an error, a signal) at once. Signals wait until all are
-    stopped, so that a second Ctrl-C cannot leave a worker behind."""
-    stopping = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
-    try:
-        for process in processes:
-            if not finished:
-                process.kill()
-            process.stdin.close()
-        for process in processes:
-            try:
-                process.wait(timeout=None if not finished else 10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-            process.stdout.close()
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, stopping)
-
-
-def _how_it_ended(status: int) -> str:
-    if status >= 0:
-        return f"stopped with status {status}"
-    try:
-        return f"was killed by {signal.Signals(-status).name}"
-    except ValueError:
-        return f"was killed by signal {-status}"
 
 
 def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | None = None,
@@ -257,7 +212,7 @@ class Workers:
     def _start(self) -> None:
         """Start one more worker."""
         try:
-            self.processes.append(_spawn("work", *self.argv))
+            self.processes.append(spawn("maltpy.jobs", "work", *self.argv))
             self.ready.append(False)
         except BaseException:
             self.close(finished=False)
@@ -287,7 +242,7 @@ class Workers:
             self.next = (worker + 1) % self.jobs
             if worker == len(self.processes):
                 self._start()
-            if not self._send(worker, pickle.dumps((reader.name, reader.format, first, text, error), _PROTOCOL)):
+            if not self._send(worker, pickle.dumps((reader.name, reader.format, first, text, error), PROTOCOL)):
                 # The worker has stopped: an input error in a batch sent before (its own, or one
                 # in an earlier line, another worker's, which is reported first), a model it
                 # could not load, or its death. The answers, read in input order, say which.
@@ -332,7 +287,7 @@ class Workers:
         return self._answer(worker, PARSED)
 
     def _answer(self, worker: int, expected: bytes) -> bytearray:
-        frame = _read_frame(self.processes[worker].stdout.fileno())
+        frame = read_frame(self.processes[worker].stdout.fileno())
         if frame is None:
             self._died(worker)
         tag, payload = frame
@@ -351,7 +306,7 @@ class Workers:
     def _send(self, worker: int, payload: bytes) -> bool:
         """Send a batch to ``worker``; False if it has stopped."""
         try:
-            _write_frame(self.processes[worker].stdin.fileno(), BATCH, payload)
+            write_frame(self.processes[worker].stdin.fileno(), BATCH, payload)
         except BrokenPipeError:
             return False
         return True
@@ -361,142 +316,15 @@ class Workers:
         to the main process (status 128 + the signal); anything else is a one-line error."""
         process = self.processes[worker]
         status = process.wait()
-        if -status in _STOPPING:
+        if -status in STOPPING:
             signal.raise_signal(-status)
-        how = _how_it_ended(status)
+        how = how_it_ended(status)
         self.failure = MaltpyError(f"parsing worker {worker + 1} of {self.jobs} (process {process.pid}) {how}")
         raise self.failure
 
     def close(self, finished: bool) -> None:
         """Stop every worker and wait for its end (``_end``)."""
-        _end(self.processes, finished)
-
-
-class Tasks(concurrent.futures.Executor):
-    """Up to ``jobs`` worker processes running functions (``maltpy optimize``'s trials): an
-    executor whose workers are parse's (``_spawn``: fresh interpreters in their own session, on
-    pipes of frames), started as tasks come, each running ``initializer(*initargs)`` first.
-    ``submit(function, *args)`` gives a future of ``function(*args)`` run in a worker (the
-    function and its arguments pickled, by reference for a function: a module's); ``stop`` kills
-    every worker at once (a deadline, a signal, an error), ``shutdown`` waits for the tasks
-    submitted. A worker that dies breaks the pool: its task and those waiting fail with
-    ``BrokenExecutor``, as ``concurrent.futures.ProcessPoolExecutor``'s do."""
-
-    def __init__(self, jobs: int, initializer: Callable | None = None, initargs: tuple = ()) -> None:
-        self.jobs = jobs
-        self.first = pickle.dumps((initializer, initargs), _PROTOCOL) if initializer is not None else None
-        self.waiting: queue.SimpleQueue = queue.SimpleQueue()  # (future, pickled call), None: a worker ends
-        self.processes: list[subprocess.Popen] = []
-        self.threads: list[threading.Thread] = []
-        self.idle = 0  # workers waiting for a task
-        self.lock = threading.Lock()
-        self.broken: str | None = None
-        self.closed = False
-
-    def submit(self, function: Callable, /, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
-        with self.lock:
-            if self.broken is not None:
-                raise concurrent.futures.BrokenExecutor(self.broken)
-            if self.closed:
-                raise RuntimeError("cannot submit a task after shutdown")
-            future: concurrent.futures.Future = concurrent.futures.Future()
-            self.waiting.put((future, pickle.dumps((function, args, kwargs), _PROTOCOL)))
-            if self.idle == 0 and len(self.processes) < self.jobs:
-                self._start()
-            return future
-
-    def _start(self) -> None:
-        """One more worker, and the thread in this process that hands it its tasks."""
-        process = _spawn("run_tasks")
-        self.processes.append(process)
-        thread = threading.Thread(target=self._serve, args=(process,), name="maltpy-tasks", daemon=True)
-        self.threads.append(thread)
-        thread.start()
-
-    def _serve(self, process: subprocess.Popen) -> None:
-        """Hand ``process`` each task in turn and set its future from the answer."""
-        try:
-            if self.first is not None:
-                self._run(process, self.first)
-        except BaseException as e:
-            self._break(f"a worker's initializer failed ({type(e).__name__}: {e})")
-            return
-        while True:
-            with self.lock:
-                self.idle += 1
-            task = self.waiting.get()
-            with self.lock:
-                self.idle -= 1
-            if task is None:
-                return
-            future, call = task
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(self._run(process, call))
-            except concurrent.futures.BrokenExecutor as e:
-                future.set_exception(e)
-                self._break(str(e))
-                return
-            except BaseException as e:
-                future.set_exception(e)
-
-    def _run(self, process: subprocess.Popen, call: bytes) -> Any:
-        """Have ``process`` run a pickled call; its value, or raise its exception."""
-        try:
-            _write_frame(process.stdin.fileno(), CALL, call)
-            frame = _read_frame(process.stdout.fileno())
-        except BrokenPipeError:
-            frame = None
-        if frame is None:
-            how = _how_it_ended(process.wait())
-            raise concurrent.futures.BrokenExecutor(f"a worker process (process {process.pid}) {how}")
-        tag, payload = frame
-        if tag == FAILED:
-            raise pickle.loads(payload)
-        return pickle.loads(payload)
-
-    def _break(self, why: str) -> None:
-        """A worker has died: every task waiting fails, and no other is taken."""
-        with self.lock:
-            self.broken = self.broken or why
-        ends = 1  # for another thread that waits: it ends too
-        while True:
-            try:
-                task = self.waiting.get_nowait()
-            except queue.Empty:
-                break
-            if task is None:
-                ends += 1
-            elif task[0].set_running_or_notify_cancel():
-                task[0].set_exception(concurrent.futures.BrokenExecutor(self.broken))
-        for _ in range(ends):
-            self.waiting.put(None)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """No more tasks; with ``wait``, those submitted end, then the workers."""
-        with self.lock:
-            self.closed = True
-        for _ in self.threads:
-            self.waiting.put(None)
-        if wait:
-            for thread in self.threads:
-                thread.join()
-            _end(self.processes, finished=True)
-
-    def stop(self) -> None:
-        """Kill every worker now and wait for their end; the tasks running and waiting fail."""
-        with self.lock:
-            self.closed = True
-            self.broken = self.broken or "stopped"
-        for process in self.processes:
-            process.kill()  # its thread reads the end of its answers, and ends
-        self._break("stopped")
-        for _ in self.threads:
-            self.waiting.put(None)
-        for thread in self.threads:
-            thread.join()
-        _end(self.processes, finished=False)
+        end_workers(self.processes, finished)
 
 
 def _batches(reader: ConllReader, jobs: int) -> Iterator[tuple[int, bytes, bool, tuple | None]]:
@@ -566,7 +394,7 @@ def work(argv: list[str]) -> None:
     from .parser import BATCH_TOKENS  # imports NumPy
 
     whole = 2 * BATCH_TOKENS  # a batch is parsed as one, unless it holds many more tokens than usual
-    batches_in, texts_out = _frame_pipes()
+    batches_in, texts_out = frame_pipes()
     batches: queue.Queue = queue.Queue()
     # The input is read while the model loads and while a batch is parsed, so that the main
     # process never waits to send (and never waits on a worker that waits for it to read).
@@ -575,7 +403,7 @@ def work(argv: list[str]) -> None:
         try:
             model = load_model(argv[0], *json.loads(argv[1]))
             expected = model.vocabulary.expected() if model.vocabulary is not None else None
-            _write_frame(texts_out, READY, json.dumps(expected).encode("utf-8"))
+            write_frame(texts_out, READY, json.dumps(expected).encode("utf-8"))
             while (batch := batches.get()) is not None:
                 name, format, first, text, error = pickle.loads(batch)
                 reader = ConllReader(_Batch(text, error), name, format, blind=True, first_line=first)
@@ -584,44 +412,12 @@ def work(argv: list[str]) -> None:
                     parsed.append(format_sentence(sentence))
                     words += len(sentence)
                 counts = json.dumps(tally.as_json()).encode("utf-8")
-                _write_frame(texts_out, PARSED, _WORDS.pack(words) + _WORDS.pack(len(counts)) + counts
+                write_frame(texts_out, PARSED, _WORDS.pack(words) + _WORDS.pack(len(counts)) + counts
                              + "".join(parsed).encode("utf-8"))  # fmt: skip
         except MaltpyError as e:
-            _write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), _PROTOCOL))
+            write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), PROTOCOL))
     except BrokenPipeError:
         pass  # the main process has gone: no one is waiting
-
-
-def run_tasks(argv: list[str]) -> None:
-    """A task worker's life (``Tasks``): run each call that comes on standard input and write its
-    value or its exception to standard output, until the input ends or the main process goes away."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly
-    set_threads(None)  # before NumPy is imported; the main process's settings are in the environment
-    calls_in, answers_out = _frame_pipes()
-    try:
-        while (frame := _read_frame(calls_in)) is not None:
-            function, args, *kwargs = pickle.loads(frame[1])
-            try:
-                answer = RESULT, pickle.dumps(function(*args, **(kwargs[0] if kwargs else {})), _PROTOCOL)
-            except Exception as e:
-                try:
-                    answer = FAILED, pickle.dumps(e, _PROTOCOL)
-                except Exception:  # an exception that does not pickle: its text
-                    answer = FAILED, pickle.dumps(RuntimeError(f"{type(e).__name__}: {e}"), _PROTOCOL)
-            _write_frame(answers_out, *answer)
-    except BrokenPipeError:
-        pass  # the main process has gone: no one is waiting
-
-
-def _frame_pipes() -> tuple[int, int]:
-    """The worker's ends of its frames' pipes (its standard input and output when it started);
-    standard input then reads nothing, and whatever a library prints goes to stderr."""
-    frames_in, frames_out = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)
-    return frames_in, frames_out
 
 
 class _Batch(io.BytesIO):
@@ -640,39 +436,7 @@ class _Batch(io.BytesIO):
 
 def _receive_batches(fd: int, batches: queue.Queue) -> None:
     try:
-        while (frame := _read_frame(fd)) is not None:
+        while (frame := read_frame(fd)) is not None:
             batches.put(frame[1])
     finally:
         batches.put(None)
-
-
-# --- frames ------------------------------------------------------------------------------------------
-
-
-def _write_frame(fd: int, tag: bytes, payload: bytes) -> None:
-    for data in (_FRAME.pack(tag, len(payload)), payload):
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-
-
-def _read_frame(fd: int) -> tuple[bytes, bytearray] | None:
-    """(tag, payload) of the next frame; None at the end of the input (the other side has gone)."""
-    header = _read_exactly(fd, _FRAME.size)
-    if header is None:
-        return None
-    tag, length = _FRAME.unpack(header)
-    payload = _read_exactly(fd, length)
-    return None if payload is None else (tag, payload)
-
-
-def _read_exactly(fd: int, size: int) -> bytearray | None:
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    done = 0
-    while done < size:
-        got = os.readv(fd, [view[done:]])
-        if not got:
-            return None
-        done += got
-    return buffer

@@ -167,7 +167,8 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
       maltpy learn -c opt/config.yaml -i train.conllu -m tuned.mpm
     """
     from ..jobs import bound_jobs, usable_cores
-    from ..optimize import optimize, summary_table, trial_bytes
+    from ..optimize import optimize, summary_table
+    from ..optimize.search import trial_bytes
 
     asked = usable_cores() if jobs is None else jobs
     # here, as many trial processes as the cores and the memory take (a warning if --jobs asks more)
