@@ -19,14 +19,14 @@ from conftest import (
 )
 
 import maltpy.jobs as jobs_module
-from maltpy import conll
+import maltpy.lines as lines_module
 from maltpy.conll import ConllReader
 
 pytestmark = requires_shared
 CONLLX, UD = DATA / "conllx", DATA / "ud"
 # Runs maltpy with batches of at most the number of bytes given first and its input read 4 kB at
 # a time, so that a small file makes many batches and every worker has several in flight.
-SMALL_BATCHES = "import sys, maltpy.conll, maltpy.jobs; maltpy.conll._BLOCK_BYTES = 1 << 12; "
+SMALL_BATCHES = "import sys, maltpy.lines, maltpy.jobs; maltpy.lines._BLOCK_BYTES = 1 << 12; "
 SMALL_BATCHES += "maltpy.jobs.BATCH_BYTES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
 
 CASES = {  # name: (learning options, test file, parsing options, how --jobs reads it)
@@ -194,7 +194,7 @@ def test_a_file_is_cut_into_even_batches_a_multiple_of_the_workers_in_number(mon
     each other."""
     path = UD / "UD_English-ParTUT" / "en_partut-ud-test.conllu"
     monkeypatch.setattr(jobs_module, "BATCH_BYTES", batch_bytes)
-    monkeypatch.setattr(conll, "_BLOCK_BYTES", 1 << 12)
+    monkeypatch.setattr(lines_module, "_BLOCK_BYTES", 1 << 12)
     with open(path, "rb") as stream:
         batches = list(jobs_module._batches(ConllReader(stream, str(path), blind=True), jobs))
     text = path.read_bytes()
