@@ -429,8 +429,11 @@ def learn(
     fm.check_columns(data_format)
     classes = Classes()
     classes.add(FIRST_CLASS[algorithm])
+    split = split_position = None  # the data split's feature and its position in the model
+    if config.guide.data_split_column is not None:
+        split, split_position = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
     treebank = _Treebank(config, fm)
-    replay = _Replay(config, fm, classes, save_instances is not None, lambda: treebank.report(progress, replay))
+    replay = _Replay(config, fm, split, classes, save_instances is not None, lambda: treebank.report(progress, replay))
     for sentence in sentences:
         heads, labels = treebank.add(sentence, name)
         replay.add(sentence, heads, labels)
@@ -441,7 +444,7 @@ def learn(
     if not len(instances):
         raise MaltpyError("no training instances: the treebank has no sentences", name)
     extracted = time.perf_counter()
-    models = _train(config, fm, instances, classes, treebank.value_order, name, progress, save_instances)
+    models = _train(config, instances, classes, treebank.value_order, split_position, name, progress, save_instances)
     statistics = {
         **treebank.statistics(name),
         "instances": len(instances), "classes": len(classes.items),
@@ -509,16 +512,14 @@ class _Replay:
     (``batch.BatchLearner.replay``); the others, k-NN, the instance files (-li) and long
     sentences replay configuration by configuration (``transition.base.replay_oracle``)."""
 
-    def __init__(self, config: Config, fm: FeatureModel, classes: Classes, keep_symbols: bool,
+    def __init__(self, config: Config, fm: FeatureModel, split: Callable | None, classes: Classes, keep_symbols: bool,
                  chunk_done: Callable[[], None]) -> None:  # fmt: skip
         symbolic = LEARNERS[config.guide.learner].symbolic
         self.instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
         self.classes = classes
         self.system = system_for(config, learning=True)
         self.extract = fm.extract
-        self.split = None
-        if config.guide.data_split_column is not None:
-            self.split = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)[0]
+        self.split = split
         self.arrays = None
         if not symbolic and not keep_symbols and covered(config, fm):
             self.arrays = BatchLearner(config, fm)
@@ -562,14 +563,11 @@ class _Replay:
         self.chunk_done()
 
 
-def _train(config: Config, fm: FeatureModel, instances: Instances, classes: Classes, value_order: dict[str, int],
-           name: str, progress: Callable[[str], None] | None,
+def _train(config: Config, instances: Instances, classes: Classes, value_order: dict[str, int],
+           split_position: int | None, name: str, progress: Callable[[str], None] | None,
            save_instances: str | None) -> dict[str, AtomicModel]:  # fmt: skip
     """The classifiers of the instances, by name (learners.divide), and their instance files
     with ``save_instances`` (-li)."""
-    split_position = None
-    if config.guide.data_split_column is not None:
-        split_position = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)[1]
     groups = classifier_groups(instances, value_order, split_position, config.guide.data_split_threshold)
     if save_instances is not None:
         write_instance_files(save_instances, instances, groups, classes.names())
