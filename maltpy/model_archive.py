@@ -66,7 +66,7 @@ class Classes:
         return [name if label is None else f"{name}{SEPARATOR}{label}" for name, label in self.items]
 
     def weighted(self, weights: Mapping[str, float], where: str) -> dict[int, float]:
-        """LIBSVM's class weights (config.CLASS_WEIGHTS) by class number: a class takes the weight
+        """LIBSVM's class weights (learner_options.CLASS_WEIGHTS) by class number: a class takes the weight
         of its full name, else that of its transition. A name that is no class is an error."""
         names = self.names()
         unknown = [w for w in weights if w not in names and all(w != name for name, _ in self.items)]

@@ -30,13 +30,14 @@ import numpy as np
 
 from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
-from .config import CLASS_WEIGHTS, Config
+from .config import Config
 from .conll import QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, counted, cut
 from .features import FeatureModel, load_feature_model
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS, FORMAT_NAMES
 from .files import atomic_output, check_output_path, read_conll
+from .learner_options import CLASS_WEIGHTS
 from .learners import LEARNERS, AtomicModel
 from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances

@@ -216,7 +216,7 @@ def knn_command(train_path: str, test_path: str, output_path: str | None, k: str
       maltpy knn -f train.col -t test.col -k 5 -m M -L 3 -d ID -o test.out
     """
     from ..columns import read_columns, timbl_echo, write_columns
-    from ..config import parse_learner_options
+    from ..learner_options import parse_learner_options
     from ..learners.knn import Settings, experiment
 
     if is_std(output_path):

@@ -40,13 +40,13 @@ from collections.abc import Callable, Sequence
 
 import yaml
 
-from ..config import LEARNER_OPTIONS
 from ..config import OPTIMIZE_ROUNDS as ROUNDS
 from ..config import OPTIMIZE_THRESHOLD as THRESHOLD
 from ..conll import Sentence
 from ..errors import MaltpyError, counted
 from ..features.spec import FAMILY
 from ..files import atomic_output, check_output_path, make_folder
+from ..learner_options import LEARNER_OPTIONS
 from .analysis import PROJECTIVE, Analysis, analyse
 from .candidates import default_features, feature_groups, varying, wider_groups
 from .log import TrialLog, read_log

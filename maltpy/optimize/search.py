@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import LEARNER_OPTIONS
 from ..errors import MaltpyError, cut
+from ..learner_options import LEARNER_OPTIONS
 from ..processes import Tasks
 from .log import TrialLog
 from .trials import Data, Result, Setting, run_trial
