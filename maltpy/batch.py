@@ -478,7 +478,9 @@ class BatchLearner(_Arrays):
         self.label_texts: list[str] = []
 
     def replay(self, golds: list[tuple[list[int], list[str]]], sentences: list) -> Replay:
-        """Replay the oracle over gold trees (heads and labels, index 0 the root's) of ``sentences``."""
+        """Replay the oracle over gold trees (heads and labels, index 0 the root's) of ``sentences``:
+        ``transition.base.replay_oracle`` in arrays for Nivre's systems, the same transitions and
+        instances in the same order (tests/test_batch.py compares the two)."""
         self._start(sentences, grow=True)
         gold = NivreGold(self, golds, self._label_code)
         steps: list[tuple] = []  # (rows, step, moves, labels, values; None for deterministic moves)

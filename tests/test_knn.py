@@ -15,8 +15,8 @@ from conftest import DATA, EXAMPLE, ROOT, SHARED, assert_one_line_error, require
 
 import maltpy
 from maltpy.columns import instance_file_name, read_columns
-from maltpy.config import parse_learner_options
 from maltpy.conll import ConllReader
+from maltpy.learner_options import parse_learner_options
 from maltpy.learners.knn import EPSILON, FAR, Knn, experiment
 from maltpy.tree import find_cycle
 

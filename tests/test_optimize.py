@@ -21,18 +21,10 @@ from conftest import DATA, EXAMPLE, as_from_a_terminal, assert_one_line_error, r
 from maltpy.config import load_config
 from maltpy.conll import ConllReader
 from maltpy.features import load_feature_model
-from maltpy.optimize import (
-    Analysis,
-    _base_setting,
-    analyse,
-    default_features,
-    feature_groups,
-    optimize,
-    read_sentences,
-    readable,
-    varying,
-    wider_groups,
-)
+from maltpy.optimize import _base_setting, optimize
+from maltpy.optimize.analysis import Analysis, analyse
+from maltpy.optimize.candidates import default_features, feature_groups, readable, varying, wider_groups
+from maltpy.optimize.trials import read_sentences
 from maltpy.transition import SYSTEMS
 from maltpy.tree import is_projective, nonprojective_arcs
 
