@@ -31,7 +31,7 @@ import numpy as np
 
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS, Address, Feature
-from .transition import SYSTEMS, system_for
+from .transition import SYSTEMS
 from .transition.base import LA, RA, SH
 from .transition.nivre import NivreConfiguration
 from .transition.nivre_arrays import ARRAYS_FORMS, MOVES, SHIFT, NivreConfigurations, NivreGold, arrays_form
@@ -460,11 +460,12 @@ class Replay:
 class BatchLearner(_Arrays):
     """The oracle replayed over a chunk of gold trees in lock step (learning's form of
     ``BatchParser``): each step's configurations give their feature values by the same array
-    definitions, and the instances are put back in sentence order."""
+    definitions, and the instances are put back in sentence order. ``system``: the per-sentence
+    system learning replays (``system_for(config, learning=True)``), whose arrays form this takes."""
 
-    def __init__(self, config, feature_model) -> None:
+    def __init__(self, config, feature_model, system) -> None:
         super().__init__(config)
-        self.system = arrays_form(system_for(config, learning=True))
+        self.system = arrays_form(system)
         self.features = [s.feature for s in feature_model.specs]
         self.deprel_of = feature_model.deprel_of
         self.value_numbers_of = [self._plan(list(f.args) if f.name in ("Merge", "Merge3") else [f])

@@ -517,7 +517,7 @@ class _Replay:
         self.split = split
         self.arrays = None
         if not symbolic and not keep_symbols and covered(config, fm):
-            self.arrays = BatchLearner(config, fm)
+            self.arrays = BatchLearner(config, fm, self.system)
         self.chunk: list[tuple[Sentence, list[int], list[str]]] = []
         self.chunk_tokens = 0
         self.chunk_done = chunk_done

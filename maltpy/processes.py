@@ -74,7 +74,7 @@ def how_it_ended(status: int) -> str:
 
 class Tasks(concurrent.futures.Executor):
     """Up to ``jobs`` worker processes running functions (``maltpy optimize``'s trials): an
-    executor whose workers are parse's (``_spawn``: fresh interpreters in their own session, on
+    executor whose workers are parse's (``spawn``: fresh interpreters in their own session, on
     pipes of frames), started as tasks come, each running ``initializer(*initargs)`` first.
     ``submit(function, *args)`` gives a future of ``function(*args)`` run in a worker (the
     function and its arguments pickled, by reference for a function: a module's); ``stop`` kills
