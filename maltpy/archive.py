@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from .conll import environment_bytes
 from .errors import MaltpyError, cut
 from .files import atomic_output, is_std, open_file
+from .lines import environment_bytes
 
 FORMAT = "maltpy-model"
 FORMAT_VERSION = 1

@@ -40,7 +40,6 @@ from .features.arrays import (
     symbol_source,
 )
 from .features.spec import Feature
-from .transition import system_for
 from .transition.base import LA, RA, SH
 from .transition.nivre import NivreConfiguration
 from .transition.nivre_arrays import MOVES, SHIFT, NivreConfigurations, NivreGold, arrays_form
@@ -250,11 +249,12 @@ class Replay:
 class BatchLearner(_Arrays):
     """The oracle replayed over a chunk of gold trees in lock step (learning's form of
     ``BatchParser``): each step's configurations give their feature values by the same array
-    definitions, and the instances are put back in sentence order."""
+    definitions, and the instances are put back in sentence order. ``system``: the per-sentence
+    system learning replays (``system_for(config, learning=True)``), whose arrays form this takes."""
 
-    def __init__(self, config, feature_model) -> None:
+    def __init__(self, config, feature_model, system) -> None:
         super().__init__(config)
-        self.system = arrays_form(system_for(config, learning=True))
+        self.system = arrays_form(system)
         self.features = [s.feature for s in feature_model.specs]
         self.deprel_of = feature_model.deprel_of
         self.value_numbers_of = [self._plan(list(f.args) if f.name in ("Merge", "Merge3") else [f])
@@ -268,7 +268,9 @@ class BatchLearner(_Arrays):
         self.label_texts: list[str] = []
 
     def replay(self, golds: list[tuple[list[int], list[str]]], sentences: list) -> Replay:
-        """Replay the oracle over gold trees (heads and labels, index 0 the root's) of ``sentences``."""
+        """Replay the oracle over gold trees (heads and labels, index 0 the root's) of ``sentences``:
+        ``transition.base.replay_oracle`` in arrays for Nivre's systems, the same transitions and
+        instances in the same order (tests/test_batch.py compares the two)."""
         self._start(sentences, grow=True)
         gold = NivreGold(self, golds, self._label_code)
         steps: list[tuple] = []  # (rows, step, moves, labels, values; None for deterministic moves)

@@ -74,7 +74,6 @@ import signal
 import stat
 import struct
 import subprocess
-import sys
 import threading
 import zipfile
 from collections import deque
@@ -83,6 +82,7 @@ from typing import BinaryIO
 
 from .conll import QUIET_SECONDS, ConllReader, format_sentence
 from .errors import MaltpyError
+from .processes import PROTOCOL, STOPPING, end_workers, frame_pipes, how_it_ended, read_frame, spawn, write_frame
 from .threads import set_threads
 from .vocabulary import Tally, Watch
 
@@ -93,14 +93,8 @@ IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one wa
 WORKER_BYTES = 64 << 20  # the interpreter and its libraries
 MODEL_FACTOR = 10  # times the model archive's unpacked bytes
 BATCH_FACTOR = 15  # times a batch's bytes: the batch parsed and the one waiting
-_FRAME = struct.Struct("!cQ")  # tag, payload length
 _WORDS = struct.Struct("!Q")  # the number of words a PARSED frame holds
-_PROTOCOL = pickle.HIGHEST_PROTOCOL
 BATCH, READY, PARSED, ERROR = b"B", b"R", b"P", b"E"
-_STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # signals that stop a whole job
-# A worker's command: it imports from the main process's sys.path (this maltpy, not one that the
-# working directory may hold), then works.
-_WORKER = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from maltpy.jobs import work; work(sys.argv[2:])"
 
 
 def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | None = None,
@@ -205,8 +199,7 @@ class Workers:
 
     def __init__(self, model_path: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
                  single_root: str | None = None) -> None:  # fmt: skip
-        options = json.dumps([max_degree, enforce_tree, single_root])
-        self.command = [sys.executable, "-c", _WORKER, json.dumps(sys.path), model_path, options]
+        self.argv = (model_path, json.dumps([max_degree, enforce_tree, single_root]))
         self.jobs = jobs
         self.processes: list[subprocess.Popen] = []
         self.ready: list[bool] = []  # whether the worker's READY has been read
@@ -219,8 +212,7 @@ class Workers:
     def _start(self) -> None:
         """Start one more worker."""
         try:
-            self.processes.append(subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                   bufsize=0, start_new_session=True))  # fmt: skip
+            self.processes.append(spawn("maltpy.jobs", "work", *self.argv))
             self.ready.append(False)
         except BaseException:
             self.close(finished=False)
@@ -250,7 +242,7 @@ class Workers:
             self.next = (worker + 1) % self.jobs
             if worker == len(self.processes):
                 self._start()
-            if not self._send(worker, pickle.dumps((reader.name, reader.format, first, text, error), _PROTOCOL)):
+            if not self._send(worker, pickle.dumps((reader.name, reader.format, first, text, error), PROTOCOL)):
                 # The worker has stopped: an input error in a batch sent before (its own, or one
                 # in an earlier line, another worker's, which is reported first), a model it
                 # could not load, or its death. The answers, read in input order, say which.
@@ -295,7 +287,7 @@ class Workers:
         return self._answer(worker, PARSED)
 
     def _answer(self, worker: int, expected: bytes) -> bytearray:
-        frame = _read_frame(self.processes[worker].stdout.fileno())
+        frame = read_frame(self.processes[worker].stdout.fileno())
         if frame is None:
             self._died(worker)
         tag, payload = frame
@@ -314,7 +306,7 @@ class Workers:
     def _send(self, worker: int, payload: bytes) -> bool:
         """Send a batch to ``worker``; False if it has stopped."""
         try:
-            _write_frame(self.processes[worker].stdin.fileno(), BATCH, payload)
+            write_frame(self.processes[worker].stdin.fileno(), BATCH, payload)
         except BrokenPipeError:
             return False
         return True
@@ -324,37 +316,15 @@ class Workers:
         to the main process (status 128 + the signal); anything else is a one-line error."""
         process = self.processes[worker]
         status = process.wait()
-        if -status in _STOPPING:
+        if -status in STOPPING:
             signal.raise_signal(-status)
-        if status < 0:
-            try:
-                how = f"was killed by {signal.Signals(-status).name}"
-            except ValueError:
-                how = f"was killed by signal {-status}"
-        else:
-            how = f"stopped with status {status}"
+        how = how_it_ended(status)
         self.failure = MaltpyError(f"parsing worker {worker + 1} of {self.jobs} (process {process.pid}) {how}")
         raise self.failure
 
     def close(self, finished: bool) -> None:
-        """Stop every worker and wait for its end: at the end of the input by closing its input,
-        otherwise (an error, a signal) at once. Signals wait until all are stopped, so that a
-        second Ctrl-C cannot leave a worker behind."""
-        stopping = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
-        try:
-            for process in self.processes:
-                if not finished:
-                    process.kill()
-                process.stdin.close()
-            for process in self.processes:
-                try:
-                    process.wait(timeout=None if not finished else 10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-                process.stdout.close()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, stopping)
+        """Stop every worker and wait for its end (``_end``)."""
+        end_workers(self.processes, finished)
 
 
 def _batches(reader: ConllReader, jobs: int) -> Iterator[tuple[int, bytes, bool, tuple | None]]:
@@ -424,11 +394,7 @@ def work(argv: list[str]) -> None:
     from .parser import BATCH_TOKENS  # imports NumPy
 
     whole = 2 * BATCH_TOKENS  # a batch is parsed as one, unless it holds many more tokens than usual
-    batches_in, texts_out = os.dup(0), os.dup(1)
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.dup2(2, 1)  # whatever a library prints goes to stderr, not into the frames
+    batches_in, texts_out = frame_pipes()
     batches: queue.Queue = queue.Queue()
     # The input is read while the model loads and while a batch is parsed, so that the main
     # process never waits to send (and never waits on a worker that waits for it to read).
@@ -437,7 +403,7 @@ def work(argv: list[str]) -> None:
         try:
             model = load_model(argv[0], *json.loads(argv[1]))
             expected = model.vocabulary.expected() if model.vocabulary is not None else None
-            _write_frame(texts_out, READY, json.dumps(expected).encode("utf-8"))
+            write_frame(texts_out, READY, json.dumps(expected).encode("utf-8"))
             while (batch := batches.get()) is not None:
                 name, format, first, text, error = pickle.loads(batch)
                 reader = ConllReader(_Batch(text, error), name, format, blind=True, first_line=first)
@@ -446,10 +412,10 @@ def work(argv: list[str]) -> None:
                     parsed.append(format_sentence(sentence))
                     words += len(sentence)
                 counts = json.dumps(tally.as_json()).encode("utf-8")
-                _write_frame(texts_out, PARSED, _WORDS.pack(words) + _WORDS.pack(len(counts)) + counts
+                write_frame(texts_out, PARSED, _WORDS.pack(words) + _WORDS.pack(len(counts)) + counts
                              + "".join(parsed).encode("utf-8"))  # fmt: skip
         except MaltpyError as e:
-            _write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), _PROTOCOL))
+            write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), PROTOCOL))
     except BrokenPipeError:
         pass  # the main process has gone: no one is waiting
 
@@ -470,39 +436,7 @@ class _Batch(io.BytesIO):
 
 def _receive_batches(fd: int, batches: queue.Queue) -> None:
     try:
-        while (frame := _read_frame(fd)) is not None:
+        while (frame := read_frame(fd)) is not None:
             batches.put(frame[1])
     finally:
         batches.put(None)
-
-
-# --- frames ------------------------------------------------------------------------------------------
-
-
-def _write_frame(fd: int, tag: bytes, payload: bytes) -> None:
-    for data in (_FRAME.pack(tag, len(payload)), payload):
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-
-
-def _read_frame(fd: int) -> tuple[bytes, bytearray] | None:
-    """(tag, payload) of the next frame; None at the end of the input (the other side has gone)."""
-    header = _read_exactly(fd, _FRAME.size)
-    if header is None:
-        return None
-    tag, length = _FRAME.unpack(header)
-    payload = _read_exactly(fd, length)
-    return None if payload is None else (tag, payload)
-
-
-def _read_exactly(fd: int, size: int) -> bytearray | None:
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    done = 0
-    while done < size:
-        got = os.readv(fd, [view[done:]])
-        if not got:
-            return None
-        done += got
-    return buffer

@@ -21,37 +21,34 @@ from __future__ import annotations
 import collections
 import dataclasses
 import io
-import json
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from . import __version__
-from .archive import Archive, write_archive
 from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
-from .config import CLASS_WEIGHTS, Config, config_from_dict
-from .conll import FORMATS, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence, valid_label
-from .errors import MaltpyError, counted, cut, require
-from .features import FeatureModel, feature_model_from_text, load_feature_model
+from .config import Config
+from .conll import QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
+from .errors import MaltpyError, counted, cut
+from .features import FeatureModel, load_feature_model
 from .features.functions import NULL_SYMBOLS
 from .features.spec import COLUMNS, FORMAT_NAMES
 from .files import atomic_output, check_output_path, read_conll
-from .learners import LEARNERS, AtomicModel, map_class
+from .learner_options import CLASS_WEIGHTS
+from .learners import LEARNERS, AtomicModel
 from .learners.divide import Guide, classifier_groups, train_guide
 from .learners.encoding import Instances
+from .model_archive import Classes, ModelParts, guide_of, read_model, write_model
 from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
 from .sentences import as_sentence
 from .transition import SYSTEMS, system_for
-from .transition.base import LA, RA, Gold, finish
+from .transition.base import LA, RA, Gold, finish, replay_oracle
 from .tree import UD_ROOT_LABELS, RootCounts, RootLabels, is_projective, single_root
 from .vocabulary import Tally, Vocabulary, VocabularyCounter, Watch, python_warning
 
-SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
 LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
 #: a longer gold tree is replayed configuration by configuration: in arrays it would take most of
@@ -65,48 +62,6 @@ def columns_of(sentence: Sentence) -> list[list]:
     """``columns[k][i]``: column k of word i; index 0 stands for the root, whose columns are never read."""
     words = sentence.words
     return [[None] + [w[k] for w in words] for k in range(10)]
-
-
-@dataclass
-class Classes:
-    """The classes (transition, label), numbered in order of registration."""
-
-    items: list[tuple[str, str | None]] = field(default_factory=list)
-    index: dict[tuple[str, str | None], int] = field(default_factory=dict)
-
-    def add(self, name: str, label: str | None = None) -> int:
-        key = (name, label)
-        number = self.index.get(key)
-        if number is None:
-            number = self.index[key] = len(self.items)
-            self.items.append(key)
-        return number
-
-    def names(self) -> list[str]:
-        return [name if label is None else f"{name}{SEPARATOR}{label}" for name, label in self.items]
-
-    def weighted(self, weights: Mapping[str, float], where: str) -> dict[int, float]:
-        """LIBSVM's class weights (config.CLASS_WEIGHTS) by class number: a class takes the weight
-        of its full name, else that of its transition. A name that is no class is an error."""
-        names = self.names()
-        unknown = [w for w in weights if w not in names and all(w != name for name, _ in self.items)]
-        if unknown:
-            raise MaltpyError(f"lib.options: -w{unknown[0]}: the treebank gives no such class "
-                              f"(its classes: {cut(' '.join(names), 200)})", where)  # fmt: skip
-        out = {}
-        for number, name in enumerate(names):
-            weight = weights.get(name, weights.get(self.items[number][0]))
-            if weight is not None:
-                out[number] = weight
-        return out
-
-    @classmethod
-    def from_names(cls, names: list[str]) -> Classes:
-        classes = cls()
-        for text in names:
-            name, _, label = text.partition(SEPARATOR)
-            classes.add(name, label or None)
-        return classes
 
 
 class Model:
@@ -425,175 +380,30 @@ class Model:
 
     # --- the archive -------------------------------------------------------------------------------
 
+    def parts(self) -> ModelParts:
+        """What the model archive holds of this model (model_archive.py)."""
+        return ModelParts(self.config, self.feature_model, self.classes, self.guide, self.data_format,
+                          self.statistics, self.roots, self.vocabulary)  # fmt: skip
+
     def save(self, path: str | os.PathLike) -> None:
         """Write the model archive to ``path`` (whole or not at all)."""
-        self._archive(os.fspath(path))
+        write_model(os.fspath(path), self.parts())
 
     def to_bytes(self) -> bytes:
         """The model archive's bytes (what ``save`` writes; ``Model.load(name, data)`` reads them)."""
-        return self._archive(None)
-
-    def _archive(self, path: str | None) -> bytes | None:
-        files = {}
-        models = []
-        for n, model in enumerate(self.guide.all_models()):
-            classifier = model.classifier
-            file = f"classifiers/{n:03d}.{classifier.suffix}"
-            files[file] = classifier.to_bytes()
-            models.append({
-                "name": model.name, "kind": classifier.kind, "file": file, "instances": model.instances,
-                "labels": model.labels, "positions": model.featuremap.positions,
-                "features": model.featuremap.keys(),
-            })  # fmt: skip
-        if self.vocabulary is not None:
-            files[VOCABULARY] = json.dumps(self.vocabulary.as_json(), ensure_ascii=False,
-                                           separators=(",", ":")).encode("utf-8")  # fmt: skip
-        manifest = {
-            "maltpy_version": __version__,
-            "config": self.config.to_dict(),
-            "data_format": self.data_format,
-            "feature_model": {
-                "source": self.feature_model.source,
-                "text": self.feature_model.text(),
-                "file_order": self.feature_model.file_order,
-            },
-            "classes": self.classes.names(),
-            "roots": self.roots.as_json(),
-            "models": models,
-            "training": self.statistics,
-            **({"vocabulary": VOCABULARY} if self.vocabulary is not None else {}),
-        }
-        return write_archive(path, manifest, files)
+        return write_model(None, self.parts())
 
     @classmethod
     def load(cls, path: str | os.PathLike, data: bytes | None = None) -> Model:
         """The model in the archive at ``path`` (or in ``data``, the bytes of one, which ``path``
-        then names in messages), every part checked before use."""
-        if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"a model's path is a str or a path, not {type(path).__name__}")
-        path = os.fspath(path)
-        archive = Archive(path, data)
-        try:
-            m = archive.manifest
-            try:
-                require(isinstance(m.get("config"), dict), "no configuration")
-                try:
-                    config = config_from_dict(m["config"], path)
-                except MaltpyError as e:
-                    raise ValueError(f"its configuration: {e.message}") from None
-                algorithm = config.singlemalt.parsing_algorithm
-                null_value = config.singlemalt.null_value
-                deprel_of = DeprelOf(config.pproj) if config.pproj.marks_labels else None
-                stored = m.get("feature_model")
-                require(isinstance(stored, dict) and isinstance(stored.get("text"), str)
-                       and isinstance(stored.get("source"), (str, type(None))), "no feature model text")  # fmt: skip
-                require(len(stored["text"]) <= MAX_FEATURE_TEXT, "the feature model text is too long")
-                fm = feature_model_from_text(stored["text"], algorithm, null_value, path, deprel_of)
-                fm.source = stored["source"]
-                order = stored.get("file_order", fm.file_order)  # an archive made before this key has none
-                require(isinstance(order, list) and all(type(i) is int for i in order)
-                        and sorted(order) == list(range(len(fm))), "a feature order not of its features")  # fmt: skip
-                fm.file_order = order
-                classes = _checked_classes(m.get("classes"), SYSTEMS[algorithm].transitions)
-                roots = _checked_roots(m.get("roots"))
-                data_format = m.get("data_format")
-                require(data_format in FORMATS, "an unknown data format")
-                statistics = m.get("training", {})
-                require(isinstance(statistics, dict), "training statistics are not a mapping")
-                json.dumps(statistics, allow_nan=False)  # ValueError on NaN: info --json must print JSON
-                entries = m.get("models")
-                require(isinstance(entries, list) and entries, "no classifiers")
-                require(all(isinstance(e, dict) for e in entries), "a classifier is not a mapping")
-                _check_names([e.get("name") for e in entries], config.guide.data_split_column is not None)
-                atomic = {entry["name"]: _load_classifier(archive, entry, config, classes, fm) for entry in entries}
-                vocabulary = None
-                if "vocabulary" in m:  # a model made before the vocabulary was kept has none
-                    require(m["vocabulary"] == VOCABULARY, "a vocabulary in another file")
-                    vocabulary = Vocabulary.from_json(json.loads(archive.text(VOCABULARY)))
-            except ValueError as e:
-                raise MaltpyError(f"damaged model: {cut(e)}", path) from None
-            except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
-                raise MaltpyError(f"damaged model: {type(e).__name__}: {cut(e)}", path) from None
-        finally:
-            archive.close()
-        return cls(config, fm, classes, _guide(atomic, fm, config), data_format, statistics, roots, vocabulary)
-
-
-VOCABULARY = "vocabulary.json"  # the archive's member holding the Model's vocabulary
-MAX_FEATURE_TEXT = 1 << 20  # characters of a model's feature-model text
-
-
-def _load_classifier(archive: Archive, entry: dict, config: Config, classes: Classes, fm: FeatureModel) -> AtomicModel:
-    """One classifier of the archive, its manifest entry checked against the model first."""
-    kind = entry.get("kind")
-    require(kind == config.guide.learner, f"a {cut(kind)} classifier in a {config.guide.learner} model")
-    labels, positions = entry.get("labels"), entry.get("positions")
-    require(_ints(labels, len(classes.items)) and labels and len(set(labels)) == len(labels),
-           "a classifier's classes are not classes of the model")  # fmt: skip
-    require(_ints(positions, len(fm.specs)) and sorted(set(positions)) == positions,
-           "a classifier's feature positions are not features of the feature model")  # fmt: skip
-    require(type(entry.get("instances")) is int and entry["instances"] >= 0, "a bad instance count")
-    require(isinstance(entry.get("file"), str), "a classifier without its file")
-    featuremap = map_class(kind).from_keys(positions, entry.get("features"), fm.nulls)
-    classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap, len(labels), config.lib.options)
-    return AtomicModel(entry["name"], featuremap, labels, classifier, entry["instances"])
-
-
-def _ints(values: object, below: int) -> bool:
-    """A list of integers in 0..below-1."""
-    return isinstance(values, list) and all(type(v) is int and 0 <= v < below for v in values)
-
-
-def _check_names(names: list, split: bool) -> None:
-    """ "main" alone without a data split; with one, "split:<value>" names and "master" last."""
-    if not split:
-        require(names == ["main"], "classifier names that do not fit a model without a data split")
-        return
-    require(all(isinstance(n, str) and (n.startswith("split:") or n == "master") for n in names)
-           and len(set(names)) == len(names) and "master" not in names[:-1],
-           "classifier names that do not fit a model with a data split")  # fmt: skip
-
-
-MAX_ROOT_TAGS = 10_000  # tags with a label under the root word, in a model's "roots"
-
-
-def _checked_roots(stored: object) -> RootLabels | None:
-    """The root labels of a model's manifest (None for a model made before they were kept), or
-    ValueError if they are not labels."""
-    if stored is None:
-        return None
-    require(isinstance(stored, dict) and set(stored) == {"root", "under", "default"}, "root labels are not a mapping")
-    under = stored["under"]
-    require(isinstance(under, dict) and len(under) <= MAX_ROOT_TAGS, "root labels: not a mapping of tags")
-    labels = [stored["root"], stored["default"], *under.values()]
-    require(all(isinstance(x, str) and valid_label(x) for x in labels + list(under)), "root labels: not labels")
-    return RootLabels(stored["root"], dict(under), stored["default"])
-
-
-def _checked_classes(names: object, transitions: tuple[str, ...]) -> Classes:
-    """The model's classes: ``transitions`` of the model's system, with a label (valid CoNLL
-    field text) exactly when they make an arc, each once."""
-    require(isinstance(names, list) and names and all(isinstance(n, str) for n in names), "no classes")
-    classes = Classes.from_names(names)
-    require(len(classes.items) == len(names), "a class twice")
-    for name, label in classes.items:
-        require(name in transitions, f"a transition its algorithm does not have: {cut(name, 20)}")
-        require((label is not None) == (name in (LA, RA)), f"a class {cut(name, 20)} with a wrong label")
-        require(label is None or valid_label(label), f"a label that is not CoNLL field text: {cut(label)!r}")
-    return classes
+        then names in messages), every part checked before use (model_archive.read_model)."""
+        p = read_model(path, data)
+        return cls(p.config, p.feature_model, p.classes, p.guide, p.data_format, p.statistics, p.roots, p.vocabulary)
 
 
 def load_model(path: str) -> Model:
     """A model made by ``maltpy learn`` (or ``Model.save``)."""
     return Model.load(path)
-
-
-def _guide(models: dict[str, AtomicModel], fm: FeatureModel, config: Config) -> Guide:
-    if "main" in models:
-        return Guide({}, models["main"])
-    split, _ = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
-    by_value = {name.partition(":")[2]: m for name, m in models.items() if name.startswith("split:")}
-    return Guide(by_value, models.get("master"), split)
 
 
 def learn(
@@ -604,117 +414,156 @@ def learn(
     ``save_instances``, each classifier's training instances are also written to that folder
     in TiMBL's columns format (``<classifier>.col``), as MaltParser's -li writes them."""
     started = time.perf_counter()
-    algorithm, learner = config.singlemalt.parsing_algorithm, config.guide.learner
-    system = system_for(config, learning=True)
+    algorithm = config.singlemalt.parsing_algorithm
     pproj = config.pproj
-    fm = load_feature_model(config.guide.features, algorithm, learner, data_format, config.singlemalt.null_value,
-                            DeprelOf(pproj) if pproj.marks_labels else None)  # fmt: skip
+    fm = load_feature_model(config.guide.features, algorithm, config.guide.learner, data_format,
+                            config.singlemalt.null_value, DeprelOf(pproj) if pproj.marks_labels else None)  # fmt: skip
     fm.check_columns(data_format)
-    split = split_column = None
+    classes = Classes()
+    classes.add(SYSTEMS[algorithm].first_class)
+    split = split_position = None  # the data split's feature and its position in the model
     if config.guide.data_split_column is not None:
         split, split_position = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
-        split_column = COLUMNS[config.guide.data_split_column]
-    else:
-        split_position = None
-    value_order = {v: i for i, v in enumerate(dict.fromkeys(NULL_SYMBOLS[config.singlemalt.null_value]))}
-    classes = Classes()
-    classes.add(system.first_class)
-    symbolic = LEARNERS[learner].symbolic
-    instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or save_instances is not None)
-    extract = fm.extract
-    n_sentences = n_tokens = nonprojective = lifted_sentences = lifted_arcs = 0
-    root_counts = RootCounts()  # for graph.single_root
-    vocabulary = VocabularyCounter(fm.input_columns(config.guide.data_split_column))
-    # Nivre's systems replay the oracle a chunk of sentences at a time in arrays (batch.py);
-    # the others, k-NN, the instance files (-li) and long sentences, configuration by configuration.
-    arrays = None
-    if not symbolic and save_instances is None and covered(config, fm):
-        arrays = BatchLearner(config, fm)
-    chunk: list[tuple[Sentence, list[int], list[str]]] = []
-    chunk_tokens = 0
-
-    def report() -> None:
-        """Learning's progress: the sentences read, and the instances made of them so far (the
-        arrays path replays a chunk of sentences at a time, so its count comes a chunk later)."""
-        if progress:
-            made = f", {counted(len(instances), 'instance')}" if len(instances) else " read"
-            progress(f"{counted(n_sentences, 'sentence')}{made}")
-
-    def replay_chunk() -> None:
-        replay = arrays.replay([(h, lab) for _, h, lab in chunk], [s for s, _, _ in chunk])
-        asked = []
-        for move, label, instance in zip(replay.moves, replay.labels, replay.asked):
-            name = MOVES[move]
-            number = classes.add(name, label if name in (LA, RA) else None)
-            if instance:
-                asked.append(number)
-        instances.add_numbered(replay.values, asked)
-        if replay.split_values is not None:
-            instances.split_values.extend(replay.split_values)
-        report()
-
+    treebank = _Treebank(config, fm)
+    replay = _Replay(config, fm, split, classes, save_instances is not None, lambda: treebank.report(progress, replay))
     for sentence in sentences:
-        heads, labels = sentence.heads, sentence.labels
-        if heads is None:
-            raise MaltpyError("learning needs gold trees, but HEAD is _", name, sentence.line)
-        n_sentences += 1
-        n_tokens += len(sentence)
-        nonprojective += not is_projective(heads)
-        root_counts.add(heads, labels, [""] + sentence.column(UPOS))
-        vocabulary.add(sentence)
-        if pproj.active:
-            check_unmarked(sentence, pproj, name)
-            lifted = projectivize(heads, labels, pproj)
-            heads, labels = lifted.heads, lifted.labels
-            lifted_sentences += lifted.lifted > 0
-            lifted_arcs += lifted.lifted
-        if split_column is not None:
-            for word in sentence.words:
-                value_order.setdefault(word[split_column], len(value_order))
-        if arrays is not None and len(sentence) <= LEARN_ALONE_TOKENS:
-            chunk.append((sentence, heads, labels))
-            chunk_tokens += len(sentence)
-            if chunk_tokens >= LEARN_CHUNK_TOKENS:
-                replay_chunk()
-                chunk, chunk_tokens = [], 0
-        else:
-            if chunk:  # the instances stay in the order of the sentences
-                replay_chunk()
-                chunk, chunk_tokens = [], 0
-            columns = columns_of(sentence)
-            gold = Gold(heads, labels)
-            c = system.initial(len(sentence))
-            while not system.is_terminal(c):
-                move = system.deterministic(c)
-                if move is not None:
-                    classes.add(move)
-                    system.apply(c, move)
-                    continue
-                move, label = system.oracle(c, gold)
-                instances.add(extract(c, columns), classes.add(move, label if move in (LA, RA) else None))
-                if split is not None:
-                    instances.split_values.append(split(c, columns))
-                system.apply(c, move, label)
-        if n_sentences % 500 == 0:
-            report()
-    if chunk:
-        replay_chunk()
+        heads, labels = treebank.add(sentence, name)
+        replay.add(sentence, heads, labels)
+        if treebank.sentences % 500 == 0:
+            treebank.report(progress, replay)
+    replay.flush()
+    instances = replay.instances
     if not len(instances):
         raise MaltpyError("no training instances: the treebank has no sentences", name)
     extracted = time.perf_counter()
+    models = _train(config, instances, classes, treebank.value_order, split_position, name, progress, save_instances)
+    statistics = {
+        **treebank.statistics(name),
+        "instances": len(instances), "classes": len(classes.items),
+        "seconds_features": round(extracted - started, 2),
+        "seconds_training": round(time.perf_counter() - extracted, 2),
+    }  # fmt: skip
+    return Model(config, fm, classes, guide_of(models, fm, config), data_format, statistics,
+                 treebank.root_counts.labels(), treebank.vocabulary.vocabulary())  # fmt: skip
+
+
+class _Treebank:
+    """What learning keeps of the gold trees besides the instances: the counts of its
+    statistics, the root labels (graph.single_root), the vocabulary, the order of the data
+    split's values; and each tree as the oracle is shown it, projectivized with pseudo-projective
+    parsing (Nivre & Nilsson 2005)."""
+
+    def __init__(self, config: Config, fm: FeatureModel) -> None:
+        self.pproj = config.pproj
+        self.sentences = self.tokens = self.nonprojective = self.lifted_sentences = self.lifted_arcs = 0
+        self.root_counts = RootCounts()
+        self.vocabulary = VocabularyCounter(fm.input_columns(config.guide.data_split_column))
+        #: the data split's values in order of first appearance, null values first (learners.divide)
+        self.value_order = {v: i for i, v in enumerate(dict.fromkeys(NULL_SYMBOLS[config.singlemalt.null_value]))}
+        column = config.guide.data_split_column
+        self.split_column = COLUMNS[column] if column is not None else None
+
+    def add(self, sentence: Sentence, name: str) -> tuple[list[int], list[str]]:
+        """Count ``sentence`` (of the file ``name``); the heads and labels the oracle replays."""
+        heads, labels = sentence.heads, sentence.labels
+        if heads is None:
+            raise MaltpyError("learning needs gold trees, but HEAD is _", name, sentence.line)
+        self.sentences += 1
+        self.tokens += len(sentence)
+        self.nonprojective += not is_projective(heads)
+        self.root_counts.add(heads, labels, [""] + sentence.column(UPOS))
+        self.vocabulary.add(sentence)
+        if self.pproj.active:
+            check_unmarked(sentence, self.pproj, name)
+            lifted = projectivize(heads, labels, self.pproj)
+            heads, labels = lifted.heads, lifted.labels
+            self.lifted_sentences += lifted.lifted > 0
+            self.lifted_arcs += lifted.lifted
+        if self.split_column is not None:
+            for word in sentence.words:
+                self.value_order.setdefault(word[self.split_column], len(self.value_order))
+        return heads, labels
+
+    def report(self, progress: Callable[[str], None] | None, replay: _Replay) -> None:
+        """Learning's progress: the sentences read, and the instances made of them so far (the
+        arrays path replays a chunk of sentences at a time, so its count comes a chunk later)."""
+        if progress:
+            made = f", {counted(len(replay.instances), 'instance')}" if len(replay.instances) else " read"
+            progress(f"{counted(self.sentences, 'sentence')}{made}")
+
+    def statistics(self, name: str) -> dict:
+        lifted = {"lifted_sentences": self.lifted_sentences, "lifted_arcs": self.lifted_arcs}
+        return {"treebank": name, "sentences": self.sentences, "tokens": self.tokens,
+                "nonprojective_sentences": self.nonprojective, **(lifted if self.pproj.active else {})}  # fmt: skip
+
+
+class _Replay:
+    """The oracle replayed over each gold tree, its instances collected in the trees' order: the
+    feature values of each configuration where the oracle chose the transition, and the class
+    it chose (Nivre 2008, §6.1). Nivre's systems replay a chunk of trees at a time in arrays
+    (``batch.BatchLearner.replay``); the others, k-NN, the instance files (-li) and long
+    sentences replay configuration by configuration (``transition.base.replay_oracle``)."""
+
+    def __init__(self, config: Config, fm: FeatureModel, split: Callable | None, classes: Classes, keep_symbols: bool,
+                 chunk_done: Callable[[], None]) -> None:  # fmt: skip
+        symbolic = LEARNERS[config.guide.learner].symbolic
+        self.instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
+        self.classes = classes
+        self.system = system_for(config, learning=True)
+        self.extract = fm.extract
+        self.split = split
+        self.arrays = None
+        if not symbolic and not keep_symbols and covered(config, fm):
+            self.arrays = BatchLearner(config, fm, self.system)
+        self.chunk: list[tuple[Sentence, list[int], list[str]]] = []
+        self.chunk_tokens = 0
+        self.chunk_done = chunk_done
+
+    def add(self, sentence: Sentence, heads: list[int], labels: list[str]) -> None:
+        if self.arrays is not None and len(sentence) <= LEARN_ALONE_TOKENS:
+            self.chunk.append((sentence, heads, labels))
+            self.chunk_tokens += len(sentence)
+            if self.chunk_tokens >= LEARN_CHUNK_TOKENS:
+                self.flush()
+            return
+        self.flush()  # the instances stay in the order of the sentences
+        classes, instances, split, extract = self.classes, self.instances, self.split, self.extract
+        columns = columns_of(sentence)
+        c = self.system.initial(len(sentence))
+        for move, label, asked in replay_oracle(self.system, Gold(heads, labels), c):
+            number = classes.add(move, label if move in (LA, RA) else None)
+            if asked:
+                instances.add(extract(c, columns), number)
+                if split is not None:
+                    instances.split_values.append(split(c, columns))
+
+    def flush(self) -> None:
+        """Replay the chunk of trees waiting for the arrays form."""
+        if not self.chunk:
+            return
+        replay = self.arrays.replay([(h, lab) for _, h, lab in self.chunk], [s for s, _, _ in self.chunk])
+        asked = []
+        for move, label, instance in zip(replay.moves, replay.labels, replay.asked):
+            name = MOVES[move]
+            number = self.classes.add(name, label if name in (LA, RA) else None)
+            if instance:
+                asked.append(number)
+        self.instances.add_numbered(replay.values, asked)
+        if replay.split_values is not None:
+            self.instances.split_values.extend(replay.split_values)
+        self.chunk, self.chunk_tokens = [], 0
+        self.chunk_done()
+
+
+def _train(config: Config, instances: Instances, classes: Classes, value_order: dict[str, int],
+           split_position: int | None, name: str, progress: Callable[[str], None] | None,
+           save_instances: str | None) -> dict[str, AtomicModel]:  # fmt: skip
+    """The classifiers of the instances, by name (learners.divide), and their instance files
+    with ``save_instances`` (-li)."""
     groups = classifier_groups(instances, value_order, split_position, config.guide.data_split_threshold)
     if save_instances is not None:
         write_instance_files(save_instances, instances, groups, classes.names())
     options = dict(config.lib.options)
     if isinstance(options.get(CLASS_WEIGHTS), Mapping):
         options[CLASS_WEIGHTS] = classes.weighted(options[CLASS_WEIGHTS], name)
-    models = train_guide(instances, groups, learner, options, progress)
-    statistics = {
-        "treebank": name, "sentences": n_sentences, "tokens": n_tokens, "nonprojective_sentences": nonprojective,
-        **({"lifted_sentences": lifted_sentences, "lifted_arcs": lifted_arcs} if pproj.active else {}),
-        "instances": len(instances), "classes": len(classes.items),
-        "seconds_features": round(extracted - started, 2),
-        "seconds_training": round(time.perf_counter() - extracted, 2),
-    }  # fmt: skip
-    return Model(config, fm, classes, _guide(models, fm, config), data_format, statistics, root_counts.labels(),
-                 vocabulary.vocabulary())
+    return train_guide(instances, groups, config.guide.learner, options, progress)

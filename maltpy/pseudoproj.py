@@ -110,85 +110,103 @@ def projectivize(heads: list[int], labels: list[str], encoding: Encoding) -> Lif
     again when it comes out (``_Tree.projective``), and a step costs about what the arcs it
     touches span, not the sentence's length.
     """
-    n = len(heads) - 1
-    tree = _Tree(list(heads))
-    heads = tree.heads
-    lifted = [False] * (n + 1)
-    syntactic_head = [0] * (n + 1)
-    on_path = [False] * (n + 1)
-    covered = [False] * (n + 1)
-    length = [0] + [abs(d - heads[d]) for d in range(1, n + 1)]
-    strategy, covered_root = encoding.marking_strategy, encoding.covered_root
-    deepest = encoding.lifting_order == "deepest"
-    waiting: list[tuple[int, int]] = []  # (place in the lifting order, dependent): a heap
-    queued = [False] * (n + 1)  # put in the heap once (a deepest arc whose place may move up)
+    lifting = _Lifting(heads, encoding)
+    lifting.run()
+    return Lifted(lifting.heads, _decorate(labels, encoding, lifting.lifted, lifting.syntactic_head, lifting.on_path,
+                                           lifting.covered), sum(lifting.lifted))  # fmt: skip
 
-    def place(d: int) -> int:
+
+class _Lifting:
+    """One tree's lifting (``projectivize``): the tree as it is changed, what each word's arc
+    has gone through, and the non-projective arcs waiting in the lifting order."""
+
+    def __init__(self, heads: list[int], encoding: Encoding) -> None:
+        n = self.n = len(heads) - 1
+        self.tree = _Tree(list(heads))
+        self.heads = self.tree.heads
+        self.encoding = encoding
+        self.lifted = [False] * (n + 1)
+        self.syntactic_head = [0] * (n + 1)
+        self.on_path = [False] * (n + 1)
+        self.covered = [False] * (n + 1)
+        self.length = [0] + [abs(d - heads[d]) for d in range(1, n + 1)]
+        self.deepest = encoding.lifting_order == "deepest"
+        self.waiting: list[tuple[int, int]] = []  # (place in the lifting order, dependent): a heap
+        self.queued = [False] * (n + 1)  # put in the heap once (a deepest arc whose place may move up)
+
+    def run(self) -> None:
+        encoding, n = self.encoding, self.n
+        covered_root = encoding.covered_root
+        if encoding.marks_covered_roots:
+            for d in range(1, n + 1):
+                self.attach_covered_roots(d)
+        if encoding.marking_strategy == "none":
+            return
+        for d in nonprojective_arcs(self.heads):
+            self.wait(d)
+        waiting = self.waiting
+        while waiting:
+            then, d = heappop(waiting)
+            now = self.place(d)
+            if then != now:  # moved: later (it waits again) or earlier (it waits there already)
+                if now > then:
+                    heappush(waiting, (now, d))
+                continue
+            if self.tree.projective(d):
+                continue
+            if covered_root == "ignore" and self.attach_covered_roots(d):
+                self.wait(d)
+            else:
+                self.lift(d)
+        if covered_root == "ignore":
+            for i in range(1, n + 1):
+                if self.covered[i]:
+                    self.heads[i] = 0
+
+    def place(self, d: int) -> int:
         """The arc's place in the lifting order, ties to the leftmost dependent: the shortest
         in the original tree first, or the deepest dependent now first."""
-        return -tree.depth[d] if deepest else length[d]
+        return -self.tree.depth[d] if self.deepest else self.length[d]
 
-    def wait(d: int) -> None:
-        heappush(waiting, (place(d), d))
-        queued[d] = True
+    def wait(self, d: int) -> None:
+        heappush(self.waiting, (self.place(d), d))
+        self.queued[d] = True
 
-    def lift(d: int) -> None:
-        lifted[d] = True
+    def lift(self, d: int) -> None:
+        """LIFT(h → d): d goes under h's head (Nivre & Nilsson 2005, §2)."""
+        heads, tree = self.heads, self.tree
+        self.lifted[d] = True
         h = heads[d]
-        if not syntactic_head[d]:
-            syntactic_head[d] = h
-        on_path[h] = True
+        if not self.syntactic_head[d]:
+            self.syntactic_head[d] = h
+        self.on_path[h] = True
         moved = sorted(tree.move(d, heads[h]))
         for x in tree.children[h]:  # h's arcs over a word h no longer dominates
             lo, hi = (h, x) if h < x else (x, h)
             k = bisect_right(moved, lo)
             if k < len(moved) and moved[k] < hi:
-                wait(x)
-        wait(d)
+                self.wait(x)
+        self.wait(d)
 
-    def attach_covered_roots(d: int) -> bool:
+    def attach_covered_roots(self, d: int) -> bool:
         """Attach each word on the root inside the span of h → d whose subtree lies strictly
         inside the span too (MaltParser's covered roots); True if there was one."""
-        h = heads[d]
+        h = self.heads[d]
         if h == 0:
             return False
         lo, hi = min(h, d), max(h, d)
+        covered_root, tree = self.encoding.covered_root, self.tree
         found = False
         for i in tree.roots_between(lo, hi):
-            if lifted[i] or not tree.inside(i, lo, hi):
+            if self.lifted[i] or not tree.inside(i, lo, hi):
                 continue
             deeper = tree.move(i, lo if covered_root == "left" else hi if covered_root == "right" else h)
-            covered[i] = found = True
-            for x in deeper if deepest else ():  # their arcs come earlier now
-                if queued[x]:
-                    wait(x)
-            wait(i)
+            self.covered[i] = found = True
+            for x in deeper if self.deepest else ():  # their arcs come earlier now
+                if self.queued[x]:
+                    self.wait(x)
+            self.wait(i)
         return found
-
-    if encoding.marks_covered_roots:
-        for d in range(1, n + 1):
-            attach_covered_roots(d)
-    if strategy != "none":
-        for d in nonprojective_arcs(heads):
-            wait(d)
-        while waiting:
-            then, d = heappop(waiting)
-            now = place(d)
-            if then != now:  # moved: later (it waits again) or earlier (it waits there already)
-                if now > then:
-                    heappush(waiting, (now, d))
-                continue
-            if tree.projective(d):
-                continue
-            if covered_root == "ignore" and attach_covered_roots(d):
-                wait(d)
-            else:
-                lift(d)
-        if covered_root == "ignore":
-            for i in range(1, n + 1):
-                if covered[i]:
-                    heads[i] = 0
-    return Lifted(heads, _decorate(labels, encoding, lifted, syntactic_head, on_path, covered), sum(lifted))
 
 
 class _Tree:
@@ -364,19 +382,57 @@ def deprojectivize(heads: list[int], labels: list[str], encoding: Encoding) -> t
 
 def _lower(heads: list[int], marks: list[Marks], lifted: list[bool], strategy: str) -> None:
     """MaltParser's top-down lowering (deprojectivizeWithHead/Path/HeadAndPath), without recursion."""
-    n = len(heads) - 1
-    dependents: list[list[int]] = [[] for _ in range(n + 1)]
-    for d in range(1, n + 1):
-        dependents[heads[d]].append(d)
-    path = [m.path for m in marks]
-    deprel = [m.deprel for m in marks]
+    _Lowering(heads, marks, lifted, strategy).run()
 
-    def nearest_first(governor: int, avoid: int, path_only: bool) -> list[int]:
+
+class _Lowering:
+    """One tree's lowering (``_lower``): the tree as it is changed, with each node's dependents
+    in word order, and the count of moves and visits MaltParser's retries depend on."""
+
+    def __init__(self, heads: list[int], marks: list[Marks], lifted: list[bool], strategy: str) -> None:
+        n = len(heads) - 1
+        self.heads, self.marks, self.lifted, self.strategy = heads, marks, lifted, strategy
+        self.dependents: list[list[int]] = [[] for _ in range(n + 1)]
+        for d in range(1, n + 1):
+            self.dependents[heads[d]].append(d)
+        self.path = [m.path for m in marks]
+        self.deprel = [m.deprel for m in marks]
+        self.moves = self.visits = 0
+
+    def run(self) -> None:
+        """Visit the tree top-down, depth first, with MaltParser's retries of a node's children."""
+        frames = [self.visit(0)]
+        returned = None
+        while frames:
+            frame = frames[-1]
+            if returned is not None:
+                frame.children_placed = frame.children_placed and returned
+                returned = None
+            if frame.children is not None and frame.next < len(frame.children):
+                frame.next += 1
+                frames.append(self.visit(frame.children[frame.next - 1]))
+                continue
+            if frame.children is not None:  # a try over the children is over
+                frame.tries -= 1
+                # Another try changes nothing if this one moved nothing; past RETRY_VISITS the
+                # visits it would count no longer matter, so it is skipped (MaltParser makes it).
+                futile = self.moves == frame.moves_before and self.visits >= RETRY_VISITS
+                if frame.children_placed or frame.tries == 0 or futile:
+                    frames.pop()
+                    returned = frame.children_placed and frame.placed
+                    continue
+            node = frame.node
+            left = [x for x in self.dependents[node] if x < node]
+            right = [x for x in self.dependents[node] if x > node]
+            frame.children, frame.next, frame.children_placed = left + right[::-1], 0, True
+            frame.moves_before = self.moves
+
+    def nearest_first(self, governor: int, avoid: int, path_only: bool) -> list[int]:
         """governor's dependents except ``avoid``, nearest to ``avoid`` first, ties in the order
         MaltParser's selection sort over the dependents in word order leaves them: step i takes
         the first nearest of places i.. and swaps it with place i (a heap of (distance, place)
         does the same in n log n)."""
-        deps = list(dependents[governor])
+        deps = list(self.dependents[governor])
         heap = [(abs(x - avoid), i) for i, x in enumerate(deps)]
         heapify(heap)
         at = list(range(len(deps)))  # at[i]: the place whose dependent now sits at place i
@@ -391,24 +447,27 @@ def _lower(heads: list[int], marks: list[Marks], lifted: list[bool], strategy: s
                 at[place] = at[i]
                 heappush(heap, (abs(deps[at[i]] - avoid), place))
             at[i] = -1
+        path = self.path
         return [x for x in out if x != avoid and (not path_only or path[x])]
 
-    def search(word: int) -> int | None:
-        wanted = marks[word].lifted
-        start = heads[word]
+    def search(self, word: int) -> int | None:
+        """The head a lifted word goes back under: breadth first below its head, guided by the
+        encoding's marks (Nivre & Nilsson 2005's inverse transformation, as MaltParser runs it)."""
+        wanted, deprel, strategy = self.marks[word].lifted, self.deprel, self.strategy
+        start = self.heads[word]
         if strategy == "head":
-            queue = deque(nearest_first(start, word, False))
+            queue = deque(self.nearest_first(start, word, False))
             while queue:
                 x = queue.popleft()
                 if deprel[x] == wanted:
                     return x
-                queue += nearest_first(x, word, False)
+                queue += self.nearest_first(x, word, False)
             return None
-        queue = deque(nearest_first(start, word, True))
+        queue = deque(self.nearest_first(start, word, True))
         second_chance = None
         while queue:
             x = queue.popleft()
-            below = nearest_first(x, word, True)
+            below = self.nearest_first(x, word, True)
             if not below and (strategy == "path" or deprel[x] == wanted):
                 return x
             queue += below
@@ -416,55 +475,26 @@ def _lower(heads: list[int], marks: list[Marks], lifted: list[bool], strategy: s
                 second_chance = x
         return second_chance
 
-    moves = visits = 0
-
-    def move(word: int, head: int) -> None:
-        nonlocal moves
+    def move(self, word: int, head: int) -> None:
+        heads, dependents = self.heads, self.dependents
         dependents[heads[word]].remove(word)
         insort(dependents[head], word)
         heads[word] = head
-        moves += 1
+        self.moves += 1
 
-    def visit(node: int) -> _Visit:
+    def visit(self, node: int) -> _Visit:
         """Enter a node: lower it if it is lifted."""
-        nonlocal visits
-        tries = 2 if visits < RETRY_VISITS else 1
-        visits += 1
+        tries = 2 if self.visits < RETRY_VISITS else 1
+        self.visits += 1
         placed = True
-        if lifted[node]:
-            head = search(node)
+        if self.lifted[node]:
+            head = self.search(node)
             if head is None:
                 placed = False
             else:
-                move(node, head)
-                lifted[node] = False
+                self.move(node, head)
+                self.lifted[node] = False
         return _Visit(node, tries, placed)
-
-    frames = [visit(0)]
-    returned = None
-    while frames:
-        frame = frames[-1]
-        if returned is not None:
-            frame.children_placed = frame.children_placed and returned
-            returned = None
-        if frame.children is not None and frame.next < len(frame.children):
-            frame.next += 1
-            frames.append(visit(frame.children[frame.next - 1]))
-            continue
-        if frame.children is not None:  # a try over the children is over
-            frame.tries -= 1
-            # Another try changes nothing if this one moved nothing; past RETRY_VISITS the
-            # visits it would count no longer matter, so it is skipped (MaltParser makes it).
-            futile = moves == frame.moves_before and visits >= RETRY_VISITS
-            if frame.children_placed or frame.tries == 0 or futile:
-                frames.pop()
-                returned = frame.children_placed and frame.placed
-                continue
-        node = frame.node
-        left = [x for x in dependents[node] if x < node]
-        right = [x for x in dependents[node] if x > node]
-        frame.children, frame.next, frame.children_placed = left + right[::-1], 0, True
-        frame.moves_before = moves
 
 
 @dataclass(slots=True)

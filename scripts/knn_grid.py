@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from maltpy.columns import read_columns
-from maltpy.config import parse_learner_options
+from maltpy.learner_options import parse_learner_options
 from maltpy.learners.knn import experiment
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -666,3 +667,13 @@ def test_sigint_prints_one_line_and_no_empty_one_when_stderr_is_not_a_terminal(t
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and err == b"maltpy: interrupted\n", err
+
+
+def test_every_package_of_maltpy_is_installed():
+    # pyproject.toml lists maltpy's packages one by one: a folder missing there (cli/, optimize/)
+    # is left out of a wheel, and `maltpy` fails to start from a regular install
+    root = Path(maltpy.__file__).parent
+    text = (root.parent / "pyproject.toml").read_text(encoding="utf-8")
+    listed = set(re.findall(r'"([\w.]+)"', re.search(r"^packages = \[(.*?)\]", text, re.M | re.S).group(1)))
+    found = {".".join(p.parent.relative_to(root.parent).parts) for p in root.rglob("__init__.py")}
+    assert found <= listed

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from conftest import DATA, EXAMPLE, requires_shared
 
-from maltpy import conll
+from maltpy import conll, lines
 from maltpy.conll import DEPREL, FORM, HEAD, ConllReader, format_sentence
 from maltpy.errors import MaltpyError
 from maltpy.files import PipeReader
@@ -260,14 +260,14 @@ def test_blocks_end_anywhere(monkeypatch):
         expected = outcome(data)
         assert outcome(data, stream=Trickle(data)) == expected
         for size in (1, 2, 5, 64):
-            monkeypatch.setattr(conll, "_BLOCK_BYTES", size)
+            monkeypatch.setattr(lines, "_BLOCK_BYTES", size)
             assert outcome(data) == expected
 
 
 def test_an_earlier_fault_is_named_before_a_later_undecodable_line(monkeypatch):
     # line 6 lacks a column, line 7 is not UTF-8, and line 7 comes in a later block
     data = CONLLX.encode() + b"1\ta\ta\tX\tX\t_\t0\troot\t_\n2\t\xff\tb\tX\tX\t_\t1\tdep\t_\t_\n"
-    monkeypatch.setattr(conll, "_BLOCK_BYTES", len(data) - 10)
+    monkeypatch.setattr(lines, "_BLOCK_BYTES", len(data) - 10)
     sentences = []
     with pytest.raises(MaltpyError) as caught:
         for s in ConllReader(io.BytesIO(data), "<test>", "conllx"):
@@ -305,7 +305,7 @@ def test_a_bound_from_the_environment_is_read_whatever_it_holds(monkeypatch, val
     monkeypatch.setenv("MALTPY_MAX_MANIFEST_BYTES", value)
     from maltpy.archive import max_manifest_bytes
 
-    assert conll.max_line_bytes() == bound
+    assert lines.max_line_bytes() == bound
     assert max_manifest_bytes() == (16 << 20 if bound == 1 << 20 else bound)
 
 

@@ -1,5 +1,6 @@
 """``maltpy parse --jobs N``: the same bytes as ``--jobs 1``, the same errors, clean ends."""
 
+import concurrent.futures
 import os
 import re
 import signal
@@ -18,15 +19,16 @@ from conftest import (
     run_maltpy,
 )
 
+import maltpy.errors
 import maltpy.jobs as jobs_module
-from maltpy import conll
+import maltpy.lines as lines_module
 from maltpy.conll import ConllReader
 
 pytestmark = requires_shared
 CONLLX, UD = DATA / "conllx", DATA / "ud"
 # Runs maltpy with batches of at most the number of bytes given first and its input read 4 kB at
 # a time, so that a small file makes many batches and every worker has several in flight.
-SMALL_BATCHES = "import sys, maltpy.conll, maltpy.jobs; maltpy.conll._BLOCK_BYTES = 1 << 12; "
+SMALL_BATCHES = "import sys, maltpy.lines, maltpy.jobs; maltpy.lines._BLOCK_BYTES = 1 << 12; "
 SMALL_BATCHES += "maltpy.jobs.BATCH_BYTES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
 
 CASES = {  # name: (learning options, test file, parsing options, how --jobs reads it)
@@ -194,7 +196,7 @@ def test_a_file_is_cut_into_even_batches_a_multiple_of_the_workers_in_number(mon
     each other."""
     path = UD / "UD_English-ParTUT" / "en_partut-ud-test.conllu"
     monkeypatch.setattr(jobs_module, "BATCH_BYTES", batch_bytes)
-    monkeypatch.setattr(conll, "_BLOCK_BYTES", 1 << 12)
+    monkeypatch.setattr(lines_module, "_BLOCK_BYTES", 1 << 12)
     with open(path, "rb") as stream:
         batches = list(jobs_module._batches(ConllReader(stream, str(path), blind=True), jobs))
     text = path.read_bytes()
@@ -361,3 +363,41 @@ def test_a_worker_starts_when_a_batch_comes_for_it(example_model):
         process.stdin.close()
         process.wait(timeout=60)
     assert process.returncode == 0, process.stderr.read()
+
+
+def _fails(message: str, line: int) -> None:
+    raise maltpy.errors.MaltpyError(message, "in a worker", line)
+
+
+def test_tasks_run_functions_in_worker_processes_and_stop_at_once():
+    # optimize's pool: functions and their arguments go to worker processes of parse's kind,
+    # values and exceptions come back; stop() kills the workers, failing what runs or waits
+    from maltpy.processes import Tasks
+
+    tasks = Tasks(2)
+    try:
+        assert [f.result() for f in [tasks.submit(pow, 2, n) for n in range(6)]] == [1, 2, 4, 8, 16, 32]
+        assert tasks.submit(os.getpid).result() != os.getpid()
+        assert len(tasks.processes) == 2  # no more workers than asked
+        error = tasks.submit(_fails, "a bad trial", 7).exception()
+        assert isinstance(error, maltpy.errors.MaltpyError) and (error.message, error.line) == ("a bad trial", 7)
+        running = [tasks.submit(time.sleep, 60) for _ in range(3)]
+        tasks.stop()
+        assert all(isinstance(f.exception(timeout=0), concurrent.futures.BrokenExecutor) for f in running)
+        assert all(p.returncode is not None for p in tasks.processes)
+        with pytest.raises(concurrent.futures.BrokenExecutor):
+            tasks.submit(pow, 2, 2)
+    finally:
+        tasks.stop()
+
+
+def test_a_task_worker_that_dies_breaks_the_pool():
+    from maltpy.processes import Tasks
+
+    tasks = Tasks(1)
+    try:
+        dying, waiting = tasks.submit(os._exit, 3), tasks.submit(pow, 2, 2)
+        assert "stopped with status 3" in str(dying.exception())
+        assert isinstance(waiting.exception(), concurrent.futures.BrokenExecutor)
+    finally:
+        tasks.shutdown()

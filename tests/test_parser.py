@@ -460,3 +460,29 @@ def test_conllu_output_has_one_root_labelled_as_the_treebank_does(en_lines_model
     # no word but the root's dependent is labelled root (the classifier may label others so)
     with open(en_lines_parsed, "rb") as f:
         assert all(w[6] == "0" for s in ConllReader(f, "p") for w in s.words if w[7] == "root")
+
+
+@requires_shared
+@pytest.mark.parametrize("algorithm", sorted(SYSTEMS))
+def test_learning_makes_one_instance_per_transition_the_oracle_chooses(algorithm):
+    # learn() replays the oracle through transition.base.replay_oracle (configuration by
+    # configuration) or, for Nivre's systems, BatchLearner.replay (arrays); either way, one
+    # instance per transition the oracle chose and none for the deterministic ones
+    from maltpy.config import load_config
+    from maltpy.parser import learn
+    from maltpy.transition import system_for
+    from maltpy.transition.base import Gold, replay_oracle
+
+    with open(TEST, "rb") as f:
+        sentences = list(ConllReader(f, str(TEST)))
+    config = load_config(None, {("singlemalt", "parsing_algorithm"): algorithm})
+    system = system_for(config, learning=True)
+    chosen = 0
+    for s in sentences:
+        c = system.initial(len(s))
+        for _, _, asked in replay_oracle(system, Gold(s.heads, s.labels), c):
+            assert (system.deterministic(c) is None) == asked  # yielded before it is applied
+            chosen += asked
+    assert chosen > 0
+    model = learn(config, sentences, "conllx", str(TEST))
+    assert model.statistics["instances"] == chosen

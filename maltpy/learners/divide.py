@@ -15,8 +15,8 @@ import threading
 
 import numpy as np
 
-from ..config import CLASS_WEIGHTS
 from ..errors import counted
+from ..learner_options import CLASS_WEIGHTS
 from . import LEARNERS, AtomicModel
 from .encoding import Instances
 

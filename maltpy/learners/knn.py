@@ -49,8 +49,8 @@ import scipy.sparse as sp
 from ..archive import npz_bytes
 from . import _knn
 from .base import Classifier
+from .knn_weights import EPSILON, class_entropy, feature_statistics, feature_weight, timbl_order
 
-EPSILON = float(np.finfo(float).eps)  # TiMBL's Common::Epsilon
 FAR = sys.float_info.max  # TiMBL's distance of a place among the nearest that nothing fills
 TABLE_SIDE = 256  # MVDM is tabled for each feature's most frequent values, computed when met otherwise
 CELLS = 1 << 23  # class counts (queries x k+1 distances x classes) held at once: 64 MB
@@ -94,93 +94,6 @@ class Settings:
         return f"-k {self.k} -m {self.metric}{limit} -d {decay} -w {self.weighting}"
 
 
-# --- feature weights (TiMBL's Feature::Statistics, in its order of additions) --------------------
-
-
-def _log2(x: np.ndarray) -> np.ndarray:
-    """TiMBL's Log2: the C library's log2 (NumPy's own may differ in the last bit), 0 below epsilon."""
-    unique, inverse = np.unique(x, return_inverse=True)
-    logs = np.array([math.log2(u) if abs(u) >= EPSILON else 0.0 for u in unique.tolist()])
-    return logs[inverse.ravel()].reshape(x.shape)
-
-
-def _added_up(terms: np.ndarray, start: float = 0.0) -> float:
-    """``start`` and the terms added one after the other, as a C loop does (NumPy's sum pairs
-    them up, which rounds differently)."""
-    return float(np.cumsum(np.r_[start, terms])[-1])
-
-
-@dataclass
-class FeatureStatistics:
-    """How much a feature tells about the class (TiMBL's per-feature statistics)."""
-
-    info_gain: float
-    gain_ratio: float
-    chi_square: float
-    shared_variance: float
-
-
-def class_entropy(class_frequency: np.ndarray) -> float:
-    """H(C) of the training instances, in bits (TiMBL's DBEntropy)."""
-    p = class_frequency[class_frequency > 0] / float(class_frequency.sum())
-    return abs(-_added_up(p * _log2(p)))
-
-
-_CELLS = 1 << 21  # values x classes held at once
-
-
-def feature_statistics(value_classes: sp.csr_matrix, class_frequency: np.ndarray, db_entropy: float,
-                       full: bool) -> FeatureStatistics:  # fmt: skip
-    """Information gain, gain ratio and (``full``) chi-square and shared variance of a feature
-    whose value x class counts are ``value_classes`` (values in order of first appearance,
-    classes likewise), computed as TiMBL does: sums over values of sums over classes, each
-    added in that order. The values are taken a slice at a time, to bound the memory."""
-    m = value_classes.tocsr()
-    m.sort_indices()
-    n_values, n_classes = m.shape
-    frequency = np.asarray(m.sum(axis=1), dtype=np.float64).ravel()
-    total = float(frequency.sum())
-    row_of = np.repeat(np.arange(n_values), np.diff(m.indptr))
-    p = m.data / frequency[row_of]
-    p_log_p = p * _log2(p)
-    expected_per_value = class_frequency.astype(np.float64)[None, :]
-    entropy = chi_square = 0.0
-    step = max(1, _CELLS // max(n_classes, 1))
-    for lo in range(0, n_values, step):
-        hi = min(lo + step, n_values)
-        entries = slice(m.indptr[lo], m.indptr[hi])
-        rows, cols = row_of[entries] - lo, m.indices[entries]
-        cell = np.zeros((hi - lo, n_classes))
-        cell[rows, cols] = p_log_p[entries]
-        value_entropy = np.cumsum(cell, axis=1)[:, -1]  # per value, its classes in order
-        entropy = _added_up(-value_entropy * frequency[lo:hi] / total, entropy)
-        if full:  # each cell: (E - O)^2 / E where the value has the class, E where it has not
-            expected = (expected_per_value * frequency[lo:hi, None]) / total
-            observed = m.data[entries].astype(np.float64)
-            e = expected[rows, cols]
-            terms = expected
-            terms[rows, cols] = np.where(np.abs(e) > EPSILON, (e - observed) * (e - observed) / e, 0.0)
-            chi_square = _added_up(terms.ravel(), chi_square)
-    entropy = abs(entropy)
-    info_gain = max(db_entropy - entropy, 0.0)
-    share = frequency / total
-    split_info = -_added_up(share * _log2(share))
-    gain_ratio = 0.0 if abs(split_info) < EPSILON else info_gain / split_info
-    shared_variance = 0.0
-    if full:
-        k = min(int((class_frequency > 0).sum()), int((frequency > 0).sum())) - 1
-        shared_variance = 0.0 if k == 0 else chi_square / float(int(total) * k)
-    return FeatureStatistics(info_gain, gain_ratio, chi_square, shared_variance)
-
-
-def timbl_order(statistics: list[FeatureStatistics], n_values: np.ndarray) -> list[int]:
-    """The order TiMBL's IB1 adds the features' distances in: gain ratio over the number of
-    values, highest first, ties to the earlier feature (TiMBL's GRoverFeature permutation, which
-    picks the largest left, the first of equals, until none is left: a stable sort)."""
-    order = [s.gain_ratio / v for s, v in zip(statistics, n_values.tolist())]
-    return sorted(range(len(order)), key=lambda f: -order[f])
-
-
 # --- the classifier -------------------------------------------------------------------------------
 
 
@@ -206,7 +119,7 @@ class Knn(Classifier):
         self.frequent = [np.append(freq >= settings.limit, False) for freq in self.frequency]
         full = settings.weighting >= 3
         self.statistics = [feature_statistics(m, self.class_frequency, db_entropy, full) for m in self.value_classes]
-        self.weights = np.array([_weight(s, settings.weighting) for s in self.statistics])
+        self.weights = np.array([feature_weight(s, settings.weighting) for s in self.statistics])
         self.order = timbl_order(self.statistics, self.n_values)
         # P(c|v) of every value, for MVDM (TiMBL: count / (double) frequency)
         self.distributions = []
@@ -485,10 +398,6 @@ def _value_classes(values: np.ndarray, counts: sp.csr_matrix, n_values: int) -> 
     """value x class counts of one feature, from the instances' values and class counts."""
     which = sp.csr_matrix((np.ones(len(values)), (values, np.arange(len(values)))), shape=(n_values, len(values)))
     return (which @ counts.astype(np.float64)).tocsr()
-
-
-def _weight(s: FeatureStatistics, weighting: int) -> float:
-    return (1.0, s.gain_ratio, s.info_gain, s.chi_square, s.shared_variance)[weighting]
 
 
 def _exponential_decay(d: float, alpha: float, beta: float) -> float:

@@ -16,8 +16,8 @@ import tempfile
 import numpy as np
 import scipy.sparse as sp
 
-from ..config import CLASS_WEIGHTS
 from ..errors import MaltpyError, require
+from ..learner_options import CLASS_WEIGHTS
 from ._libsvm import Svm, read_support_vectors
 from .base import Classifier
 

@@ -213,14 +213,22 @@ def finish(arcs: Arcs, root_label: str, acyclic: bool = True) -> tuple[list[int]
     return heads, labels
 
 
-def replay_oracle(system, gold: Gold, c) -> Iterator[Transition]:
-    """Apply the oracle's transitions to ``c`` until it is terminal, yielding each as it is
-    applied; deterministic moves are taken as MaltParser takes them."""
+def replay_oracle(system, gold: Gold, c) -> Iterator[tuple[str, str | None, bool]]:
+    """The static oracle's run from ``c`` to a terminal configuration, moving ``c``: each
+    transition (name, label) is yielded before it is applied, with whether the oracle chose it
+    (True) or it was the only possible move (False: ``system.deterministic``, which MaltParser
+    applies without asking the classifier). Learning reads ``c``'s features at each chosen one
+    (Nivre 2008, §6.1: the oracle's configurations and transitions are the training instances);
+    ``batch.BatchLearner.replay`` is the same replay in arrays for Nivre's systems."""
     while not system.is_terminal(c):
         name = system.deterministic(c)
-        transition = (name, None) if name is not None else system.oracle(c, gold)
-        system.apply(c, *transition)
-        yield transition
+        if name is not None:
+            yield name, None, False
+            system.apply(c, name)
+        else:
+            name, label = system.oracle(c, gold)
+            yield name, label, True
+            system.apply(c, name, label)
 
 
 def count_oracle(system, gold: Gold) -> tuple[int, int, object]:
@@ -228,7 +236,7 @@ def count_oracle(system, gold: Gold) -> tuple[int, int, object]:
     the terminal configuration. None is kept (Covington's systems take O(n²) of them)."""
     c = system.initial(len(gold.heads) - 1)
     transitions = swaps = 0
-    for name, _ in replay_oracle(system, gold, c):
+    for name, _, _ in replay_oracle(system, gold, c):
         transitions += 1
         swaps += name == SW
     return transitions, swaps, c
@@ -238,4 +246,4 @@ def run_oracle(system, gold: Gold) -> tuple[list[Transition], object]:
     """The oracle from the initial configuration to a terminal one: its transitions and the
     terminal configuration."""
     c = system.initial(len(gold.heads) - 1)
-    return list(replay_oracle(system, gold, c)), c
+    return [(name, label) for name, label, _ in replay_oracle(system, gold, c)], c

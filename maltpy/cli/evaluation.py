@@ -1,0 +1,210 @@
+"""maltpy eval and maltpy view: scores of parses against gold trees, and drawings of trees."""
+
+from __future__ import annotations
+
+import json
+from contextlib import ExitStack
+
+import click
+
+from ..errors import MaltpyError
+from ..evaluate import GROUPINGS, evaluate
+from ..evaluate import significance as compare_systems
+from ..files import atomic_output, check_output_path, is_std, read_conll, standard_output, write_result
+from .common import format_option
+
+
+@click.command("eval")
+@click.argument("gold")
+@click.argument("systems", nargs=-1, required=True, metavar="SYSTEM [SYSTEM]...")
+@click.option(
+    "--by",
+    "groupings",
+    multiple=True,
+    type=click.Choice(GROUPINGS),
+    help="Also score the words grouped by their gold value (MaltEval's GroupBy); may be repeated. "
+    "MaltEval's keys: arc-length to_root, 1, 2, 3-6, 7-...; arc-direction left (the head to the left), right, "
+    "to_root; projectivity Proj, Non-proj; depth 0 (on the root), 1, ...; sentence-length in tens: 1-10, ..., "
+    "51-.... Default: no grouping.",
+)
+@click.option(
+    "--punct",
+    type=click.Choice(("include", "exclude")),
+    default="include",
+    show_default=True,
+    help="Score punctuation tokens (PUNCT tag or punctuation-only form) or leave them out.",
+)
+@click.option("--per-label", is_flag=True, help="Add precision, recall and F per dependency label.")
+@click.option(
+    "--conll18",
+    is_flag=True,
+    help="Add the CoNLL 2018 shared task's UAS, LAS, CLAS, MLAS and BLEX (F1, as conll18_ud_eval.py defines "
+    "them; over every word, whatever --punct says).",
+)
+@click.option(
+    "--significance",
+    is_flag=True,
+    help="With two systems: the p values of their LAS and UAS difference, by paired approximate "
+    "randomization over sentences.",
+)
+@click.option("--samples", type=click.IntRange(1, 10_000_000), default=10_000, show_default=True, metavar="N",
+              help="Samples of the randomization test.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=1, show_default=True, metavar="N",
+              help="Seed of the randomization test: the same seed, the same p.")  # fmt: skip
+@click.option(
+    "--html",
+    "html_path",
+    metavar="FILE",
+    help="Also write a report to FILE: one self-contained HTML page with the scores, a table and a bar "
+    "chart for each grouping (all of them if no --by), and the drawn trees of chosen sentences. "
+    "Default: no report.",
+)
+@click.option("--show", type=click.IntRange(0, 10_000), metavar="N",
+              help="The report draws the N sentences worst by LAS (default: 10).")  # fmt: skip
+@click.option("--sentence", "sentence_ids", multiple=True, metavar="ID",
+              help="The report also draws this sentence: its sent_id, or its number in the file counted from 1; "
+              "may be repeated. Default: none.")  # fmt: skip
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+@format_option("Format of the files")
+def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...], punct: str, per_label: bool,
+                 conll18: bool, significance: bool, samples: int, seed: int, html_path: str | None, show: int | None,
+                 sentence_ids: tuple[str, ...], as_json: bool, format_: str) -> None:  # fmt: skip
+    """Attachment scores of each SYSTEM against GOLD: LAS, UAS, LA and exact match (EM).
+
+    Several systems are scored side by side. Either GOLD or one SYSTEM may be '-', standard
+    input. With --by, the words are also grouped by their value in GOLD (for the groupings the
+    tree decides, "prec" is LAS over the words a system puts in the group); --json prints
+    them under "by".
+
+    \b
+    Examples:
+      maltpy eval gold.conllu parsed.conllu --punct exclude --per-label
+      maltpy eval gold.conllu a.conllu b.conllu --by deprel --by arc-length
+      maltpy eval gold.conllu a.conllu b.conllu --significance --html report.html --show 20
+    """
+    from ..report import (
+        Drawings,
+        SentencePicker,
+        conll18_table,
+        draw_sentence,
+        eval_json,
+        group_tables,
+        report_start,
+        score_table,
+        significance_text,
+    )
+
+    standard_output()  # the scores go there: closed, an error before the work
+    paths = [gold, *systems]
+    if sum(is_std(p) for p in paths) > 1:
+        raise MaltpyError("only one of GOLD and SYSTEM can be standard input", "command line")
+    if significance and len(systems) != 2:
+        raise MaltpyError(f"--significance compares exactly two systems, not {len(systems)}", "command line")
+    asked = tuple(dict.fromkeys(groupings))
+    if html_path is not None:
+        if html_path == "-":
+            raise MaltpyError("--html needs a file: standard output has the scores", "command line")
+        check_output_path(html_path, tuple(paths))
+    elif sentence_ids or show is not None:
+        flag = "--sentence" if sentence_ids else "--show"
+        raise MaltpyError(f"{flag} chooses sentences for the --html report; give --html FILE", "command line")
+    groupings = asked or (GROUPINGS if html_path is not None else ())
+    picker = SentencePicker(10 if show is None else show, sentence_ids) if html_path is not None else None
+    exclude = punct == "exclude"
+    with ExitStack() as stack:
+        g = stack.enter_context(read_conll(gold, format_))
+        readers = [stack.enter_context(read_conll(path, format_)) for path in systems]
+        names = [r.name for r in readers]
+        scores = evaluate(g, readers, g.name, names, exclude, groupings, picker.watch if picker else None, conll18)
+    tested = compare_systems(scores[0], scores[1], samples, seed) if significance else None
+    if html_path is not None:
+        chosen = picker.chosen(g.name)  # the only sentences held: the N worst and those named
+        labels = [f"[{k}] {n}" for k, n in enumerate(names, 1)]
+        with atomic_output(html_path) as out:
+            drawings = Drawings(out, report_start(scores, g.name, names, punct, tested, bool(chosen)))
+            for number, gs, ss in chosen:
+                drawings.add(draw_sentence(number, gs, list(zip(labels, ss)), g.name, exclude))
+            drawings.close()
+    if as_json:
+        write_result(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested, asked), ensure_ascii=False))
+        return
+    text = score_table(scores, g.name, names, punct, per_label)
+    if conll18:
+        text += "\n" + conll18_table(scores)
+    if asked:
+        text += "\n" + group_tables(scores, asked)
+    if tested is not None:
+        text += "\n" + significance_text(tested)
+    write_result(text)
+
+
+@click.command("view")
+@click.option("-i", "--input", "input_path", metavar="FILE", help="The parsed file to draw (default: standard input).")
+@click.option("--gold", "gold_path", metavar="FILE",
+              help="Draw its tree above each sentence and colour the input's arcs against it "
+              "(default: none).")  # fmt: skip
+@click.option("--sentence", "sentence_ids", multiple=True, metavar="ID",
+              help="Draw this sentence: its sent_id, or its number in the file counted from 1; may be repeated. "
+              "Default: the first --first sentences.")  # fmt: skip
+@click.option("--first", type=click.IntRange(1, 100_000), default=20, show_default=True, metavar="N",
+              help="With no --sentence: draw the first N sentences.")  # fmt: skip
+@click.option("-o", "--output", "output_path", metavar="FILE",
+              help="OUT.svg (one SVG) or OUT.html (a page); default: SVG on standard output.")  # fmt: skip
+@format_option("Format of the files")
+def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tuple[str, ...], first: int,
+                 output_path: str | None, format_: str) -> None:  # fmt: skip
+    """Draw dependency trees: each sentence's words in a row with its arcs above them.
+
+    With --gold, the gold tree is drawn above the input's, and the input's arcs are coloured by
+    what is wrong with them: head (red), label only (orange), nothing (grey). Each arc carries
+    its dependent, head and status as data- attributes.
+
+    \b
+    Examples:
+      maltpy view -i parsed.conllu --gold gold.conllu --sentence 12 -o s12.svg
+      maltpy view -i train.conllu --first 50 -o trees.html
+    """
+    from ..draw import escape, html_start
+    from ..report import Drawings, SentencePicker, draw_sentence, legend_html
+
+    if not is_std(output_path):
+        check_output_path(output_path, (input_path, gold_path))
+    else:
+        standard_output()
+    html = output_path is not None and output_path.lower().endswith((".html", ".htm"))
+    if not is_std(output_path) and not html and not output_path.lower().endswith(".svg"):
+        raise MaltpyError("the output must end in .svg or .html", output_path)
+    if is_std(input_path) and is_std(gold_path) and gold_path is not None:
+        raise MaltpyError("only one of -i and --gold can be standard input", "command line")
+    picker = SentencePicker(0, sentence_ids)  # with --sentence: holds the sentences named, drawn at the end
+    with ExitStack() as stack:
+        reader = stack.enter_context(read_conll(input_path, format_))
+        g = stack.enter_context(read_conll(gold_path, format_)) if gold_path is not None else None
+        out = stack.enter_context(atomic_output(output_path))
+        start = None
+        if html:
+            start = html_start(f"maltpy view: {reader.name}") + f"<h1>{escape(reader.name)}</h1>"
+            start += legend_html(punctuation_scored=True) if g is not None else ""
+        drawings = Drawings(out, start)
+
+        def draw(number: int, gold, systems) -> None:
+            drawings.add(draw_sentence(number, gold, [(reader.name, systems[0])], g.name if g else "",
+                                       legend=not html))  # fmt: skip
+
+        def watch(number: int, gold, systems, scores) -> None:
+            if sentence_ids:
+                picker.watch(number, gold, systems, scores)
+            elif number <= first:  # drawn as read: the first N are never held together
+                draw(number, gold, systems)
+
+        if g is not None:
+            evaluate(g, [reader], g.name, [reader.name], watch=watch)
+        else:
+            for number, sentence in enumerate(reader, 1):
+                if sentence.heads is None:
+                    raise MaltpyError("sentence is not parsed (HEAD is _); nothing to draw", reader.name,
+                                      sentence.line)  # fmt: skip
+                watch(number, None, [sentence], None)
+        for number, gold, systems in picker.chosen(g.name if g else reader.name) if sentence_ids else ():
+            draw(number, gold, systems)
+        drawings.close()

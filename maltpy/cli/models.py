@@ -1,0 +1,244 @@
+"""maltpy info, optimize and knn: a model's description, the search for a configuration, and
+the k-NN learner on TiMBL's files."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+import click
+
+from ..config import OPTIMIZE_ROUNDS, OPTIMIZE_THRESHOLD, dump_config
+from ..errors import MaltpyError, counted, printable, quote
+from ..files import atomic_output, is_std, standard_output, write_result
+from .common import ProgressBar, SearchBar, format_option, progress_line, warn
+
+
+@click.command("info")
+@click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="A model made by maltpy learn.")
+@click.option("--json", "as_json", is_flag=True, help="Print the model's manifest summary as JSON.")
+def info_command(model_path: str, as_json: bool) -> None:
+    """Describe a model: configuration, feature model, labels, classifiers, training statistics."""
+    from ..parser import Model
+
+    standard_output()
+    model = Model.load(model_path)
+    summary = model.describe()
+    if as_json:
+        write_result(json.dumps(summary, ensure_ascii=False, indent=1))
+        return
+    labels = summary["labels"]
+    lines = [
+        f"model              {model_path}",
+        f"algorithm          {summary['algorithm']}",
+        f"learner            {summary['learner']}",
+        f"trained on         {summary['data_format']} ({summary['training'].get('treebank', '?')})",
+        f"pseudo-projective  {_describe_pproj(model.config.pproj)}",
+        f"input columns      {_describe_vocabulary(summary['vocabulary'])}",
+        "",
+        "configuration:",
+        *("  " + line for line in dump_config(model.config).splitlines()),
+        "",
+        f"feature model ({model.feature_model.source}, {len(model.feature_model)} features, in the file's order):",
+        *("  " + model.feature_model.specs[i].text for i in model.feature_model.file_order),
+        "",
+        f"labels ({len(labels)}): {' '.join(labels)}",
+        f"classes ({len(summary['classes'])}): {' '.join(summary['classes'])}",
+        *_describe_single_root(model),
+        "",
+        "classifiers:",
+        "  name                 kind       instances  classes  features  size",
+        *(
+            f"  {c['name']:<20} {c['kind']:<10} {c['instances']:>9} {c['classes']:>8} {c['features']:>9}  {c['size']}"
+            for c in summary["classifiers"]
+        ),
+        "",
+        "training:",
+        *(f"  {k:<24} {v}" for k, v in summary["training"].items()),
+    ]
+    write_result("\n".join(lines))
+
+
+def _describe_vocabulary(vocabulary: dict | None) -> str:
+    """The columns the features read, as training saw them (see maltpy.vocabulary)."""
+    if vocabulary is None:
+        return "not kept (a model made before maltpy kept them: no check of the input's values)"
+    columns = [
+        f"{name} {counted(c['values'], 'value')}"
+        + (f" ({c['unseen']:.1%} unseen in held-out text)" if c["unseen"] is not None else "")
+        for name, c in vocabulary["columns"].items()
+    ]
+    same = "; the same tag in both tag columns of every word (read: the column holding it)" if vocabulary[
+        "same_tags"] else ""
+    return ", ".join(columns) + same
+
+
+def _describe_single_root(model) -> list[str]:
+    """When and how the model gives a sentence one root (graph.single_root; see the README's "One
+    root"), and the labels it learned for that from its training treebank's root words."""
+    setting = model.config.graph.single_root
+    if setting == "false":
+        return [f"one root ({setting}): no, several words may be on the root, as MaltParser leaves them"]
+    learned = "CoNLL-U" if model.data_format == "conllu" else "CoNLL-X"
+    when = "every sentence" if setting == "true" or learned == "CoNLL-U" else "CoNLL-U input only"
+    if setting == "auto":
+        when += f" (learned from {learned})"
+    how = "constrained in the transitions, then a final step" if model.rooted_system is not model.system else (
+        "a final step")  # fmt: skip
+    roots = model.roots
+    tags = sorted(roots.under.items())
+    if not tags:
+        below = f"{roots.under_default} (the training treebank has no word below a root word)"
+    elif {tag for tag, _ in tags} == {"_"}:
+        below = f"{roots.under['_']} (the training treebank has no tags)"
+    else:
+        below = f"by tag: {', '.join(f'{t} {label}' for t, label in tags)}; other tags {roots.under_default}"
+    return [
+        f"one root ({setting}): {when}; {how}",
+        f"  the root word labelled {roots.root}",
+        f"  any other word on the root put below it, labelled {below}",
+        *([] if model.roots_learned else ["  (UD's labels: the model was made before maltpy kept its treebank's)"]),
+    ]
+
+
+def _describe_pproj(pproj) -> str:
+    if not pproj.active:
+        return "no"
+    return (f"marking strategy {pproj.marking_strategy}, covered root {pproj.covered_root}, "
+            f"lifting order {pproj.lifting_order}")  # fmt: skip
+
+
+@click.command("optimize")
+@click.option("-i", "--input", "train", metavar="FILE", required=True, help="Training treebank (gold trees).")
+@click.option("-d", "--dev", metavar="FILE", help="Score each trial on this dev file (default: a split of -i).")
+@click.option("--folds", type=click.IntRange(2, 100), metavar="K",
+              help="Score each trial by K-fold cross-validation on -i (default: a seeded 80/20 split of -i, "
+              "or 5 folds below 30,000 tokens).")  # fmt: skip
+@click.option("-o", "--output-dir", "out_dir", metavar="DIR", required=True,
+              help="Where config.yaml, features.txt and the trial log trials.jsonl go.")  # fmt: skip
+@click.option("--budget", type=click.FloatRange(0.1, 100_000), default=60, show_default=True, metavar="MINUTES",
+              help="Bound on the whole search: no trial starts that would end after it.")  # fmt: skip
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 256),
+    metavar="N",
+    help="Trials run at once, each in its own process (default: the cores this process may use); no more than "
+    "the cores and the available memory take, with a warning (about 64 MB and 100 times the treebank's bytes a trial).",
+)
+@click.option("--seed", type=click.IntRange(0, 2**31 - 1), default=1, show_default=True, metavar="N",
+              help="Seed of the split into folds or held-out part; a search is the same for a seed.")  # fmt: skip
+@click.option("--resume", is_flag=True, help="Continue the search whose trial log is in DIR, reusing its trials.")
+@click.option("--rounds", type=click.IntRange(1, 20), default=OPTIMIZE_ROUNDS, show_default=True, metavar="N",
+              help="Rounds of phases 3 and 4 at most: a later round (wider features) runs while the budget lasts "
+              "and the round before kept a change.")  # fmt: skip
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0, 100),
+    default=OPTIMIZE_THRESHOLD,
+    show_default=True,
+    metavar="LAS",
+    help="Least gain in LAS points that keeps a change of the feature model or learner.",
+)
+@click.option("-l", "--learner", type=click.Choice(("liblinear", "libsvm")), default="liblinear", show_default=True,
+              help="The learner to tune (LIBSVM's trials take many times longer).")  # fmt: skip
+@click.option(
+    "--scheduler",
+    metavar="ADDRESS",
+    help="Run the trials on this Dask cluster's workers, which must see the files at the same paths "
+    "(default: none, in --jobs processes here).",
+)
+@format_option()
+@click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
+def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: str, budget: float, jobs: int | None,
+                     seed: int, resume: bool, rounds: int, threshold: float, learner: str, scheduler: str | None,
+                     format_: str, quiet: bool) -> None:  # fmt: skip
+    """Search for the best configuration of a treebank, as MaltOptimizer does for MaltParser.
+
+    Phase 1 analyses the data; phase 2 tries every algorithm (with pseudo-projective encodings
+    and root options), phase 3 selects features backward and forward in MaltParser's feature
+    language, phase 4 tunes the learner's C. Writes DIR/config.yaml and DIR/features.txt, which
+    'maltpy learn -c DIR/config.yaml' takes, and DIR/trials.jsonl, a log of every trial.
+
+    \b
+    Example:
+      maltpy optimize -i train.conllu -o opt/ --budget 60
+      maltpy learn -c opt/config.yaml -i train.conllu -m tuned.mpm
+    """
+    from ..jobs import bound_jobs, usable_cores
+    from ..optimize import optimize, summary_table
+    from ..optimize.search import trial_bytes
+
+    asked = usable_cores() if jobs is None else jobs
+    # here, as many trial processes as the cores and the memory take (a warning if --jobs asks more)
+    jobs = asked if scheduler else bound_jobs(asked, trial_bytes(train, dev, learner), None if quiet or jobs is None
+                                              else warn)  # fmt: skip
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise MaltpyError("is not a folder; -o names the folder the search writes to", out_dir)
+    bar = None if quiet or not sys.stderr.isatty() else SearchBar(budget)
+    say = None if quiet else (lambda message: (ProgressBar.clear(), click.echo(f"maltpy: {printable(message)}",
+                                                                                err=True)))  # fmt: skip
+    best, summary, baseline = optimize(train, out_dir, dev, folds, budget, jobs, seed, resume, threshold, learner,
+                                       scheduler, format_, rounds, say, bar.show if bar else None)  # fmt: skip
+    ProgressBar.clear()
+    if not quiet:
+        click.echo(summary_table(summary, baseline, best), err=True)
+        config_path = quote(os.path.join(out_dir, "config.yaml"))
+        click.echo(f"maltpy: wrote {config_path} (LAS {best.las:.2f}); "
+                   f"learn with: maltpy learn -c {config_path} -i {quote(train)} -m MODEL", err=True)  # fmt: skip
+
+
+@click.command("knn")
+@click.option("-f", "train_path", metavar="FILE", required=True, help="Training instances, TiMBL's columns format.")
+@click.option("-t", "test_path", metavar="FILE", required=True, help="Test instances, the same format.")
+@click.option("-o", "output_path", metavar="FILE", help="Output (default: standard output).")
+@click.option("-k", "k", metavar="N", default="1", show_default=True, help="Nearest distances that vote.")
+@click.option("-m", "metric", metavar="M|O", default="O", show_default=True, help="Metric: MVDM or Overlap.")
+@click.option("-L", "limit", metavar="N", default="1", show_default=True,
+              help="MVDM for values seen at least N times, Overlap below.")  # fmt: skip
+@click.option("-d", "decay", metavar="Z|ID|IL|ED:a[:b]", default="Z", show_default=True,
+              help="Votes weighted: equally, by inverse distance, inverse linear, exponential decay.")  # fmt: skip
+@click.option("-w", "weighting", metavar="0..4", default="1", show_default=True,
+              help="Feature weights: none, gain ratio, information gain, chi-square, shared variance.")  # fmt: skip
+def knn_command(train_path: str, test_path: str, output_path: str | None, k: str, metric: str, limit: str,
+                decay: str, weighting: str) -> None:  # fmt: skip
+    """Classify instances with the k-NN learner, as TiMBL's IB1 does (timbl -f TRAIN -t TEST -o OUT).
+
+    The files are in TiMBL's columns format: one instance a line, its feature values and then its
+    class, separated by blanks. Each test instance is written back with the class maltpy gives
+    appended, as timbl -o writes it; accuracy and speed go to stderr. The defaults are timbl's,
+    so that the same options give timbl's answers; the settings of the MaltParser paper (Nivre
+    et al. 2007), learn -l knn's defaults, are -k 5 -m M -L 3 -d ID.
+
+    \b
+    Example:
+      maltpy knn -f train.col -t test.col -k 5 -m M -L 3 -d ID -o test.out
+    """
+    from ..columns import read_columns, timbl_echo, write_columns
+    from ..learner_options import parse_learner_options
+    from ..learners.knn import Settings, experiment
+
+    if is_std(output_path):
+        standard_output()
+    given = {"k": k, "m": metric, "L": limit, "d": decay, "w": weighting}
+    try:
+        options = parse_learner_options(given, "knn")
+    except ValueError as e:
+        raise MaltpyError(str(e), "command line") from None
+    train = read_columns(train_path)
+    if not train:
+        raise MaltpyError("no instances to learn from", train_path)
+    test = read_columns(test_path, len(train[0]))
+    started = time.perf_counter()
+    answers = experiment(train, test, options)
+    seconds = time.perf_counter() - started
+    with atomic_output(output_path) as out:
+        write_columns(out, (timbl_echo(row) + [answer] for row, answer in zip(test, answers)))
+    right = sum(row[-1] == answer for row, answer in zip(test, answers))
+    accuracy = f"{100 * right / len(test):.2f}%" if test else "n/a"
+    progress_line(
+        f"knn {Settings.from_options(options).describe()}: {len(train)} training instances, {len(test)} tested, "
+        f"{right} correct ({accuracy}), {seconds:.2f}s ({len(test) / max(seconds, 1e-9):.0f} instances/s)",
+        final=True,
+    )

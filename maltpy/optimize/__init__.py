@@ -1,0 +1,353 @@
+"""``maltpy optimize``: MaltOptimizer's search over a treebank, built in.
+
+MaltOptimizer (Ballesteros and Nivre 2012, "MaltOptimizer: A System for MaltParser Optimization",
+LREC) tunes MaltParser for a treebank in phases, each keeping the best of the one before:
+
+1. Data analysis: size, non-projectivity, which columns carry information, the root labels;
+   from these, the algorithms to try, the pseudo-projective encodings and how to score.
+2. The parsing algorithm: every candidate with its default feature model, the pseudo-projective
+   encodings of Nivre and Nilsson (2005) for the projective ones, then the root options.
+3. The feature model: backward elimination over the default model, then forward selection over
+   the groups of ``feature_groups`` (MaltParser's feature language); a change is kept only when it
+   gains at least ``threshold`` LAS points.
+4. The learner: LIBLINEAR's C (LIBSVM's C and gamma) on a small grid.
+
+A trial learns a parser on the training part and scores LAS (punctuation included, as
+MaltParser's evaluation) on the held-out part: the dev file (``-d``), K folds of the training
+file (``--folds``), or by default a seeded 80/20 split of it, or 5 folds when it is small.
+Trials are independent processes (``--jobs``, or a Dask cluster's workers); the decisions are
+taken in a fixed order from the scores alone, so a search is the same for a seed whatever the
+number of jobs, and ``--resume`` replays a search from its trial log without running again the
+trials it holds.
+
+Out: ``OUT_DIR/config.yaml`` and ``OUT_DIR/features.txt`` (what ``maltpy learn -c`` takes),
+rewritten after every phase, so that a search cut short leaves its best so far; and the trial log
+``OUT_DIR/trials.jsonl``, one JSON object per line: first the search's inputs and data analysis,
+then one per trial as it ends (``key``, ``phase``, ``what`` it changed, ``las``, ``correct``,
+``words``, ``seconds``, ``error``, ``config``, ``features``), and one per phase as it ends
+(``phase_end``, ``las``, ``start_las``, ``trials``, ``seconds``, ``kept``).
+
+The package: ``analysis`` (phase 1), ``candidates`` (phase 3's feature space), ``trials`` (a
+setting and its trial), ``search`` (the trials run on ``processes.Tasks``'s workers or a Dask cluster,
+within the budget), ``log`` (the trial log); the phases and the command here.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+
+import yaml
+
+from ..config import OPTIMIZE_ROUNDS as ROUNDS
+from ..config import OPTIMIZE_THRESHOLD as THRESHOLD
+from ..conll import Sentence
+from ..errors import MaltpyError, counted
+from ..files import atomic_output, check_output_path, make_folder
+from ..learner_options import LEARNER_OPTIONS
+from ..transition import SYSTEMS
+from .analysis import Analysis, analyse
+from .candidates import default_features, feature_groups, varying, wider_groups
+from .log import TrialLog, read_log
+from .search import PhaseSummary, Runner, Search, signals_held
+from .trials import HOLDOUT, Data, Result, Setting, file_digest, read_sentences
+
+LOG_VERSION = 1
+#: Below this many training tokens, a search without -d or --folds scores by 5-fold cross-validation:
+#: a fifth of a small treebank is too few words to tell settings apart (da_ddt's dev file has 10,000).
+SMALL_TREEBANK = 30_000
+SMALL_FOLDS = 5
+#: Phase 2 takes the best algorithm and root options: any gain counts (a tie keeps the default).
+ROOT_GAIN = 0.0001
+MARKINGS = ("head", "path", "head+path", "baseline")
+LIBLINEAR_C = (0.01, 0.025, 0.05, 0.1, 0.2, 0.4, 0.8)
+LIBSVM_C = (0.25, 0.5, 1.0, 2.0)
+LIBSVM_GAMMA = (0.1, 0.2, 0.4)
+
+
+# --- the phases --------------------------------------------------------------------------------
+
+
+def _base_setting(algorithm: str, learner: str, data_format: str) -> Setting:
+    options = {
+        "singlemalt": {"parsing_algorithm": algorithm},
+        "guide": {"learner": learner},
+        "lib": {"options": {flag: spec.default for flag, spec in LEARNER_OPTIONS[learner].items() if flag != "w"}},
+        "input": {"format": data_format},
+    }
+    return Setting.make(options, default_features(algorithm, learner, data_format))
+
+
+def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[Result, list[str]]:
+    """Phase 2: the algorithms with their default features; the pseudo-projective encodings for
+    the two best projective ones (where the data have non-projective arcs); the root options."""
+    algorithms = analysis.algorithms()
+    settings = [_base_setting(a, learner, analysis.format) for a in algorithms]
+    results = search.evaluate(settings, list(algorithms))
+    scored = [r for r in results if r.las is not None]
+    if not scored:
+        failed = next((r.error for r in results if r.error is not None), None)
+        if failed is not None:
+            raise MaltpyError(f"every trial of the algorithms failed; the first: {failed}", "maltpy optimize")
+        raise MaltpyError("no trial of the algorithms finished: a larger --budget is needed", "maltpy optimize")
+    best = max(scored, key=lambda r: r.las)  # max keeps the first of equals: the list's order
+    notes = [f"{best.setting.algorithm} of {len(scored)} algorithms"]
+    if analysis.nonprojective_arcs:
+        projective = sorted((r for r in scored if SYSTEMS[r.setting.algorithm].projective), key=lambda r: -r.las)[:2]
+        lifted = [r.setting.changed(pproj={"marking_strategy": m}) for r in projective for m in MARKINGS]
+        names = [f"{r.setting.algorithm} -pp {m}" for r in projective for m in MARKINGS]
+        for r, name in zip(search.evaluate(lifted, names), names):
+            if r.las is not None and r.las > best.las:
+                best, notes = r, [name]
+    best, kept = search.greedy(best, root_options(best.setting), ROOT_GAIN)
+    if "pproj" in best.setting.groups:  # covered roots: three alternatives
+        covered = [(f"-pcr {c}", best.setting.changed(pproj={"covered_root": c})) for c in ("left", "right", "head")]
+        best, chosen = search.best_of(best, covered, ROOT_GAIN)
+        kept += chosen
+    return best, notes + kept
+
+
+def root_options(setting: Setting) -> list[tuple[str, Callable[[Setting], Setting]]]:
+    """The options MaltOptimizer tries after choosing the algorithm: how the root takes its
+    dependents, REDUCE and SHIFT, and for a pseudo-projective encoding its covered roots and
+    lifting order."""
+    family = SYSTEMS[setting.algorithm].family
+    changes: list[tuple[str, Callable[[Setting], Setting]]] = []
+    if family == "nivre":
+        changes.append(("-nr false", lambda s: s.changed(nivre={"allow_root": False})))
+        if setting.algorithm == "nivreeager":
+            changes.append(("-ne true", lambda s: s.changed(nivre={"allow_reduce": True})))
+    elif family == "covington":
+        changes.append(("-cr false", lambda s: s.changed(covington={"allow_root": False})))
+        changes.append(("-cs true", lambda s: s.changed(covington={"allow_shift": True})))
+    elif family in ("planar", "twoplanar"):
+        changes.append(("-prh relaxed", lambda s: s.changed(multiplanar={"planar_root_handling": "relaxed"})))
+        if family == "twoplanar":
+            changes.append(("-2pr true", lambda s: s.changed(**{"2planar": {"reduceonswitch": True}})))
+    if "pproj" in setting.groups:
+        changes.append(("-plo deepest", lambda s: s.changed(pproj={"lifting_order": "deepest"})))
+    return changes
+
+
+def phase_features(search: Search, best: Result, analysis: Analysis, sentences: Sequence[Sentence],
+                   round_: int = 1) -> tuple[Result, list[str]]:  # fmt: skip
+    """Phase 3: backward elimination over the model's features, then forward selection group by
+    group (``feature_groups``), each change kept when it gains ``search.threshold``. A later round
+    (the budget allowing) has no backward step and tries ``wider_groups`` too."""
+    kept: list[str] = []
+    if round_ == 1:
+        removals = [(f"- {line}", lambda s, line=line: s.with_features(x for x in s.features if x != line))
+                    for line in best.setting.features]  # fmt: skip
+        best, kept = search.greedy(best, removals, search.threshold)
+    groups = feature_groups(best.setting.algorithm, analysis)
+    if round_ > 1:
+        groups += wider_groups(best.setting.algorithm, analysis)
+    useful = varying([c for _, group in groups for c in group], best.setting, sentences, analysis.format)
+    for _, candidates in groups:
+        if search.out_of_time:
+            break
+        new = [c for c in candidates if c not in best.setting.features and c in useful]
+        additions = [(f"+ {line}", lambda s, line=line: s.with_features(s.features + (line,))) for line in new]
+        best, names = search.greedy(best, additions, search.threshold)
+        kept += names
+    return best, kept
+
+
+def phase_learner(search: Search, best: Result, analysis: Analysis) -> tuple[Result, list[str]]:
+    """Phase 4: for LIBSVM, first the data split MaltParser's LIBSVM models use (one classifier
+    per part of speech of the next input word, -T 1000); then the learner's cost C (and LIBSVM's
+    gamma) on a grid around the defaults."""
+    kept: list[str] = []
+    learner = best.setting.groups["guide"]["learner"]
+    if learner == "libsvm":
+        column, address = analysis.tag, split_address(best.setting.algorithm)
+        split = best.setting.changed(
+            guide={"data_split_column": column, "data_split_structure": address, "data_split_threshold": 1000}
+        )
+        name = f"-d {column} -s {address} -T 1000"
+        result = search.evaluate([split], [name])[0]
+        if search.better(result, best, search.threshold):
+            best, kept = result, [name]
+    options = best.setting.groups["lib"]["options"]
+    if learner == "liblinear":
+        grid = [{"c": c} for c in LIBLINEAR_C if c != options["c"]]
+    else:
+        grid = [{"c": c, "g": g} for c in LIBSVM_C for g in LIBSVM_GAMMA if (c, g) != (options["c"], options["g"])]
+    alternatives = [(" ".join(f"-{k} {v}" for k, v in values.items()),
+                     best.setting.changed(lib={"options": {**options, **values}})) for values in grid]  # fmt: skip
+    best, chosen = search.best_of(best, alternatives, search.threshold)
+    return best, kept + chosen
+
+
+def split_address(algorithm: str) -> str:
+    """The address of the data split: the next input word (MaltParser's -s for each family)."""
+    return {"stack": "Lookahead[0]", "covington": "Right[0]"}.get(SYSTEMS[algorithm].family, "Input[0]")
+
+
+# --- output ------------------------------------------------------------------------------------
+
+
+def write_outputs(out_dir: str, best: Result, header: dict, summary: list[PhaseSummary]) -> None:
+    """config.yaml and features.txt for ``maltpy learn -c``, each written whole or not at all."""
+    groups = best.setting.groups
+    groups.setdefault("guide", {})["features"] = "features.txt"
+    groups.pop("input", None)  # the format is the input's own when learning again
+    options = groups["lib"]["options"]
+    learner = groups["guide"]["learner"]
+    groups["lib"]["options"] = " ".join(f"-{f} {options[f]:g}" for f in LEARNER_OPTIONS[learner] if f in options)
+    order = ("singlemalt", "guide", "lib")
+    groups = {name: groups[name] for name in sorted(groups, key=lambda g: (order + (g,)).index(g))}
+    where = header["scoring"]
+    lines = [
+        f"# maltpy optimize: LAS {best.las:.2f} on {where} (seed {header['seed']}).",
+        "# Phases: " + "; ".join(f"{p.name} {p.end_las:.2f}" for p in summary if p.end_las is not None) + ".",
+        "# Trial log: trials.jsonl. Use: maltpy learn -c THIS -i TRAIN -m MODEL",
+    ]
+    text = "\n".join(lines) + "\n" + yaml.safe_dump(groups, sort_keys=False, default_flow_style=False)
+    features = (f"# Feature model chosen by maltpy optimize for {best.setting.algorithm} (LAS {best.las:.2f} on "
+                f"{where}).\n" + "".join(line + "\n" for line in best.setting.features))  # fmt: skip
+    with signals_held():  # the two files change together or not at all
+        with atomic_output(os.path.join(out_dir, "features.txt")) as out:
+            out.write(features.encode("utf-8"))
+        with atomic_output(os.path.join(out_dir, "config.yaml")) as out:
+            out.write(text.encode("utf-8"))
+
+
+def summary_table(summary: list[PhaseSummary], baseline: Result | None, best: Result) -> str:
+    rows = [("phase", "trials", "time", "LAS", "gain", "kept")]
+    for p in summary:
+        gain = "" if p.end_las is None or p.start_las is None else f"{p.end_las - p.start_las:+.2f}"
+        las = "" if p.end_las is None else f"{p.end_las:.2f}"
+        kept = "; ".join(p.changes[:4]) + (f"; ... ({len(p.changes)} in all)" if len(p.changes) > 4 else "")
+        rows.append((p.name, str(p.trials), f"{p.seconds / 60:.1f} min", las, gain, kept))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    out = ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
+    if baseline is not None and baseline.las is not None:
+        learner = baseline.setting.groups["guide"]["learner"]
+        out.append(f"MaltParser's default (nivreeager, its default features, {learner}): {baseline.las:.2f}; "
+                   f"optimized: {best.las:.2f} ({best.las - baseline.las:+.2f})")  # fmt: skip
+    return "\n".join(out)
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None = None, budget: float = 60.0,
+             jobs: int = 1, seed: int = 1, resume: bool = False, threshold: float = THRESHOLD,
+             learner: str = "liblinear", scheduler: str | None = None, data_format: str = "auto", rounds: int = ROUNDS,
+             say: Callable[[str], None] | None = None, progress: Callable[[Search], None] | None = None,
+             ) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
+    """Run the four phases on ``train`` and write the best configuration to ``out_dir``; see the
+    module's text. ``budget`` in minutes bounds the whole search: no trial starts that the
+    slowest recent one says would end after it."""
+    say = say or (lambda message: None)
+    started = time.monotonic()
+    deadline = started + 60 * budget
+    if dev is not None and folds is not None:
+        raise MaltpyError("-d and --folds exclude each other", "command line")
+    for path in (train, dev):
+        if path is not None and not os.path.isfile(path):
+            missing = not os.path.exists(path)
+            raise MaltpyError("no such file" if missing else "not a regular file: a search reads it many times", path)
+    if not out_dir:
+        raise MaltpyError("the output folder's name is empty", "command line")
+    sentences, fmt = read_sentences(train, data_format)
+    if dev is not None:
+        read_sentences(dev, fmt)  # its errors now, not in every trial
+    elif len(sentences) < 2:
+        raise MaltpyError("a search needs at least 2 sentences, to learn on some and score the others", train)
+    analysis = analyse(sentences, fmt)
+    n_folds, scoring = _scoring(train, dev, folds, len(sentences), analysis)
+    header = {
+        "log": LOG_VERSION, "train": os.path.abspath(train), "train_sha256": file_digest(train),
+        "dev": os.path.abspath(dev) if dev else None, "dev_sha256": file_digest(dev) if dev else None,
+        "scoring": scoring, "seed": seed, "learner": learner, "analysis": analysis.as_dict(),
+    }  # fmt: skip
+    make_folder(out_dir, "output folder")
+    for name in ("config.yaml", "features.txt"):
+        check_output_path(os.path.join(out_dir, name), (train, dev))
+    log_path = os.path.join(out_dir, "trials.jsonl")
+    cache: dict[str, dict] = {}
+    if os.path.lexists(log_path):
+        if not resume:
+            raise MaltpyError("holds the trial log of a search: --resume continues it, or choose another -o", log_path)
+        cache = read_log(log_path, header)
+    runner = Runner(jobs, scheduler)
+    say("phase 1, data analysis: " + "; ".join(analysis.describe()))
+    split = f" (phase 4 tries -d {analysis.tag} -T 1000)" if learner == "libsvm" else " (one model, no data split)"
+    data = Data(header["train"], header["train_sha256"], header["dev"], header["dev_sha256"], n_folds, seed, fmt)
+    say(f"learner {learner}{split}; scoring by LAS on {scoring}; budget {budget:g} min, {counted(runner.jobs, 'job')}")
+    try:
+        with TrialLog(log_path, append=bool(cache)) as log:
+            if not cache:
+                log.write(header)
+            search = Search(data, n_folds, runner, deadline, log, cache, threshold, progress)
+            best, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say)
+    except BaseException:
+        runner.stop()  # a signal, an error: the trials running are killed, not waited for
+        raise
+    runner.close()
+    failed = [r for r in search.failures if r.error is not None]
+    if failed:
+        say(f"{counted(len(failed), 'trial')} failed (see their 'error' in trials.jsonl), the first: {failed[0].error}")
+    return best, summary, baseline
+
+
+def _scoring(train: str, dev: str | None, folds: int | None, n_sentences: int, analysis: Analysis) -> tuple[int, str]:
+    """How trials are scored: the number of folds (1: the dev file, or a holdout of the training
+    file) and its description."""
+    if dev is not None:
+        return 1, f"the dev file {os.path.basename(dev)}"
+    if folds is not None:
+        if folds > n_sentences:
+            raise MaltpyError(f"--folds {folds}: the treebank has only {n_sentences} sentences", train)
+        return folds, f"{folds}-fold cross-validation on {os.path.basename(train)}"
+    if analysis.tokens < SMALL_TREEBANK and n_sentences >= SMALL_FOLDS:
+        return SMALL_FOLDS, f"{SMALL_FOLDS}-fold cross-validation on {os.path.basename(train)}"
+    return 1, f"a held-out {round(100 * HOLDOUT)}% of {os.path.basename(train)}"
+
+
+def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence], learner: str, rounds: int,
+                out_dir: str, header: dict, say: Callable[[str], None],
+                ) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
+    """Phases 2 to 4, then 3 and 4 again while a round keeps a change and the budget lasts; the
+    best result, each phase's summary, and MaltParser's default's result (the baseline)."""
+    summary: list[PhaseSummary] = []
+    best: Result | None = None
+    baseline: Result | None = None
+    phases = [
+        ("2 algorithm", lambda b: phase_algorithm(search, analysis, learner)),
+        ("3 features", lambda b: phase_features(search, b, analysis, sentences)),
+        ("4 learner", lambda b: phase_learner(search, b, analysis)),
+    ]
+    round_ = 1
+    while phases:
+        name, run = phases.pop(0)
+        if search.out_of_time and best is not None:
+            say(f"phase {name}: skipped, the budget is spent")
+            break
+        search.phase = name
+        phase = PhaseSummary(name, start_las=best.las if best else None)
+        trials, clock = search.trials, time.monotonic()
+        best, phase.changes = run(best)
+        if baseline is None:
+            default = _base_setting("nivreeager", learner, search.data.data_format)
+            record = search.cache.get(default.key())
+            baseline = Result(default, record["las"]) if record is not None else None
+            phase.start_las = baseline.las if baseline is not None else None
+        phase.trials, phase.seconds, phase.end_las = search.trials - trials, time.monotonic() - clock, best.las
+        summary.append(phase)
+        search.log.write({"phase_end": name, "las": best.las, "start_las": phase.start_las, "trials": phase.trials,
+                          "seconds": round(phase.seconds, 1), "kept": phase.changes})  # fmt: skip
+        write_outputs(out_dir, best, header, summary)
+        say(f"phase {name}: LAS {best.las:.2f} after {counted(phase.trials, 'trial')}"
+            + (f"; kept {'; '.join(phase.changes)}" if phase.changes else ""))  # fmt: skip
+        # while the budget lasts, phases 3 and 4 again, as long as a round keeps a change
+        if not phases and not search.out_of_time and any(p.changes for p in summary[-2:]) and round_ < rounds:
+            round_ += 1
+            phases = [
+                (f"3 features, round {round_}", lambda b, r=round_: phase_features(search, b, analysis, sentences, r)),
+                (f"4 learner, round {round_}", lambda b: phase_learner(search, b, analysis)),
+            ]
+    return best, summary, baseline
