@@ -106,11 +106,18 @@ class Model:
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
 
     def _encoder(self, model: AtomicModel) -> Callable | None:
-        """How a binarized classifier gets its instances' columns from their values
-        (``FeatureMap.columns_of``), when the model's values are all plain strings; else None."""
+        """How a binarized classifier gets an instance's columns from a configuration and the
+        sentence's columns, when the model's values are all plain strings (else None): the
+        feature model's fast form in one call where it has one, else its values' columns
+        (``FeatureMap.columns_of``)."""
         if model.classifier.symbolic or not self.feature_model.plain:
             return None
-        return model.featuremap.columns_of
+        fmap, plan = model.featuremap, self.feature_model.plan
+        if plan is not None:
+            tables, picks = fmap.tables, fmap.picks
+            return lambda c, cols: plan.columns(c, cols, tables, picks)
+        extract, columns_of = self.feature_model.extract, fmap.columns_of
+        return lambda c, cols: columns_of(extract(c, cols))
 
     # --- parsing ---------------------------------------------------------------------------------
 
@@ -265,7 +272,7 @@ class Model:
                     continue
                 encode = self._encoder(model)
                 if encode is not None:
-                    scores, best = model.classify_columns([encode(extract(configs[i], columns[i])) for i in members])
+                    scores, best = model.classify_columns([encode(configs[i], columns[i]) for i in members])
                 else:
                     scores, best = model.classify([extract(configs[i], columns[i]) for i in members])
                 for i, row, b in zip(members, scores, best.tolist()):

@@ -1,3 +1,4 @@
+import copy
 import itertools
 import re
 from pathlib import Path
@@ -5,13 +6,16 @@ from pathlib import Path
 import pytest
 from conftest import DATA, REFERENCE, ROOT, SHARED, SWEMALT, requires_shared
 
+from maltpy import pseudoproj
 from maltpy.config import load_config
 from maltpy.errors import MaltpyError
 from maltpy.features import FeatureModel, load_feature_model, spec
 from maltpy.features.addresses import ADDRESS_FUNCTIONS
-from maltpy.features.functions import FEATURE_FUNCTIONS, NOVALUE, NULL, ROOTNODE
+from maltpy.features.functions import FEATURE_FUNCTIONS, NOVALUE, NULL, ROOTNODE, compile_extractor
+from maltpy.features.gather import compile_plan
 from maltpy.features.spec import COLUMNS, parse_feature, parse_feature_model, read_feature_model
 from maltpy.files import read_conll
+from maltpy.learners.encoding import FeatureMap
 from maltpy.parser import columns_of
 from maltpy.transition import SYSTEMS, system_for
 from maltpy.transition.base import LA, RA, SH, Gold
@@ -286,6 +290,86 @@ def test_every_function_with_several_uses_gives_each_features_own_value(algorith
                 system.apply(c, *system.oracle(c, gold))
     # the data reached every kind of value: numbers (ID), pieces (Split), text, and nothing
     assert {int, tuple, str, type(None)} <= {kind for _, kind in seen}
+
+
+# Every function and address with a fast form (features.gather), several uses of each; S and I
+# stand for a family's base addresses, and B for the ones only some families have.
+FAST_FUNCTIONS = """
+InputColumn(POSTAG, S[0])
+InputColumn(FORM, I[0])
+InputColumn(LEMMA, I[1])
+InputColumn(CPOSTAG, S[1])
+InputColumn(POSTAG, B)
+InputColumn(FORM, head(ldep(S[0])))
+InputColumn(POSTAG, pred(I[0]))
+InputColumn(POSTAG, succ(S[2]))
+OutputColumn(DEPREL, S[0])
+OutputColumn(DEPREL, rdep(S[1]))
+OutputColumn(DEPREL, rdep2(S[1]))
+OutputColumn(DEPREL, ldep(I[0]))
+OutputColumn(DEPREL, head(S[0]))
+OutputArc(HEAD, S[0], S[1])
+OutputArc(HEAD, S[0], I[0])
+Merge(InputColumn(POSTAG, S[0]), OutputColumn(DEPREL, ldep(S[0])))
+Merge(Merge(InputColumn(POSTAG, S[0]), InputColumn(POSTAG, S[3])), InputColumn(FORM, I[0]))
+Merge3(OutputColumn(DEPREL, S[0]), InputColumn(LEMMA, S[3]), Merge(InputColumn(FORM, S[4]), InputColumn(FORM, S[3])))
+Merge3(InputColumn(POSTAG, S[1]), InputColumn(POSTAG, S[0]), InputColumn(POSTAG, I[0]))
+"""
+
+
+@requires_shared
+@pytest.mark.parametrize(
+    "algorithm, stack, buffer, other",
+    [("nivreeager", "Stack", "Input", "Input[3]"), ("covnonproj", "Left", "Right", "LeftContext[0]"),
+     ("covproj", "Left", "Right", "RightContext[1]"), ("stacklazy", "Stack", "Lookahead", "Input[0]"),
+     ("2planar", "ActiveStack", "Input", "InactiveStack[0]")],
+)  # fmt: skip
+@pytest.mark.parametrize("null_value", ["one", "novalue"])
+def test_the_fast_form_gives_the_definitions_values_and_columns(algorithm, stack, buffer, other, null_value):
+    # On real data, at every configuration of the oracle, with pseudo-projective labels (whose
+    # DEPREL the features read): the Plan's values are the definitions', and its columns those
+    # a classifier's tables give those values, whichever features the classifier reads.
+    text = FAST_FUNCTIONS.replace("S[", f"{stack}[").replace("I[", f"{buffer}[").replace("B)", f"{other})")
+    encoding = pseudoproj.Encoding("head+path")
+    fm = FeatureModel(parse_feature_model(text.encode(), "m.txt", algorithm), algorithm, null_value, "m.txt",
+                      pseudoproj.DeprelOf(encoding), learning=False)  # fmt: skip
+    assert fm.plan is not None and len(fm.specs) == 19
+    slow = compile_extractor([s.feature for s in fm.specs], fm.setting)
+    system = SYSTEMS[algorithm]()
+    every: list[tuple] = []
+    configurations = []
+    with read_conll(str(DATA / "conllx" / "la_perseus-ud-train.conllx")) as reader:
+        for s in itertools.islice(reader, 15):
+            lifted = pseudoproj.projectivize(s.heads, s.labels, encoding)
+            cols, gold, c = columns_of(s), Gold(lifted.heads, lifted.labels), system.initial(len(s))
+            while not system.is_terminal(c):
+                values = fm.plan.values(c, cols)
+                assert values == slow(c, cols) and list(values) == fm.extract_slowly(c, cols)
+                every.append(values)
+                configurations.append((copy.deepcopy(c), cols))
+                system.apply(c, *system.oracle(c, gold))
+    # the arcs carried labels with marks, whose DEPREL the features read
+    assert any(label != fm.deprel_of[label] for c, _ in configurations for label in c.arcs.labels if label)
+    for positions in (list(range(len(fm.specs))), [0, 4, 9, 15, 18, 2]):
+        fmap = FeatureMap(positions)
+        for row in every[::2]:  # the tables of the values of every other configuration
+            for p, table in zip(positions, fmap.tables):
+                if row[p] is not None:
+                    table.setdefault(row[p], len(table) + 1000 * p)
+        for (c, cols), values in zip(configurations, every):
+            assert fm.plan.columns(c, cols, fmap.tables, fmap.picks) == fmap.columns_of(values)
+
+
+def test_every_default_model_has_a_fast_form():
+    for algorithm, learner, data_format in itertools.product(SYSTEMS, ("liblinear", "libsvm"), ("conllx", "conllu")):
+        assert load_feature_model(None, algorithm, learner, data_format, "one").plan is not None, algorithm
+
+
+def test_a_model_a_fast_form_does_not_cover_takes_the_definitions():
+    fm = model("InputColumn(POSTAG, Stack[0])\nSuffix(InputColumn(FORM, Input[0]), 2)\n")
+    assert fm.plan is None and compile_plan([s.feature for s in fm.specs], fm.setting) is None
+    assert model("InputColumn(POSTAG, lsib(Stack[0]))\n").plan is None
+    assert model("InputColumn(ID, Stack[0])\n").plan is None
 
 
 def test_each_function_of_the_grammar_has_one_definition():

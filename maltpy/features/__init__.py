@@ -9,6 +9,7 @@ from pathlib import Path
 from ..errors import MaltpyError, cut
 from ..transition import SYSTEMS
 from .functions import NULL_SYMBOLS, Setting, compile_extractor, compile_feature
+from .gather import compile_plan
 from .spec import (
     COLUMNS,
     FORMAT_NAMES,
@@ -31,8 +32,9 @@ class FeatureModel:
     """The features of a model in MaltParser's order, compiled for one algorithm.
 
     ``extract(c, columns)`` gives one value per feature for configuration ``c`` (see
-    ``functions``). ``deprel_of`` maps pseudo-projective arc labels
-    to their DEPREL, for the models that learn such labels.
+    ``functions``), by the model's fast form (``plan``, see ``gather``) where it has one.
+    ``deprel_of`` maps pseudo-projective arc labels to their DEPREL, for the models that learn
+    such labels.
     """
 
     def __init__(self, specs: list[FeatureSpec], algorithm: str, null_value: str, source: str,
@@ -49,7 +51,9 @@ class FeatureModel:
         self.split_codes: dict | None = {} if learning else None
         self.setting = Setting(SYSTEMS[algorithm].family, null_value, deprel_of, self.split_codes)
         self.functions = [compile_feature(s.feature, self.setting) for s in specs]
-        self.extract = compile_extractor([s.feature for s in specs], self.setting)
+        features = [s.feature for s in specs]
+        self.plan = compile_plan(features, self.setting)
+        self.extract = self.plan.values if self.plan is not None else compile_extractor(features, self.setting)
         self.nulls = frozenset(NULL_SYMBOLS[null_value]) if null_value == "none" else frozenset()
         #: every value is a string or None: no Split (several values) and no ID (a number)
         self.plain = not any("Split(" in s.text or "InputColumn(ID," in s.text for s in specs)

@@ -33,10 +33,14 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import _gather as fast
 from .spec import BUFFER_INPUT, Address
 
 BaseFn = Callable[[object], int]
 GraphFn = Callable[[object, int], int]
+#: A fast form's step (``features._gather``): a base address's ``(op, index, 0, flag)``, a graph
+#: address's ``(op, 0, inner node's place)``.
+Step = tuple[int, ...]
 
 
 class AddressFunction(NamedTuple):
@@ -45,11 +49,18 @@ class AddressFunction(NamedTuple):
     A base address's ``definition(index, family) -> (configuration) -> node`` and
     ``arrays(batch, rows, index)``; a graph address's ``definition(configuration, x) -> node``
     and ``arrays(batch, rows, x, flat)``, with ``x`` the inner nodes and ``flat`` their places
-    in the batch's node arrays.
+    in the batch's node arrays. And its fast form (``features.gather``) or None: a base
+    address's ``fast(index, family) -> step``, a graph address's operation in ``_gather``.
     """
 
     definition: Callable[..., BaseFn] | GraphFn
     arrays: Callable[..., np.ndarray] | None = None
+    fast: Callable[[int, str], Step] | int | None = None
+
+
+def _base(op: int) -> Callable[[int, str], Step]:
+    """The fast form of a base address that reads the configuration alike in every family."""
+    return lambda i, family: (op, i)
 
 
 # --- base addresses ----------------------------------------------------------------------------
@@ -95,6 +106,10 @@ def _input(i: int, family: str) -> BaseFn:
         return b[-1 - i] if i < c.swapped and i < len(b) else -1
 
     return swapped_input
+
+
+def _input_fast(i: int, family: str) -> Step:
+    return (fast.INPUT, i, 0, 0, family not in BUFFER_INPUT)
 
 
 def _input_arrays(b, rows: np.ndarray, i: int) -> np.ndarray:
@@ -273,23 +288,23 @@ def _descendant(leftmost: bool, proper: bool) -> GraphFn:
 
 #: Each address function's definition, by its name in the feature language (spec.py's grammar).
 ADDRESS_FUNCTIONS: dict[str, AddressFunction] = {
-    "Stack": AddressFunction(_stack, _stack_arrays),
-    "ActiveStack": AddressFunction(_stack),
-    "InactiveStack": AddressFunction(_inactive_stack),
-    "Input": AddressFunction(_input, _input_arrays),
-    "Lookahead": AddressFunction(_lookahead),
-    "Left": AddressFunction(_left),
-    "Right": AddressFunction(_right),
-    "LeftContext": AddressFunction(_context(ascending=True)),
-    "RightContext": AddressFunction(_context(ascending=False)),
-    "head": AddressFunction(_head, _head_arrays),
-    "ldep": AddressFunction(_ldep, _ldep_arrays),
-    "rdep": AddressFunction(_rdep(skip_root=False), _rdep_arrays),
-    "rdep2": AddressFunction(_rdep(skip_root=True)),
+    "Stack": AddressFunction(_stack, _stack_arrays, _base(fast.STACK)),
+    "ActiveStack": AddressFunction(_stack, fast=_base(fast.STACK)),
+    "InactiveStack": AddressFunction(_inactive_stack, fast=_base(fast.INACTIVE)),
+    "Input": AddressFunction(_input, _input_arrays, _input_fast),
+    "Lookahead": AddressFunction(_lookahead, fast=_base(fast.LOOKAHEAD)),
+    "Left": AddressFunction(_left, fast=_base(fast.LEFT)),
+    "Right": AddressFunction(_right, fast=_base(fast.RIGHT)),
+    "LeftContext": AddressFunction(_context(ascending=True), fast=_base(fast.LEFT_CONTEXT)),
+    "RightContext": AddressFunction(_context(ascending=False), fast=_base(fast.RIGHT_CONTEXT)),
+    "head": AddressFunction(_head, _head_arrays, fast.HEAD),
+    "ldep": AddressFunction(_ldep, _ldep_arrays, fast.LDEP),
+    "rdep": AddressFunction(_rdep(skip_root=False), _rdep_arrays, fast.RDEP),
+    "rdep2": AddressFunction(_rdep(skip_root=True), fast=fast.RDEP2),
     "lsib": AddressFunction(_sibling(leftward=True)),
     "rsib": AddressFunction(_sibling(leftward=False)),
-    "pred": AddressFunction(_pred, _pred_arrays),
-    "succ": AddressFunction(_succ, _succ_arrays),
+    "pred": AddressFunction(_pred, _pred_arrays, fast.PRED),
+    "succ": AddressFunction(_succ, _succ_arrays, fast.SUCC),
     "anc": AddressFunction(_ancestor(proper=False)),
     "panc": AddressFunction(_ancestor(proper=True)),
     "ldesc": AddressFunction(_descendant(leftmost=True, proper=False)),
@@ -299,28 +314,58 @@ ADDRESS_FUNCTIONS: dict[str, AddressFunction] = {
 }
 
 
-def compile_nodes(addresses: Iterable[Address], family: str) -> tuple[Callable[[object], list[int]], dict]:
-    """A function ``(configuration) -> nodes`` that finds each distinct address once, the ones
-    inside them included, and the place of each address in ``nodes``: the base addresses first,
-    one call each, then the graph addresses, each one call on its inner address's node."""
-    bases: dict[Address, BaseFn] = {}
-    graphs: dict[Address, GraphFn] = {}  # an inner address before the ones that read it
+class NodeLayout(NamedTuple):
+    """Where a feature model's addresses are found: each distinct one once, the base addresses
+    first, then the graph addresses, an inner one before those that read it; ``places[a]`` is
+    address a's place in that order."""
 
-    def add(a: Address) -> None:
-        if a in bases or a in graphs:
-            return
-        definition = ADDRESS_FUNCTIONS[a.name].definition
-        if a.inner is None:
-            bases[a] = definition(a.index, family)
-        else:
-            add(a.inner)
-            graphs[a] = definition
+    bases: list[Address]
+    graphs: list[Address]
+    places: dict[Address, int]
 
-    for a in addresses:
-        add(a)
-    places = {a: k for k, a in enumerate([*bases, *graphs])}
-    found = list(bases.values())
-    steps = [(graphs[a], places[a.inner]) for a in graphs]
+    @classmethod
+    def of(cls, addresses: Iterable[Address]) -> NodeLayout:
+        bases: list[Address] = []
+        graphs: list[Address] = []
+        seen: set[Address] = set()
+
+        def add(a: Address) -> None:
+            if a in seen:
+                return
+            seen.add(a)
+            if a.inner is None:
+                bases.append(a)
+            else:
+                add(a.inner)
+                graphs.append(a)
+
+        for a in addresses:
+            add(a)
+        return cls(bases, graphs, {a: k for k, a in enumerate([*bases, *graphs])})
+
+    def fast_steps(self, family: str) -> list[Step] | None:
+        """The steps of ``_gather``'s Plan that find the nodes, or None if an address has no
+        fast form."""
+        steps: list[Step] = []
+        for a in self.bases:
+            base = ADDRESS_FUNCTIONS[a.name].fast
+            if base is None:
+                return None
+            steps.append(base(a.index, family))
+        for a in self.graphs:
+            op = ADDRESS_FUNCTIONS[a.name].fast
+            if op is None:
+                return None
+            steps.append((op, 0, self.places[a.inner]))
+        return steps
+
+
+def compile_nodes(layout: NodeLayout, family: str) -> Callable[[object], list[int]]:
+    """A function ``(configuration) -> nodes`` that finds the layout's addresses in its order:
+    the base addresses, one call each, then the graph addresses, each one call on its inner
+    address's node."""
+    found = [ADDRESS_FUNCTIONS[a.name].definition(a.index, family) for a in layout.bases]
+    steps = [(ADDRESS_FUNCTIONS[a.name].definition, layout.places[a.inner]) for a in layout.graphs]
 
     def find(c) -> list[int]:
         nodes = []
@@ -330,4 +375,4 @@ def compile_nodes(addresses: Iterable[Address], family: str) -> tuple[Callable[[
             nodes.append(graph(c, nodes[inner]))
         return nodes
 
-    return find, places
+    return find

@@ -44,7 +44,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .addresses import compile_nodes
+from . import _gather as fast
+from .addresses import NodeLayout, Step, compile_nodes
 from .spec import COLUMNS, Address, Feature, delimiter_literal
 
 NULL, ROOTNODE, NOVALUE = "#null#", "#rootnode#", "#novalue#"
@@ -105,11 +106,13 @@ class FeatureFunction(NamedTuple):
     (``features.arrays``), None where the batched path does not cover it: ``arrays(batch,
     feature, x, flat, nulls)`` gives the symbols of the values at nodes ``x`` (places ``flat``),
     ``nulls`` being the symbols of no node, the root and no value. (A Merge's arrays form is
-    ``arrays.Column``'s, over its parts' symbols.)"""
+    ``arrays.Column``'s, over its parts' symbols.) And its fast form (``features.gather``):
+    ``fast(use) -> step`` of ``_gather``'s Plan, None for a use it does not cover."""
 
     simple: Callable[[Setting, list[Use]], SimpleFn] | None = None
     combining: Callable[[Setting, list[Use]], CombiningFn] | None = None
     arrays: Callable[..., np.ndarray] | None = None
+    fast: Callable[[Use], Step | None] | None = None
 
 
 def _input_column(s: Setting, uses: list[Use]) -> SimpleFn:
@@ -345,11 +348,18 @@ def _merge(s: Setting, uses: list[Use]) -> CombiningFn:
 
 #: Each feature function's definition, by its name in the feature language (spec.SIGNATURES
 #: gives its parameters).
+def _input_column_fast(use: Use) -> Step | None:
+    column = use.args[0]
+    return None if column == "ID" else (fast.INPUT_COLUMN, COLUMNS[column], use.places[0])
+
+
 FEATURE_FUNCTIONS: dict[str, FeatureFunction] = {
-    "InputColumn": FeatureFunction(simple=_input_column, arrays=_input_column_arrays),
-    "OutputColumn": FeatureFunction(simple=_output_column, arrays=_output_column_arrays),
+    "InputColumn": FeatureFunction(simple=_input_column, arrays=_input_column_arrays, fast=_input_column_fast),
+    "OutputColumn": FeatureFunction(
+        simple=_output_column, arrays=_output_column_arrays, fast=lambda use: (fast.OUTPUT_COLUMN, 0, use.places[0])
+    ),  # fmt: skip
     "InputArc": FeatureFunction(simple=_arc(from_input=True)),
-    "OutputArc": FeatureFunction(simple=_arc(from_input=False)),
+    "OutputArc": FeatureFunction(simple=_arc(from_input=False), fast=lambda use: (fast.OUTPUT_ARC, 0, *use.places)),
     "InputArcDir": FeatureFunction(simple=_input_arc_dir),
     "Exists": FeatureFunction(simple=_exists),
     "Distance": FeatureFunction(simple=_distance),
@@ -357,8 +367,8 @@ FEATURE_FUNCTIONS: dict[str, FeatureFunction] = {
     "Split": FeatureFunction(combining=_split),
     "Suffix": FeatureFunction(combining=_affix(suffix=True)),
     "Prefix": FeatureFunction(combining=_affix(suffix=False)),
-    "Merge": FeatureFunction(combining=_merge),
-    "Merge3": FeatureFunction(combining=_merge),
+    "Merge": FeatureFunction(combining=_merge, fast=lambda use: (fast.MERGE, *use.places, 0, use.nested)),
+    "Merge3": FeatureFunction(combining=_merge, fast=lambda use: (fast.MERGE3, *use.places, use.nested)),
 }
 
 
@@ -374,52 +384,73 @@ def compile_feature(f: Feature, setting: Setting) -> FeatureFn:
     return lambda c, cols: extract(c, cols)[0]
 
 
+class Layout(NamedTuple):
+    """Where an extractor finds a feature model's values: its nodes (``NodeLayout``), then its
+    values, each distinct feature once however many features share it (POSTAG of Input[0]
+    appears in six features of the default arc-eager model): ``groups``, each a function's name
+    and its uses, the simple functions' first, then the combining ones' in rounds, a part before
+    its whole, the values of a group in the order of its uses; ``outputs``, the place of each of
+    the model's features among the values."""
+
+    nodes: NodeLayout
+    groups: list[tuple[str, list[Use]]]
+    outputs: list[int]
+
+    @classmethod
+    def of(cls, features: list[Feature]) -> Layout:
+        uses: dict[str, list[tuple[Feature, bool]]] = {}  # the simple ones, by function
+        rounds: list[dict[str, list[tuple[Feature, bool]]]] = []  # the combining ones, by depth and function
+        depth: dict[tuple[Feature, bool], int] = {}
+        parts: dict[tuple[Feature, bool], list[tuple[Feature, bool]]] = {}
+
+        def wire(f: Feature, nested: bool) -> tuple[Feature, bool]:
+            combining = FEATURE_FUNCTIONS[f.name].combining is not None
+            key = (f, nested and combining)  # a Merge's value depends on ``nested``
+            if key in depth:
+                return key
+            if not combining:
+                uses.setdefault(f.name, []).append(key)
+                depth[key] = 0
+                return key
+            parts[key] = [wire(p, True) for p in _parts(f)]
+            depth[key] = level = 1 + max(depth[p] for p in parts[key])
+            while len(rounds) < level:
+                rounds.append({})
+            rounds[level - 1].setdefault(f.name, []).append(key)
+            return key
+
+        outputs = [wire(f, False) for f in features]
+        nodes = NodeLayout.of(a for group in uses.values() for f, _ in group for a in f.args if isinstance(a, Address))
+        place: dict[tuple[Feature, bool], int] = {}
+        groups: list[tuple[str, list[Use]]] = []
+        for name, group in uses.items():
+            here = [Use(tuple(nodes.places[a] for a in f.args if isinstance(a, Address)), f.args) for f, _ in group]
+            groups.append((name, here))
+            place.update((key, len(place)) for key in group)
+        for level in rounds:
+            for name, group in level.items():
+                groups.append((name, [Use(tuple(place[p] for p in parts[key]), key[0].args, key[1]) for key in group]))
+                place.update((key, len(place)) for key in group)
+        return cls(nodes, groups, [place[key] for key in outputs])
+
+
 def compile_extractor(features: list[Feature], setting: Setting) -> Callable[[object, list], tuple]:
     """A function ``(configuration, columns) -> tuple of values``, one per feature, with the
-    values ``compile_feature`` gives. This is the hot path of learning and parsing (it runs once
-    per transition), written for speed: each distinct address is found once (``compile_nodes``),
-    each distinct feature computed once however many features share it (POSTAG of Input[0]
-    appears in six features of the default arc-eager model), and each feature function gives the
-    values of all its uses in one call: the simple ones first, then the combining ones in rounds,
-    a part before its whole."""
-    uses: dict[str, list[tuple[Feature, bool]]] = {}  # the simple ones, by function
-    rounds: list[dict[str, list[tuple[Feature, bool]]]] = []  # the combining ones, by depth and function
-    depth: dict[tuple[Feature, bool], int] = {}
-    parts: dict[tuple[Feature, bool], list[tuple[Feature, bool]]] = {}
-
-    def wire(f: Feature, nested: bool) -> tuple[Feature, bool]:
-        combining = FEATURE_FUNCTIONS[f.name].combining is not None
-        key = (f, nested and combining)  # a Merge's value depends on ``nested``
-        if key in depth:
-            return key
-        if not combining:
-            uses.setdefault(f.name, []).append(key)
-            depth[key] = 0
-            return key
-        parts[key] = [wire(p, True) for p in _parts(f)]
-        depth[key] = level = 1 + max(depth[p] for p in parts[key])
-        while len(rounds) < level:
-            rounds.append({})
-        rounds[level - 1].setdefault(f.name, []).append(key)
-        return key
-
-    outputs = [wire(f, False) for f in features]
-    addresses = [a for group in uses.values() for f, _ in group for a in f.args if isinstance(a, Address)]
-    find, node_place = compile_nodes(addresses, setting.family)
-    place: dict[tuple[Feature, bool], int] = {}
+    values ``compile_feature`` gives: the definitions run in the layout's order (``Layout``), each
+    feature function giving the values of all its uses in one call (the hot path of learning and
+    parsing runs once per transition; ``features.gather`` is its fast form)."""
+    layout = Layout.of(features)
+    find = compile_nodes(layout.nodes, setting.family)
     simple: list[SimpleFn] = []
-    for name, group in uses.items():
-        here = [Use(tuple(node_place[a] for a in f.args if isinstance(a, Address)), f.args) for f, _ in group]
-        simple.append(FEATURE_FUNCTIONS[name].simple(setting, here))
-        place.update((key, len(place)) for key in group)
     combining: list[CombiningFn] = []
-    for level in rounds:
-        for name, group in level.items():
-            here = [Use(tuple(place[p] for p in parts[key]), key[0].args, key[1]) for key in group]
-            combining.append(FEATURE_FUNCTIONS[name].combining(setting, here))
-            place.update((key, len(place)) for key in group)
-    pick = itemgetter(*[place[key] for key in outputs])
-    if len(outputs) == 1:
+    for name, uses in layout.groups:
+        function = FEATURE_FUNCTIONS[name]
+        if function.simple is not None:
+            simple.append(function.simple(setting, uses))
+        else:
+            combining.append(function.combining(setting, uses))
+    pick = itemgetter(*layout.outputs)
+    if len(layout.outputs) == 1:
         single = pick
         pick = lambda values: (single(values),)  # noqa: E731 - itemgetter of one place gives no tuple
 

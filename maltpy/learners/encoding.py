@@ -72,6 +72,12 @@ class FeatureMap:
         return [x for x in map(dict.get, self.tables, picked) if x is not None]
 
     @property
+    def picks(self) -> list[int] | None:
+        """The places of the classifier's values among an instance's (``positions``), None when
+        they are its first ones in order (``features.gather``'s Plan.columns reads them so)."""
+        return None if self._in_order else list(self.positions)
+
+    @property
     def pick(self) -> Callable[[tuple], tuple]:
         """The classifier's values (at ``positions``) of an instance's."""
         if self._pick is None:

@@ -1,0 +1,649 @@
+/* The fast form of maltpy's per-configuration feature extractor (maltpy/features/gather.py).
+
+   The definitions of the address and feature functions are Python's (features/addresses.py and
+   features/functions.py); each entry of their tables that this file covers names its operation
+   here (its ``fast`` form), and gather.py turns a feature model whose functions are all covered
+   into a Plan: the nodes to find, each distinct address once (a base address from the
+   configuration, a graph address from the node of its inner address), then the values, each a
+   column of a node, an arc label or a Merge of earlier values, and the places of the model's
+   features among them. A Plan gives the values of one configuration (``values``) or, for a
+   classifier's tables of value -> column, the instance's columns (``columns``): one call where
+   the definitions take one a function and a loop. tests/test_features.py checks the two on
+   every configuration of real treebanks.
+
+   A node is a word 1..n, the root 0 or -1 for none, as in the definitions. The configuration is
+   read through its attributes (stack, buffer, inactive, swapped, left, right, n, arcs) and its
+   arcs' heads, labels and left and right dependents. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+enum {
+    /* base addresses: (op, index, 0, flag) */
+    STACK = 1,     /* Stack[i], ActiveStack[i]: c.stack from the top */
+    INACTIVE,      /* InactiveStack[i]: c.inactive from the top */
+    INPUT,         /* Input[i]: c.buffer from the front (its end); flag: only the swapped ones */
+    LOOKAHEAD,     /* Lookahead[i]: the buffer after the c.swapped ones */
+    LEFT,          /* Left[i]: c.left - i, down to 0 */
+    RIGHT,         /* Right[i]: c.right + i, up to c.n */
+    LEFT_CONTEXT,  /* LeftContext[i]: the i-th word after c.left whose head is outside left..right */
+    RIGHT_CONTEXT, /* RightContext[i]: the same from c.right leftward */
+    /* graph addresses: (op, 0, inner place, 0) */
+    HEAD = 20,
+    LDEP,
+    RDEP,
+    RDEP2, /* rdep, none for the root */
+    PRED,
+    SUCC,
+    /* values: (op, a, b, c, d) */
+    INPUT_COLUMN = 40, /* column a of node b */
+    OUTPUT_COLUMN,     /* the label of node b's arc */
+    OUTPUT_ARC,        /* LEFT, RIGHT or #null#: the arc between nodes b and c */
+    MERGE,             /* values a, b joined by ~; d: nested (a Merge of nulls is a's null) */
+    MERGE3,            /* values a, b, c joined by ~ */
+};
+
+typedef struct {
+    int op;
+    Py_ssize_t a, b, c, d;
+} Step;
+
+typedef struct {
+    PyObject_HEAD
+    Step *nodes;
+    Py_ssize_t n_nodes;
+    Step *values;
+    Py_ssize_t n_values;
+    Py_ssize_t *outputs;
+    Py_ssize_t n_outputs;
+    PyObject *no_node, *root_node, *no_value, *deprel_of; /* deprel_of: a mapping or Py_None */
+} Plan;
+
+static PyObject *TILDE, *NULL_TEXT, *LEFT_TEXT, *RIGHT_TEXT;
+static PyObject *S_STACK, *S_INACTIVE, *S_BUFFER, *S_SWAPPED, *S_LEFT, *S_RIGHT, *S_N, *S_ARCS, *S_HEADS,
+    *S_LABELS;
+
+/* What one call has read of the configuration (new references, or NULL until needed). */
+typedef struct {
+    PyObject *c, *stack, *inactive, *buffer, *arcs, *heads, *labels, *left, *right;
+} Reads;
+
+static void reads_clear(Reads *r)
+{
+    Py_XDECREF(r->stack);
+    Py_XDECREF(r->inactive);
+    Py_XDECREF(r->buffer);
+    Py_XDECREF(r->arcs);
+    Py_XDECREF(r->heads);
+    Py_XDECREF(r->labels);
+    Py_XDECREF(r->left);
+    Py_XDECREF(r->right);
+}
+
+static PyObject *attr(PyObject **slot, PyObject *owner, PyObject *name)
+{
+    if (*slot == NULL)
+        *slot = PyObject_GetAttr(owner, name);
+    return *slot;
+}
+
+static PyObject *arcs_attr(Reads *r, PyObject **slot, PyObject *name)
+{
+    PyObject *arcs = attr(&r->arcs, r->c, S_ARCS);
+    return arcs == NULL ? NULL : attr(slot, arcs, name);
+}
+
+static int int_attr(PyObject *owner, PyObject *name, Py_ssize_t *out)
+{
+    PyObject *v = PyObject_GetAttr(owner, name);
+    if (v == NULL)
+        return -1;
+    *out = PyLong_AsSsize_t(v);
+    Py_DECREF(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* len(seq), or -1 with an exception. */
+static Py_ssize_t length(PyObject *seq)
+{
+    if (seq == NULL)
+        return -1;
+    return PyList_Check(seq) ? PyList_GET_SIZE(seq) : PySequence_Size(seq);
+}
+
+/* seq[i] as a borrowed reference (lists) or a new one (*owned set), for 0 <= i < len(seq). */
+static PyObject *item(PyObject *seq, Py_ssize_t i, int *owned)
+{
+    if (PyList_Check(seq) && i >= 0 && i < PyList_GET_SIZE(seq)) {
+        *owned = 0;
+        return PyList_GET_ITEM(seq, i);
+    }
+    *owned = 1;
+    return PySequence_GetItem(seq, i);
+}
+
+/* The node at seq[i], or -2 with an exception. */
+static Py_ssize_t node_at(PyObject *seq, Py_ssize_t i)
+{
+    int owned;
+    PyObject *v = item(seq, i, &owned);
+    if (v == NULL)
+        return -2;
+    Py_ssize_t x = PyLong_AsSsize_t(v);
+    if (owned)
+        Py_DECREF(v);
+    if (x == -1 && PyErr_Occurred())
+        return -2;
+    return x;
+}
+
+/* The i-th node from the end of a list (a stack's top, a buffer's front), -1 past its start. */
+static Py_ssize_t from_end(PyObject *seq, Py_ssize_t i)
+{
+    Py_ssize_t len = length(seq);
+    if (len < 0)
+        return -2;
+    return i < len ? node_at(seq, len - 1 - i) : -1;
+}
+
+/* Covington's LeftContext[i] (ascending) and RightContext[i]. */
+static Py_ssize_t context(Reads *r, Py_ssize_t i, int ascending)
+{
+    Py_ssize_t lo, hi, seen = 0;
+    PyObject *heads = arcs_attr(r, &r->heads, S_HEADS);
+    if (heads == NULL || int_attr(r->c, S_LEFT, &lo) < 0 || int_attr(r->c, S_RIGHT, &hi) < 0)
+        return -2;
+    for (Py_ssize_t k = ascending ? lo + 1 : hi - 1; ascending ? k < hi : k > lo; k += ascending ? 1 : -1) {
+        Py_ssize_t h = node_at(heads, k);
+        if (h == -2)
+            return -2;
+        if (h == -1 || h < lo || h > hi) {
+            if (seen == i)
+                return k;
+            seen++;
+        }
+    }
+    return -1;
+}
+
+static Py_ssize_t base_node(Reads *r, const Step *s)
+{
+    Py_ssize_t i = s->a, k, bound;
+    switch (s->op) {
+    case STACK:
+        return from_end(attr(&r->stack, r->c, S_STACK), i);
+    case INACTIVE:
+        return from_end(attr(&r->inactive, r->c, S_INACTIVE), i);
+    case INPUT:
+        if (s->d) {
+            if (int_attr(r->c, S_SWAPPED, &bound) < 0)
+                return -2;
+            if (i >= bound)
+                return -1;
+        }
+        return from_end(attr(&r->buffer, r->c, S_BUFFER), i);
+    case LOOKAHEAD:
+        if (int_attr(r->c, S_SWAPPED, &k) < 0)
+            return -2;
+        return from_end(attr(&r->buffer, r->c, S_BUFFER), k + i);
+    case LEFT:
+        if (int_attr(r->c, S_LEFT, &k) < 0)
+            return -2;
+        return k - i >= 0 ? k - i : -1;
+    case RIGHT:
+        if (int_attr(r->c, S_RIGHT, &k) < 0 || int_attr(r->c, S_N, &bound) < 0)
+            return -2;
+        return k + i <= bound ? k + i : -1;
+    case LEFT_CONTEXT:
+        return context(r, i, 1);
+    case RIGHT_CONTEXT:
+        return context(r, i, 0);
+    }
+    PyErr_SetString(PyExc_SystemError, "a Plan holds an unknown address");
+    return -2;
+}
+
+/* The first or last dependent in deps[x], -1 if none. */
+static Py_ssize_t dependent(PyObject *deps, Py_ssize_t x, int last)
+{
+    if (deps == NULL)
+        return -2;
+    int owned;
+    PyObject *own = item(deps, x, &owned);
+    if (own == NULL)
+        return -2;
+    Py_ssize_t len = length(own), d = len < 0 ? -2 : len == 0 ? -1 : node_at(own, last ? len - 1 : 0);
+    if (owned)
+        Py_DECREF(own);
+    return d;
+}
+
+static Py_ssize_t graph_node(Reads *r, const Step *s, Py_ssize_t x)
+{
+    Py_ssize_t len;
+    switch (s->op) {
+    case HEAD:
+        return x > 0 ? node_at(arcs_attr(r, &r->heads, S_HEADS), x) : -1;
+    case LDEP:
+        return x < 0 ? -1 : dependent(arcs_attr(r, &r->left, S_LEFT), x, 0);
+    case RDEP:
+    case RDEP2:
+        return x < 0 || (s->op == RDEP2 && x == 0) ? -1 : dependent(arcs_attr(r, &r->right, S_RIGHT), x, 1);
+    case PRED:
+        return x > 1 ? x - 1 : -1;
+    case SUCC:
+        len = length(arcs_attr(r, &r->heads, S_HEADS));
+        if (len < 0)
+            return -2;
+        return 0 < x && x < len - 1 ? x + 1 : -1;
+    }
+    PyErr_SetString(PyExc_SystemError, "a Plan holds an unknown address");
+    return -2;
+}
+
+/* The null symbol of no node (x < 0) or of the root (x == 0), a new reference. */
+static PyObject *null_of(Plan *p, Py_ssize_t x)
+{
+    PyObject *v = x < 0 ? p->no_node : p->root_node;
+    Py_INCREF(v);
+    return v;
+}
+
+static PyObject *input_column(Reads *r, PyObject *cols, Plan *p, Py_ssize_t k, Py_ssize_t x)
+{
+    if (x <= 0)
+        return null_of(p, x);
+    int owned_col, owned;
+    PyObject *col = item(cols, k, &owned_col);
+    if (col == NULL)
+        return NULL;
+    PyObject *v = item(col, x, &owned);
+    if (v != NULL && !owned)
+        Py_INCREF(v);
+    if (owned_col)
+        Py_DECREF(col);
+    return v;
+}
+
+static PyObject *output_column(Reads *r, Plan *p, Py_ssize_t x)
+{
+    if (x <= 0)
+        return null_of(p, x);
+    PyObject *labels = arcs_attr(r, &r->labels, S_LABELS);
+    if (labels == NULL)
+        return NULL;
+    int owned;
+    PyObject *label = item(labels, x, &owned);
+    if (label == NULL)
+        return NULL;
+    PyObject *v;
+    if (label == Py_None) {
+        v = p->no_value;
+        Py_INCREF(v);
+    } else if (p->deprel_of == Py_None) {
+        v = label;
+        Py_INCREF(v);
+    } else {
+        v = PyObject_GetItem(p->deprel_of, label);
+    }
+    if (owned)
+        Py_DECREF(label);
+    return v;
+}
+
+static PyObject *output_arc(Reads *r, Py_ssize_t x, Py_ssize_t y)
+{
+    PyObject *result = NULL_TEXT;
+    if (x >= 0 && y >= 0) {
+        PyObject *heads = arcs_attr(r, &r->heads, S_HEADS);
+        if (heads == NULL)
+            return NULL;
+        Py_ssize_t hx = node_at(heads, x), hy = node_at(heads, y);
+        if (hx == -2 || hy == -2)
+            return NULL;
+        if (x != 0 && hx == y)
+            result = LEFT_TEXT;
+        else if (y != 0 && hy == x)
+            result = RIGHT_TEXT;
+    }
+    Py_INCREF(result);
+    return result;
+}
+
+/* 1 if v is one of the null symbols, 0 if not, -1 with an exception. */
+static int is_null(Plan *p, PyObject *v)
+{
+    PyObject *nulls[3] = {p->no_node, p->root_node, p->no_value};
+    for (int i = 0; i < 3; i++) {
+        if (v == nulls[i])
+            return 1;
+        int eq = PyObject_RichCompareBool(v, nulls[i], Py_EQ);
+        if (eq != 0)
+            return eq;
+    }
+    return 0;
+}
+
+static PyObject *merge(Plan *p, PyObject **values, const Step *s)
+{
+    Py_ssize_t n = s->op == MERGE3 ? 3 : 2, places[3] = {s->a, s->b, s->c};
+    int all_null = 1;
+    for (Py_ssize_t i = 0; i < n && all_null; i++) {
+        int null = is_null(p, values[places[i]]);
+        if (null < 0)
+            return NULL;
+        all_null = null;
+    }
+    if (all_null) {
+        PyObject *v = s->d ? values[places[0]] : Py_None;
+        Py_INCREF(v);
+        return v;
+    }
+    PyObject *parts = PyTuple_New(n);
+    if (parts == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = values[places[i]];
+        if (PyUnicode_Check(v))
+            Py_INCREF(v);
+        else if ((v = PyObject_Str(v)) == NULL) { /* as the definition's f-string writes it */
+            Py_DECREF(parts);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(parts, i, v);
+    }
+    PyObject *joined = PyUnicode_Join(TILDE, parts);
+    Py_DECREF(parts);
+    return joined;
+}
+
+static PyObject *value(Plan *p, Reads *r, PyObject *cols, const Py_ssize_t *nodes, PyObject **values,
+                       const Step *s)
+{
+    switch (s->op) {
+    case INPUT_COLUMN:
+        return input_column(r, cols, p, s->a, nodes[s->b]);
+    case OUTPUT_COLUMN:
+        return output_column(r, p, nodes[s->b]);
+    case OUTPUT_ARC:
+        return output_arc(r, nodes[s->b], nodes[s->c]);
+    case MERGE:
+    case MERGE3:
+        return merge(p, values, s);
+    }
+    PyErr_SetString(PyExc_SystemError, "a Plan holds an unknown feature function");
+    return NULL;
+}
+
+#define SMALL 128
+
+/* Fill values[0..n_values) for configuration c (new references); 0, or -1 with an exception and
+   every value released. */
+static int run(Plan *p, PyObject *c, PyObject *cols, PyObject **values)
+{
+    Py_ssize_t small[SMALL], *nodes = p->n_nodes <= SMALL ? small : PyMem_New(Py_ssize_t, p->n_nodes);
+    Reads r = {c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    Py_ssize_t done = 0;
+    int status = -1;
+    if (nodes == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < p->n_nodes; i++) {
+        const Step *s = &p->nodes[i];
+        nodes[i] = s->op < HEAD ? base_node(&r, s) : graph_node(&r, s, nodes[s->b]);
+        if (nodes[i] == -2)
+            goto out;
+    }
+    for (; done < p->n_values; done++) {
+        values[done] = value(p, &r, cols, nodes, values, &p->values[done]);
+        if (values[done] == NULL)
+            goto out;
+    }
+    status = 0;
+out:
+    if (status < 0)
+        for (Py_ssize_t i = 0; i < done; i++)
+            Py_DECREF(values[i]);
+    reads_clear(&r);
+    if (nodes != small)
+        PyMem_Free(nodes);
+    return status;
+}
+
+static PyObject *Plan_values(Plan *p, PyObject *args)
+{
+    PyObject *c, *cols, *small[SMALL], **values;
+    if (!PyArg_ParseTuple(args, "OO", &c, &cols))
+        return NULL;
+    values = p->n_values <= SMALL ? small : PyMem_New(PyObject *, p->n_values);
+    if (values == NULL)
+        return PyErr_NoMemory();
+    PyObject *result = NULL;
+    if (run(p, c, cols, values) == 0) {
+        result = PyTuple_New(p->n_outputs);
+        for (Py_ssize_t k = 0; result != NULL && k < p->n_outputs; k++) {
+            PyObject *v = values[p->outputs[k]];
+            Py_INCREF(v);
+            PyTuple_SET_ITEM(result, k, v);
+        }
+        for (Py_ssize_t i = 0; i < p->n_values; i++)
+            Py_DECREF(values[i]);
+    }
+    if (values != small)
+        PyMem_Free(values);
+    return result;
+}
+
+/* The columns of the instance: for each table in ``tables`` (a list of dicts), the column its
+   feature's value maps to (``picks[k]`` the feature's place among the model's, or None for
+   place k); values that are None or in no table have none. */
+static PyObject *Plan_columns(Plan *p, PyObject *args)
+{
+    PyObject *c, *cols, *tables, *picks, *small[SMALL], **values;
+    if (!PyArg_ParseTuple(args, "OOO!O", &c, &cols, &PyList_Type, &tables, &picks))
+        return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(tables);
+    if (picks != Py_None && (!PyList_Check(picks) || PyList_GET_SIZE(picks) != n)) {
+        PyErr_SetString(PyExc_ValueError, "picks is not a list of one place per table");
+        return NULL;
+    }
+    for (Py_ssize_t k = 0; k < n; k++) {
+        Py_ssize_t place = picks == Py_None ? k : PyLong_AsSsize_t(PyList_GET_ITEM(picks, k));
+        if (!PyDict_Check(PyList_GET_ITEM(tables, k)) || place < 0 || place >= p->n_outputs) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "a table is not a dict of a feature of the plan");
+            return NULL;
+        }
+    }
+    values = p->n_values <= SMALL ? small : PyMem_New(PyObject *, p->n_values);
+    if (values == NULL)
+        return PyErr_NoMemory();
+    PyObject *result = NULL;
+    if (run(p, c, cols, values) == 0) {
+        result = PyList_New(0);
+        for (Py_ssize_t k = 0; result != NULL && k < n; k++) {
+            /* checked above, again: reading the configuration may have run Python code */
+            Py_ssize_t place = picks == Py_None ? k : PyLong_AsSsize_t(PyList_GET_ITEM(picks, k));
+            PyObject *table = k < PyList_GET_SIZE(tables) ? PyList_GET_ITEM(tables, k) : NULL, *v, *column;
+            if (table == NULL || !PyDict_Check(table) || place < 0 || place >= p->n_outputs) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_RuntimeError, "the tables changed while a plan read them");
+                Py_CLEAR(result);
+                break;
+            }
+            v = values[p->outputs[place]];
+            if (v == Py_None)
+                continue;
+            column = PyDict_GetItemWithError(table, v);
+            if (column == NULL ? PyErr_Occurred() != NULL : PyList_Append(result, column) < 0)
+                Py_CLEAR(result);
+        }
+        for (Py_ssize_t i = 0; i < p->n_values; i++)
+            Py_DECREF(values[i]);
+    }
+    if (values != small)
+        PyMem_Free(values);
+    return result;
+}
+
+/* steps: a list of tuples of 1 to 5 ints (op, a, b, c, d); each place a step reads must come
+   before it (``limit``: the number of nodes a value reads, or -1 for the steps' own earlier
+   places). */
+static Step *read_steps(PyObject *list, Py_ssize_t *n, Py_ssize_t node_limit, int are_values)
+{
+    if (!PyList_Check(list)) {
+        PyErr_SetString(PyExc_TypeError, "steps are not a list");
+        return NULL;
+    }
+    *n = PyList_GET_SIZE(list);
+    Step *steps = PyMem_New(Step, *n ? *n : 1);
+    if (steps == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < *n; i++) {
+        Step *s = &steps[i];
+        s->a = s->b = s->c = s->d = 0;
+        PyObject *t = PyList_GET_ITEM(list, i);
+        if (!PyTuple_Check(t)) {
+            PyErr_Format(PyExc_TypeError, "step %zd of a plan is not a tuple", i);
+            goto bad;
+        }
+        if (!PyArg_ParseTuple(t, "i|nnnn", &s->op, &s->a, &s->b, &s->c, &s->d))
+            goto bad;
+        int ok;
+        if (!are_values)
+            ok = (s->op >= STACK && s->op <= RIGHT_CONTEXT && s->a >= 0) ||
+                 (s->op >= HEAD && s->op <= SUCC && s->b >= 0 && s->b < i);
+        else if (s->op == INPUT_COLUMN)
+            ok = s->a >= 0 && s->b >= 0 && s->b < node_limit;
+        else if (s->op == OUTPUT_COLUMN)
+            ok = s->b >= 0 && s->b < node_limit;
+        else if (s->op == OUTPUT_ARC)
+            ok = s->b >= 0 && s->b < node_limit && s->c >= 0 && s->c < node_limit;
+        else if (s->op == MERGE || s->op == MERGE3)
+            ok = s->a >= 0 && s->a < i && s->b >= 0 && s->b < i && (s->op == MERGE || (s->c >= 0 && s->c < i));
+        else
+            ok = 0;
+        if (!ok) {
+            PyErr_Format(PyExc_ValueError, "step %zd of a plan is not one", i);
+            goto bad;
+        }
+    }
+    return steps;
+bad:
+    PyMem_Free(steps);
+    return NULL;
+}
+
+static int Plan_init(Plan *p, PyObject *args, PyObject *kwds)
+{
+    PyObject *nodes, *values, *outputs, *no_node, *root_node, *no_value, *deprel_of;
+    if (p->nodes != NULL) {
+        PyErr_SetString(PyExc_TypeError, "a Plan is made once");
+        return -1;
+    }
+    if (!PyArg_ParseTuple(args, "OOO!(UUU)O", &nodes, &values, &PyList_Type, &outputs, &no_node, &root_node,
+                          &no_value, &deprel_of))
+        return -1;
+    Py_INCREF(no_node);
+    Py_INCREF(root_node);
+    Py_INCREF(no_value);
+    Py_INCREF(deprel_of);
+    p->no_node = no_node;
+    p->root_node = root_node;
+    p->no_value = no_value;
+    p->deprel_of = deprel_of;
+    if ((p->nodes = read_steps(nodes, &p->n_nodes, 0, 0)) == NULL)
+        return -1;
+    if ((p->values = read_steps(values, &p->n_values, p->n_nodes, 1)) == NULL)
+        return -1;
+    p->n_outputs = PyList_GET_SIZE(outputs);
+    if ((p->outputs = PyMem_New(Py_ssize_t, p->n_outputs ? p->n_outputs : 1)) == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < p->n_outputs; k++) {
+        p->outputs[k] = PyLong_AsSsize_t(PyList_GET_ITEM(outputs, k));
+        if (p->outputs[k] < 0 || p->outputs[k] >= p->n_values) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "an output is not a value of the plan");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void Plan_dealloc(Plan *p)
+{
+    PyMem_Free(p->nodes);
+    PyMem_Free(p->values);
+    PyMem_Free(p->outputs);
+    Py_XDECREF(p->no_node);
+    Py_XDECREF(p->root_node);
+    Py_XDECREF(p->no_value);
+    Py_XDECREF(p->deprel_of);
+    Py_TYPE(p)->tp_free((PyObject *)p);
+}
+
+static PyMethodDef Plan_methods[] = {
+    {"values", (PyCFunction)Plan_values, METH_VARARGS, "values(configuration, columns) -> the features' values"},
+    {"columns", (PyCFunction)Plan_columns, METH_VARARGS,
+     "columns(configuration, columns, tables, picks) -> the instance's columns"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject PlanType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "maltpy.features._gather.Plan",
+    .tp_basicsize = sizeof(Plan),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Plan(nodes, values, outputs, (no_node, root_node, no_value), deprel_of)",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Plan_init,
+    .tp_dealloc = (destructor)Plan_dealloc,
+    .tp_methods = Plan_methods,
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_gather",
+    .m_doc = "The fast form of the per-configuration feature extractor.",
+    .m_size = -1,
+};
+
+static int intern(PyObject **slot, const char *text)
+{
+    *slot = PyUnicode_InternFromString(text);
+    return *slot == NULL ? -1 : 0;
+}
+
+PyMODINIT_FUNC PyInit__gather(void)
+{
+    if (PyType_Ready(&PlanType) < 0)
+        return NULL;
+    if (intern(&TILDE, "~") < 0 || intern(&NULL_TEXT, "#null#") < 0 || intern(&LEFT_TEXT, "LEFT") < 0 ||
+        intern(&RIGHT_TEXT, "RIGHT") < 0 || intern(&S_STACK, "stack") < 0 || intern(&S_INACTIVE, "inactive") < 0 ||
+        intern(&S_BUFFER, "buffer") < 0 || intern(&S_SWAPPED, "swapped") < 0 || intern(&S_LEFT, "left") < 0 ||
+        intern(&S_RIGHT, "right") < 0 || intern(&S_N, "n") < 0 || intern(&S_ARCS, "arcs") < 0 ||
+        intern(&S_HEADS, "heads") < 0 || intern(&S_LABELS, "labels") < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&PlanType);
+    if (PyModule_AddObject(m, "Plan", (PyObject *)&PlanType) < 0)
+        return NULL;
+    static const struct {
+        const char *name;
+        int op;
+    } ops[] = {{"STACK", STACK}, {"INACTIVE", INACTIVE}, {"INPUT", INPUT}, {"LOOKAHEAD", LOOKAHEAD},
+               {"LEFT", LEFT}, {"RIGHT", RIGHT}, {"LEFT_CONTEXT", LEFT_CONTEXT}, {"RIGHT_CONTEXT", RIGHT_CONTEXT},
+               {"HEAD", HEAD}, {"LDEP", LDEP}, {"RDEP", RDEP}, {"RDEP2", RDEP2}, {"PRED", PRED}, {"SUCC", SUCC},
+               {"INPUT_COLUMN", INPUT_COLUMN}, {"OUTPUT_COLUMN", OUTPUT_COLUMN}, {"OUTPUT_ARC", OUTPUT_ARC},
+               {"MERGE", MERGE}, {"MERGE3", MERGE3}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (PyModule_AddIntConstant(m, ops[i].name, ops[i].op) < 0)
+            return NULL;
+    return m;
+}
