@@ -330,9 +330,9 @@ class Model:
         if max_degree is not None and (type(max_degree) is not int or max_degree < 0):
             raise MaltpyError(f"a degree bound is a whole number from 0, not {cut(repr(max_degree), 40)}",
                               "Model.bound_degree")  # fmt: skip
-        if self.config.singlemalt.parsing_algorithm != "covnonproj":
-            raise MaltpyError(f"bounds covnonproj only; this model is {self.config.singlemalt.parsing_algorithm}",
-                              "Model.bound_degree")  # fmt: skip
+        if not self.system.bounds_degree:
+            bounded = ", ".join(name for name, system in SYSTEMS.items() if system.bounds_degree)
+            raise MaltpyError(f"bounds {bounded} only; this model is {self.system.name}", "Model.bound_degree")
         covington = dataclasses.replace(self.config.covington, max_degree=max_degree)
         self.config = dataclasses.replace(self.config, covington=covington)
         self._set_system()

@@ -18,10 +18,10 @@ import time
 import pytest
 from conftest import DATA, EXAMPLE, as_from_a_terminal, assert_one_line_error, requires_shared, run_maltpy
 
-from maltpy.config import load_config
+from maltpy.config import FLAGS, config_from_dict, default_config, load_config
 from maltpy.conll import ConllReader
 from maltpy.features import load_feature_model
-from maltpy.optimize import _base_setting, optimize
+from maltpy.optimize import _base_setting, optimize, root_options
 from maltpy.optimize.analysis import Analysis, analyse
 from maltpy.optimize.candidates import default_features, feature_groups, readable, varying, wider_groups
 from maltpy.optimize.trials import read_sentences
@@ -340,3 +340,20 @@ def test_jobs_beyond_the_cores_are_lowered_with_one_warning(tmp_path):
     assert error.startswith("maltpy: error: ") and r.returncode == 2
     quiet = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "file", "--jobs", "256", "-q")
     assert_one_line_error(quiet, f"{tmp_path / 'file'}: is not a folder")
+
+
+@pytest.mark.parametrize("algorithm", list(SYSTEMS))
+def test_each_root_option_is_its_flag_as_the_command_line_reads_it(algorithm):
+    # MaltOptimizer's phase 2 tries each system's root_options by their flags: the change a
+    # trial makes is the one its flag names on the command line, and not the default
+    base = _base_setting(algorithm, "liblinear", "conllx")
+    options = SYSTEMS[algorithm].root_options
+    for flag, groups in options:
+        name, text = flag.removeprefix("-").split(" ")
+        group, key = FLAGS[name]
+        field = group.replace("2planar", "twoplanar")
+        tried = getattr(getattr(config_from_dict(base.changed(**groups).groups, "trial"), field), key)
+        assert tried == getattr(getattr(load_config(None, {(group, key): text}), field), key), flag
+        assert tried != getattr(getattr(default_config(), field), key), flag
+    assert [flag for flag, _ in root_options(base)][: len(options)] == [flag for flag, _ in options]
+    assert (algorithm.startswith("stack")) == (not options)

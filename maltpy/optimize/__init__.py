@@ -109,22 +109,12 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[R
 
 
 def root_options(setting: Setting) -> list[tuple[str, Callable[[Setting], Setting]]]:
-    """The options MaltOptimizer tries after choosing the algorithm: how the root takes its
-    dependents, REDUCE and SHIFT, and for a pseudo-projective encoding its covered roots and
-    lifting order."""
-    family = SYSTEMS[setting.algorithm].family
-    changes: list[tuple[str, Callable[[Setting], Setting]]] = []
-    if family == "nivre":
-        changes.append(("-nr false", lambda s: s.changed(nivre={"allow_root": False})))
-        if setting.algorithm == "nivreeager":
-            changes.append(("-ne true", lambda s: s.changed(nivre={"allow_reduce": True})))
-    elif family == "covington":
-        changes.append(("-cr false", lambda s: s.changed(covington={"allow_root": False})))
-        changes.append(("-cs true", lambda s: s.changed(covington={"allow_shift": True})))
-    elif family in ("planar", "twoplanar"):
-        changes.append(("-prh relaxed", lambda s: s.changed(multiplanar={"planar_root_handling": "relaxed"})))
-        if family == "twoplanar":
-            changes.append(("-2pr true", lambda s: s.changed(**{"2planar": {"reduceonswitch": True}})))
+    """The options MaltOptimizer tries after choosing the algorithm: its system's
+    (``root_options``: how the root takes its dependents, REDUCE and SHIFT), and for a
+    pseudo-projective encoding its lifting order."""
+    changes: list[tuple[str, Callable[[Setting], Setting]]] = [
+        (flag, lambda s, groups=groups: s.changed(**groups)) for flag, groups in SYSTEMS[setting.algorithm].root_options
+    ]
     if "pproj" in setting.groups:
         changes.append(("-plo deepest", lambda s: s.changed(pproj={"lifting_order": "deepest"})))
     return changes

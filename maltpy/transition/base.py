@@ -53,6 +53,11 @@ class TransitionSystem:
     - ``one_root``: it keeps the single-root constraint (graph.single_root) itself, while parsing;
       the other systems take ``tree.single_root``'s final step alone.
     - ``acyclicity``: it never closes a cycle (``finish`` breaks those of a system that may).
+    - ``bounds_degree``: it takes a bound on the degree of non-projectivity (-cd, Nivre 2007),
+      which ``maltpy parse -cd`` may change.
+    - ``root_options``: the options MaltOptimizer tries once it has chosen the algorithm
+      (Ballesteros & Nivre 2012, phase 2: the root's handling, REDUCE and SHIFT), each its flag
+      and the change to the configuration's groups (``maltpy optimize``).
     """
 
     name: str
@@ -64,6 +69,8 @@ class TransitionSystem:
     planar = False
     one_root = False
     acyclicity = True
+    bounds_degree = False
+    root_options: tuple[tuple[str, dict[str, dict]], ...] = ()
 
     @classmethod
     def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> TransitionSystem:

@@ -67,6 +67,9 @@ class CovingtonNonProjective(TransitionSystem):
     first_class = NA
     feature_model = "covnonproj"
     projective = False
+    bounds_degree = True
+    root_options = (("-cr false", {"covington": {"allow_root": False}}),
+                    ("-cs true", {"covington": {"allow_shift": True}}))  # fmt: skip
 
     def __init__(self, allow_root: bool = True, allow_shift: bool = False, max_degree: int | None = None) -> None:
         self.allow_root = allow_root
@@ -173,6 +176,7 @@ class CovingtonProjective(CovingtonNonProjective):
     name = "covproj"
     feature_model = "covproj"
     projective = True
+    bounds_degree = False
 
     def __init__(self, allow_root: bool = True, allow_shift: bool = False) -> None:
         super().__init__(allow_root, allow_shift)

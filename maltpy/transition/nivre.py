@@ -62,6 +62,7 @@ class _Nivre(TransitionSystem):
 
     family = "nivre"
     projective = True
+    root_options: tuple[tuple[str, dict[str, dict]], ...] = (("-nr false", {"nivre": {"allow_root": False}}),)
 
     def __init__(self, allow_root: bool = True, end_phase: bool = False) -> None:
         self.allow_root = allow_root
@@ -113,6 +114,7 @@ class NivreEager(_Nivre):
     transitions = (SH, RE, RA, LA)
     first_class = RE
     feature_model = "nivreeager"
+    root_options = (*_Nivre.root_options, ("-ne true", {"nivre": {"allow_reduce": True}}))
 
     def __init__(self, allow_root: bool = True, allow_reduce: bool = False, enforce_tree: bool = False,
                  one_root: bool = False) -> None:  # fmt: skip

@@ -137,6 +137,7 @@ class Planar(_Constraints):
     transitions = (SH, RE, RA, LA)
     first_class = RE
     feature_model = "planar"
+    root_options = (("-prh relaxed", {"multiplanar": {"planar_root_handling": "relaxed"}}),)
 
     def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False,
                  connectedness: str = "none") -> None:  # fmt: skip
@@ -233,6 +234,7 @@ class TwoPlanar(_Constraints):
     transitions = (SH, SW_, RA, LA, RE, RB)
     first_class = RB
     feature_model = "2planar"
+    root_options = (*Planar.root_options, ("-2pr true", {"2planar": {"reduceonswitch": True}}))
 
     def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False,
                  reduce_on_switch: bool = False) -> None:  # fmt: skip
