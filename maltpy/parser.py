@@ -34,14 +34,13 @@ from .config import Config
 from .conll import QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, counted, cut
 from .features import FeatureModel, load_feature_model
-from .features.functions import NULL_SYMBOLS
-from .features.spec import COLUMNS, FORMAT_NAMES
+from .features.spec import FORMAT_NAMES
 from .files import atomic_output, check_output_path, read_conll
 from .learner_options import CLASS_WEIGHTS
 from .learners import LEARNERS, AtomicModel
-from .learners.divide import Guide, classifier_groups, train_guide
+from .learners.divide import DataSplit, Guide, classifier_groups, data_split, guide_of, train_guide
 from .learners.encoding import Instances
-from .model_archive import Classes, ModelParts, guide_of, read_model, write_model
+from .model_archive import Classes, ModelParts, read_model, write_model
 from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
 from .sentences import as_sentence
 from .transition import SYSTEMS, system_for
@@ -424,13 +423,14 @@ def learn(
     fm.check_columns(data_format)
     classes = Classes()
     classes.add(SYSTEMS[algorithm].first_class)
-    split = split_position = None  # the data split's feature and its position in the model
-    if config.guide.data_split_column is not None:
-        split, split_position = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
+    guide = config.guide
+    split = data_split(fm, guide.data_split_column, guide.data_split_structure, guide.data_split_threshold)
     treebank = _Treebank(config, fm)
-    replay = _Replay(config, fm, split, classes, save_instances is not None, lambda: treebank.report(progress, replay))
+    replay = _Replay(config, fm, split.feature, classes, save_instances is not None,
+                     lambda: treebank.report(progress, replay))  # fmt: skip
     for sentence in sentences:
         heads, labels = treebank.add(sentence, name)
+        split.count(sentence)
         replay.add(sentence, heads, labels)
         if treebank.sentences % 500 == 0:
             treebank.report(progress, replay)
@@ -439,32 +439,27 @@ def learn(
     if not len(instances):
         raise MaltpyError("no training instances: the treebank has no sentences", name)
     extracted = time.perf_counter()
-    models = _train(config, instances, classes, treebank.value_order, split_position, name, progress, save_instances)
+    models = _train(config, instances, classes, split, name, progress, save_instances)
     statistics = {
         **treebank.statistics(name),
         "instances": len(instances), "classes": len(classes.items),
         "seconds_features": round(extracted - started, 2),
         "seconds_training": round(time.perf_counter() - extracted, 2),
     }  # fmt: skip
-    return Model(config, fm, classes, guide_of(models, fm, config), data_format, statistics,
+    return Model(config, fm, classes, guide_of(models, split), data_format, statistics,
                  treebank.root_counts.labels(), treebank.vocabulary.vocabulary())  # fmt: skip
 
 
 class _Treebank:
     """What learning keeps of the gold trees besides the instances: the counts of its
-    statistics, the root labels (graph.single_root), the vocabulary, the order of the data
-    split's values; and each tree as the oracle is shown it, projectivized with pseudo-projective
-    parsing (Nivre & Nilsson 2005)."""
+    statistics, the root labels (graph.single_root), the vocabulary; and each tree as the oracle
+    is shown it, projectivized with pseudo-projective parsing (Nivre & Nilsson 2005)."""
 
     def __init__(self, config: Config, fm: FeatureModel) -> None:
         self.pproj = config.pproj
         self.sentences = self.tokens = self.nonprojective = self.lifted_sentences = self.lifted_arcs = 0
         self.root_counts = RootCounts()
         self.vocabulary = VocabularyCounter(fm.input_columns(config.guide.data_split_column))
-        #: the data split's values in order of first appearance, null values first (learners.divide)
-        self.value_order = {v: i for i, v in enumerate(dict.fromkeys(NULL_SYMBOLS[config.singlemalt.null_value]))}
-        column = config.guide.data_split_column
-        self.split_column = COLUMNS[column] if column is not None else None
 
     def add(self, sentence: Sentence, name: str) -> tuple[list[int], list[str]]:
         """Count ``sentence`` (of the file ``name``); the heads and labels the oracle replays."""
@@ -482,9 +477,6 @@ class _Treebank:
             heads, labels = lifted.heads, lifted.labels
             self.lifted_sentences += lifted.lifted > 0
             self.lifted_arcs += lifted.lifted
-        if self.split_column is not None:
-            for word in sentence.words:
-                self.value_order.setdefault(word[self.split_column], len(self.value_order))
         return heads, labels
 
     def report(self, progress: Callable[[str], None] | None, replay: _Replay) -> None:
@@ -558,12 +550,11 @@ class _Replay:
         self.chunk_done()
 
 
-def _train(config: Config, instances: Instances, classes: Classes, value_order: dict[str, int],
-           split_position: int | None, name: str, progress: Callable[[str], None] | None,
-           save_instances: str | None) -> dict[str, AtomicModel]:  # fmt: skip
+def _train(config: Config, instances: Instances, classes: Classes, split: DataSplit, name: str,
+           progress: Callable[[str], None] | None, save_instances: str | None) -> dict[str, AtomicModel]:  # fmt: skip
     """The classifiers of the instances, by name (learners.divide), and their instance files
     with ``save_instances`` (-li)."""
-    groups = classifier_groups(instances, value_order, split_position, config.guide.data_split_threshold)
+    groups = classifier_groups(instances, split)
     if save_instances is not None:
         write_instance_files(save_instances, instances, groups, classes.names())
     options = dict(config.lib.options)
