@@ -34,7 +34,7 @@ from .conll import FORMATS, valid_label
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel, feature_model_from_text
 from .learners import LEARNERS, AtomicModel, map_class
-from .learners.divide import Guide
+from .learners.divide import Guide, data_split, guide_of
 from .pseudoproj import DeprelOf
 from .transition import SYSTEMS
 from .transition.base import LA, RA
@@ -182,7 +182,9 @@ def _checked_parts(archive: Archive, path: str) -> ModelParts:
     if "vocabulary" in m:  # a model made before the vocabulary was kept has none
         require(m["vocabulary"] == VOCABULARY, "a vocabulary in another file")
         vocabulary = Vocabulary.from_json(json.loads(archive.text(VOCABULARY)))
-    return ModelParts(config, fm, classes, guide_of(atomic, fm, config), data_format, statistics, roots, vocabulary)
+    g = config.guide
+    guide = guide_of(atomic, data_split(fm, g.data_split_column, g.data_split_structure, g.data_split_threshold))
+    return ModelParts(config, fm, classes, guide, data_format, statistics, roots, vocabulary)
 
 
 def _checked_feature_model(stored: object, config: Config, path: str) -> FeatureModel:
@@ -256,12 +258,3 @@ def _checked_classes(names: object, transitions: tuple[str, ...]) -> Classes:
         require((label is not None) == (name in (LA, RA)), f"a class {cut(name, 20)} with a wrong label")
         require(label is None or valid_label(label), f"a label that is not CoNLL field text: {cut(label)!r}")
     return classes
-
-
-def guide_of(models: dict[str, AtomicModel], fm: FeatureModel, config: Config) -> Guide:
-    """The guide of the classifiers named as ``learners.divide.classifier_groups`` names them."""
-    if "main" in models:
-        return Guide({}, models["main"])
-    split, _ = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
-    by_value = {name.partition(":")[2]: m for name, m in models.items() if name.startswith("split:")}
-    return Guide(by_value, models.get("master"), split)

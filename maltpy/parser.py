@@ -34,17 +34,16 @@ from .config import Config
 from .conll import QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, counted, cut
 from .features import FeatureModel, load_feature_model
-from .features.functions import NULL_SYMBOLS
-from .features.spec import COLUMNS, FORMAT_NAMES
+from .features.spec import FORMAT_NAMES
 from .files import atomic_output, check_output_path, read_conll
 from .learner_options import CLASS_WEIGHTS
 from .learners import LEARNERS, AtomicModel
-from .learners.divide import Guide, classifier_groups, train_guide
+from .learners.divide import Guide, classifier_groups, data_split, guide_of, train_guide
 from .learners.encoding import Instances
-from .model_archive import Classes, ModelParts, guide_of, read_model, write_model
-from .pseudoproj import DeprelOf, check_unmarked, deprojectivize, projectivize
+from .model_archive import Classes, ModelParts, read_model, write_model
+from .pseudoproj import DeprelOf, Encoding, check_unmarked, deprojectivize, projectivize
 from .sentences import as_sentence
-from .transition import SYSTEMS, system_for
+from .transition import TransitionSystem, system_for
 from .transition.base import LA, RA, Gold, finish, replay_oracle
 from .tree import UD_ROOT_LABELS, RootCounts, RootLabels, is_projective, single_root
 from .vocabulary import Tally, Vocabulary, VocabularyCounter, Watch, python_warning
@@ -419,56 +418,62 @@ def learn(
 ) -> Model:  # fmt: skip
     """Induce a parser from the gold trees in ``sentences`` (read from ``name``). With
     ``save_instances``, each classifier's training instances are also written to that folder
-    in TiMBL's columns format (``<classifier>.col``), as MaltParser's -li writes them."""
+    in TiMBL's columns format (``<classifier>.col``), as MaltParser's -li writes them.
+
+    The configuration is read here, once: the steps below are given what it makes (the feature
+    model, the transition system, the data split, the learner and its options)."""
     started = time.perf_counter()
-    algorithm = config.singlemalt.parsing_algorithm
+    guide = config.guide
     pproj = config.pproj
-    fm = load_feature_model(config.guide.features, algorithm, config.guide.learner, data_format,
+    fm = load_feature_model(guide.features, config.singlemalt.parsing_algorithm, guide.learner, data_format,
                             config.singlemalt.null_value, DeprelOf(pproj) if pproj.marks_labels else None)  # fmt: skip
     fm.check_columns(data_format)
-    classes = Classes()
-    classes.add(SYSTEMS[algorithm].first_class)
-    split = split_position = None  # the data split's feature and its position in the model
-    if config.guide.data_split_column is not None:
-        split, split_position = fm.split_feature(config.guide.data_split_column, config.guide.data_split_structure)
-    treebank = _Treebank(config, fm)
-    replay = _Replay(config, fm, split, classes, save_instances is not None, lambda: treebank.report(progress, replay))
+    system = system_for(config, learning=True)
+    split = data_split(fm, guide.data_split_column, guide.data_split_structure, guide.data_split_threshold)
+    symbolic = LEARNERS[guide.learner].symbolic
+    keep_symbols = save_instances is not None
+    arrays = BatchLearner(config, fm, system) if not (symbolic or keep_symbols) and covered(config, fm) else None
+    treebank = _Treebank(pproj, fm.input_columns(guide.data_split_column))
+    instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
+    replay = _Replay(fm, system, split.feature, instances, arrays, lambda: treebank.report(progress, instances))
     for sentence in sentences:
         heads, labels = treebank.add(sentence, name)
+        split.count(sentence)
         replay.add(sentence, heads, labels)
         if treebank.sentences % 500 == 0:
-            treebank.report(progress, replay)
+            treebank.report(progress, instances)
     replay.flush()
-    instances = replay.instances
     if not len(instances):
         raise MaltpyError("no training instances: the treebank has no sentences", name)
     extracted = time.perf_counter()
-    models = _train(config, instances, classes, treebank.value_order, split_position, name, progress, save_instances)
+    groups = classifier_groups(instances, split)
+    if save_instances is not None:
+        write_instance_files(save_instances, instances, groups, replay.classes.names())
+    options = dict(config.lib.options)
+    if isinstance(options.get(CLASS_WEIGHTS), Mapping):
+        options[CLASS_WEIGHTS] = replay.classes.weighted(options[CLASS_WEIGHTS], name)
+    models = train_guide(instances, groups, guide.learner, options, progress)
     statistics = {
         **treebank.statistics(name),
-        "instances": len(instances), "classes": len(classes.items),
+        "instances": len(instances), "classes": len(replay.classes.items),
         "seconds_features": round(extracted - started, 2),
         "seconds_training": round(time.perf_counter() - extracted, 2),
     }  # fmt: skip
-    return Model(config, fm, classes, guide_of(models, fm, config), data_format, statistics,
-                 treebank.root_counts.labels(), treebank.vocabulary.vocabulary())  # fmt: skip
+    return Model(config, fm, replay.classes, guide_of(models, split),
+                 data_format, statistics, treebank.root_counts.labels(), treebank.vocabulary.vocabulary())  # fmt: skip
 
 
 class _Treebank:
     """What learning keeps of the gold trees besides the instances: the counts of its
-    statistics, the root labels (graph.single_root), the vocabulary, the order of the data
-    split's values; and each tree as the oracle is shown it, projectivized with pseudo-projective
-    parsing (Nivre & Nilsson 2005)."""
+    statistics, the root labels (graph.single_root) and the vocabulary of the input ``columns``;
+    and each tree as the oracle is shown it, projectivized with the pseudo-projective setting
+    ``pproj`` (Nivre & Nilsson 2005)."""
 
-    def __init__(self, config: Config, fm: FeatureModel) -> None:
-        self.pproj = config.pproj
+    def __init__(self, pproj: Encoding, columns: list[int]) -> None:
+        self.pproj = pproj
         self.sentences = self.tokens = self.nonprojective = self.lifted_sentences = self.lifted_arcs = 0
         self.root_counts = RootCounts()
-        self.vocabulary = VocabularyCounter(fm.input_columns(config.guide.data_split_column))
-        #: the data split's values in order of first appearance, null values first (learners.divide)
-        self.value_order = {v: i for i, v in enumerate(dict.fromkeys(NULL_SYMBOLS[config.singlemalt.null_value]))}
-        column = config.guide.data_split_column
-        self.split_column = COLUMNS[column] if column is not None else None
+        self.vocabulary = VocabularyCounter(columns)
 
     def add(self, sentence: Sentence, name: str) -> tuple[list[int], list[str]]:
         """Count ``sentence`` (of the file ``name``); the heads and labels the oracle replays."""
@@ -486,16 +491,13 @@ class _Treebank:
             heads, labels = lifted.heads, lifted.labels
             self.lifted_sentences += lifted.lifted > 0
             self.lifted_arcs += lifted.lifted
-        if self.split_column is not None:
-            for word in sentence.words:
-                self.value_order.setdefault(word[self.split_column], len(self.value_order))
         return heads, labels
 
-    def report(self, progress: Callable[[str], None] | None, replay: _Replay) -> None:
+    def report(self, progress: Callable[[str], None] | None, instances: Instances) -> None:
         """Learning's progress: the sentences read, and the instances made of them so far (the
         arrays path replays a chunk of sentences at a time, so its count comes a chunk later)."""
         if progress:
-            made = f", {counted(len(replay.instances), 'instance')}" if len(replay.instances) else " read"
+            made = f", {counted(len(instances), 'instance')}" if len(instances) else " read"
             progress(f"{counted(self.sentences, 'sentence')}{made}")
 
     def statistics(self, name: str) -> dict:
@@ -505,23 +507,23 @@ class _Treebank:
 
 
 class _Replay:
-    """The oracle replayed over each gold tree, its instances collected in the trees' order: the
-    feature values of each configuration where the oracle chose the transition, and the class
-    it chose (Nivre 2008, §6.1). Nivre's systems replay a chunk of trees at a time in arrays
-    (``batch.BatchLearner.replay``); the others, k-NN, the instance files (-li) and long
-    sentences replay configuration by configuration (``transition.base.replay_oracle``)."""
+    """The oracle of ``system`` replayed over each gold tree, its instances collected in the
+    trees' order: the feature values of each configuration where the oracle chose the
+    transition, and the class it chose (Nivre 2008, §6.1), the classes numbered in order of
+    registration, the system's first class first. With ``arrays`` (Nivre's systems), a chunk of
+    trees is replayed at a time in arrays (``batch.BatchLearner.replay``); without it (the other
+    systems, k-NN, the instance files of -li), and for long sentences, configuration by
+    configuration (``transition.base.replay_oracle``)."""
 
-    def __init__(self, config: Config, fm: FeatureModel, split: Callable | None, classes: Classes, keep_symbols: bool,
-                 chunk_done: Callable[[], None]) -> None:  # fmt: skip
-        symbolic = LEARNERS[config.guide.learner].symbolic
-        self.instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
-        self.classes = classes
-        self.system = system_for(config, learning=True)
+    def __init__(self, fm: FeatureModel, system: TransitionSystem, split: Callable | None, instances: Instances,
+                 arrays: BatchLearner | None, chunk_done: Callable[[], None]) -> None:  # fmt: skip
         self.extract = fm.extract
+        self.system = system
         self.split = split
-        self.arrays = None
-        if not symbolic and not keep_symbols and covered(config, fm):
-            self.arrays = BatchLearner(config, fm, self.system)
+        self.instances = instances
+        self.arrays = arrays
+        self.classes = Classes()
+        self.classes.add(system.first_class)
         self.chunk: list[tuple[Sentence, list[int], list[str]]] = []
         self.chunk_tokens = 0
         self.chunk_done = chunk_done
@@ -560,17 +562,3 @@ class _Replay:
             self.instances.split_values.extend(replay.split_values)
         self.chunk, self.chunk_tokens = [], 0
         self.chunk_done()
-
-
-def _train(config: Config, instances: Instances, classes: Classes, value_order: dict[str, int],
-           split_position: int | None, name: str, progress: Callable[[str], None] | None,
-           save_instances: str | None) -> dict[str, AtomicModel]:  # fmt: skip
-    """The classifiers of the instances, by name (learners.divide), and their instance files
-    with ``save_instances`` (-li)."""
-    groups = classifier_groups(instances, value_order, split_position, config.guide.data_split_threshold)
-    if save_instances is not None:
-        write_instance_files(save_instances, instances, groups, classes.names())
-    options = dict(config.lib.options)
-    if isinstance(options.get(CLASS_WEIGHTS), Mapping):
-        options[CLASS_WEIGHTS] = classes.weighted(options[CLASS_WEIGHTS], name)
-    return train_guide(instances, groups, config.guide.learner, options, progress)

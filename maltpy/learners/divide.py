@@ -12,10 +12,16 @@ any other value, seen or not, uses the master.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..conll import Sentence
 from ..errors import counted
+from ..features import FeatureModel
+from ..features.functions import NULL_SYMBOLS
+from ..features.spec import COLUMNS
 from ..learner_options import CLASS_WEIGHTS
 from . import LEARNERS, AtomicModel
 from .encoding import Instances
@@ -38,8 +44,37 @@ class Guide:
         return list(self.models.values()) + ([self.master] if self.master is not None else [])
 
 
-def classifier_groups(instances: Instances, value_order: dict[str, int], split_position: int | None,
-                      threshold: int) -> dict[str, tuple[list[int], np.ndarray]]:  # fmt: skip
+@dataclass(slots=True)
+class DataSplit:
+    """A model's data split (-d, -s, -T): the split feature ``InputColumn(d, s)`` compiled, its
+    position in the feature model (None if the model lacks it), the number of the column d it
+    reads, the threshold T, and the values of that column in the order they first appear in the
+    training data, null values first. Without a data split, no feature and no column."""
+
+    feature: Callable | None = None
+    position: int | None = None
+    column: int | None = None
+    threshold: int = 0
+    value_order: dict[str, int] = field(default_factory=dict)
+
+    def count(self, sentence: Sentence) -> None:
+        """Note the values of ``sentence`` (a gold tree learned from) in the split column."""
+        if self.column is not None:
+            for word in sentence.words:
+                self.value_order.setdefault(word[self.column], len(self.value_order))
+
+
+def data_split(fm: FeatureModel, column: str | None, structure: str | None, threshold: int) -> DataSplit:
+    """The data split on ``column`` at the address ``structure`` (-d, -s) of the feature model
+    ``fm``, with the threshold ``threshold`` (-T); no split without a column."""
+    if column is None:
+        return DataSplit()
+    feature, position = fm.split_feature(column, structure)
+    nulls = dict.fromkeys(NULL_SYMBOLS[fm.null_value])
+    return DataSplit(feature, position, COLUMNS[column], threshold, {v: i for i, v in enumerate(nulls)})
+
+
+def classifier_groups(instances: Instances, split: DataSplit) -> dict[str, tuple[list[int], np.ndarray]]:
     """Which instances each classifier learns from, and which feature positions it reads, by
     name: "main" without a split; "split:<value>" and "master" with one
     (``instances.split_values`` holds each instance's split value)."""
@@ -49,18 +84,27 @@ def classifier_groups(instances: Instances, value_order: dict[str, int], split_p
     by_value: dict[str, list[int]] = {}
     for i, value in enumerate(instances.split_values):
         by_value.setdefault(value, []).append(i)
-    reduced = [p for p in everything if p != split_position]
+    reduced = [p for p in everything if p != split.position]
     groups = {}
     master: list[int] = []
-    for value in sorted(by_value, key=lambda v: value_order.get(v, len(value_order))):
+    order = split.value_order
+    for value in sorted(by_value, key=lambda v: order.get(v, len(order))):
         members = by_value[value]
-        if len(members) > threshold:
+        if len(members) > split.threshold:
             groups[f"split:{value}"] = (reduced, np.array(members))
         else:
             master.extend(members)
     if master:
         groups["master"] = (everything, np.array(master))
     return groups
+
+
+def guide_of(models: dict[str, AtomicModel], split: DataSplit) -> Guide:
+    """The guide of the classifiers named as ``classifier_groups(instances, split)`` names them."""
+    if "main" in models:
+        return Guide({}, models["main"])
+    by_value = {name.partition(":")[2]: m for name, m in models.items() if name.startswith("split:")}
+    return Guide(by_value, models.get("master"), split.feature)
 
 
 def train_guide(instances: Instances, groups: dict[str, tuple[list[int], np.ndarray]], learner: str,
