@@ -43,7 +43,7 @@ from .learners.encoding import Instances
 from .model_archive import Classes, ModelParts, read_model, write_model
 from .pseudoproj import DeprelOf, Encoding, check_unmarked, deprojectivize, projectivize
 from .sentences import as_sentence
-from .transition import TransitionSystem, system_for
+from .transition import SYSTEMS, TransitionSystem, system_for
 from .transition.base import LA, RA, Gold, finish, replay_oracle
 from .tree import UD_ROOT_LABELS, RootCounts, RootLabels, is_projective, single_root
 from .vocabulary import Tally, Vocabulary, VocabularyCounter, Watch, python_warning
