@@ -62,8 +62,8 @@ class _Classifier:
 class _Arrays(FeatureArrays, NivreConfigurations):
     """A batch of Nivre configurations in arrays, with the addresses and values of features."""
 
-    def __init__(self, config) -> None:
-        self._init_features(config.singlemalt.null_value)
+    def __init__(self, null_value: str) -> None:
+        self._init_features(null_value)
 
     def _start(self, sentences: list, grow: bool = False) -> None:
         """The initial configurations of the sentences; their tokens' values as symbols (new
@@ -95,7 +95,8 @@ class BatchParser(_Arrays):
         ``_Column``) within MAX_MERGE_SPLITS: a model is untrusted, and a key of many "~" has a
         quadratic number of cuts. A model beyond that takes the per-sentence path."""
         models = model.guide.all_models()
-        if any(m.classifier.symbolic for m in models) or not covered(model.config, model.feature_model):
+        if any(m.classifier.symbolic for m in models) or not covered(model.system, model.feature_model,
+                                                                     split_feature(model.config)):
             return False
         features = [s.feature for s in model.feature_model.specs]
         cuts = 0
@@ -107,11 +108,8 @@ class BatchParser(_Arrays):
 
     def __init__(self, model) -> None:
         config = model.config
-        super().__init__(config)
+        super().__init__(config.singlemalt.null_value)
         self.model = model
-        #: the arrays form of the model's transition system, without and with the single-root
-        #: constraint (``Model.system``, ``Model.rooted_system``); ``parse`` picks one
-        self.forms = (arrays_form(model.system), arrays_form(model.rooted_system))
         #: the arrays form of the model's transition system, without and with the single-root
         #: constraint (``Model.system``, ``Model.rooted_system``); ``parse`` picks one
         self.forms = (arrays_form(model.system), arrays_form(model.rooted_system))
@@ -250,16 +248,17 @@ class BatchLearner(_Arrays):
     """The oracle replayed over a chunk of gold trees in lock step (learning's form of
     ``BatchParser``): each step's configurations give their feature values by the same array
     definitions, and the instances are put back in sentence order. ``system``: the per-sentence
-    system learning replays (``system_for(config, learning=True)``), whose arrays form this takes."""
+    system learning replays (``system_for(config, learning=True)``), whose arrays form this takes;
+    ``split``: the data split's feature (``spec.split_feature``), None without a split."""
 
-    def __init__(self, config, feature_model, system) -> None:
-        super().__init__(config)
+    def __init__(self, feature_model, system, split: Feature | None) -> None:
+        super().__init__(feature_model.null_value)
         self.system = arrays_form(system)
         self.features = [s.feature for s in feature_model.specs]
         self.deprel_of = feature_model.deprel_of
         self.value_numbers_of = [self._plan(list(f.args) if f.name in ("Merge", "Merge3") else [f])
                                  for f in self.features]  # fmt: skip
-        self.split = split_feature(config)
+        self.split = split
         self.split_value = self._plan([self.split])[0] if self.split is not None else None
         # every value a step reads: the features' parts and the split feature
         self.needs = sorted({v for numbers in self.value_numbers_of for v in numbers} |

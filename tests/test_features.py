@@ -11,8 +11,15 @@ from maltpy.config import load_config
 from maltpy.errors import MaltpyError
 from maltpy.features import FeatureModel, load_feature_model, spec
 from maltpy.features.addresses import ADDRESS_FUNCTIONS
-from maltpy.features.functions import FEATURE_FUNCTIONS, NOVALUE, NULL, ROOTNODE, compile_extractor
-from maltpy.features.gather import compile_plan
+from maltpy.features.functions import (
+    FEATURE_FUNCTIONS,
+    NOVALUE,
+    NULL,
+    ROOTNODE,
+    Layout,
+    compile_extractor,
+    compile_plan,
+)
 from maltpy.features.spec import COLUMNS, parse_feature, parse_feature_model, read_feature_model
 from maltpy.files import read_conll
 from maltpy.learners.encoding import FeatureMap
@@ -292,7 +299,7 @@ def test_every_function_with_several_uses_gives_each_features_own_value(algorith
     assert {int, tuple, str, type(None)} <= {kind for _, kind in seen}
 
 
-# Every function and address with a fast form (features.gather), several uses of each; S and I
+# Every function and address with a fast form (functions.compile_plan), several uses of each; S and I
 # stand for a family's base addresses, and B for the ones only some families have.
 FAST_FUNCTIONS = """
 InputColumn(POSTAG, S[0])
@@ -334,7 +341,7 @@ def test_the_fast_form_gives_the_definitions_values_and_columns(algorithm, stack
     fm = FeatureModel(parse_feature_model(text.encode(), "m.txt", algorithm), algorithm, null_value, "m.txt",
                       pseudoproj.DeprelOf(encoding), learning=False)  # fmt: skip
     assert fm.plan is not None and len(fm.specs) == 19
-    slow = compile_extractor([s.feature for s in fm.specs], fm.setting)
+    slow = compile_extractor(Layout.of([s.feature for s in fm.specs]), fm.setting)
     system = SYSTEMS[algorithm]()
     every: list[tuple] = []
     configurations = []
@@ -367,7 +374,7 @@ def test_every_default_model_has_a_fast_form():
 
 def test_a_model_a_fast_form_does_not_cover_takes_the_definitions():
     fm = model("InputColumn(POSTAG, Stack[0])\nSuffix(InputColumn(FORM, Input[0]), 2)\n")
-    assert fm.plan is None and compile_plan([s.feature for s in fm.specs], fm.setting) is None
+    assert fm.plan is None and compile_plan(Layout.of([s.feature for s in fm.specs]), fm.setting) is None
     assert model("InputColumn(POSTAG, lsib(Stack[0]))\n").plan is None
     assert model("InputColumn(ID, Stack[0])\n").plan is None
 

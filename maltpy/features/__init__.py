@@ -8,8 +8,7 @@ from pathlib import Path
 
 from ..errors import MaltpyError, cut
 from ..transition import SYSTEMS
-from .functions import NULL_SYMBOLS, Setting, compile_extractor, compile_feature
-from .gather import compile_plan
+from .functions import NULL_SYMBOLS, Layout, Setting, compile_extractor, compile_feature, compile_plan
 from .spec import (
     COLUMNS,
     FORMAT_NAMES,
@@ -19,7 +18,6 @@ from .spec import (
     foreign_column,
     parse_feature_model,
     read_feature_model,
-    split_feature,
 )
 
 #: The folder of each learner's default models. k-NN takes the LIBSVM ones: their arc-eager model
@@ -32,7 +30,7 @@ class FeatureModel:
     """The features of a model in MaltParser's order, compiled for one algorithm.
 
     ``extract(c, columns)`` gives one value per feature for configuration ``c`` (see
-    ``functions``), by the model's fast form (``plan``, see ``gather``) where it has one.
+    ``functions``), by the model's fast form (``plan``, see ``functions.compile_plan``) where it has one.
     ``deprel_of`` maps pseudo-projective arc labels to their DEPREL, for the models that learn
     such labels.
     """
@@ -50,10 +48,9 @@ class FeatureModel:
         # (see functions._split); parsing needs no order and keeps no table.
         self.split_codes: dict | None = {} if learning else None
         self.setting = Setting(SYSTEMS[algorithm].family, null_value, deprel_of, self.split_codes)
-        self.functions = [compile_feature(s.feature, self.setting) for s in specs]
-        features = [s.feature for s in specs]
-        self.plan = compile_plan(features, self.setting)
-        self.extract = self.plan.values if self.plan is not None else compile_extractor(features, self.setting)
+        layout = Layout.of([s.feature for s in specs])
+        self.plan = compile_plan(layout, self.setting)
+        self.extract = self.plan.values if self.plan is not None else compile_extractor(layout, self.setting)
         self.nulls = frozenset(NULL_SYMBOLS[null_value]) if null_value == "none" else frozenset()
         #: every value is a string or None: no Split (several values) and no ID (a number)
         self.plain = not any("Split(" in s.text or "InputColumn(ID," in s.text for s in specs)
@@ -104,14 +101,14 @@ class FeatureModel:
         return sorted({COLUMNS[name] for name in found if name not in (*INTEGER_COLUMNS, "DEPREL")})
 
     def extract_slowly(self, c, columns: list[list]) -> list:
-        """The values one closure at a time: what ``extract`` computes, by the definitions."""
-        return [f(c, columns) for f in self.functions]
+        """The values one feature at a time: what ``extract`` computes, by the definitions."""
+        return [compile_feature(s.feature, self.setting)(c, columns) for s in self.specs]
 
-    def split_feature(self, column: str, structure: str):
-        """The data split feature ``InputColumn(column, structure)``, compiled, and its position
-        in the model (None if the model does not have it). The configuration has checked the
-        address against the algorithm."""
-        feature = split_feature(column, structure)
+    def split_feature(self, feature: Feature):
+        """The data split feature (``spec.split_feature``), compiled, and its position in the
+        model (None if the model does not have it). The configuration has checked the address
+        against the algorithm."""
+        column = feature.args[0]
         position = next((i for i, s in enumerate(self.specs) if s.feature == feature), None)
         value = compile_feature(feature, Setting(SYSTEMS[self.algorithm].family, self.null_value))
         if column != "ID":

@@ -1,8 +1,8 @@
-/* The fast form of maltpy's per-configuration feature extractor (maltpy/features/gather.py).
+/* The fast form of maltpy's per-configuration feature extractor (functions.compile_plan).
 
    The definitions of the address and feature functions are Python's (features/addresses.py and
    features/functions.py); each entry of their tables that this file covers names its operation
-   here (its ``fast`` form), and gather.py turns a feature model whose functions are all covered
+   here (its ``fast`` form), and ``compile_plan`` turns a feature model whose functions are all covered
    into a Plan: the nodes to find, each distinct address once (a base address from the
    configuration, a graph address from the node of its inner address), then the values, each a
    column of a node, an arc label or a Merge of earlier values, and the places of the model's

@@ -49,7 +49,7 @@ class AddressFunction(NamedTuple):
     A base address's ``definition(index, family) -> (configuration) -> node`` and
     ``arrays(batch, rows, index)``; a graph address's ``definition(configuration, x) -> node``
     and ``arrays(batch, rows, x, flat)``, with ``x`` the inner nodes and ``flat`` their places
-    in the batch's node arrays. And its fast form (``features.gather``) or None: a base
+    in the batch's node arrays. And its fast form (``functions.compile_plan``) or None: a base
     address's ``fast(index, family) -> step``, a graph address's operation in ``_gather``.
     """
 
@@ -343,21 +343,6 @@ class NodeLayout(NamedTuple):
             add(a)
         return cls(bases, graphs, {a: k for k, a in enumerate([*bases, *graphs])})
 
-    def fast_steps(self, family: str) -> list[Step] | None:
-        """The steps of ``_gather``'s Plan that find the nodes, or None if an address has no
-        fast form."""
-        steps: list[Step] = []
-        for a in self.bases:
-            base = ADDRESS_FUNCTIONS[a.name].fast
-            if base is None:
-                return None
-            steps.append(base(a.index, family))
-        for a in self.graphs:
-            op = ADDRESS_FUNCTIONS[a.name].fast
-            if op is None:
-                return None
-            steps.append((op, 0, self.places[a.inner]))
-        return steps
 
 
 def compile_nodes(layout: NodeLayout, family: str) -> Callable[[object], list[int]]:

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..transition import SYSTEMS
 from ..transition.nivre_arrays import ARRAYS_FORMS
 from . import spec
 from .addresses import ADDRESS_FUNCTIONS
 from .functions import FEATURE_FUNCTIONS, NULL_SYMBOLS
-from .spec import COLUMNS, INTEGER_COLUMNS, Address, Feature, parse_address
+from .spec import COLUMNS, INTEGER_COLUMNS, Address, Feature
 
 UNKNOWN = 0  # the symbol of a value no table knows
 MAX_MERGE_SPLITS = 1 << 22  # cuts of a model's Merge keys into parts (real models: one per key)
@@ -269,14 +268,13 @@ class FeatureArrays:
         return numbers, texts
 
 
-def covered(config, feature_model) -> bool:
-    """Does the arrays form cover this configuration and feature model?"""
-    if SYSTEMS[config.singlemalt.parsing_algorithm] not in ARRAYS_FORMS or not feature_model.plain:
+def covered(system, feature_model, split: Feature | None) -> bool:
+    """Does the arrays form cover this transition system, feature model and data split feature
+    (``spec.split_feature``, None without a split)?"""
+    if type(system) not in ARRAYS_FORMS or not feature_model.plain:
         return False
-    if config.guide.data_split_column is not None:
-        column, structure = config.guide.data_split_column, config.guide.data_split_structure
-        if column in INTEGER_COLUMNS or not _address_ok(parse_address(structure)):
-            return False
+    if split is not None and (split.args[0] in INTEGER_COLUMNS or not _address_ok(split.args[1])):
+        return False
     return all(_feature_ok(s.feature) for s in feature_model.specs)
 
 

@@ -45,7 +45,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import _gather as fast
-from .addresses import NodeLayout, Step, compile_nodes
+from .addresses import ADDRESS_FUNCTIONS, NodeLayout, Step, compile_nodes
 from .spec import COLUMNS, Address, Feature, delimiter_literal
 
 NULL, ROOTNODE, NOVALUE = "#null#", "#rootnode#", "#novalue#"
@@ -106,7 +106,7 @@ class FeatureFunction(NamedTuple):
     (``features.arrays``), None where the batched path does not cover it: ``arrays(batch,
     feature, x, flat, nulls)`` gives the symbols of the values at nodes ``x`` (places ``flat``),
     ``nulls`` being the symbols of no node, the root and no value. (A Merge's arrays form is
-    ``arrays.Column``'s, over its parts' symbols.) And its fast form (``features.gather``):
+    ``arrays.Column``'s, over its parts' symbols.) And its fast form (``compile_plan``):
     ``fast(use) -> step`` of ``_gather``'s Plan, None for a use it does not cover."""
 
     simple: Callable[[Setting, list[Use]], SimpleFn] | None = None
@@ -380,7 +380,7 @@ def _parts(f: Feature) -> list[Feature]:
 def compile_feature(f: Feature, setting: Setting) -> FeatureFn:
     """The feature as a closure ``(configuration, columns) -> value``; ``columns[k][node]`` is
     column k of the sentence's word ``node`` (index 0 is the root's place)."""
-    extract = compile_extractor([f], setting)
+    extract = compile_extractor(Layout.of([f]), setting)
     return lambda c, cols: extract(c, cols)[0]
 
 
@@ -434,12 +434,12 @@ class Layout(NamedTuple):
         return cls(nodes, groups, [place[key] for key in outputs])
 
 
-def compile_extractor(features: list[Feature], setting: Setting) -> Callable[[object, list], tuple]:
-    """A function ``(configuration, columns) -> tuple of values``, one per feature, with the
-    values ``compile_feature`` gives: the definitions run in the layout's order (``Layout``), each
-    feature function giving the values of all its uses in one call (the hot path of learning and
-    parsing runs once per transition; ``features.gather`` is its fast form)."""
-    layout = Layout.of(features)
+def compile_extractor(layout: Layout, setting: Setting) -> Callable[[object, list], tuple]:
+    """A function ``(configuration, columns) -> tuple of values``, one per feature of the
+    layout's (``Layout.of(features)``), with the values ``compile_feature`` gives: the
+    definitions run in the layout's order, each feature function giving the values of all its
+    uses in one call (the hot path of learning and parsing runs once per transition;
+    ``compile_plan`` is its fast form)."""
     find = compile_nodes(layout.nodes, setting.family)
     simple: list[SimpleFn] = []
     combining: list[CombiningFn] = []
@@ -464,6 +464,33 @@ def compile_extractor(features: list[Feature], setting: Setting) -> Callable[[ob
         return pick(values)
 
     return extract
+
+
+def compile_plan(layout: Layout, setting: Setting) -> fast.Plan | None:
+    """The Plan of the features of ``layout`` (``Layout.of(features)``): ``plan.values(c,
+    columns)`` gives what ``compile_extractor``'s function gives, ``plan.columns(c, columns,
+    tables, picks)`` the columns of those values in ``tables``; None if a function has no fast
+    form."""
+    nodes: list[Step] = []
+    for a in layout.nodes.bases:
+        base = ADDRESS_FUNCTIONS[a.name].fast
+        if base is None:
+            return None
+        nodes.append(base(a.index, setting.family))
+    for a in layout.nodes.graphs:
+        op = ADDRESS_FUNCTIONS[a.name].fast
+        if op is None:
+            return None
+        nodes.append((op, 0, layout.nodes.places[a.inner]))
+    values = []
+    for name, uses in layout.groups:
+        form = FEATURE_FUNCTIONS[name].fast
+        for use in uses:
+            step = form(use) if form is not None else None
+            if step is None:
+                return None
+            values.append(step)
+    return fast.Plan(nodes, values, layout.outputs, setting.nulls, setting.deprel_of)
 
 
 def _number(text: str) -> int:

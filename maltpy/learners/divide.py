@@ -21,7 +21,7 @@ from ..conll import Sentence
 from ..errors import counted
 from ..features import FeatureModel
 from ..features.functions import NULL_SYMBOLS
-from ..features.spec import COLUMNS
+from ..features.spec import COLUMNS, Feature, split_feature
 from ..learner_options import CLASS_WEIGHTS
 from . import LEARNERS, AtomicModel
 from .encoding import Instances
@@ -56,6 +56,8 @@ class DataSplit:
     column: int | None = None
     threshold: int = 0
     value_order: dict[str, int] = field(default_factory=dict)
+    #: the split feature as the feature language writes it (``features.spec``)
+    written: Feature | None = None
 
     def count(self, sentence: Sentence) -> None:
         """Note the values of ``sentence`` (a gold tree learned from) in the split column."""
@@ -69,9 +71,10 @@ def data_split(fm: FeatureModel, column: str | None, structure: str | None, thre
     ``fm``, with the threshold ``threshold`` (-T); no split without a column."""
     if column is None:
         return DataSplit()
-    feature, position = fm.split_feature(column, structure)
+    written = split_feature(column, structure)
+    feature, position = fm.split_feature(written)
     nulls = dict.fromkeys(NULL_SYMBOLS[fm.null_value])
-    return DataSplit(feature, position, COLUMNS[column], threshold, {v: i for i, v in enumerate(nulls)})
+    return DataSplit(feature, position, COLUMNS[column], threshold, {v: i for i, v in enumerate(nulls)}, written)
 
 
 def classifier_groups(instances: Instances, split: DataSplit) -> dict[str, tuple[list[int], np.ndarray]]:

@@ -74,7 +74,7 @@ class FeatureMap:
     @property
     def picks(self) -> list[int] | None:
         """The places of the classifier's values among an instance's (``positions``), None when
-        they are its first ones in order (``features.gather``'s Plan.columns reads them so)."""
+        they are its first ones in order (the fast form's Plan.columns reads them so, ``functions.compile_plan``)."""
         return None if self._in_order else list(self.positions)
 
     @property
