@@ -14,6 +14,7 @@ from conftest import (
     EXAMPLE,
     REFERENCE,
     SWEMALT,
+    SWEMALT_TRAIN,
     assert_one_line_error,
     requires_shared,
     run_maltpy,
@@ -24,7 +25,6 @@ from maltpy.conll import ConllReader
 from maltpy.transition import SYSTEMS
 from maltpy.tree import find_cycle
 
-TRAIN = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll"
 TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
 BLIND = SWEMALT / "input" / "sv-stb-dep-mini-test-blind.conll"
 
@@ -35,9 +35,15 @@ def reference(name: str) -> dict:
 
 
 def learn_and_parse(tmp_path, train, test, *options: str) -> tuple[bytes, dict]:
-    model, parsed = tmp_path / "m.mpm", tmp_path / "parsed.conll"
+    model = tmp_path / "m.mpm"
     result = run_maltpy("learn", "-q", "-i", train, "-m", model, *options)
     assert result.returncode == 0, result.stderr.decode()
+    return parse_and_score(tmp_path, model, test)
+
+
+def parse_and_score(tmp_path, model, test) -> tuple[bytes, dict]:
+    """The model's parse of ``test`` and its scores against the gold file (TEST for BLIND)."""
+    parsed = tmp_path / "parsed.conll"
     result = run_maltpy("parse", "-m", model, "-i", test, "-o", parsed)
     assert result.returncode == 0, result.stderr.decode()
     scores = json.loads(run_maltpy("eval", "--json", test if "blind" not in str(test) else TEST, parsed).stdout)
@@ -60,10 +66,10 @@ def assert_trees(data: bytes, expected_sentences: int) -> None:
 
 @requires_shared
 @pytest.mark.parametrize("algorithm", list(SYSTEMS))
-def test_libsvm_parses_as_maltparser_does(tmp_path, algorithm):
+def test_libsvm_parses_as_maltparser_does(tmp_path, swemalt_model, algorithm):
     # With the same instances in the same order, LIBSVM's solution is MaltParser's: the parse
     # is tree for tree the one in MaltParser's reference output.
-    parsed, scores = learn_and_parse(tmp_path, TRAIN, BLIND, "-a", algorithm, "-l", "libsvm")
+    parsed, scores = parse_and_score(tmp_path, swemalt_model(algorithm, "libsvm"), BLIND)
     expected = gzip.open(REFERENCE / "outputs" / f"sv-{algorithm}-libsvm.conll.gz").read()
     assert parsed == expected
     assert scores["LAS"] == float(reference(f"sv-{algorithm}-libsvm")["LAS"])
@@ -71,10 +77,10 @@ def test_libsvm_parses_as_maltparser_does(tmp_path, algorithm):
 
 @requires_shared
 @pytest.mark.parametrize("algorithm", list(SYSTEMS))
-def test_liblinear_parses_as_maltparser_does(tmp_path, algorithm):
+def test_liblinear_parses_as_maltparser_does(tmp_path, swemalt_model, algorithm):
     # The Crammer-Singer solver of MaltParser's LIBLINEAR, its instance order and its Java random
     # stream reproduced: the weights are MaltParser's, so the parse is its reference output.
-    parsed, scores = learn_and_parse(tmp_path, TRAIN, BLIND, "-a", algorithm, "-l", "liblinear")
+    parsed, scores = parse_and_score(tmp_path, swemalt_model(algorithm, "liblinear"), BLIND)
     assert parsed == gzip.open(REFERENCE / "outputs" / f"sv-{algorithm}-liblinear.conll.gz").read()
     assert scores["LAS"] == float(reference(f"sv-{algorithm}-liblinear")["LAS"])
     assert_trees(parsed, 230)
@@ -109,7 +115,8 @@ def test_a_data_split_as_maltparser_does(tmp_path):
 
 @requires_shared
 def test_swedish_swap_xml_trains_with_stackeager(tmp_path):
-    parsed, scores = learn_and_parse(tmp_path, TRAIN, TEST, "-a", "stackeager", "-F", SWEMALT / "swedish-swap.xml")
+    swap = SWEMALT / "swedish-swap.xml"
+    parsed, scores = learn_and_parse(tmp_path, SWEMALT_TRAIN, TEST, "-a", "stackeager", "-F", swap)
     assert scores["LAS"] > 70
     assert_trees(parsed, 230)
     info = json.loads(run_maltpy("info", "-m", tmp_path / "m.mpm", "--json").stdout)
@@ -336,29 +343,28 @@ def test_a_split_on_id_uses_its_classifiers(tmp_path):
 
 
 @requires_shared
-def test_the_covington_bound_applies_while_parsing_as_in_nivre_2007(tmp_path):
+def test_the_covington_bound_applies_while_parsing_as_in_nivre_2007(tmp_path, swemalt_model):
     # Nivre (2007, §5) trains the non-projective parser unbounded and bounds it at parse time;
     # only the d = 0 baseline is bounded in training too (bound_in_training)
     from maltpy.tree import is_projective
 
-    gold = SWEMALT / "gold"
-    train, test = gold / "sv-stb-dep-mini-train.conll", gold / "sv-stb-dep-mini-test.conll"
-
-    def instances(*options):
-        model = tmp_path / "m.mpm"
-        assert run_maltpy("learn", "-q", "-i", train, "-m", model, "-a", "covnonproj", *options).returncode == 0
+    def instances(model):
         return json.loads(run_maltpy("info", "--json", "-m", model).stdout)["training"]["instances"]
 
-    unbounded = instances()
-    assert instances("-cd", "0") == unbounded  # the bound does not change what is learned
-    assert instances("-cd", "0", "-cdt", "true") != unbounded  # the baseline's bounded oracle
+    def learned(*options):
+        model = tmp_path / "m.mpm"
+        result = run_maltpy("learn", "-q", "-i", SWEMALT_TRAIN, "-m", model, "-a", "covnonproj", *options)
+        assert result.returncode == 0, result.stderr.decode()
+        return model
+
+    unbounded = instances(swemalt_model("covnonproj", "liblinear"))
+    assert instances(learned("-cd", "0")) == unbounded  # the bound does not change what is learned
+    assert instances(learned("-cd", "0", "-cdt", "true")) != unbounded  # the baseline's bounded oracle
     parsed = tmp_path / "parsed.conll"
-    assert run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test, "-o", parsed, "-cd", "0").returncode == 0
+    assert run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", TEST, "-o", parsed, "-cd", "0").returncode == 0
     assert all(is_projective(s.heads) for s in ConllReader(io.BytesIO(parsed.read_bytes()), "parsed"))
-    learn_and_parse(tmp_path, train, test, "-a", "nivreeager")
-    err = assert_one_line_error(
-        run_maltpy("parse", "-m", tmp_path / "m.mpm", "-i", test, "-cd", "1"), "command line: -cd"
-    )
+    nivre = swemalt_model("nivreeager", "liblinear")
+    err = assert_one_line_error(run_maltpy("parse", "-m", nivre, "-i", TEST, "-cd", "1"), "command line: -cd")
     assert "covnonproj only" in err
 
 
