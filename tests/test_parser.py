@@ -64,8 +64,14 @@ def assert_trees(data: bytes, expected_sentences: int) -> None:
 # --- the swemalt-mini runs of the reference: every algorithm, both learners -----------------------
 
 
+#: The algorithms whose LIBSVM run is compared here; LIBSVM takes a minute to learn the other
+#: three together, whose runs `python scripts/bench.py --check sv-` compares (README, "Development
+#: notes"), with all of these.
+LIBSVM_IN_THE_SUITE = [a for a in SYSTEMS if a not in ("covnonproj", "planar", "2planar")]
+
+
 @requires_shared
-@pytest.mark.parametrize("algorithm", list(SYSTEMS))
+@pytest.mark.parametrize("algorithm", LIBSVM_IN_THE_SUITE)
 def test_libsvm_parses_as_maltparser_does(tmp_path, swemalt_model, algorithm):
     # With the same instances in the same order, LIBSVM's solution is MaltParser's: the parse
     # is tree for tree the one in MaltParser's reference output.
