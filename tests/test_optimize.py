@@ -102,14 +102,25 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     assert all(r["las"] in scores for r in ends)
 
 
-def test_the_same_search_with_one_job(tmp_path):
-    """Decisions come from the scores in a fixed order: one job or two, the same result (on a
-    smaller search than the module's: 2 folds, one round)."""
-    small = ["-i", TRAIN, "--folds", "2", "--rounds", "1", "--budget", "10", "-q"]
-    for jobs in ("1", "2"):
-        r = run_maltpy("optimize", *small, "-o", tmp_path / jobs, "--jobs", jobs)
-        assert r.returncode == 0 and r.stderr == b"", r.stderr.decode()
-    one, two = tmp_path / "1", tmp_path / "2"
+#: A smaller search than the module's (2 folds, one round), for the ways of running one.
+SMALL = {"folds": 2, "rounds": 1, "budget": 10}
+SMALL_FLAGS = [flag for key, value in SMALL.items() for flag in (f"--{key}", str(value))]
+
+
+@pytest.fixture(scope="module")
+def small_search(tmp_path_factory):
+    """The small search with one job: what two jobs and a Dask cluster must decide too."""
+    out = tmp_path_factory.mktemp("small") / "one"
+    r = run_maltpy("optimize", "-i", TRAIN, *SMALL_FLAGS, "-o", out, "--jobs", "1", "-q")
+    assert r.returncode == 0 and r.stderr == b"", r.stderr.decode()
+    return out
+
+
+def test_the_same_search_with_one_job(small_search, tmp_path):
+    """Decisions come from the scores in a fixed order: one job or two, the same result."""
+    r = run_maltpy("optimize", "-i", TRAIN, *SMALL_FLAGS, "-o", tmp_path / "2", "--jobs", "2", "-q")
+    assert r.returncode == 0 and r.stderr == b"", r.stderr.decode()
+    one, two = small_search, tmp_path / "2"
     assert (one / "config.yaml").read_text() == (two / "config.yaml").read_text()
     assert (one / "features.txt").read_text() == (two / "features.txt").read_text()
     # the same trials with the same scores (logged as they end: in another order with two jobs)
@@ -209,14 +220,16 @@ def test_data_analysis_of_a_real_treebank():
     assert sum(analysis.root_labels.values()) >= analysis.sentences
 
 
-def test_the_same_search_on_a_dask_cluster(tmp_path):
+def test_the_same_search_on_a_dask_cluster(small_search, tmp_path):
     distributed = pytest.importorskip("distributed")
-    settings = dict(folds=2, budget=5, jobs=1, rounds=1)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        on_dask, _, _ = optimize(str(TRAIN), str(tmp_path / "dask"), scheduler=cluster.scheduler_address, **settings)
-    local, _, _ = optimize(str(TRAIN), str(tmp_path / "local"), **settings)
-    assert on_dask.setting == local.setting and on_dask.las == local.las
-    assert (tmp_path / "dask" / "config.yaml").read_text() == (tmp_path / "local" / "config.yaml").read_text()
+        on_dask, _, _ = optimize(str(TRAIN), str(tmp_path / "dask"), scheduler=cluster.scheduler_address, **SMALL)
+    config = (small_search / "config.yaml").read_text()
+    assert (tmp_path / "dask" / "config.yaml").read_text() == config and f"LAS {on_dask.las:.2f} on" in config
+    assert (tmp_path / "dask" / "features.txt").read_text() == (small_search / "features.txt").read_text()
+    assert sorted((t["key"], t["las"]) for t in trials(tmp_path / "dask")) == sorted(
+        (t["key"], t["las"]) for t in trials(small_search)
+    )
 
 
 @requires_shared
@@ -264,13 +277,19 @@ def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
     r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "link", "--resume", "--budget", "1")
     assert r.returncode == 2 and b"not a regular file" in r.stderr
     assert (tmp_path / "victim.txt").read_text() == "keep me"
-    # a carriage return inside a line (JSON white space) is no line end: nothing is cut
+    # a carriage return inside a line (JSON white space) is no line end: nothing is cut, and the
+    # search's trials, all in the log, are not run again
     (tmp_path / "cr").mkdir()
-    spaced = first.replace(b', "phase"', b',\r "phase"')
-    (tmp_path / "cr" / "trials.jsonl").write_bytes(header + b"\n" + spaced + b"\n")
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "cr", "--resume", "--budget", "10", "--rounds", "1")
+    log = (out / "trials.jsonl").read_bytes()
+    spaced = log.replace(first, first.replace(b', "phase"', b',\r "phase"'), 1)
+    assert spaced.count(b"\r") == 1
+    (tmp_path / "cr" / "trials.jsonl").write_bytes(spaced)
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "cr", "--resume", "--jobs", "2", "--budget", "10")
     assert r.returncode == 0, r.stderr.decode()
-    assert (tmp_path / "cr" / "trials.jsonl").read_bytes().startswith(header + b"\n" + spaced + b"\n")
+    resumed = (tmp_path / "cr" / "trials.jsonl").read_bytes()
+    assert resumed.startswith(spaced)
+    assert all("phase_end" in json.loads(line) for line in resumed[len(spaced) :].split(b"\n")[:-1])  # no trial
+    assert (tmp_path / "cr" / "config.yaml").read_text() == (out / "config.yaml").read_text()
 
 
 def test_inputs_it_cannot_search_are_refused_before_any_trial(tmp_path):
