@@ -41,11 +41,16 @@ def trials(out) -> list[dict]:
     return [r for r in records(out) if "phase_end" not in r]
 
 
+#: The module's search: two jobs, and two rounds of phases 3 and 4 (the default's third runs the
+#: second's code again; the search takes a third less time without it).
+SEARCH = ["--jobs", "2", "--budget", "10", "--rounds", "2"]
+
+
 @pytest.fixture(scope="module")
 def searched(tmp_path_factory):
-    """One search of the example treebank with two jobs."""
+    """One search of the example treebank (SEARCH)."""
     out = tmp_path_factory.mktemp("search") / "opt"
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--jobs", "2", "--budget", "10")
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", out, *SEARCH)
     assert r.returncode == 0, r.stderr.decode()
     return out, r
 
@@ -90,9 +95,8 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     ends = [r for r in records(out) if "phase_end" in r]
     names = [r["phase_end"] for r in ends]
     assert names[:3] == ["2 algorithm", "3 features", "4 learner"]
-    # later rounds, up to --rounds (3), each after a round that kept a change
-    later = ["3 features, round 2", "4 learner, round 2", "3 features, round 3", "4 learner, round 3"]
-    assert names[3:] in (later[:0], later[:2], later)
+    # a later round, up to --rounds (2), after a round that kept a change
+    assert names[3:] in ([], ["3 features, round 2", "4 learner, round 2"])
     for i in range(3, len(ends), 2):
         assert ends[i - 2]["kept"] or ends[i - 1]["kept"]
     assert ends[0]["start_las"] == baseline["las"]
@@ -135,7 +139,7 @@ def test_resume_reuses_the_log_and_ends_where_an_uncut_search_ends(searched, tmp
     lines = (out / "trials.jsonl").read_text().splitlines(keepends=True)
     kept = lines[: len(lines) // 2] + [lines[len(lines) // 2][:40]]  # a search killed while writing
     (cut / "trials.jsonl").write_text("".join(kept))
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", cut, "--resume", "--jobs", "2", "--budget", "10", "-q")
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", cut, "--resume", *SEARCH, "-q")
     assert r.returncode == 0, r.stderr.decode()
     assert (cut / "config.yaml").read_text() == (out / "config.yaml").read_text()
     resumed = (cut / "trials.jsonl").read_text().splitlines(keepends=True)
@@ -167,7 +171,8 @@ def test_refusals(searched, tmp_path):
 
 
 def test_a_budget_too_small_for_every_phase_still_leaves_the_best_so_far(tmp_path):
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "o", "--jobs", "1", "--budget", "0.15")
+    # the least budget optimize takes, 6 s: phase 2 ends, phase 3 is cut, phase 4 skipped
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "o", "--jobs", "1", "--budget", "0.1")
     assert r.returncode == 0, r.stderr.decode()
     assert b"skipped, the budget is spent" in r.stderr
     config = load_config(str(tmp_path / "o" / "config.yaml"))
@@ -284,7 +289,7 @@ def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
     spaced = log.replace(first, first.replace(b', "phase"', b',\r "phase"'), 1)
     assert spaced.count(b"\r") == 1
     (tmp_path / "cr" / "trials.jsonl").write_bytes(spaced)
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "cr", "--resume", "--jobs", "2", "--budget", "10")
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "cr", "--resume", *SEARCH)
     assert r.returncode == 0, r.stderr.decode()
     resumed = (tmp_path / "cr" / "trials.jsonl").read_bytes()
     assert resumed.startswith(spaced)
