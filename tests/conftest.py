@@ -137,6 +137,16 @@ def conll_columns(source) -> list[list[list[str]]]:
     return out + ([current] if current else [])
 
 
+@pytest.fixture(scope="session")
+def example_model(tmp_path_factory) -> Path:
+    """``maltpy learn`` of the shipped example treebank with MaltParser's defaults, learned once
+    for the tests that parse with a small model."""
+    path = tmp_path_factory.mktemp("example") / "en.mpm"
+    result = run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", path)
+    assert result.returncode == 0, result.stderr.decode()
+    return path
+
+
 EN_LINES_UD = DATA / "ud" / "UD_English-LinES"
 
 

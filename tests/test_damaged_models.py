@@ -23,11 +23,11 @@ TIME_LIMIT_S = 10
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
+def models(tmp_path_factory, example_model):
     """Small real models of each learner, learned from the shipped example."""
     folder = tmp_path_factory.mktemp("models")
-    made = {}
-    for learner in ("liblinear", "libsvm", "knn"):
+    made = {"liblinear": example_model}  # MaltParser's default learner
+    for learner in ("libsvm", "knn"):
         made[learner] = folder / f"{learner}.mpm"
         result = run_maltpy("learn", "-q", "-l", learner, "-i", EXAMPLE / "en-train.conllu", "-m", made[learner])
         assert result.returncode == 0, result.stderr

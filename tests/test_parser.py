@@ -135,7 +135,8 @@ def test_swedish_swap_xml_trains_with_stackeager(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def example_model(tmp_path_factory):
+def config_model(tmp_path_factory):
+    """The example treebank's model learned from a shipped configuration (-c), not from flags."""
     path = tmp_path_factory.mktemp("model") / "en.mpm"
     result = run_maltpy(
         "learn",
@@ -151,9 +152,9 @@ def example_model(tmp_path_factory):
     return path
 
 
-def test_parse_keeps_every_other_column_and_line(example_model, tmp_path):
+def test_parse_keeps_every_other_column_and_line(config_model, tmp_path):
     source = (EXAMPLE / "en-test.conllu").read_bytes()
-    result = run_maltpy("parse", "-m", example_model, input=source)
+    result = run_maltpy("parse", "-m", config_model, input=source)
     assert result.returncode == 0 and result.stderr == b""
     original, parsed = source.decode().splitlines(), result.stdout.decode().splitlines()
     assert len(original) == len(parsed)
@@ -168,16 +169,16 @@ def test_parse_keeps_every_other_column_and_line(example_model, tmp_path):
     assert scores["LAS"] > 80
 
 
-def test_parse_is_deterministic_and_works_in_a_pipeline(example_model, tmp_path):
+def test_parse_is_deterministic_and_works_in_a_pipeline(config_model, tmp_path):
     first, second = tmp_path / "1.conllu", tmp_path / "2.conllu"
     for out in (first, second):
-        assert run_maltpy("parse", "-m", example_model, "-i", EXAMPLE / "en-test.conllu", "-o", out).returncode == 0
+        assert run_maltpy("parse", "-m", config_model, "-i", EXAMPLE / "en-test.conllu", "-o", out).returncode == 0
     assert first.read_bytes() == second.read_bytes()
     import subprocess
     import sys
 
     pipeline = subprocess.run(
-        f"cat '{EXAMPLE / 'en-test.conllu'}' | '{sys.executable}' -m maltpy parse -m '{example_model}' | cut -f 7,8",
+        f"cat '{EXAMPLE / 'en-test.conllu'}' | '{sys.executable}' -m maltpy parse -m '{config_model}' | cut -f 7,8",
         shell=True,
         capture_output=True,
     )
@@ -189,15 +190,15 @@ def test_parse_is_deterministic_and_works_in_a_pipeline(example_model, tmp_path)
 
 
 @requires_shared
-def test_blind_six_column_input_parses(example_model, tmp_path):
-    result = run_maltpy("parse", "-m", example_model, "-i", SWEMALT / "input" / "sv-stb-dep-mini-test-blind-00.conll")
+def test_blind_six_column_input_parses(config_model, tmp_path):
+    result = run_maltpy("parse", "-m", config_model, "-i", SWEMALT / "input" / "sv-stb-dep-mini-test-blind-00.conll")
     assert result.returncode == 0
     lines = [line for line in result.stdout.decode().splitlines() if line]
     assert all(len(line.split("\t")) == 10 for line in lines)
 
 
-def test_the_python_api(example_model):
-    model = maltpy.load_model(str(example_model))
+def test_the_python_api(config_model):
+    model = maltpy.load_model(str(config_model))
     parsed = model.parse_tokens([
         [{"form": "The", "upos": "DET", "xpos": "DT"}, {"form": "dog", "upos": "NOUN", "xpos": "NN"},
          {"form": "sleeps", "upos": "VERB", "xpos": "VBZ"}, {"form": ".", "upos": "PUNCT", "xpos": "."}],
@@ -206,14 +207,14 @@ def test_the_python_api(example_model):
     assert parsed[0] == [(2, "det"), (3, "nsubj"), (0, "root"), (3, "punct")]
     assert len(parsed[1]) == 1 and parsed[1][0][0] == 0
     text = (EXAMPLE / "en-test.conllu").read_text()
-    assert model.parse_conll(text) == run_maltpy("parse", "-m", example_model, input=text.encode()).stdout.decode()
+    assert model.parse_conll(text) == run_maltpy("parse", "-m", config_model, input=text.encode()).stdout.decode()
 
 
 # --- the archive -----------------------------------------------------------------------------------
 
 
-def test_the_archive_is_data_only(example_model):
-    with zipfile.ZipFile(example_model) as z:
+def test_the_archive_is_data_only(config_model):
+    with zipfile.ZipFile(config_model) as z:
         names = z.namelist()
         assert names[0] == "manifest.json" and all(n.endswith((".json", ".npz", ".libsvm")) for n in names)
         manifest = json.loads(z.read("manifest.json"))
@@ -229,8 +230,8 @@ def test_the_archive_is_data_only(example_model):
     assert "InputColumn(FORM,Input[0])" in manifest["feature_model"]["text"]
 
 
-def test_info_shows_the_model(example_model):
-    out = run_maltpy("info", "-m", example_model).stdout.decode()
+def test_info_shows_the_model(config_model):
+    out = run_maltpy("info", "-m", config_model).stdout.decode()
     for part in ("algorithm          nivreeager", "learner            liblinear", "configuration:",
                  "feature model (default: liblinear/conllu/nivreeager.txt, 22 features, in the file's order)",
                  "labels (", "nsubj", "main",
@@ -240,7 +241,7 @@ def test_info_shows_the_model(example_model):
         assert part in out
 
 
-def test_damaged_and_foreign_models_are_one_line_errors(example_model, tmp_path):
+def test_damaged_and_foreign_models_are_one_line_errors(config_model, tmp_path):
     text = tmp_path / "text.mpm"
     text.write_text("not a model")
     assert_one_line_error(run_maltpy("parse", "-m", text, input=b""), f"{text}: not a maltpy model")
@@ -249,10 +250,10 @@ def test_damaged_and_foreign_models_are_one_line_errors(example_model, tmp_path)
         z.writestr("hello.txt", "hi")
     assert_one_line_error(run_maltpy("info", "-m", foreign), f"{foreign}: damaged model: manifest.json is missing")
     truncated = tmp_path / "truncated.mpm"
-    truncated.write_bytes(example_model.read_bytes()[:-300])
+    truncated.write_bytes(config_model.read_bytes()[:-300])
     assert_one_line_error(run_maltpy("parse", "-m", truncated, input=b""), f"{truncated}:")
     broken = tmp_path / "broken.mpm"
-    with zipfile.ZipFile(example_model) as src, zipfile.ZipFile(broken, "w") as dst:
+    with zipfile.ZipFile(config_model) as src, zipfile.ZipFile(broken, "w") as dst:
         manifest = json.loads(src.read("manifest.json"))
         manifest["models"][0]["file"] = "classifiers/missing.npz"
         dst.writestr("manifest.json", json.dumps(manifest))
@@ -386,8 +387,8 @@ def test_labels_with_inner_blanks_learn_and_parse(tmp_path):
     assert b"\tde t\t" in result.stdout
 
 
-def test_the_python_api_refuses_what_it_cannot_take(example_model):
-    model = maltpy.load_model(str(example_model))
+def test_the_python_api_refuses_what_it_cannot_take(config_model):
+    model = maltpy.load_model(str(config_model))
     with pytest.raises(TypeError):
         maltpy.load_model(None)
     with pytest.raises(TypeError):
