@@ -9,6 +9,11 @@ timed as whole processes, as the reference timed MaltParser's (its JVM start inc
     python scripts/bench.py sv-                      # runs whose name starts with sv-
     python scripts/bench.py la_perseus-nivreeager-liblinear en_lines-stacklazy-liblinear
     python scripts/bench.py --markdown sv-           # a Markdown table
+    python scripts/bench.py --check sv-              # and exit 1 unless each parse is MaltParser's
+
+--check compares each parse with MaltParser's own output for the run (outputs/ beside scores.tsv)
+byte for byte, and its LAS with the reference's: the comparisons of tests/test_parser.py, for the
+runs the suite leaves out because they take long (the README's development notes name them).
 
 Corpus scale (issue 10): whole-process seconds, tokens/s and peak memory, medians of --repeat
 runs, of parsing a million tokens (en_lines test x 50) and la_perseus with LIBSVM, with --jobs 1
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import json
 import os
 import shlex
@@ -38,6 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 REFERENCE = SHARED / "reference" / "maltparser-1.9.2" / "scores.tsv"
+OUTPUTS = REFERENCE.parent / "outputs"  # MaltParser's parse of each run's test file, gzipped
 
 
 def run(args: list[str]) -> float:
@@ -70,6 +77,7 @@ def bench(row: dict, workdir: Path) -> dict:
         "parse_s": parse_s, "malt_parse_s": float(row["parse_s"]),
         "tok_s": n / parse_s, "malt_tok_s": n / float(row["parse_s"]),
         "LAS": scores["LAS"], "malt_LAS": float(row["LAS"]), "UAS": scores["UAS"], "malt_UAS": float(row["UAS"]),
+        "as_malt": parsed.read_bytes() == gzip.open(OUTPUTS / f"{row['name']}.conll.gz").read(),
     }  # fmt: skip
 
 
@@ -156,6 +164,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", help="run names or name prefixes from scores.tsv (default: all)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 unless every parse is MaltParser's output byte for byte, at its LAS")  # fmt: skip
     parser.add_argument("--corpus", action="store_true", help="the corpus-scale runs instead")
     parser.add_argument("--repeat", type=int, default=5, help="corpus runs: runs per row (the median is shown)")
     parser.add_argument("--load", action="store_true", help="corpus runs: one CPU-bound process beside each")
@@ -175,9 +185,13 @@ def main() -> int:
     else:
         print(f"{'run':<42} {'learn s':>8} {'malt':>6} {'parse s':>8} {'malt':>6} {'tokens/s':>9} {'malt':>7} "
               f"{'LAS':>6} {'malt':>6} {'diff':>6} {'UAS':>6} {'malt':>6}")  # fmt: skip
+    differing = []
     with tempfile.TemporaryDirectory() as tmp:
         for row in rows:
             r = bench(row, Path(tmp))
+            if not r["as_malt"] or r["LAS"] != r["malt_LAS"]:
+                what = "LAS" if r["as_malt"] else "parse is not MaltParser's output byte for byte; LAS"
+                differing.append(f"{r['run']}: the {what} {r['LAS']:.2f}, MaltParser's {r['malt_LAS']:.2f}")
             cells = (
                 r["run"], f"{r['learn_s']:.1f}", f"{r['malt_learn_s']:.1f}", f"{r['parse_s']:.1f}",
                 f"{r['malt_parse_s']:.1f}", f"{r['tok_s']:.0f}", f"{r['malt_tok_s']:.0f}", f"{r['LAS']:.2f}",
@@ -189,6 +203,11 @@ def main() -> int:
                 print(f"{cells[0]:<42} {cells[1]:>8} {cells[2]:>6} {cells[3]:>8} {cells[4]:>6} {cells[5]:>9} "
                       f"{cells[6]:>7} {cells[7]:>6} {cells[8]:>6} {cells[9]:>6} {cells[10]:>6} {cells[11]:>6}",
                       flush=True)  # fmt: skip
+    if args.check:
+        for difference in differing:
+            print(f"bench.py: {difference}", file=sys.stderr)
+        print(f"{len(rows) - len(differing)} of {len(rows)} parses are MaltParser's byte for byte", file=sys.stderr)
+        return 1 if differing or not rows else 0
     return 0
 
 

@@ -24,6 +24,7 @@ DATA = SHARED / "data"
 REFERENCE = SHARED / "reference" / "maltparser-1.9.2"
 EXAMPLE = ROOT / "maltpy" / "example"
 SWEMALT = DATA / "maltparser-examples" / "swemalt-mini"
+SWEMALT_TRAIN = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll"
 
 
 def _bench_script(name: str):
@@ -136,6 +137,16 @@ def conll_columns(source) -> list[list[list[str]]]:
     return out + ([current] if current else [])
 
 
+@pytest.fixture(scope="session")
+def example_model(tmp_path_factory) -> Path:
+    """``maltpy learn`` of the shipped example treebank with MaltParser's defaults, learned once
+    for the tests that parse with a small model."""
+    path = tmp_path_factory.mktemp("example") / "en.mpm"
+    result = run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", path)
+    assert result.returncode == 0, result.stderr.decode()
+    return path
+
+
 EN_LINES_UD = DATA / "ud" / "UD_English-LinES"
 
 
@@ -157,3 +168,24 @@ def en_lines_parsed(en_lines_model, tmp_path_factory) -> Path:
     result = run_maltpy("parse", "-m", en_lines_model, "-i", EN_LINES_UD / "en_lines-ud-test.conllu", "-o", path)
     assert result.returncode == 0, result.stderr.decode()
     return path
+
+
+@pytest.fixture(scope="session")
+def swemalt_model(tmp_path_factory):
+    """``maltpy learn`` of swemalt-mini's training file, as MaltParser's reference runs learned
+    it (its defaults, the algorithm and learner named): a function (algorithm, learner) -> the
+    model's path, each model learned once in a session for every test that reads it."""
+    if not DATA.is_dir():
+        pytest.skip(f"shared data not found at {DATA}")
+    folder = tmp_path_factory.mktemp("swemalt")
+    learned: dict[tuple[str, str], Path] = {}
+
+    def model(algorithm: str, learner: str) -> Path:
+        if (algorithm, learner) not in learned:
+            path = folder / f"{algorithm}-{learner}.mpm"
+            result = run_maltpy("learn", "-q", "-i", SWEMALT_TRAIN, "-m", path, "-a", algorithm, "-l", learner)
+            assert result.returncode == 0, result.stderr.decode()
+            learned[algorithm, learner] = path
+        return learned[algorithm, learner]
+
+    return model

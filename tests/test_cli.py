@@ -180,14 +180,14 @@ def test_a_closed_pipe_is_not_an_error_message(tmp_path):
     assert pipeline.stderr == b""
 
 
-def test_a_parse_into_a_closed_pipe_exits_141_in_silence(tmp_path):
+def test_a_parse_into_a_closed_pipe_exits_141_in_silence(example_model, tmp_path):
     # `maltpy parse -m M -i BIG | head -n 1`, BIG over 100,000 tokens: the status is the 141 the
     # README documents (click alone would exit 1), nothing on stderr
-    model, big = tmp_path / "m.mpm", tmp_path / "big.conllu"
-    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
+    big = tmp_path / "big.conllu"
     text = (EXAMPLE / "en-train.conllu").read_bytes()
     big.write_bytes(text * (100_000 // sum(1 for line in text.splitlines() if line[:1].isdigit()) + 1))
-    for command in (f"parse -m '{model}' -i '{big}'", f"proj -i '{big}' -pp head", f"convert -i '{big}' --to conllx"):
+    parse = f"parse -m '{example_model}' -i '{big}'"
+    for command in (parse, f"proj -i '{big}' -pp head", f"convert -i '{big}' --to conllx"):
         pipeline = subprocess.run(
             ["bash", "-c", f"'{sys.executable}' -m maltpy {command} | head -n 1 >/dev/null; exit ${{PIPESTATUS[0]}}"],
             capture_output=True,
@@ -234,13 +234,12 @@ def test_a_line_without_end_is_one_line_error_in_bounded_memory(tmp_path):
 
 
 @pytest.mark.parametrize("signum, status", [(15, 143), (1, 129)])
-def test_sigterm_or_sighup_mid_parse_leaves_the_folder_as_it_was(tmp_path, signum, status):
-    model, big, out = tmp_path / "m.mpm", tmp_path / "big.conllu", tmp_path / "out" / "parsed.conllu"
-    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
+def test_sigterm_or_sighup_mid_parse_leaves_the_folder_as_it_was(example_model, tmp_path, signum, status):
+    big, out = tmp_path / "big.conllu", tmp_path / "out" / "parsed.conllu"
     # some seconds of parsing, so that the signal comes mid-parse, not as the process ends
     big.write_bytes((EXAMPLE / "en-train.conllu").read_bytes() * 2000)
     out.parent.mkdir()
-    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", model, "-i", big, "-o", out],
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", example_model, "-i", big, "-o", out],
                                stderr=subprocess.PIPE, preexec_fn=as_from_a_terminal)  # fmt: skip
     deadline = time.monotonic() + 60
     while not any(out.parent.iterdir()) and time.monotonic() < deadline:  # the partial output is there
@@ -289,15 +288,13 @@ def test_output_to_dev_stdout_and_a_process_substitution(tmp_path):
 
 
 @pytest.mark.parametrize("source", ["en-test.conllu", "conllx"])
-def test_a_writer_gets_its_parses_while_the_pipe_stays_open(tmp_path, source):
+def test_a_writer_gets_its_parses_while_the_pipe_stays_open(example_model, source):
     # a program writes three sentences, keeps the pipe open, and reads their parses
-    model = tmp_path / "m.mpm"
-    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
     text = (EXAMPLE / "en-test.conllu").read_bytes()
     if source == "conllx":  # no comments: the format is decided from what has come
         text = b"\n".join(line for line in text.split(b"\n") if not line.startswith(b"#"))
     three = b"\n\n".join(text.split(b"\n\n")[:3]) + b"\n\n"
-    parses_while_the_pipe_stays_open("parse", "-m", model, text=three, sentences=3, seconds=5)
+    parses_while_the_pipe_stays_open("parse", "-m", example_model, text=three, sentences=3, seconds=5)
 
 
 def test_config_refuses_what_learn_would_refuse(tmp_path):
@@ -476,13 +473,6 @@ def test_an_output_is_never_the_file_standard_input_reads(tmp_path):
 # --- friction a new user meets ----------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def example_model(tmp_path_factory):
-    path = tmp_path_factory.mktemp("example") / "en.mpm"
-    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", path).returncode == 0
-    return path
-
-
 def test_parse_takes_one_file_without_i(example_model, tmp_path):
     """``maltpy parse -m M FILE``, as the usage line suggests: one input, parsed to stdout."""
     test = EXAMPLE / "en-test.conllu"
@@ -654,11 +644,9 @@ def test_every_command_quotes_the_file_names_of_its_errors(tmp_path):
     assert learned.returncode == 0 and summary.endswith(f"-> {repr(str(model))}\n") and summary.count("\n") == 1
 
 
-def test_sigint_prints_one_line_and_no_empty_one_when_stderr_is_not_a_terminal(tmp_path):
-    model = tmp_path / "m.mpm"
-    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model).returncode == 0
+def test_sigint_prints_one_line_and_no_empty_one_when_stderr_is_not_a_terminal(example_model):
     one = b"\n\n".join((EXAMPLE / "en-test.conllu").read_bytes().split(b"\n\n")[:1]) + b"\n\n"
-    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", model], stdin=subprocess.PIPE,
+    process = subprocess.Popen([sys.executable, "-m", "maltpy", "parse", "-m", example_model], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                preexec_fn=as_from_a_terminal)  # fmt: skip
     process.stdin.write(one)

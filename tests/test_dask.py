@@ -1,6 +1,7 @@
-"""maltpy.dask and ``maltpy parse --scheduler`` on a LocalCluster of two worker processes: en_lines
-test parsed as files, as a bag and as a DataFrame cut into 1, 3 and 7 partitions (and 30, of some
-700 rows each; partitions cut sentences), each identical to ``maltpy parse``."""
+"""maltpy.dask and ``maltpy parse --scheduler`` on a LocalCluster of two worker processes: the
+first 300 sentences of en_lines test parsed as files, as a bag and as a DataFrame cut into 1, 3
+and 7 partitions (and 30, of some 190 rows each; partitions cut sentences), each identical to
+``maltpy parse`` of the whole file, whose sentences are parsed each on its own."""
 
 from __future__ import annotations
 
@@ -16,7 +17,27 @@ dask_dataframe = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 md = pytest.importorskip("maltpy.dask")
 
-TEST = EN_LINES_UD / "en_lines-ud-test.conllu"
+SENTENCES = 300
+
+
+def first_sentences(text: str) -> str:
+    return "".join(block + "\n\n" for block in text.split("\n\n")[:SENTENCES])
+
+
+@pytest.fixture(scope="module")
+def test_file(tmp_path_factory):
+    """The first sentences of en_lines test."""
+    path = tmp_path_factory.mktemp("dask") / "en_lines-ud-test.conllu"
+    path.write_text(first_sentences((EN_LINES_UD / "en_lines-ud-test.conllu").read_text(encoding="utf-8")))
+    return path
+
+
+@pytest.fixture(scope="module")
+def expected(en_lines_parsed, tmp_path_factory):
+    """Their parse: the first sentences of ``maltpy parse`` of the whole file."""
+    path = tmp_path_factory.mktemp("dask") / "parsed.conllu"
+    path.write_text(first_sentences(en_lines_parsed.read_text(encoding="utf-8")))
+    return path
 
 
 @pytest.fixture(scope="module")
@@ -39,17 +60,17 @@ def arcs(path) -> list[tuple[int, str]]:
     return [(int(w[HEAD]), w[DEPREL]) for s in maltpy.read_conll(path) for w in s.words]
 
 
-def test_files(client, en_lines_model, en_lines_parsed, tmp_path):
+def test_files(client, en_lines_model, test_file, expected, tmp_path):
     (tmp_path / "in").mkdir()
     (tmp_path / "out").mkdir()
     inputs = []
     for name in ("a.conllu", "b.conllu", "c.conllu"):
-        (tmp_path / "in" / name).write_bytes(TEST.read_bytes())
+        (tmp_path / "in" / name).write_bytes(test_file.read_bytes())
         inputs.append(tmp_path / "in" / name)
     outputs = md.parse_files(inputs, en_lines_model, tmp_path / "out")
     assert outputs == [str(tmp_path / "out" / n) for n in ("a.conllu", "b.conllu", "c.conllu")]
     for output in outputs:
-        assert open(output, "rb").read() == en_lines_parsed.read_bytes()
+        assert open(output, "rb").read() == expected.read_bytes()
     # the command line, against the same cluster
     (tmp_path / "cli").mkdir()
     address = client.scheduler.address
@@ -57,7 +78,7 @@ def test_files(client, en_lines_model, en_lines_parsed, tmp_path):
                         "--scheduler", address)  # fmt: skip
     assert result.returncode == 0, result.stderr.decode()
     for name in ("a.conllu", "b.conllu", "c.conllu"):
-        assert (tmp_path / "cli" / name).read_bytes() == en_lines_parsed.read_bytes()
+        assert (tmp_path / "cli" / name).read_bytes() == expected.read_bytes()
 
 
 def test_an_input_error_reaches_the_client_with_its_line(client, en_lines_model, tmp_path):
@@ -71,34 +92,34 @@ def test_an_input_error_reaches_the_client_with_its_line(client, en_lines_model,
 
 
 @pytest.mark.parametrize("partitions", [1, 3, 7])
-def test_bag_of_texts_and_of_token_lists(client, en_lines_model, en_lines_parsed, partitions):
-    texts = [text + "\n\n" for text in TEST.read_text(encoding="utf-8").split("\n\n") if text.strip()]
+def test_bag_of_texts_and_of_token_lists(client, en_lines_model, test_file, expected, partitions):
+    texts = [text + "\n\n" for text in test_file.read_text(encoding="utf-8").split("\n\n") if text.strip()]
     parsed = md.parse_bag(dask_bag.from_sequence(texts, npartitions=partitions), en_lines_model).compute()
-    assert "".join(parsed) == en_lines_parsed.read_text(encoding="utf-8")
+    assert "".join(parsed) == expected.read_text(encoding="utf-8")
     tokens = [[{"form": w[1], "lemma": w[2], "upos": w[3], "xpos": w[4], "feats": w[5]} for w in s.words]
-              for s in maltpy.read_conll(TEST)]  # fmt: skip
+              for s in maltpy.read_conll(test_file)]  # fmt: skip
     model = maltpy.load_model(en_lines_model)  # a Model goes to the workers as its bytes
     parsed = md.parse_bag(dask_bag.from_sequence(tokens, npartitions=partitions), model).compute()
-    assert [(t["head"], t["deprel"]) for s in parsed for t in s] == arcs(en_lines_parsed)
+    assert [(t["head"], t["deprel"]) for s in parsed for t in s] == arcs(expected)
 
 
 @pytest.mark.parametrize("partitions", [1, 3, 7, 30])
-def test_dataframe_whatever_the_partitions(client, en_lines_model, en_lines_parsed, partitions):
-    table = words(TEST)
+def test_dataframe_whatever_the_partitions(client, en_lines_model, test_file, expected, partitions):
+    table = words(test_file)
     ddf = dask_dataframe.from_pandas(table, npartitions=partitions)
     parsed = md.parse_dataframe(ddf, en_lines_model)
     assert list(parsed.columns) == [*table.columns, "head", "deprel"]  # declared, before any run
     result = parsed.compute()
     assert len(result) == len(table) and (result["form"].tolist() == table["form"].tolist())
-    assert list(zip(result["head"].tolist(), result["deprel"].tolist())) == arcs(en_lines_parsed)
+    assert list(zip(result["head"].tolist(), result["deprel"].tolist())) == arcs(expected)
 
 
-def test_partition_function_takes_batches_that_cut_sentences(en_lines_model, en_lines_parsed):
+def test_partition_function_takes_batches_that_cut_sentences(en_lines_model, test_file, expected):
     # as Spark's mapInPandas hands them: batches of rows, a sentence cut between two of them
-    table = words(TEST)
+    table = words(test_file)
     batches = (table.iloc[i : i + 1000] for i in range(0, len(table), 1000))
     parsed = pd.concat(list(md.parse_partition(batches, str(en_lines_model))))
-    assert list(zip(parsed["head"].tolist(), parsed["deprel"].tolist())) == arcs(en_lines_parsed)
+    assert list(zip(parsed["head"].tolist(), parsed["deprel"].tolist())) == arcs(expected)
     whole = md.parse_partition(table, str(en_lines_model))
     assert whole["head"].tolist() == parsed["head"].tolist()
     with pytest.raises(maltpy.MaltpyError, match="its ids are not 1, 2"):

@@ -196,14 +196,7 @@ def test_a_conllx_model_parses_conllu_as_it_parses_conllx(tmp_path):
 
 
 # --- input unlike the training data: one warning ----------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def example_model(tmp_path_factory):
-    """The example treebank's model: UD, it reads UPOS (and FORM)."""
-    path = tmp_path_factory.mktemp("example") / "en.mpm"
-    maltpy.learn(EXAMPLE / "en-train.conllu").save(path)
-    return path
+# (parsed with the example treebank's model, conftest's example_model: UD, it reads UPOS and FORM)
 
 
 def penn_tagged(path) -> list[list[tuple[str, str]]]:

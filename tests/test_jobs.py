@@ -59,13 +59,6 @@ def learned(tmp_path_factory):
     return model
 
 
-@pytest.fixture(scope="module")
-def example_model(tmp_path_factory):
-    path = tmp_path_factory.mktemp("jobs-example") / "en.mpm"
-    assert run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", path).returncode == 0
-    return path
-
-
 def children(pid: int) -> list[int]:
     """The processes whose parent is ``pid``."""
     found = []

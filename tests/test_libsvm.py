@@ -60,13 +60,9 @@ def model_text(kernel: str, rho: list[float], classes: list[list[tuple[list[floa
 
 
 @requires_shared
-def test_the_votes_of_a_parse_are_libsvms(tmp_path, monkeypatch):
+def test_the_votes_of_a_parse_are_libsvms(tmp_path, monkeypatch, swemalt_model):
     # nivreeager on swemalt-mini: every instance the parser asks about, recorded as it asks
-    model_path = tmp_path / "sv.mpm"
-    train = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll"
-    result = run_maltpy("learn", "-q", "-a", "nivreeager", "-l", "libsvm", "-i", train, "-m", model_path)
-    assert result.returncode == 0, result.stderr.decode()
-    model = Model.load(model_path)
+    model = Model.load(swemalt_model("nivreeager", "libsvm"))
     asked = []
     count, width = LibSvm._votes, model.guide.master.featuremap.size
 

@@ -1,4 +1,4 @@
-"""``maltpy optimize``: the search's phases on real data (the shipped example treebank, 5-fold
+"""``maltpy optimize``: the search's phases on real data (the shipped example treebank, 3-fold
 cross-validation), its outputs as ``maltpy learn`` takes them, its determinism across --jobs, its
 resumption from the trial log, its budget, and its refusals. The accuracy it reaches on the shared
 treebanks is measured by scripts/bench_optimize.py, beside MaltParser's defaults."""
@@ -41,11 +41,18 @@ def trials(out) -> list[dict]:
     return [r for r in records(out) if "phase_end" not in r]
 
 
+#: The module's search: 3-fold cross-validation, and two rounds of phases 3 and 4, with two jobs
+#: (the default 5 folds and third round run the same code again: the search takes less than half
+#: the time, 6.8 s against 14.8). A search resumed from its log is scored the same way (FOLDS).
+FOLDS = ["--folds", "3"]
+SEARCH = [*FOLDS, "--rounds", "2", "--jobs", "2", "--budget", "10"]
+
+
 @pytest.fixture(scope="module")
 def searched(tmp_path_factory):
-    """One search of the example treebank with two jobs."""
+    """One search of the example treebank (SEARCH)."""
     out = tmp_path_factory.mktemp("search") / "opt"
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--jobs", "2", "--budget", "10")
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", out, *SEARCH)
     assert r.returncode == 0, r.stderr.decode()
     return out, r
 
@@ -80,7 +87,7 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     algorithms = {t["config"]["singlemalt"]["parsing_algorithm"] for t in logged if t["phase"] == "2 algorithm"}
     assert algorithms == set(SYSTEMS)  # the example has non-projective arcs: all nine
     assert any("pproj" in t["config"] for t in logged)
-    assert all(t["words"] == 349 for t in logged)  # 5 folds: every word scored once
+    assert all(t["words"] == 349 for t in logged)  # 3 folds: every word scored once
     # each trial's LAS is its counts'
     for t in logged:
         assert t["las"] == round(100 * t["correct"] / t["words"], 4)
@@ -90,9 +97,8 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     ends = [r for r in records(out) if "phase_end" in r]
     names = [r["phase_end"] for r in ends]
     assert names[:3] == ["2 algorithm", "3 features", "4 learner"]
-    # later rounds, up to --rounds (3), each after a round that kept a change
-    later = ["3 features, round 2", "4 learner, round 2", "3 features, round 3", "4 learner, round 3"]
-    assert names[3:] in (later[:0], later[:2], later)
+    # a later round, up to --rounds (2), after a round that kept a change
+    assert names[3:] in ([], ["3 features, round 2", "4 learner, round 2"])
     for i in range(3, len(ends), 2):
         assert ends[i - 2]["kept"] or ends[i - 1]["kept"]
     assert ends[0]["start_las"] == baseline["las"]
@@ -102,14 +108,25 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     assert all(r["las"] in scores for r in ends)
 
 
-def test_the_same_search_with_one_job(tmp_path):
-    """Decisions come from the scores in a fixed order: one job or two, the same result (on a
-    smaller search than the module's: 2 folds, one round)."""
-    small = ["-i", TRAIN, "--folds", "2", "--rounds", "1", "--budget", "10", "-q"]
-    for jobs in ("1", "2"):
-        r = run_maltpy("optimize", *small, "-o", tmp_path / jobs, "--jobs", jobs)
-        assert r.returncode == 0 and r.stderr == b"", r.stderr.decode()
-    one, two = tmp_path / "1", tmp_path / "2"
+#: A smaller search than the module's (2 folds, one round), for the ways of running one.
+SMALL = {"folds": 2, "rounds": 1, "budget": 10}
+SMALL_FLAGS = [flag for key, value in SMALL.items() for flag in (f"--{key}", str(value))]
+
+
+@pytest.fixture(scope="module")
+def small_search(tmp_path_factory):
+    """The small search with one job: what two jobs and a Dask cluster must decide too."""
+    out = tmp_path_factory.mktemp("small") / "one"
+    r = run_maltpy("optimize", "-i", TRAIN, *SMALL_FLAGS, "-o", out, "--jobs", "1", "-q")
+    assert r.returncode == 0 and r.stderr == b"", r.stderr.decode()
+    return out
+
+
+def test_the_same_search_with_one_job(small_search, tmp_path):
+    """Decisions come from the scores in a fixed order: one job or two, the same result."""
+    r = run_maltpy("optimize", "-i", TRAIN, *SMALL_FLAGS, "-o", tmp_path / "2", "--jobs", "2", "-q")
+    assert r.returncode == 0 and r.stderr == b"", r.stderr.decode()
+    one, two = small_search, tmp_path / "2"
     assert (one / "config.yaml").read_text() == (two / "config.yaml").read_text()
     assert (one / "features.txt").read_text() == (two / "features.txt").read_text()
     # the same trials with the same scores (logged as they end: in another order with two jobs)
@@ -124,7 +141,7 @@ def test_resume_reuses_the_log_and_ends_where_an_uncut_search_ends(searched, tmp
     lines = (out / "trials.jsonl").read_text().splitlines(keepends=True)
     kept = lines[: len(lines) // 2] + [lines[len(lines) // 2][:40]]  # a search killed while writing
     (cut / "trials.jsonl").write_text("".join(kept))
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", cut, "--resume", "--jobs", "2", "--budget", "10", "-q")
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", cut, "--resume", *SEARCH, "-q")
     assert r.returncode == 0, r.stderr.decode()
     assert (cut / "config.yaml").read_text() == (out / "config.yaml").read_text()
     resumed = (cut / "trials.jsonl").read_text().splitlines(keepends=True)
@@ -139,7 +156,7 @@ def test_refusals(searched, tmp_path):
     out, _ = searched
     again = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--budget", "1")
     assert again.returncode == 2 and b"--resume" in again.stderr and b"Traceback" not in again.stderr
-    other = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--resume", "--seed", "2", "--budget", "1")
+    other = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--resume", *FOLDS, "--seed", "2", "--budget", "1")
     assert other.returncode == 2 and b"seed" in other.stderr
     both = run_maltpy("optimize", "-i", TRAIN, "-d", TEST, "--folds", "3", "-o", tmp_path / "x")
     assert both.returncode == 2 and b"exclude" in both.stderr
@@ -156,7 +173,8 @@ def test_refusals(searched, tmp_path):
 
 
 def test_a_budget_too_small_for_every_phase_still_leaves_the_best_so_far(tmp_path):
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "o", "--jobs", "1", "--budget", "0.15")
+    # the least budget optimize takes, 6 s: phase 2 ends, phase 3 is cut, phase 4 skipped
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "o", "--jobs", "1", "--budget", "0.1")
     assert r.returncode == 0, r.stderr.decode()
     assert b"skipped, the budget is spent" in r.stderr
     config = load_config(str(tmp_path / "o" / "config.yaml"))
@@ -209,14 +227,16 @@ def test_data_analysis_of_a_real_treebank():
     assert sum(analysis.root_labels.values()) >= analysis.sentences
 
 
-def test_the_same_search_on_a_dask_cluster(tmp_path):
+def test_the_same_search_on_a_dask_cluster(small_search, tmp_path):
     distributed = pytest.importorskip("distributed")
-    settings = dict(folds=2, budget=5, jobs=1, rounds=1)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        on_dask, _, _ = optimize(str(TRAIN), str(tmp_path / "dask"), scheduler=cluster.scheduler_address, **settings)
-    local, _, _ = optimize(str(TRAIN), str(tmp_path / "local"), **settings)
-    assert on_dask.setting == local.setting and on_dask.las == local.las
-    assert (tmp_path / "dask" / "config.yaml").read_text() == (tmp_path / "local" / "config.yaml").read_text()
+        on_dask, _, _ = optimize(str(TRAIN), str(tmp_path / "dask"), scheduler=cluster.scheduler_address, **SMALL)
+    config = (small_search / "config.yaml").read_text()
+    assert (tmp_path / "dask" / "config.yaml").read_text() == config and f"LAS {on_dask.las:.2f} on" in config
+    assert (tmp_path / "dask" / "features.txt").read_text() == (small_search / "features.txt").read_text()
+    assert sorted((t["key"], t["las"]) for t in trials(tmp_path / "dask")) == sorted(
+        (t["key"], t["las"]) for t in trials(small_search)
+    )
 
 
 @requires_shared
@@ -253,7 +273,7 @@ def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
         folder = tmp_path / name.replace(" ", "_")
         folder.mkdir()
         (folder / "trials.jsonl").write_bytes(header + b"\n" + line + b"\n")
-        r = run_maltpy("optimize", "-i", TRAIN, "-o", folder, "--resume", "--budget", "1")
+        r = run_maltpy("optimize", "-i", TRAIN, "-o", folder, "--resume", *FOLDS, "--budget", "1")
         assert r.returncode == 2, name
         assert r.stderr.decode().startswith(f"maltpy: error: {folder / 'trials.jsonl'}:2: not a trial log"), name
         assert r.stderr.count(b"\n") == 1
@@ -264,13 +284,19 @@ def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
     r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "link", "--resume", "--budget", "1")
     assert r.returncode == 2 and b"not a regular file" in r.stderr
     assert (tmp_path / "victim.txt").read_text() == "keep me"
-    # a carriage return inside a line (JSON white space) is no line end: nothing is cut
+    # a carriage return inside a line (JSON white space) is no line end: nothing is cut, and the
+    # search's trials, all in the log, are not run again
     (tmp_path / "cr").mkdir()
-    spaced = first.replace(b', "phase"', b',\r "phase"')
-    (tmp_path / "cr" / "trials.jsonl").write_bytes(header + b"\n" + spaced + b"\n")
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "cr", "--resume", "--budget", "10", "--rounds", "1")
+    log = (out / "trials.jsonl").read_bytes()
+    spaced = log.replace(first, first.replace(b', "phase"', b',\r "phase"'), 1)
+    assert spaced.count(b"\r") == 1
+    (tmp_path / "cr" / "trials.jsonl").write_bytes(spaced)
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "cr", "--resume", *SEARCH)
     assert r.returncode == 0, r.stderr.decode()
-    assert (tmp_path / "cr" / "trials.jsonl").read_bytes().startswith(header + b"\n" + spaced + b"\n")
+    resumed = (tmp_path / "cr" / "trials.jsonl").read_bytes()
+    assert resumed.startswith(spaced)
+    assert all("phase_end" in json.loads(line) for line in resumed[len(spaced) :].split(b"\n")[:-1])  # no trial
+    assert (tmp_path / "cr" / "config.yaml").read_text() == (out / "config.yaml").read_text()
 
 
 def test_inputs_it_cannot_search_are_refused_before_any_trial(tmp_path):

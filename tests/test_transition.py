@@ -27,11 +27,12 @@ FIG1_LABELS = [None, "DET", "SBJ", "ROOT", "VG", "NMOD", "DET", "PC", "ADV", "P"
 
 
 def treebanks() -> list[Path]:
+    """Every shared treebank file, each tree once: conllx/ holds the UD files' trees again, in
+    CoNLL-X (test_conll.py's test_conllu_to_conllx_makes_the_shared_conllx_files)."""
     if not DATA.is_dir():
         return []
     return sorted(
         list(DATA.glob("ud/*/*.conllu"))
-        + list(DATA.glob("conllx/*.conllx"))
         + list(DATA.glob("maltparser-examples/*.conll"))
         + list(DATA.glob("maltparser-examples/swemalt-mini/gold/*.conll"))
     )
