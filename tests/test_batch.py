@@ -18,8 +18,11 @@ from conftest import DATA, EN_LINES_UD, long_sentence, requires_shared, run_malt
 
 from maltpy.api import learn
 from maltpy.batch import BatchParser
+from maltpy.config import FLAGS, load_config
 from maltpy.conll import ConllReader, format_sentence
+from maltpy.files import read_conll
 from maltpy.parser import Model
+from maltpy.parser import learn as learn_model
 from maltpy.transition import SYSTEMS
 from maltpy.transition.nivre_arrays import ARRAYS_FORMS
 
@@ -90,14 +93,12 @@ def test_the_batch_form_parses_as_the_definitions_do(tmp_path, options):
     features = tmp_path / "wide.txt"
     features.write_text(WIDE_MODEL)
     options = [str(features) if o == "WIDE" else o for o in options]
-    model = tmp_path / "m.mpm"
-    result = run_maltpy("learn", "-q", "-l", "liblinear", "-i", TRAIN, "-m", model, *options)
-    assert result.returncode == 0, result.stderr.decode()
-    slow = tmp_path / "slow.mpm"
-    result = run_maltpy(
-        "learn", "-q", "-l", "liblinear", "-i", TRAIN, "-m", slow, "--save-instances", tmp_path, *options
-    )
-    assert result.returncode == 0, result.stderr.decode()
+    # the command line's flags, learned in this process (two maltpy processes a case cost more)
+    config = load_config(None, {FLAGS[f.removeprefix("-")]: v for f, v in zip(options[::2], options[1::2])})
+    model, slow = tmp_path / "m.mpm", tmp_path / "slow.mpm"
+    for path, save_instances in ((model, None), (slow, str(tmp_path))):
+        with read_conll(str(TRAIN)) as reader:
+            learn_model(config, reader, reader.format, reader.name, save_instances=save_instances).save(path)
     assert_same_models(model, slow)
     batch, one_by_one = parse_both_ways(model, TEST.read_bytes())
     assert batch == one_by_one
