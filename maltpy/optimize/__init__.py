@@ -259,10 +259,11 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
         check_output_path(os.path.join(out_dir, name), (train, dev))
     log_path = os.path.join(out_dir, "trials.jsonl")
     cache: dict[str, dict] = {}
+    summarized: set[str] = set()  # the phases the log sums up already
     if os.path.lexists(log_path):
         if not resume:
             raise MaltpyError("holds the trial log of a search: --resume continues it, or choose another -o", log_path)
-        cache = read_log(log_path, header)
+        cache, summarized = read_log(log_path, header)
     runner = Runner(jobs, scheduler)
     say("phase 1, data analysis: " + "; ".join(analysis.describe()))
     split = f" (phase 4 tries -d {analysis.tag} -T 1000)" if learner == "libsvm" else " (one model, no data split)"
@@ -273,7 +274,8 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
             if not cache:
                 log.write(header)
             search = Search(data, n_folds, runner, deadline, log, cache, threshold, progress)
-            best, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say)
+            best, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say,
+                                                  summarized)  # fmt: skip
     except BaseException:
         runner.stop()  # a signal, an error: the trials running are killed, not waited for
         raise
@@ -299,10 +301,11 @@ def _scoring(train: str, dev: str | None, folds: int | None, n_sentences: int, a
 
 
 def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence], learner: str, rounds: int,
-                out_dir: str, header: dict, say: Callable[[str], None],
+                out_dir: str, header: dict, say: Callable[[str], None], summarized: set[str],
                 ) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
     """Phases 2 to 4, then 3 and 4 again while a round keeps a change and the budget lasts; the
-    best result, each phase's summary, and MaltParser's default's result (the baseline)."""
+    best result, each phase's summary, and MaltParser's default's result (the baseline). The log
+    gets the summary of each phase it does not have (``summarized``: a resumed search's)."""
     summary: list[PhaseSummary] = []
     best: Result | None = None
     baseline: Result | None = None
@@ -328,8 +331,9 @@ def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence
             phase.start_las = baseline.las if baseline is not None else None
         phase.trials, phase.seconds, phase.end_las = search.trials - trials, time.monotonic() - clock, best.las
         summary.append(phase)
-        search.log.write({"phase_end": name, "las": best.las, "start_las": phase.start_las, "trials": phase.trials,
-                          "seconds": round(phase.seconds, 1), "kept": phase.changes})  # fmt: skip
+        if name not in summarized:
+            search.log.write({"phase_end": name, "las": best.las, "start_las": phase.start_las, "trials": phase.trials,
+                              "seconds": round(phase.seconds, 1), "kept": phase.changes})  # fmt: skip
         write_outputs(out_dir, best, header, summary)
         say(f"phase {name}: LAS {best.las:.2f} after {counted(phase.trials, 'trial')}"
             + (f"; kept {'; '.join(phase.changes)}" if phase.changes else ""))  # fmt: skip

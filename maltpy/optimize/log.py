@@ -14,8 +14,9 @@ MAX_LOG_BYTES = 1 << 30  # a search of a million trials writes less
 MAX_LOG_LINE = 1 << 20  # a trial's line holds its feature model: some kilobytes
 
 
-def read_log(path: str, header: dict) -> dict[str, dict]:
-    """The trials of an earlier search with the same inputs, by key. The log is checked as
+def read_log(path: str, header: dict) -> tuple[dict[str, dict], set[str]]:
+    """The trials of an earlier search with the same inputs, by key, and the phases it summed up
+    (``phase_end``: a resumed search does not sum them up again). The log is checked as
     untrusted input: a regular file (not a link), bounded in size and line length, each trial's
     fields of the types the search reads. A last line without its end (a search killed while
     writing it) is cut off the file."""
@@ -33,6 +34,7 @@ def read_log(path: str, header: dict) -> dict[str, dict]:
         with open(path, "r+b") as f:
             f.truncate(len(data) - len(lines[-1]))
     cache: dict[str, dict] = {}
+    phases: set[str] = set()
     for number, raw in enumerate(lines[:-1], 1):
         if len(raw) > MAX_LOG_LINE:
             raise MaltpyError(f"not a trial log: a line of more than {MAX_LOG_LINE >> 10} kB", path, number)
@@ -52,6 +54,7 @@ def read_log(path: str, header: dict) -> dict[str, dict]:
                 )  # fmt: skip
             continue
         if "phase_end" in record:  # what a phase kept: a summary, not a trial
+            phases.add(str(record["phase_end"]))
             continue
         key, las, seconds, error = (record.get(k) for k in ("key", "las", "seconds", "error"))
         if not isinstance(key, str) or len(key) != 20:
@@ -62,7 +65,7 @@ def read_log(path: str, header: dict) -> dict[str, dict]:
             raise MaltpyError("not a trial log: a trial has neither a score nor an error, or both", path, number)
         record["error"] = None if error is None else cut(" ".join(error.split()), 300)
         cache[key] = record
-    return cache
+    return cache, phases
 
 
 def _number(value: object) -> bool:
