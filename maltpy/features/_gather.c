@@ -377,17 +377,23 @@ static PyObject *value(Plan *p, Reads *r, PyObject *cols, const Py_ssize_t *node
 
 #define SMALL 128
 
-/* Fill values[0..n_values) for configuration c (new references); 0, or -1 with an exception and
-   every value released. */
-static int run(Plan *p, PyObject *c, PyObject *cols, PyObject **values)
+/* A configuration's values: in ``small`` when they fit, else on the heap. */
+typedef struct {
+    PyObject *small[SMALL], **values;
+} Values;
+
+/* Fill v->values[0..n_values) for configuration c (new references); 0, or -1 with an exception
+   and nothing left to release. */
+static int run(Plan *p, PyObject *c, PyObject *cols, Values *v)
 {
+    PyObject **values = v->values = p->n_values <= SMALL ? v->small : PyMem_New(PyObject *, p->n_values);
     Py_ssize_t small[SMALL], *nodes = p->n_nodes <= SMALL ? small : PyMem_New(Py_ssize_t, p->n_nodes);
     Reads r = {c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     Py_ssize_t done = 0;
     int status = -1;
-    if (nodes == NULL) {
+    if (nodes == NULL || values == NULL) {
         PyErr_NoMemory();
-        return -1;
+        goto out;
     }
     for (Py_ssize_t i = 0; i < p->n_nodes; i++) {
         const Step *s = &p->nodes[i];
@@ -402,88 +408,83 @@ static int run(Plan *p, PyObject *c, PyObject *cols, PyObject **values)
     }
     status = 0;
 out:
-    if (status < 0)
+    if (status < 0) {
         for (Py_ssize_t i = 0; i < done; i++)
             Py_DECREF(values[i]);
+        if (values != v->small)
+            PyMem_Free(values);
+    }
     reads_clear(&r);
     if (nodes != small)
         PyMem_Free(nodes);
     return status;
 }
 
+/* Release what run() filled. */
+static void release(Plan *p, Values *v)
+{
+    for (Py_ssize_t i = 0; i < p->n_values; i++)
+        Py_DECREF(v->values[i]);
+    if (v->values != v->small)
+        PyMem_Free(v->values);
+}
+
+
 static PyObject *Plan_values(Plan *p, PyObject *args)
 {
-    PyObject *c, *cols, *small[SMALL], **values;
-    if (!PyArg_ParseTuple(args, "OO", &c, &cols))
+    PyObject *c, *cols;
+    Values v;
+    if (!PyArg_ParseTuple(args, "OO", &c, &cols) || run(p, c, cols, &v) < 0)
         return NULL;
-    values = p->n_values <= SMALL ? small : PyMem_New(PyObject *, p->n_values);
-    if (values == NULL)
-        return PyErr_NoMemory();
-    PyObject *result = NULL;
-    if (run(p, c, cols, values) == 0) {
-        result = PyTuple_New(p->n_outputs);
-        for (Py_ssize_t k = 0; result != NULL && k < p->n_outputs; k++) {
-            PyObject *v = values[p->outputs[k]];
-            Py_INCREF(v);
-            PyTuple_SET_ITEM(result, k, v);
-        }
-        for (Py_ssize_t i = 0; i < p->n_values; i++)
-            Py_DECREF(values[i]);
+    PyObject *result = PyTuple_New(p->n_outputs);
+    for (Py_ssize_t k = 0; result != NULL && k < p->n_outputs; k++) {
+        PyObject *value = v.values[p->outputs[k]];
+        Py_INCREF(value);
+        PyTuple_SET_ITEM(result, k, value);
     }
-    if (values != small)
-        PyMem_Free(values);
+    release(p, &v);
     return result;
 }
 
 /* The columns of the instance: for each table in ``tables`` (a list of dicts), the column its
    feature's value maps to (``picks[k]`` the feature's place among the model's, or None for
-   place k); values that are None or in no table have none. */
+   place k); values that are None or in no table have none. The tables and picks are checked as
+   they are read, after the configuration's values (reading them may have run Python code). */
 static PyObject *Plan_columns(Plan *p, PyObject *args)
 {
-    PyObject *c, *cols, *tables, *picks, *small[SMALL], **values;
+    PyObject *c, *cols, *tables, *picks;
+    Values v;
     if (!PyArg_ParseTuple(args, "OOO!O", &c, &cols, &PyList_Type, &tables, &picks))
         return NULL;
-    Py_ssize_t n = PyList_GET_SIZE(tables);
-    if (picks != Py_None && (!PyList_Check(picks) || PyList_GET_SIZE(picks) != n)) {
-        PyErr_SetString(PyExc_ValueError, "picks is not a list of one place per table");
+    if (picks != Py_None && !PyList_Check(picks)) {
+        PyErr_SetString(PyExc_TypeError, "picks is not a list or None");
         return NULL;
     }
-    for (Py_ssize_t k = 0; k < n; k++) {
+    if (run(p, c, cols, &v) < 0)
+        return NULL;
+    PyObject *result = PyList_New(0);
+    for (Py_ssize_t k = 0; result != NULL && k < PyList_GET_SIZE(tables); k++) {
+        if (picks != Py_None && PyList_GET_SIZE(picks) != PyList_GET_SIZE(tables)) {
+            PyErr_SetString(PyExc_ValueError, "picks is not a list of one place per table");
+            Py_CLEAR(result);
+            break;
+        }
         Py_ssize_t place = picks == Py_None ? k : PyLong_AsSsize_t(PyList_GET_ITEM(picks, k));
-        if (!PyDict_Check(PyList_GET_ITEM(tables, k)) || place < 0 || place >= p->n_outputs) {
+        PyObject *table = PyList_GET_ITEM(tables, k), *value, *column;
+        if (!PyDict_Check(table) || place < 0 || place >= p->n_outputs) {
             if (!PyErr_Occurred())
                 PyErr_SetString(PyExc_ValueError, "a table is not a dict of a feature of the plan");
-            return NULL;
+            Py_CLEAR(result);
+            break;
         }
+        value = v.values[p->outputs[place]];
+        if (value == Py_None)
+            continue;
+        column = PyDict_GetItemWithError(table, value);
+        if (column == NULL ? PyErr_Occurred() != NULL : PyList_Append(result, column) < 0)
+            Py_CLEAR(result);
     }
-    values = p->n_values <= SMALL ? small : PyMem_New(PyObject *, p->n_values);
-    if (values == NULL)
-        return PyErr_NoMemory();
-    PyObject *result = NULL;
-    if (run(p, c, cols, values) == 0) {
-        result = PyList_New(0);
-        for (Py_ssize_t k = 0; result != NULL && k < n; k++) {
-            /* checked above, again: reading the configuration may have run Python code */
-            Py_ssize_t place = picks == Py_None ? k : PyLong_AsSsize_t(PyList_GET_ITEM(picks, k));
-            PyObject *table = k < PyList_GET_SIZE(tables) ? PyList_GET_ITEM(tables, k) : NULL, *v, *column;
-            if (table == NULL || !PyDict_Check(table) || place < 0 || place >= p->n_outputs) {
-                if (!PyErr_Occurred())
-                    PyErr_SetString(PyExc_RuntimeError, "the tables changed while a plan read them");
-                Py_CLEAR(result);
-                break;
-            }
-            v = values[p->outputs[place]];
-            if (v == Py_None)
-                continue;
-            column = PyDict_GetItemWithError(table, v);
-            if (column == NULL ? PyErr_Occurred() != NULL : PyList_Append(result, column) < 0)
-                Py_CLEAR(result);
-        }
-        for (Py_ssize_t i = 0; i < p->n_values; i++)
-            Py_DECREF(values[i]);
-    }
-    if (values != small)
-        PyMem_Free(values);
+    release(p, &v);
     return result;
 }
 
