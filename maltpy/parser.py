@@ -91,6 +91,7 @@ class Model:
         self.vocabulary = vocabulary
         for model in guide.all_models():
             model.transitions = [classes.items[label] for label in model.labels]
+        self._encoders: dict[str, Callable | None] = {}
         self._set_system()
 
     def _set_system(self) -> None:
@@ -108,7 +109,12 @@ class Model:
         """How a binarized classifier gets an instance's columns from a configuration and the
         sentence's columns, when the model's values are all plain strings (else None): the
         feature model's fast form in one call where it has one, else its values' columns
-        (``FeatureMap.columns_of``)."""
+        (``FeatureMap.columns_of``). Made once a classifier, when first needed."""
+        if model.name not in self._encoders:
+            self._encoders[model.name] = self._make_encoder(model)
+        return self._encoders[model.name]
+
+    def _make_encoder(self, model: AtomicModel) -> Callable | None:
         if model.classifier.symbolic or not self.feature_model.plain:
             return None
         fmap, plan = model.featuremap, self.feature_model.plan

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -102,7 +103,12 @@ class FeatureModel:
 
     def extract_slowly(self, c, columns: list[list]) -> list:
         """The values one feature at a time: what ``extract`` computes, by the definitions."""
-        return [compile_feature(s.feature, self.setting)(c, columns) for s in self.specs]
+        return [f(c, columns) for f in self._one_by_one]
+
+    @functools.cached_property
+    def _one_by_one(self) -> list:
+        """Each feature's definition compiled alone (``extract_slowly``, the tests' reference)."""
+        return [compile_feature(s.feature, self.setting) for s in self.specs]
 
     def split_feature(self, feature: Feature):
         """The data split feature (``spec.split_feature``), compiled, and its position in the
@@ -110,7 +116,7 @@ class FeatureModel:
         against the algorithm."""
         column = feature.args[0]
         position = next((i for i, s in enumerate(self.specs) if s.feature == feature), None)
-        value = compile_feature(feature, Setting(SYSTEMS[self.algorithm].family, self.null_value))
+        value = compile_feature(feature, self.setting)
         if column != "ID":
             return value, position
 
