@@ -367,6 +367,25 @@ def test_the_fast_form_gives_the_definitions_values_and_columns(algorithm, stack
             assert fm.plan.columns(c, cols, fmap.tables, fmap.picks) == fmap.columns_of(values)
 
 
+@requires_shared
+def test_the_fast_form_of_a_model_wider_than_its_stack_buffers():
+    # more nodes and values than the Plan keeps on the C stack (128): its buffers on the heap
+    lines = [f"InputColumn(POSTAG, Right[{i}])" for i in range(160)]
+    lines += [f"Merge(InputColumn(FORM, Left[{i}]), InputColumn(POSTAG, Right[{i}]))" for i in range(100)]
+    fm = FeatureModel(parse_feature_model("\n".join(lines).encode(), "m.txt", "covnonproj"), "covnonproj", "one",
+                      "m.txt", learning=False)  # fmt: skip
+    layout = Layout.of([s.feature for s in fm.specs])
+    assert fm.plan is not None and len(layout.nodes.places) > 128 and len(layout.outputs) > 128
+    slow = compile_extractor(layout, fm.setting)
+    system = SYSTEMS["covnonproj"]()
+    with read_conll(str(DATA / "conllx" / "en_lines-ud-test.conllx")) as reader:
+        for s in itertools.islice(reader, 5):
+            cols, gold, c = columns_of(s), Gold(s.heads, s.labels), system.initial(len(s))
+            while not system.is_terminal(c):
+                assert fm.plan.values(c, cols) == slow(c, cols)
+                system.apply(c, *system.oracle(c, gold))
+
+
 def test_every_default_model_has_a_fast_form():
     for algorithm, learner, data_format in itertools.product(SYSTEMS, ("liblinear", "libsvm"), ("conllx", "conllu")):
         assert load_feature_model(None, algorithm, learner, data_format, "one").plan is not None, algorithm
