@@ -45,6 +45,9 @@ BOXES = frozenset({"java.lang.Number", "java.lang.Integer", "java.lang.Long", "j
                    "java.lang.Boolean", "java.lang.Enum"})  # fmt: skip
 
 
+_STRUCTS = {code: struct.Struct(">" + code) for code in "bBHhiqdf?"}
+
+
 class StreamError(ValueError):
     """A stream this reader does not accept, with the offset where it stopped."""
 
@@ -56,14 +59,8 @@ class ClassDesc:
     fields: list[tuple[str, str]]  # (type code, name), in the stream's order
     super: ClassDesc | None
     is_array: bool = False
-
-    def hierarchy(self) -> list[ClassDesc]:
-        """This class and its serializable super classes, the topmost first (classdata's order)."""
-        chain, c = [], self
-        while c is not None:
-            chain.append(c)
-            c = c.super
-        return chain[::-1]
+    #: this class and its super classes, the topmost first (classdata's order)
+    hierarchy: list[ClassDesc] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -85,7 +82,7 @@ class JavaEnum:
 
 class _Reader:
     def __init__(self, data: bytes, classes: frozenset[str]) -> None:
-        self.data = memoryview(data)
+        self.data = bytes(data)
         self.pos = 0
         self.classes = classes | BOXES
         self.handles: list[object] = []
@@ -96,7 +93,7 @@ class _Reader:
     def fail(self, message: str) -> StreamError:
         return StreamError(f"byte {self.pos}: {message}")
 
-    def take(self, n: int) -> memoryview:
+    def take(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.data):
             raise self.fail(f"the stream ends inside a value of {n} bytes")
         chunk = self.data[self.pos : self.pos + n]
@@ -104,8 +101,12 @@ class _Reader:
         return chunk
 
     def unpack(self, code: str) -> object:
-        size = struct.calcsize(">" + code)
-        return struct.unpack(">" + code, self.take(size))[0]
+        form = _STRUCTS[code]
+        pos = self.pos
+        if pos + form.size > len(self.data):
+            raise self.fail(f"the stream ends inside a value of {form.size} bytes")
+        self.pos = pos + form.size
+        return form.unpack_from(self.data, pos)[0]
 
     def utf(self, long: bool = False) -> str:
         n = self.unpack("q" if long else "H")
@@ -190,6 +191,7 @@ class _Reader:
             desc.fields.append((code, field_name))
         self.end_block("class annotation")
         desc.super = self.class_desc()
+        desc.hierarchy = [*(desc.super.hierarchy if desc.super is not None else []), desc]
         return desc
 
     def end_block(self, what: str) -> list[object]:
@@ -211,7 +213,7 @@ class _Reader:
             raise self.fail("an enum written as an object")
         obj = JavaObject(desc.name)
         self.new_handle(obj)
-        for c in desc.hierarchy():
+        for c in desc.hierarchy:
             if not c.flags & SC_SERIALIZABLE:
                 raise self.fail(f"class {c.name!r} is not serializable")
             for code, name in c.fields:

@@ -137,3 +137,10 @@ def test_deep_nesting_is_refused_at_its_bound():
     deep = stream(level + ref * (javaser.MAX_DEPTH + 5) + b"\x70")
     with pytest.raises(StreamError, match="nested deeper"):
         read_stream(deep, frozenset())
+
+
+def test_a_class_that_is_its_own_super_class_is_read_once():
+    # a cycle in the hierarchy would loop a reader that follows super classes to their end
+    own = class_desc("java.lang.Integer", INT_FIELD, super_=b"\x71" + struct.pack(">i", 0x7E0000))
+    (box,) = read_stream(stream(b"\x73" + own + b"\x00\x00\x00\x02"), frozenset())
+    assert box.fields == {"value": 2}
