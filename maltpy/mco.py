@@ -1,0 +1,642 @@
+"""MaltParser's model files (.mco), from every release since 1.5, as maltpy models.
+
+An .mco is a zip (a JAR) of one folder, named after the configuration it was learned as, holding
+(MaltParser's ConfigurationDir, the same layout 1.5 to 1.9.2): a report naming the release that
+wrote it, the saved options, the symbol tables, the data format and feature model XML it was
+learned with, and the classifiers: ``odm0.<learner>.moo`` (LIBLINEAR or LIBSVM model) and
+``odm0.<learner>.map`` (its FeatureMap), with a data split ``odm0.dsm`` and one
+``odm0.NNN.<learner>.*`` pair per split value of code NNN. The text members are ``mco_text``'s;
+the classifiers and maps are Java serialization streams, read by ``javaser`` for these classes
+only.
+
+How MaltParser turns a configuration into a classifier's input (Lib.predict, the same in every
+release): feature i of the feature vector (the feature model's features without blanks, sorted
+and without repeats; 1-based) has a value with a code in its symbol table (the column's table
+for InputColumn and OutputColumn, MERGE2_/MERGE3_ tables for Merge, ...); the FeatureMap takes
+``(i << 48) | code`` to the learner's feature index. maltpy's features give values as text, so
+each map key is turned into (feature, the text of that code's symbol), and the model becomes a
+maltpy Model: the same feature values, the same columns in the same order, the same weights, so
+the same scores, summed in the same order, ranked the same way (MaltParser's selection sort). A
+key no maltpy value can meet (a Merge of nulls, whose value MaltParser leaves out) keeps its
+column under a name no feature gives, so that the columns keep their numbers.
+
+Everything read is untrusted: sizes are bounded before anything is read (MAX_MCO_VARIABLE), the
+streams hold only the classes named here, and every array is checked against the others before
+use. A setting maltpy does not implement is refused, naming the option and its value.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import posixpath
+import re
+import xml.parsers.expat
+import zipfile
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .archive import _READ_ERRORS, SMALL
+from .config import config_from_dict
+from .errors import MaltpyError, cut, require
+from .features import FeatureModel
+from .features.functions import NOVALUE, NULL, ROOTNODE
+from .features.spec import parse_feature_model
+from .files import open_file
+from .javaser import JavaEnum, JavaObject, StreamError, read_stream
+from .learners import AtomicModel
+from .learners.divide import data_split, guide_of
+from .learners.encoding import NUMBER, FeatureMap
+from .learners.liblinear import MAX_WEIGHT, LibLinear
+from .learners.libsvm import KERNELS, LibSvm
+from .lines import environment_bytes
+from .mco_text import MCOError, read_options, read_symbol_tables, writing_release
+from .model_archive import SEPARATOR, Classes
+from .pseudoproj import COVERED_MARK, DeprelOf, Encoding
+from .transition import SYSTEMS
+from .transition.base import LA, RA
+
+MAX_MCO_VARIABLE = "MALTPY_MAX_MCO_BYTES"
+MAX_RATIO = 1100  # deflate's limit is about 1032:1 (a LIBLINEAR 1.5 model is mostly zeros)
+INFO_SUFFIX = "_singlemalt.info"
+
+#: The classes a stream may hold (besides javaser.BOXES), with the SolverType of both packages.
+LIBLINEAR_CLASSES = frozenset({"org.maltparser.ml.lib.MaltLiblinearModel", "liblinear.SolverType",
+                               "de.bwaldvogel.liblinear.SolverType"})  # fmt: skip
+LIBSVM_CLASSES = frozenset({"org.maltparser.ml.lib.MaltLibsvmModel", "libsvm.svm_parameter", "libsvm.svm_node"})
+MAP_CLASSES = frozenset({"org.maltparser.ml.lib.FeatureMap", "org.maltparser.core.helper.HashMap"})
+SOLVERS = ("L2R_LR", "L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVC", "L2R_L1LOSS_SVC_DUAL", "MCSVM_CS",
+           "L1R_L2LOSS_SVC", "L1R_LR", "L2R_LR_DUAL")  # fmt: skip
+LEARNER_FILES = {"liblinear": "liblinear", "libsvm": "libsvm"}
+#: The data formats maltpy reads, as MaltParser's XML lists their columns.
+DATA_FORMATS = {
+    "conllx": ("ID", "FORM", "LEMMA", "CPOSTAG", "POSTAG", "FEATS", "HEAD", "DEPREL", "PHEAD", "PDEPREL"),
+    "conllu": ("ID", "FORM", "LEMMA", "UPOSTAG", "XPOSTAG", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"),
+}
+#: Decision settings' parts after T.TRANS and A.DEPREL: the pseudo-projective columns.
+PP_PARTS = ("A.PPLIFTED", "A.PPPATH", "A.PPCOVERED")
+#: Saved options maltpy reads, (group, name) -> maltpy's key; the others are checked below.
+OPTION_KEYS = {
+    ("singlemalt", "parsing_algorithm"): ("singlemalt", "parsing_algorithm"),
+    ("singlemalt", "null_value"): ("singlemalt", "null_value"),
+    ("graph", "root_label"): ("graph", "root_label"),
+    ("nivre", "allow_root"): ("nivre", "allow_root"),
+    ("nivre", "allow_reduce"): ("nivre", "allow_reduce"),
+    ("covington", "allow_root"): ("covington", "allow_root"),
+    ("covington", "allow_shift"): ("covington", "allow_shift"),
+    ("planar", "connectedness"): ("planar", "connectedness"),
+    ("planar", "acyclicity"): ("planar", "acyclicity"),
+    ("planar", "no_covered_roots"): ("planar", "no_covered_roots"),
+    ("multiplanar", "planar_root_handling"): ("multiplanar", "planar_root_handling"),
+    ("2planar", "planar_root_handling"): ("multiplanar", "planar_root_handling"),  # 1.5, 1.6
+    ("2planar", "reduceonswitch"): ("2planar", "reduceonswitch"),
+    ("guide", "learner"): ("guide", "learner"),
+    ("guide", "data_split_column"): ("guide", "data_split_column"),
+    ("guide", "data_split_structure"): ("guide", "data_split_structure"),
+    ("guide", "data_split_threshold"): ("guide", "data_split_threshold"),
+    ("pproj", "marking_strategy"): ("pproj", "marking_strategy"),
+    ("pproj", "covered_root"): ("pproj", "covered_root"),
+    ("pproj", "lifting_order"): ("pproj", "lifting_order"),
+}
+#: Saved options with the only value maltpy parses by (empty: none given).
+FIXED = {
+    ("singlemalt", "guide_model"): "single",
+    ("singlemalt", "use_partial_tree"): "false",
+    ("singlemalt", "propagation"): "",
+    ("guide", "classitem_separator"): SEPARATOR,
+    ("guide", "kbest"): "-1",
+    ("graph", "head_rules"): "",
+}
+#: 1.5 and 1.6's nivre root_handling as 1.7's allow_root and allow_reduce (1.5.2's ArcEager
+#: tests root_handling != NORMAL where 1.7's tests !allowRoot, and forbids REDUCE of a word
+#: without a head only when STRICT).
+ROOT_HANDLING = {"normal": (True, True), "relaxed": (False, True), "strict": (False, False)}
+#: A column no maltpy feature value reaches: a key of the map whose code has no such value.
+UNREACHED = "\t"
+
+
+def max_mco_bytes() -> int:
+    """The most bytes an .mco's members may hold, uncompressed, all together: 512 MB (a model of
+    a million-token treebank holds some 50 MB), or the environment's setting."""
+    return environment_bytes(MAX_MCO_VARIABLE, 512 << 20)
+
+
+def is_mco(path: str, data: bytes | None = None) -> bool:
+    """Whether the file (or ``data``) is a zip holding a MaltParser configuration's report."""
+    try:
+        with open_file(path, "model file") if data is None else io.BytesIO(data) as f:
+            if f.read(4) != b"PK\x03\x04":
+                return False
+            f.seek(0)
+            with zipfile.ZipFile(f) as z:
+                return any(name.endswith(INFO_SUFFIX) for name in z.namelist()[:10_000])
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return False
+
+
+# --- the archive -----------------------------------------------------------------------------
+
+
+@dataclass
+class Members:
+    """The members of an .mco, by their names in its one folder ``name``."""
+
+    name: str
+    files: dict[str, bytes]
+
+    def get(self, member: str) -> bytes:
+        data = self.files.get(member)
+        if data is None:
+            raise ValueError(f"{self.name}/{member} is missing")
+        return data
+
+    def text(self, member: str) -> str:
+        try:
+            return self.get(member).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{self.name}/{member} is not UTF-8 text") from None
+
+
+def read_members(path: str, data: bytes | None = None) -> Members:
+    """The members of the .mco at ``path`` (or in ``data``): one folder, no deeper paths, every
+    member's size within bounds before it is read, CRC checked."""
+    limit = max_mco_bytes()
+    try:
+        with open_file(path, "model file") if data is None else io.BytesIO(data) as f, zipfile.ZipFile(f) as z:
+            infos = [i for i in z.infolist() if not i.filename.endswith("/")]
+            require(0 < len(infos) <= 100_000, "not a MaltParser model (no members, or too many)")
+            folders = {i.filename.split("/", 1)[0] for i in infos}
+            require(len(folders) == 1, "not a MaltParser model (its members are not in one folder)")
+            folder = folders.pop()
+            files: dict[str, bytes] = {}
+            total = 0
+            for info in infos:
+                parts = info.filename.split("/")
+                require(len(parts) == 2 and parts[1] not in ("", ".", "..") and "\\" not in info.filename,
+                        f"a member outside the model's folder: {cut(info.filename, 100)!r}")  # fmt: skip
+                size = info.file_size
+                total += size
+                if total > limit or (size > SMALL and size > MAX_RATIO * info.compress_size):
+                    raise ValueError(f"{cut(info.filename, 100)} declares {size} bytes from {info.compress_size}, "
+                                     f"more than maltpy reads of an .mco ({limit} in all, {MAX_MCO_VARIABLE} allows "
+                                     f"more; or a zip bomb)")  # fmt: skip
+                with z.open(info) as member:
+                    content = member.read(size + 1)
+                require(len(content) == size, f"{cut(info.filename, 100)} holds other than the {size} bytes it declares")
+                require(parts[1] not in files, f"{cut(info.filename, 100)} twice")
+                files[parts[1]] = content
+            return Members(folder, files)
+    except _READ_ERRORS as e:
+        if isinstance(e, ValueError) and not isinstance(e, zipfile.BadZipFile):
+            raise
+        raise ValueError(f"not a readable zip archive ({cut(e)})") from None
+
+
+# --- the model ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Mco:
+    """What an .mco says, before it becomes a Model."""
+
+    folder: str
+    release: str
+    options: dict[tuple[str, str], str]
+
+
+def load_mco(path: str, data: bytes | None = None):
+    """The parser.Model of the MaltParser model file at ``path`` (or in ``data``), every part
+    checked; MaltpyError naming the file and what is wrong."""
+    try:
+        return _load(path, data)
+    except MCOError as e:
+        raise MaltpyError(f"damaged MaltParser model: {e}", path) from None
+    except StreamError as e:
+        raise MaltpyError(f"damaged MaltParser model: {cut(e, 300)}", path) from None
+    except ValueError as e:
+        raise MaltpyError(f"MaltParser model: {cut(e, 300)}", path) from None
+    except (KeyError, TypeError, IndexError, AttributeError, RecursionError, OverflowError) as e:
+        raise MaltpyError(f"damaged MaltParser model: {type(e).__name__}: {cut(e, 200)}", path) from None
+
+
+def _load(path: str, data: bytes | None):
+    from .parser import Model
+
+    members = read_members(path, data)
+    infos = [m for m in members.files if m.endswith(INFO_SUFFIX)]
+    require(len(infos) == 1, "not a MaltParser model (no <name>_singlemalt.info report, or several)")
+    info = members.text(infos[0])
+    release = writing_release(info, f"{members.name}/{infos[0]}")
+    version = re.search(r"^Version: {23}(\S+)", info, re.MULTILINE).group(1)
+    options = read_options(members.text("savedoptions.sop"), f"{members.name}/savedoptions.sop")
+    config = _config(options, release)
+    algorithm = config.singlemalt.parsing_algorithm
+    system = SYSTEMS[algorithm]
+    tables = read_symbol_tables(members.text("symboltables.sym"), f"{members.name}/symboltables.sym")
+    data_format = _data_format(members, options)
+    feature_file = posixpath.basename(options.get(("guide", "features"), "").replace("\\", "/"))
+    require(feature_file != "", "option guide features names no feature model")
+    source = f"{members.name}/{feature_file}"
+    specs = parse_feature_model(members.get(feature_file), source, algorithm)
+    deprel_of = DeprelOf(config.pproj) if config.pproj.marks_labels else None
+    fm = FeatureModel(specs, algorithm, config.singlemalt.null_value, source, deprel_of, learning=False)
+    fm.check_columns(data_format)
+    decisions = _Decisions(options, tables, system, config.pproj)
+    values = _Values(fm, tables, config.singlemalt.null_value)
+    g = config.guide
+    split = data_split(fm, g.data_split_column, g.data_split_structure, g.data_split_threshold)
+    learner = g.learner
+    models = {}
+    if g.data_split_column is None:
+        models["main"] = _classifier(members, "odm0", "main", learner, list(range(len(fm))), values, decisions, 0)
+    else:
+        table = tables.get(g.data_split_column)
+        require(table is not None, f"no symbol table of the data split's column {g.data_split_column}")
+        reduced = [p for p in range(len(fm)) if p != split.position]
+        for code, count in _divisions(members.text("odm0.dsm")):
+            if code == -1:
+                if count > 0:
+                    models["master"] = _classifier(members, "odm0", "master", learner, list(range(len(fm))),
+                                                   values, decisions, count)  # fmt: skip
+                continue
+            value = _symbol(table, code)
+            require(value is not None, f"odm0.dsm: split value code {code} is not in table {g.data_split_column}")
+            models[f"split:{value}"] = _classifier(members, f"odm0.{code:03d}", f"split:{value}", learner, reduced,
+                                                   values, decisions, count)  # fmt: skip
+        if "master" in models:
+            models["master"] = models.pop("master")  # the last, as maltpy's archives keep it
+        require(models, "odm0.dsm lists no classifier")
+    statistics = {"maltparser": {"version": version, "model": members.name,
+                                 "options": {f"{g} {n}": v for (g, n), v in sorted(options.items())}}}  # fmt: skip
+    return Model(config, fm, decisions.classes, guide_of(models, split), data_format, statistics)
+
+
+def _config(options: dict[tuple[str, str], str], release: tuple[int, ...]):
+    """maltpy's configuration of the saved options; ValueError naming an option maltpy cannot
+    parse as MaltParser does."""
+    for key, value in FIXED.items():
+        if key in options and options[key] != value:
+            raise ValueError(f"option {key[0]} {key[1]} is {cut(options[key], 100)!r}: maltpy parses with "
+                             f"{value!r} only")  # fmt: skip
+    for key in (("input", "charset"), ("output", "charset")):
+        if key in options and options[key].replace("-", "").lower() != "utf8":
+            raise ValueError(f"option {key[0]} {key[1]} is {cut(options[key], 100)!r}: maltpy reads UTF-8 only")
+    raw: dict[str, dict[str, object]] = {}
+    for key, (group, name) in OPTION_KEYS.items():
+        value = options.get(key)
+        if value is None or (value == "" and key[0] == "guide"):
+            continue
+        raw.setdefault(group, {})[name] = value
+    handling = options.get(("nivre", "root_handling"))
+    if handling is not None and release[:2] < (1, 7):
+        require(handling in ROOT_HANDLING, f"option nivre root_handling is {cut(handling, 100)!r}")
+        raw.setdefault("nivre", {}).update(zip(("allow_root", "allow_reduce"), map(str, ROOT_HANDLING[handling])))
+    require("parsing_algorithm" in raw.get("singlemalt", {}), "no saved option singlemalt parsing_algorithm")
+    require("learner" in raw.get("guide", {}), "no saved option guide learner")
+    raw.setdefault("graph", {})["single_root"] = "false"  # MaltParser's parse, root words as they come
+    for group in raw.values():
+        for name, value in group.items():
+            if isinstance(value, str) and value.lower() in ("true", "false"):
+                group[name] = value.lower() == "true"
+    if "data_split_threshold" in raw.get("guide", {}):
+        text = raw["guide"]["data_split_threshold"]
+        require(re.fullmatch(r"\d{1,9}", text) is not None, f"option guide data_split_threshold is {cut(text, 40)!r}")
+        raw["guide"]["data_split_threshold"] = int(text)
+    try:
+        return config_from_dict(raw, "savedoptions.sop")
+    except MaltpyError as e:
+        raise ValueError(f"savedoptions.sop: {e.message}") from None
+
+
+def _data_format(members: Members, options: dict[tuple[str, str], str]) -> str:
+    """conllx or conllu, from the data format XML the options name (its columns must be one of
+    those formats', in order)."""
+    name = posixpath.basename(options.get(("input", "format"), "conllx.xml").replace("\\", "/"))
+    text = members.get(name)
+    columns: list[str] = []
+    parser = xml.parsers.expat.ParserCreate()
+    parser.StartElementHandler = lambda tag, attrs: columns.append(attrs.get("name", "")) if tag == "column" else None
+    try:
+        parser.Parse(text, True)
+    except xml.parsers.expat.ExpatError as e:
+        raise ValueError(f"{name} is not well-formed XML (line {e.lineno})") from None
+    for data_format, names in DATA_FORMATS.items():
+        if tuple(columns) == names:
+            return data_format
+    raise ValueError(f"option input format is {cut(name, 100)!r}, whose columns ({cut(' '.join(columns), 120)}) are "
+                     f"neither CoNLL-X's nor CoNLL-U's")  # fmt: skip
+
+
+def _divisions(text: str) -> list[tuple[int, int]]:
+    """The data split's table (odm0.dsm): (code, frequency) a line, -1 the master."""
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        found = re.fullmatch(r"(-1|\d{1,9})\t(\d{1,12})", line)
+        if found is None:
+            raise MCOError("odm0.dsm", number, "not a split value's code and frequency")
+        out.append((int(found.group(1)), int(found.group(2))))
+    require(len({c for c, _ in out}) == len(out), "odm0.dsm lists a split value twice")
+    return out
+
+
+def _null_symbols(strategy: str) -> dict[int, str]:
+    """A table's null values by code (MaltParser's InputNullValues / OutputNullValues)."""
+    if strategy == "rootnode":
+        return {0: NULL, 1: ROOTNODE}
+    if strategy == "novalue":
+        return {0: NULL, 1: ROOTNODE, 2: NOVALUE}
+    return {0: NULL}
+
+
+def _symbol(table, code: int) -> str | None:
+    """The symbol of ``code`` in ``table``, a null value included (None if it has none)."""
+    symbol = table.symbols.get(code)
+    return symbol if symbol is not None else _null_symbols(table.null_strategy).get(code)
+
+
+class _Decisions:
+    """The decision table (``T.TRANS+A.DEPREL``, with the pseudo-projective columns): each
+    code's class, as maltpy's classes (transition, label), the label with its pseudo-projective
+    marks in maltpy's syntax (``d|h%``, pseudoproj)."""
+
+    def __init__(self, options: dict, tables: dict, system, pproj: Encoding) -> None:
+        settings = options.get(("guide", "decision_settings"), "T.TRANS+A.DEPREL")
+        parts = settings.split("+")
+        if any(c in settings for c in ",#") or parts[:2] != ["T.TRANS", "A.DEPREL"] or \
+                not set(parts[2:]) <= set(PP_PARTS) or len(set(parts)) != len(parts):  # fmt: skip
+            raise ValueError(f"option guide decision_settings is {cut(settings, 100)!r}: maltpy parses with "
+                             f"T.TRANS+A.DEPREL (and the pseudo-projective columns) only")  # fmt: skip
+        table = tables.get(settings)
+        require(table is not None, f"no symbol table {cut(settings, 100)} (the decisions)")
+        self.parts = parts
+        self.classes = Classes()
+        self.number: dict[int, int] = {}
+        for code in sorted(table.symbols):
+            name, label = self._class(table.symbols[code], system, pproj)
+            if (name, label) in self.classes.index:
+                raise ValueError(f"decision table: class {cut(table.symbols[code], 100)!r} twice")
+            self.number[code] = self.classes.add(name, label)
+        require(self.classes.items, "an empty decision table")
+
+    def _class(self, symbol: str, system, pproj: Encoding) -> tuple[str, str | None]:
+        pieces = symbol.split(SEPARATOR)
+        name = pieces[0]
+        if name not in system.transitions:
+            raise ValueError(f"decision table: {cut(symbol, 100)!r} is no transition of {system.name}")
+        if name not in (LA, RA):
+            require(len(pieces) == 1, f"decision table: {cut(symbol, 100)!r} has a label without an arc")
+            return name, None
+        require(len(pieces) == len(self.parts) and pieces[1] != "",
+                f"decision table: {cut(symbol, 100)!r} does not have the parts {'+'.join(self.parts)}")  # fmt: skip
+        label = pieces[1]
+        marks = dict(zip(self.parts[2:], pieces[2:]))
+        lifted, path, covered = (marks.get(p, "#false#") for p in PP_PARTS)
+        if covered == "#true#":
+            return name, label + COVERED_MARK
+        if lifted not in ("#false#", "#null#"):
+            label += "|" if lifted == "#true#" else f"|{lifted}"
+        if path == "#true#":
+            label += "%"
+        return name, label
+
+
+class _Values:
+    """Each feature's value (maltpy's text) of a code of its symbol table, as the feature
+    function gives it (see the module's docstring); None for a code maltpy's features never
+    give."""
+
+    def __init__(self, fm: FeatureModel, tables: dict, null_value: str) -> None:
+        self.fm = fm
+        self.tables = tables
+        self.skip_nulls = null_value == "none"
+        self._by_position: list[dict[int, object] | None] = [None] * len(fm)
+
+    def of(self, position: int) -> dict[int, object]:
+        """code -> value of the feature at ``position`` (0-based)."""
+        found = self._by_position[position]
+        if found is None:
+            found = self._by_position[position] = self._make(self.fm.specs[position])
+        return found
+
+    def _make(self, spec) -> dict[int, object]:
+        feature = spec.feature
+        name = feature.name
+        if name in ("InputColumn", "OutputColumn"):
+            column = feature.args[0]
+            if column in ("ID", "HEAD", "PHEAD"):
+                return {1: NUMBER}  # an integer column: code 1, the number its value
+            return self._table(column, nulls=not self.skip_nulls)
+        if name in ("Merge", "Merge3"):
+            parts = [self._identifier(f) for f in feature.args]
+            table = f"MERGE{len(parts) if name == 'Merge3' else 2}_{'_'.join(parts)}"
+            return self._table(table, nulls=False)  # every part null: a value MaltParser leaves out
+        if name in ("InputArc", "OutputArc"):
+            return self._table(f"ARC_{feature.args[0]}", nulls=not self.skip_nulls)
+        if name == "InputArcDir":
+            return self._table(f"ARCDIR_{feature.args[0]}", nulls=not self.skip_nulls)
+        if name == "Exists":
+            return {1: "true"}
+        raise ValueError(f"feature {cut(spec.text, 100)}: maltpy does not read MaltParser's {name} values from an .mco")
+
+    def _identifier(self, feature) -> str:
+        """MaltParser's getMapIdentifier of a Merge's part: its column's name."""
+        if feature.name in ("InputColumn", "OutputColumn"):
+            return feature.args[0]
+        raise ValueError(f"maltpy does not read an .mco's Merge of {feature.name}")
+
+    def _table(self, name: str, nulls: bool) -> dict[int, object]:
+        table = self.tables.get(name)
+        if table is None:
+            return {}  # a table MaltParser never filled: no key of the map can name it
+        out: dict[int, object] = dict(table.symbols)
+        if nulls:
+            for code, symbol in _null_symbols(table.null_strategy).items():
+                out.setdefault(code, symbol)
+        else:
+            for code in _null_symbols(table.null_strategy):
+                if out.get(code) in (NULL, ROOTNODE, NOVALUE):
+                    del out[code]
+        return out
+
+
+def _stream(members: Members, member: str, classes: frozenset[str], class_name: str) -> JavaObject:
+    contents = read_stream(members.get(member), classes)
+    require(len(contents) == 1 and isinstance(contents[0], JavaObject) and contents[0].class_name == class_name,
+            f"{member} is not one {class_name.rsplit('.', 1)[-1]}")  # fmt: skip
+    return contents[0]
+
+
+def _ints(value: object, what: str) -> np.ndarray:
+    require(isinstance(value, np.ndarray) and value.dtype.kind == "i" and value.ndim == 1, f"{what} is not an int[]")
+    return value.astype(np.int64)
+
+
+def _doubles(value: object, what: str) -> np.ndarray:
+    require(isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.dtype.itemsize == 8,
+            f"{what} is not a double[]")  # fmt: skip
+    out = value.astype(np.float64)
+    require(bool((np.abs(out) <= MAX_WEIGHT).all()), f"{what}: a number that is not finite, or beyond ±{MAX_WEIGHT:g}")
+    return out
+
+
+def _feature_map(members: Members, member: str) -> tuple[np.ndarray, np.ndarray]:
+    """The FeatureMap's keys and indices (MaltParser's own HashMap of Long to Integer)."""
+    fmap = _stream(members, member, MAP_CLASSES, "org.maltparser.ml.lib.FeatureMap")
+    table = fmap.fields.get("map")
+    require(isinstance(table, JavaObject) and table.class_name == "org.maltparser.core.helper.HashMap",
+            f"{member}: the feature map holds no HashMap")  # fmt: skip
+    items = table.annotations
+    require(len(items) >= 1 and isinstance(items[0], bytes) and len(items[0]) == 8, f"{member}: not a HashMap's data")
+    size = int.from_bytes(items[0][4:], "big", signed=True)
+    entries = items[1:]
+    require(size >= 0 and len(entries) == 2 * size, f"{member}: a HashMap of {size} entries holds {len(entries)} values")
+    keys = np.empty(size, dtype=np.int64)
+    indices = np.empty(size, dtype=np.int64)
+    for k in range(size):
+        key, value = entries[2 * k], entries[2 * k + 1]
+        require(isinstance(key, JavaObject) and key.class_name == "java.lang.Long"
+                and isinstance(value, JavaObject) and value.class_name == "java.lang.Integer",
+                f"{member}: a feature map entry is not a Long and an Integer")  # fmt: skip
+        keys[k], indices[k] = key.fields["value"], value.fields["value"]
+    return keys, indices
+
+
+def _classifier(members: Members, stem: str, name: str, learner: str, positions: list[int], values: _Values,
+                decisions: _Decisions, instances: int) -> AtomicModel:  # fmt: skip
+    """The classifier ``stem.<learner>.moo`` with its map ``.map``, as a maltpy AtomicModel
+    reading the features at ``positions`` (0-based, in the feature vector's order)."""
+    suffix = LEARNER_FILES[learner]
+    moo, map_member = f"{stem}.{suffix}.moo", f"{stem}.{suffix}.map"
+    keys, indices = _feature_map(members, map_member)
+    if learner == "liblinear":
+        weights, labels = _liblinear(members, moo)
+        width = weights.shape[0]
+    else:
+        svm, labels, width = _libsvm(members, moo, int(indices.max()) if len(indices) else 0)
+    require(len(set(labels.tolist())) == len(labels), f"{moo}: a class twice")
+    unknown = [c for c in labels.tolist() if c not in decisions.number]
+    require(not unknown, f"{moo}: class code {unknown[:1]} is not in the decision table")
+    fmap = _map(keys, indices, width, positions, values, map_member)
+    classifier = LibLinear(weights, np.zeros(len(labels))) if learner == "liblinear" else LibSvm(svm, width, len(labels))
+    return AtomicModel(name, fmap, [decisions.number[c] for c in labels.tolist()], classifier, instances)
+
+
+def _map(keys: np.ndarray, indices: np.ndarray, width: int, positions: list[int], values: _Values,
+         member: str) -> FeatureMap:  # fmt: skip
+    """maltpy's FeatureMap of MaltParser's: the key (position << 48 | code) of learner index i
+    (1-based) as column i - 1 for (feature, value), every column 0..width-1 named (a column no
+    value reaches under a name no feature gives, ``UNREACHED``)."""
+    position = keys >> 48
+    code = keys & ((1 << 48) - 1)
+    require(bool(((position >= 1) & (position <= len(positions)) & (code < 1 << 31)).all()),
+            f"{member}: a key of a feature beyond the feature vector's {len(positions)}")  # fmt: skip
+    require(bool((indices >= 1).all()) and len(np.unique(indices)) == len(indices), f"{member}: bad feature indices")
+    fmap = FeatureMap(positions, values.fm.nulls)
+    named = np.zeros(width, dtype=bool)
+    for p, c, i in zip(position.tolist(), code.tolist(), indices.tolist()):
+        if i > width:
+            continue  # beyond the learner's features: MaltParser's predict skips it
+        value = values.of(positions[p - 1]).get(c)
+        table = fmap.tables[p - 1]
+        if value is not None and value not in table:
+            table[value] = i - 1
+            named[i - 1] = True
+    for column in np.flatnonzero(~named).tolist():
+        fmap.tables[0][f"{UNREACHED}{column}"] = column
+    fmap.size = width
+    return fmap
+
+
+def _liblinear(members: Members, member: str) -> tuple[sp.csr_matrix, np.ndarray]:
+    """The weights (features x classes, classes in the model's order) and class codes of a
+    MaltLiblinearModel: 1.5's weights one flat array, feature by feature (nr_w a feature: 1 for
+    two classes with another solver than MCSVM_CS); 1.6's on a row a feature, trailing zeros cut,
+    a row maybe shared or null."""
+    m = _stream(members, member, LIBLINEAR_CLASSES, "org.maltparser.ml.lib.MaltLiblinearModel").fields
+    nr_class, nr_feature = m.get("nr_class"), m.get("nr_feature")
+    require(type(nr_class) is int and 1 <= nr_class <= 1 << 20 and type(nr_feature) is int and nr_feature >= 0,
+            f"{member}: bad class or feature counts")  # fmt: skip
+    labels = _ints(m.get("labels"), f"{member}: labels")
+    require(len(labels) == nr_class, f"{member}: {len(labels)} labels for {nr_class} classes")
+    solver = m.get("solverType")
+    require(isinstance(solver, JavaEnum) and solver.constant in SOLVERS, f"{member}: an unknown solver")
+    bias = m.get("bias")
+    require(isinstance(bias, float), f"{member}: no bias")
+    n = nr_feature + 1 if bias >= 0 else nr_feature
+    w = m.get("w")
+    if isinstance(w, np.ndarray):  # 1.5
+        nr_w = 1 if nr_class == 2 and solver.constant != "MCSVM_CS" else nr_class
+        flat = _doubles(w, f"{member}: w")
+        require(len(flat) >= nr_feature * nr_w, f"{member}: {len(flat)} weights for {nr_feature} features")
+        dense = np.zeros((nr_feature, nr_class))
+        dense[:, :nr_w] = flat[: nr_feature * nr_w].reshape(nr_feature, nr_w)
+        return sp.csr_matrix(dense), labels
+    require(isinstance(w, list) and len(w) == nr_feature, f"{member}: not a weight row a feature")
+    lengths = np.zeros(nr_feature, dtype=np.int64)
+    rows = []
+    seen: dict[int, np.ndarray] = {}
+    for f, row in enumerate(w):
+        if row is None:
+            continue
+        if id(row) not in seen:
+            seen[id(row)] = _doubles(row, f"{member}: w")
+            require(len(row) <= nr_class, f"{member}: a weight row longer than the classes")
+        lengths[f] = len(row)
+        rows.append(seen[id(row)])
+    del n  # MaltParser reads features 1..n; the map's indices beyond nr_feature are left out (_map)
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    data = np.concatenate(rows) if rows else np.zeros(0)
+    indices = np.concatenate([np.arange(k) for k in lengths.tolist()]) if rows else np.zeros(0, dtype=np.int64)
+    weights = sp.csr_matrix((data, indices.astype(np.int32), indptr), shape=(nr_feature, nr_class))
+    weights.eliminate_zeros()
+    return weights, labels
+
+
+def _libsvm(members: Members, member: str, map_width: int) -> tuple[str, np.ndarray, int]:
+    """A MaltLibsvmModel as LIBSVM's model text (LIBSVM's classes 0..k-1 in the model's order),
+    its class codes, and the number of features it reads."""
+    m = _stream(members, member, LIBSVM_CLASSES, "org.maltparser.ml.lib.MaltLibsvmModel").fields
+    param = m.get("param")
+    require(isinstance(param, JavaObject) and param.class_name == "libsvm.svm_parameter", f"{member}: no parameters")
+    p = param.fields
+    require(p.get("svm_type") == 0, f"{member}: svm_type {cut(p.get('svm_type'), 20)}: maltpy parses with C-SVC only")
+    kernel = p.get("kernel_type")
+    kernels = {number: name for name, number in KERNELS.items()}
+    require(kernel in kernels, f"{member}: an unknown kernel_type")
+    nr_class, count = m.get("nr_class"), m.get("l")
+    require(type(nr_class) is int and nr_class >= 1 and type(count) is int and count >= 0, f"{member}: bad counts")
+    labels = _ints(m.get("label"), f"{member}: label")
+    n_sv = _ints(m.get("nSV"), f"{member}: nSV")
+    rho = _doubles(m.get("rho"), f"{member}: rho")
+    coef = m.get("sv_coef")
+    vectors = m.get("SV")
+    require(len(labels) == len(n_sv) == nr_class and int(n_sv.sum()) == count and (n_sv >= 0).all()
+            and len(rho) == nr_class * (nr_class - 1) // 2, f"{member}: class counts that do not fit")  # fmt: skip
+    require(isinstance(coef, list) and len(coef) == nr_class - 1, f"{member}: sv_coef is not one row a class but one")
+    coef = [_doubles(row, f"{member}: sv_coef") for row in coef]
+    require(all(len(row) == count for row in coef), f"{member}: sv_coef rows of another length than l")
+    require(isinstance(vectors, list) and len(vectors) == count, f"{member}: not l support vectors")
+    width = map_width
+    lines = []
+    for k, vector in enumerate(vectors):
+        require(isinstance(vector, list), f"{member}: a support vector is not an svm_node[]")
+        nodes = []
+        last = 0
+        for node in vector:
+            require(isinstance(node, JavaObject) and node.class_name == "libsvm.svm_node", f"{member}: not an svm_node")
+            index, value = node.fields["index"], node.fields["value"]
+            require(type(index) is int and index > last and isinstance(value, float) and abs(value) <= MAX_WEIGHT,
+                    f"{member}: support vector nodes out of order")  # fmt: skip
+            last = index
+            nodes.append(f"{index}:{value!r}")
+        width = max(width, last)
+        lines.append(" ".join([repr(float(row[k])) for row in coef] + nodes))
+    header = [
+        "svm_type c_svc", f"kernel_type {kernels[kernel]}", f"degree {p['degree']}", f"gamma {p['gamma']!r}",
+        f"coef0 {p['coef0']!r}", f"nr_class {nr_class}", f"total_sv {count}",
+        "rho " + " ".join(repr(float(x)) for x in rho), "label " + " ".join(map(str, range(nr_class))),
+        "nr_sv " + " ".join(map(str, n_sv.tolist())), "SV",
+    ]  # fmt: skip
+    return "\n".join(header + lines) + "\n", labels, width
