@@ -268,8 +268,12 @@ def _load(path: str, data: bytes | None):
         if "master" in models:
             models["master"] = models.pop("master")  # the last, as maltpy's archives keep it
         require(models, "odm0.dsm lists no classifier")
-    statistics = {"maltparser": {"version": version, "model": members.name,
-                                 "options": {f"{g} {n}": v for (g, n), v in sorted(options.items())}}}  # fmt: skip
+    statistics = {
+        "treebank": f"unknown: a MaltParser {version} model",
+        "maltparser_version": version,
+        "maltparser_configuration": members.name,
+        "maltparser_options": {f"{g} {n}": v for (g, n), v in sorted(options.items())},
+    }
     return Model(config, fm, decisions.classes, guide_of(models, split), data_format, statistics)
 
 

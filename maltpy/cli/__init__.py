@@ -34,7 +34,7 @@ from ..threads import set_threads
 from ..vocabulary import python_warning
 from .common import ProgressBar, config_from, config_options, format_option, progress_bar, progress_line, warn
 from .evaluation import eval_command, view_command
-from .models import info_command, knn_command, optimize_command
+from .models import convert_model_command, info_command, knn_command, optimize_command
 from .treebanks import convert_command, deproj_command, oracle_command, proj_command
 
 
@@ -87,7 +87,7 @@ def cli(ctx: click.Context, threads: int | None) -> None:
     set_threads(threads, learning=ctx.invoked_subcommand == "learn")
 
 
-for _command in (convert_command, deproj_command, eval_command, info_command, knn_command, optimize_command,
+for _command in (convert_command, convert_model_command, deproj_command, eval_command, info_command, knn_command, optimize_command,
                  oracle_command, proj_command, view_command):  # fmt: skip
     cli.add_command(_command)
 
