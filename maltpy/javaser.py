@@ -14,12 +14,16 @@ to hold them) and the nesting of contents.
 ``read_stream(data, classes)`` gives the stream's contents as Python values: a ``JavaObject``
 (its class name and each class's fields, super class first, and what its ``writeObject`` wrote
 after them), a ``JavaEnum``, a ``str``, ``None``, a NumPy array for an array of a primitive type
-(big-endian, as written) and a list for an array of objects, and ``bytes`` for block data. Any
+(big-endian, as written) and a list for an array of objects, and ``bytes`` for block data; a
+run of objects of classes with primitive fields only, inside an array or a class's own data, is
+one ``Records`` (the bulk of MaltParser's maps and LIBSVM models, read as arrays). Any
 departure from the grammar or the bounds is a ``StreamError`` naming the byte offset.
 """
 
 from __future__ import annotations
 
+import array
+import bisect
 import struct
 from dataclasses import dataclass, field
 
@@ -32,10 +36,15 @@ TC_PROXYCLASSDESC, TC_ENUM = 0x7D, 0x7E
 BASE_HANDLE = 0x7E0000
 SC_WRITE_METHOD, SC_SERIALIZABLE, SC_EXTERNALIZABLE, SC_BLOCK_DATA, SC_ENUM = 0x01, 0x02, 0x04, 0x08, 0x10
 
-#: The bounds of a stream: handles (objects, strings, class descriptors, arrays), and the depth
-#: of nested contents (an object in an array in an object ...).
+#: The bounds of a stream: handles (objects, strings, class descriptors, arrays), the depth of
+#: nested contents (an object in an array in an object ...), the steps (contents, rows and runs
+#: read: each a few microseconds, so no stream takes more than some seconds) and the objects
+#: read one by one (each a few hundred bytes). A 50 MB model of MaltParser's takes some 100,000
+#: steps and a few objects: its bulk is runs, rows and arrays of numbers.
 MAX_HANDLES = 20_000_000
 MAX_DEPTH = 64
+MAX_STEPS = 4_000_000
+MAX_OBJECTS = 1_000_000
 
 #: Primitive field and array element types: their struct code and size (big-endian).
 PRIMITIVES = {"B": ("b", 1), "C": ("H", 2), "D": ("d", 8), "F": ("f", 4), "I": ("i", 4), "J": ("q", 8),
@@ -61,6 +70,11 @@ class ClassDesc:
     is_array: bool = False
     #: this class and its super classes, the topmost first (classdata's order)
     hierarchy: list[ClassDesc] = field(default_factory=list)
+    handle: int = -1
+    #: the fields of an object of the class, all primitive, in the stream's order (None if a class
+    #: of its hierarchy has an object field or writes data of its own): a run of such objects is
+    #: read at once (``Records``)
+    flat: list[tuple[str, str]] | None = None
 
 
 @dataclass(slots=True)
@@ -80,13 +94,87 @@ class JavaEnum:
     constant: str
 
 
+@dataclass(slots=True)
+class Records:
+    """A run of objects of flat classes (``ClassDesc.flat``) read at once, as MaltParser's maps
+    hold them by the hundred thousand (a Long and an Integer in turn): ``classes``, the class of
+    each object of a period of the run; ``values``, one row a period, the field f of its k-th
+    object named ``"k.f"``. Each object takes its handle, in order, as if read one by one; a
+    back-reference to one is refused (MaltParser's streams never share them)."""
+
+    classes: tuple[str, ...]
+    values: np.ndarray
+
+    def __len__(self) -> int:
+        """The number of objects."""
+        return len(self.values) * len(self.classes)
+
+
+@dataclass(slots=True)
+class Rows:
+    """An array of arrays of a primitive type (LIBLINEAR's double[][] weights, LIBSVM's
+    coefficients), kept as places in the stream rather than as an array a row: the arrays written
+    in the stream (each once: Java writes an array it wrote before as a back-reference) are
+    ``lengths[r]`` values of ``dtype`` from byte ``starts[r]``, and element i is array
+    ``source[i]`` (-1 for null)."""
+
+    data: bytes
+    dtype: np.dtype
+    starts: np.ndarray
+    lengths: np.ndarray
+    source: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.source)
+
+    def row(self, i: int) -> np.ndarray | None:
+        """Element i's values (None for null)."""
+        own = int(self.source[i])
+        if own < 0:
+            return None
+        return np.frombuffer(self.data, self.dtype, int(self.lengths[own]), int(self.starts[own]))
+
+    def gathered(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each element's length (0 for null) and all their values, element after element."""
+        own = np.concatenate([np.frombuffer(self.data, self.dtype, n, start)
+                              for start, n in zip(self.starts.tolist(), self.lengths.tolist())]
+                             or [np.zeros(0, self.dtype)]).astype(self.dtype.newbyteorder("="))  # fmt: skip
+        ptr = np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64)
+        source = np.maximum(self.source, 0)
+        lengths = np.where(self.source >= 0, self.lengths[source] if len(self.lengths) else 0, 0)
+        if len(lengths) == len(self.lengths) and bool((self.source == np.arange(len(lengths))).all()):
+            return lengths, own  # no row shared, none null
+        ordinal = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        return lengths, own[np.repeat(ptr[source], lengths) + ordinal]
+
+
+@dataclass(slots=True)
+class ObjectRows:
+    """An array of arrays of objects of one flat class (LIBSVM's svm_node[][] support vectors),
+    every object's fields in one structured array: row i is ``values[ptr[i]:ptr[i + 1]]``."""
+
+    class_name: str
+    values: np.ndarray
+    ptr: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.ptr) - 1
+
+
+_IN_RUN = object()  # the handle of an object read in a run or a row: never referred back to
+_ROW = object()  # the handle of a row of a Rows
+MIN_RUN = 8  # periods: a shorter run is read object by object
 class _Reader:
     def __init__(self, data: bytes, classes: frozenset[str]) -> None:
         self.data = bytes(data)
+        self.bytes = np.frombuffer(self.data, dtype=np.uint8)
         self.pos = 0
         self.classes = classes | BOXES
         self.handles: list[object] = []
         self.depth = 0
+        self.steps = 0  # contents, rows and runs read: each a few microseconds of Python
+        self.cooldown = 0  # objects to read one by one before looking for a run again
+        self.objects = 0  # objects read one by one (not in runs or rows): each a few hundred bytes
 
     # --- bytes -------------------------------------------------------------------------------
 
@@ -125,6 +213,7 @@ class _Reader:
     # --- contents ----------------------------------------------------------------------------
 
     def content(self) -> object:
+        self.step()
         self.depth += 1
         if self.depth > MAX_DEPTH:
             raise self.fail(f"contents nested deeper than {MAX_DEPTH}")
@@ -158,7 +247,20 @@ class _Reader:
         handle = self.unpack("i") - BASE_HANDLE
         if not 0 <= handle < len(self.handles):
             raise self.fail(f"a back-reference to object {handle}, of {len(self.handles)}")
-        return self.handles[handle]
+        value = self.handles[handle]
+        if value is _IN_RUN:
+            raise self.fail(f"a back-reference to object {handle}, one of many of its class, never shared")
+        if value is _ROW:
+            raise self.fail(f"a back-reference to object {handle}, a row of an array, outside that array")
+        return value
+
+    def step(self) -> None:
+        """Count one content, row or run read; StreamError beyond MAX_STEPS, which bounds the
+        time a stream takes whatever it holds (a model's take far fewer: their bulk is runs,
+        rows and arrays of numbers, each one step)."""
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise self.fail(f"more than {MAX_STEPS} values, far more than a model's stream holds")
 
     def class_desc(self) -> ClassDesc | None:
         tc = self.unpack("B")
@@ -180,7 +282,7 @@ class _Reader:
         if flags & SC_EXTERNALIZABLE:
             raise self.fail(f"class {name!r} is externalizable")
         desc = ClassDesc(name, flags, [], None, is_array)
-        self.new_handle(desc)
+        desc.handle = self.new_handle(desc)
         for _ in range(self.unpack("h")):
             code = chr(self.unpack("B"))
             field_name = self.utf()
@@ -192,10 +294,83 @@ class _Reader:
         self.end_block("class annotation")
         desc.super = self.class_desc()
         desc.hierarchy = [*(desc.super.hierarchy if desc.super is not None else []), desc]
+        if not is_array and all(c.flags == SC_SERIALIZABLE and all(code in PRIMITIVES for code, _ in c.fields)
+                                for c in desc.hierarchy):  # fmt: skip
+            desc.flat = [f for c in desc.hierarchy for f in c.fields]
         return desc
 
+    # --- runs of flat objects ----------------------------------------------------------------
+
+    def flat_at(self, pos: int) -> ClassDesc | None:
+        """The class of the object at ``pos`` if it is a flat class's written with a
+        back-reference to its descriptor (TC_OBJECT TC_REFERENCE handle), else None."""
+        data = self.data
+        if pos + 6 > len(data) or data[pos] != TC_OBJECT or data[pos + 1] != TC_REFERENCE:
+            return None
+        handle = int.from_bytes(data[pos + 2 : pos + 6], "big") - BASE_HANDLE
+        desc = self.handles[handle] if 0 <= handle < len(self.handles) else None
+        return desc if isinstance(desc, ClassDesc) and desc.flat is not None else None
+
+    def run(self, limit: int) -> Records | None:
+        """The run of flat objects starting here, of one class or two in turn, at most ``limit``
+        objects; None (nothing read) if there is no run of MIN_RUN periods here. The bytes are
+        compared a growing chunk at a time, so the work is in proportion to what is read."""
+        if self.cooldown:
+            self.cooldown -= 1
+            return None
+        first = self.flat_at(self.pos)
+        if first is None:
+            return None
+        self.step()
+        size_first = 6 + sum(PRIMITIVES[code][1] for code, _ in first.flat)
+        second = self.flat_at(self.pos + size_first)
+        if second is None:
+            return None
+        period = [first] if second is first else [first, second]
+        if len(period) == 2 and self.flat_at(self.pos + size_first + 6 + sum(
+                PRIMITIVES[code][1] for code, _ in second.flat)) is not first:  # fmt: skip
+            return None
+        names, formats, offsets, heads = [], [], [], []
+        size = 0
+        for k, desc in enumerate(period):
+            heads.append((size, bytes([TC_OBJECT, TC_REFERENCE]) + (desc.handle + BASE_HANDLE).to_bytes(4, "big")))
+            size += 6
+            for code, name in desc.flat:
+                names.append(f"{k}.{name}")
+                formats.append(">" + PRIMITIVES[code][0] if code != "Z" else "?")
+                offsets.append(size)
+                size += PRIMITIVES[code][1]
+        most = min(limit // len(period), (len(self.data) - self.pos) // size)
+        start, stop = self.pos, self.pos + MIN_RUN * size
+        if most < MIN_RUN or any(self.data[start + offset + k : stop : size] != head[k : k + 1] * MIN_RUN
+                                 for offset, head in heads for k in range(6)):  # fmt: skip
+            self.cooldown = MIN_RUN  # no run here: the next objects are read one by one
+            return None
+        count, chunk = MIN_RUN, MIN_RUN
+        while count < most:
+            rows = min(chunk, most - count)
+            view = self.bytes[self.pos + count * size : self.pos + (count + rows) * size].reshape(rows, size)
+            good = np.ones(rows, dtype=bool)
+            for offset, head in heads:
+                good &= (view[:, offset : offset + 6] == np.frombuffer(head, dtype=np.uint8)).all(axis=1)
+            if not good.all():
+                count += int(np.argmin(good))
+                break
+            count += rows
+            chunk *= 2
+        self.steps += MIN_RUN  # a run costs what reading a few objects one by one does
+        self.step()
+        dtype = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": size})
+        records = Records(tuple(d.name for d in period), np.frombuffer(self.data, dtype, count, self.pos))
+        objects = count * len(period)
+        if len(self.handles) + objects > MAX_HANDLES:
+            raise self.fail(f"more than {MAX_HANDLES} objects")
+        self.handles.extend([_IN_RUN] * objects)
+        self.pos += count * size
+        return records
+
     def end_block(self, what: str) -> list[object]:
-        """Contents up to TC_ENDBLOCKDATA (an annotation)."""
+        """Contents up to TC_ENDBLOCKDATA (an annotation); a run of flat objects as Records."""
         found = []
         while True:
             if self.pos < len(self.data) and self.data[self.pos] == TC_ENDBLOCKDATA:
@@ -203,7 +378,8 @@ class _Reader:
                 return found
             if self.pos >= len(self.data):
                 raise self.fail(f"the stream ends inside a {what}")
-            found.append(self.content())
+            records = self.run(MAX_HANDLES)
+            found.append(records if records is not None else self.content())
 
     def new_object(self) -> JavaObject:
         desc = self.class_desc()
@@ -213,6 +389,9 @@ class _Reader:
             raise self.fail("an enum written as an object")
         obj = JavaObject(desc.name)
         self.new_handle(obj)
+        self.objects += 1
+        if self.objects > MAX_OBJECTS:
+            raise self.fail(f"more than {MAX_OBJECTS} objects one by one, far more than a model's stream holds")
         for c in desc.hierarchy:
             if not c.flags & SC_SERIALIZABLE:
                 raise self.fail(f"class {c.name!r} is not serializable")
@@ -237,18 +416,133 @@ class _Reader:
             code, size = PRIMITIVES[element]
             if n < 0 or n * size > len(self.data) - self.pos:
                 raise self.fail(f"an array of {n} values longer than the stream")
-            array = np.frombuffer(self.take(n * size), dtype=">" + code if code != "?" else "?").copy()
+            array = np.frombuffer(self.data, ">" + code if code != "?" else "?", n, self.pos)
+            self.pos += n * size
             self.new_handle(array)
             return array
         if element not in "[L":
             raise self.fail(f"an array of {desc.name!r}")
         if n < 0 or n > len(self.data) - self.pos:  # each element takes a byte at least
             raise self.fail(f"an array of {n} values longer than the stream")
+        if element == "[" and len(desc.name) == 3 and desc.name[2] in PRIMITIVES and desc.name[2] != "Z":
+            return self.primitive_rows(desc.name[1:], n)
+        if desc.name.startswith("[[L"):
+            return self.object_rows(desc.name[1:], n)
         items: list[object] = []
         self.new_handle(items)
-        for _ in range(n):
-            items.append(self.content())
+        count = 0
+        while count < n:
+            records = self.run(n - count) if element == "L" else None
+            items.append(records if records is not None else self.content())
+            count += len(records) if records is not None else 1
         return items
+
+    def primitive_rows(self, name: str, n: int) -> Rows:
+        """An array of ``n`` arrays of a primitive type (``name``, e.g. ``[D``), as Rows: each
+        element an array of that class (a step each), a back-reference to an earlier element
+        of the same array, or null; anything else is refused."""
+        code, size = PRIMITIVES[name[1]]
+        empty = np.zeros(0, np.int64)
+        rows = Rows(self.data, np.dtype(">" + code), empty, empty, empty)
+        self.new_handle(rows)
+        starts, lengths, source, handles = array.array("q"), array.array("q"), array.array("q"), array.array("q")
+        end = len(self.data)
+        for _ in range(n):
+            self.step()
+            tc = self.unpack("B")
+            if tc == TC_NULL:
+                source.append(-1)
+            elif tc == TC_REFERENCE:
+                handle = self.unpack("i") - BASE_HANDLE
+                at = bisect.bisect_left(handles, handle)
+                if at == len(handles) or handles[at] != handle:
+                    raise self.fail(f"a back-reference to object {handle}, not an earlier row of this array")
+                source.append(at)
+            elif tc == TC_ARRAY:
+                desc = self.class_desc()
+                if desc is None or desc.name != name:
+                    raise self.fail(f"a row of {getattr(desc, 'name', None)!r} in an array of {name!r}")
+                length = self.unpack("i")
+                if length < 0 or length * size > end - self.pos:
+                    raise self.fail(f"an array of {length} values longer than the stream")
+                source.append(len(starts))
+                starts.append(self.pos)
+                lengths.append(length)
+                handles.append(self.new_handle(_ROW))
+                self.pos += length * size
+            else:
+                raise self.fail(f"type code 0x{tc:02x} where a row of {name!r} was expected")
+        rows.starts, rows.lengths = np.frombuffer(starts, np.int64), np.frombuffer(lengths, np.int64)
+        rows.source = np.frombuffer(source, np.int64)
+        return rows
+
+    def object_rows(self, name: str, n: int) -> ObjectRows:
+        """An array of ``n`` arrays (class ``name``, e.g. ``[Llibsvm.svm_node;``) of objects of
+        one flat class, as ObjectRows: each row a step, its objects checked six bytes a place at
+        a time (each must open with a back-reference to that class, but for the stream's first)
+        and their fields read at the end, all at once; a null row, a shared one, or an object of
+        another class is refused."""
+        element = name[2:-1]
+        offsets, counts = array.array("q"), array.array("q")  # (first field's offset, objects) a stretch
+        ptr = array.array("q", [0])
+        record: ClassDesc | None = None
+        head, size = b"", 0
+        self.new_handle(_ROW)
+        total = 0
+        for _ in range(n):
+            self.step()
+            if self.unpack("B") != TC_ARRAY:
+                raise self.fail(f"an element of an array of {name!r} that is no array")
+            desc = self.class_desc()
+            if desc is None or desc.name != name:
+                raise self.fail(f"a row of {getattr(desc, 'name', None)!r} in an array of {name!r}")
+            length = self.unpack("i")
+            if length < 0 or length > len(self.data) - self.pos:
+                raise self.fail(f"an array of {length} values longer than the stream")
+            self.new_handle(_ROW)
+            left = length
+            if left and record is None:  # the stream's first object: its class comes with it
+                if self.unpack("B") != TC_OBJECT:
+                    raise self.fail(f"an element of {name!r} that is no object")
+                record = self.class_desc()
+                if record is None or record.name != element or record.flat is None:
+                    raise self.fail(f"an object of {getattr(record, 'name', None)!r} in an array of {name!r}")
+                self.new_handle(_IN_RUN)
+                head = bytes([TC_OBJECT, TC_REFERENCE]) + (record.handle + BASE_HANDLE).to_bytes(4, "big")
+                size = 6 + sum(PRIMITIVES[code][1] for code, _ in record.flat)
+                if self.pos + size - 6 > len(self.data):
+                    raise self.fail("the stream ends inside an object")
+                offsets.append(self.pos)
+                counts.append(1)
+                self.pos += size - 6
+                left -= 1
+            if left:
+                start, stop = self.pos, self.pos + left * size
+                if stop > len(self.data) or any(self.data[start + k : stop : size] != head[k : k + 1] * left
+                                                for k in range(6)):  # fmt: skip
+                    raise self.fail(f"the objects of a row of {name!r} are not all of one class")
+                if len(self.handles) + left > MAX_HANDLES:
+                    raise self.fail(f"more than {MAX_HANDLES} objects")
+                self.handles.extend([_IN_RUN] * left)
+                offsets.append(start + 6)
+                counts.append(left)
+                self.pos = stop
+            total += length
+            ptr.append(total)
+        if record is None:
+            return ObjectRows(element, np.zeros(0), np.frombuffer(ptr, np.int64))
+        names, formats, places, at = [], [], [], 0
+        for code, field_name in record.flat:
+            names.append(field_name)
+            formats.append(">" + PRIMITIVES[code][0] if code != "Z" else "?")
+            places.append(at)
+            at += PRIMITIVES[code][1]
+        dtype = np.dtype({"names": names, "formats": formats, "offsets": places, "itemsize": size - 6})
+        count = np.frombuffer(counts, np.int64)
+        first = np.repeat(np.frombuffer(offsets, np.int64), count)
+        ordinal = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
+        raw = self.bytes[(first + ordinal * size)[:, None] + np.arange(size - 6)]
+        return ObjectRows(element, np.ascontiguousarray(raw).view(dtype).reshape(-1), np.frombuffer(ptr, np.int64))
 
     def new_enum(self) -> JavaEnum:
         desc = self.class_desc()

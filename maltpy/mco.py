@@ -28,7 +28,6 @@ use. A setting maltpy does not implement is refused, naming the option and its v
 from __future__ import annotations
 
 import io
-import os
 import posixpath
 import re
 import xml.parsers.expat
@@ -45,7 +44,7 @@ from .features import FeatureModel
 from .features.functions import NOVALUE, NULL, ROOTNODE
 from .features.spec import parse_feature_model
 from .files import open_file
-from .javaser import JavaEnum, JavaObject, StreamError, read_stream
+from .javaser import JavaEnum, JavaObject, ObjectRows, Records, Rows, StreamError, read_stream
 from .learners import AtomicModel
 from .learners.divide import data_split, guide_of
 from .learners.encoding import NUMBER, FeatureMap
@@ -184,7 +183,7 @@ def read_members(path: str, data: bytes | None = None) -> Members:
                                      f"more; or a zip bomb)")  # fmt: skip
                 with z.open(info) as member:
                     content = member.read(size + 1)
-                require(len(content) == size, f"{cut(info.filename, 100)} holds other than the {size} bytes it declares")
+                require(len(content) == size, f"{cut(info.filename, 100)} holds other than its {size} bytes")
                 require(parts[1] not in files, f"{cut(info.filename, 100)} twice")
                 files[parts[1]] = content
             return Members(folder, files)
@@ -486,7 +485,8 @@ def _doubles(value: object, what: str) -> np.ndarray:
 
 
 def _feature_map(members: Members, member: str) -> tuple[np.ndarray, np.ndarray]:
-    """The FeatureMap's keys and indices (MaltParser's own HashMap of Long to Integer)."""
+    """The FeatureMap's keys and indices (MaltParser's own HashMap of Long to Integer, which
+    writes its capacity and size, then each key and its value)."""
     fmap = _stream(members, member, MAP_CLASSES, "org.maltparser.ml.lib.FeatureMap")
     table = fmap.fields.get("map")
     require(isinstance(table, JavaObject) and table.class_name == "org.maltparser.core.helper.HashMap",
@@ -494,17 +494,39 @@ def _feature_map(members: Members, member: str) -> tuple[np.ndarray, np.ndarray]
     items = table.annotations
     require(len(items) >= 1 and isinstance(items[0], bytes) and len(items[0]) == 8, f"{member}: not a HashMap's data")
     size = int.from_bytes(items[0][4:], "big", signed=True)
-    entries = items[1:]
-    require(size >= 0 and len(entries) == 2 * size, f"{member}: a HashMap of {size} entries holds {len(entries)} values")
-    keys = np.empty(size, dtype=np.int64)
-    indices = np.empty(size, dtype=np.int64)
-    for k in range(size):
-        key, value = entries[2 * k], entries[2 * k + 1]
-        require(isinstance(key, JavaObject) and key.class_name == "java.lang.Long"
-                and isinstance(value, JavaObject) and value.class_name == "java.lang.Integer",
-                f"{member}: a feature map entry is not a Long and an Integer")  # fmt: skip
-        keys[k], indices[k] = key.fields["value"], value.fields["value"]
-    return keys, indices
+    classes, numbers = _boxed(items[1:], member)
+    require(size >= 0 and len(classes) == 2 * size,
+            f"{member}: a HashMap of {size} entries holds {len(classes)} values")  # fmt: skip
+    require(bool((classes[0::2] == 0).all() and (classes[1::2] == 1).all()),
+            f"{member}: a feature map entry is not a Long and an Integer")  # fmt: skip
+    return numbers[0::2], numbers[1::2]
+
+
+BOXED = {"java.lang.Long": 0, "java.lang.Integer": 1}
+
+
+def _boxed(items: list, member: str) -> tuple[np.ndarray, np.ndarray]:
+    """The class (BOXED) and number of each boxed number of ``items`` (JavaObjects and Records)."""
+    classes, numbers = [], []
+    for item in items:
+        if isinstance(item, Records):
+            require(all(c in BOXED for c in item.classes), f"{member}: a feature map holds other than numbers")
+            period = len(item.classes)
+            kinds = np.empty(len(item), dtype=np.int8)
+            values = np.empty(len(item), dtype=np.int64)
+            for k, name in enumerate(item.classes):
+                kinds[k::period] = BOXED[name]
+                values[k::period] = item.values[f"{k}.value"]
+            classes.append(kinds)
+            numbers.append(values)
+        else:
+            require(isinstance(item, JavaObject) and item.class_name in BOXED and type(item.fields.get("value")) is int,
+                    f"{member}: a feature map holds other than numbers")  # fmt: skip
+            classes.append(np.array([BOXED[item.class_name]], dtype=np.int8))
+            numbers.append(np.array([item.fields["value"]], dtype=np.int64))
+    if not classes:
+        return np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.int64)
+    return np.concatenate(classes), np.concatenate(numbers)
 
 
 def _classifier(members: Members, stem: str, name: str, learner: str, positions: list[int], values: _Values,
@@ -523,7 +545,7 @@ def _classifier(members: Members, stem: str, name: str, learner: str, positions:
     unknown = [c for c in labels.tolist() if c not in decisions.number]
     require(not unknown, f"{moo}: class code {unknown[:1]} is not in the decision table")
     fmap = _map(keys, indices, width, positions, values, map_member)
-    classifier = LibLinear(weights, np.zeros(len(labels))) if learner == "liblinear" else LibSvm(svm, width, len(labels))
+    classifier = LibLinear(weights, np.zeros(len(labels))) if learner == "liblinear" else svm
     return AtomicModel(name, fmap, [decisions.number[c] for c in labels.tolist()], classifier, instances)
 
 
@@ -568,8 +590,7 @@ def _liblinear(members: Members, member: str) -> tuple[sp.csr_matrix, np.ndarray
     require(isinstance(solver, JavaEnum) and solver.constant in SOLVERS, f"{member}: an unknown solver")
     bias = m.get("bias")
     require(isinstance(bias, float), f"{member}: no bias")
-    n = nr_feature + 1 if bias >= 0 else nr_feature
-    w = m.get("w")
+    w = m.get("w")  # MaltParser reads features 1..nr_feature (+1 with a bias): the map's beyond are left out (_map)
     if isinstance(w, np.ndarray):  # 1.5
         nr_w = 1 if nr_class == 2 and solver.constant != "MCSVM_CS" else nr_class
         flat = _doubles(w, f"{member}: w")
@@ -577,38 +598,29 @@ def _liblinear(members: Members, member: str) -> tuple[sp.csr_matrix, np.ndarray
         dense = np.zeros((nr_feature, nr_class))
         dense[:, :nr_w] = flat[: nr_feature * nr_w].reshape(nr_feature, nr_w)
         return sp.csr_matrix(dense), labels
-    require(isinstance(w, list) and len(w) == nr_feature, f"{member}: not a weight row a feature")
-    lengths = np.zeros(nr_feature, dtype=np.int64)
-    rows = []
-    seen: dict[int, np.ndarray] = {}
-    for f, row in enumerate(w):
-        if row is None:
-            continue
-        if id(row) not in seen:
-            seen[id(row)] = _doubles(row, f"{member}: w")
-            require(len(row) <= nr_class, f"{member}: a weight row longer than the classes")
-        lengths[f] = len(row)
-        rows.append(seen[id(row)])
-    del n  # MaltParser reads features 1..n; the map's indices beyond nr_feature are left out (_map)
+    require(isinstance(w, Rows) and w.dtype == ">f8" and len(w) == nr_feature, f"{member}: not a weight row a feature")
+    lengths, values = w.gathered()
+    require(not len(lengths) or int(lengths.max()) <= nr_class, f"{member}: a weight row longer than the classes")
+    data = _doubles(values, f"{member}: w")
     indptr = np.concatenate([[0], np.cumsum(lengths)])
-    data = np.concatenate(rows) if rows else np.zeros(0)
-    indices = np.concatenate([np.arange(k) for k in lengths.tolist()]) if rows else np.zeros(0, dtype=np.int64)
+    indices = np.arange(len(data), dtype=np.int64) - np.repeat(indptr[:-1], lengths)
     weights = sp.csr_matrix((data, indices.astype(np.int32), indptr), shape=(nr_feature, nr_class))
     weights.eliminate_zeros()
     return weights, labels
 
 
-def _libsvm(members: Members, member: str, map_width: int) -> tuple[str, np.ndarray, int]:
-    """A MaltLibsvmModel as LIBSVM's model text (LIBSVM's classes 0..k-1 in the model's order),
-    its class codes, and the number of features it reads."""
+def _libsvm(members: Members, member: str, map_width: int) -> tuple[LibSvm, np.ndarray, int]:
+    """A MaltLibsvmModel as maltpy's LibSvm (LIBSVM's classes 0..k-1 in the model's order), its
+    class codes, and the number of features it reads (its map's, or its support vectors' if
+    more)."""
     m = _stream(members, member, LIBSVM_CLASSES, "org.maltparser.ml.lib.MaltLibsvmModel").fields
     param = m.get("param")
     require(isinstance(param, JavaObject) and param.class_name == "libsvm.svm_parameter", f"{member}: no parameters")
     p = param.fields
     require(p.get("svm_type") == 0, f"{member}: svm_type {cut(p.get('svm_type'), 20)}: maltpy parses with C-SVC only")
-    kernel = p.get("kernel_type")
-    kernels = {number: name for name, number in KERNELS.items()}
-    require(kernel in kernels, f"{member}: an unknown kernel_type")
+    require(p.get("kernel_type") in KERNELS.values(), f"{member}: an unknown kernel_type")
+    require(type(p.get("degree")) is int and all(isinstance(p.get(x), float) for x in ("gamma", "coef0")),
+            f"{member}: bad kernel parameters")  # fmt: skip
     nr_class, count = m.get("nr_class"), m.get("l")
     require(type(nr_class) is int and nr_class >= 1 and type(count) is int and count >= 0, f"{member}: bad counts")
     labels = _ints(m.get("label"), f"{member}: label")
@@ -618,29 +630,27 @@ def _libsvm(members: Members, member: str, map_width: int) -> tuple[str, np.ndar
     vectors = m.get("SV")
     require(len(labels) == len(n_sv) == nr_class and int(n_sv.sum()) == count and (n_sv >= 0).all()
             and len(rho) == nr_class * (nr_class - 1) // 2, f"{member}: class counts that do not fit")  # fmt: skip
-    require(isinstance(coef, list) and len(coef) == nr_class - 1, f"{member}: sv_coef is not one row a class but one")
-    coef = [_doubles(row, f"{member}: sv_coef") for row in coef]
-    require(all(len(row) == count for row in coef), f"{member}: sv_coef rows of another length than l")
-    require(isinstance(vectors, list) and len(vectors) == count, f"{member}: not l support vectors")
-    width = map_width
-    lines = []
-    for k, vector in enumerate(vectors):
-        require(isinstance(vector, list), f"{member}: a support vector is not an svm_node[]")
-        nodes = []
-        last = 0
-        for node in vector:
-            require(isinstance(node, JavaObject) and node.class_name == "libsvm.svm_node", f"{member}: not an svm_node")
-            index, value = node.fields["index"], node.fields["value"]
-            require(type(index) is int and index > last and isinstance(value, float) and abs(value) <= MAX_WEIGHT,
-                    f"{member}: support vector nodes out of order")  # fmt: skip
-            last = index
-            nodes.append(f"{index}:{value!r}")
-        width = max(width, last)
-        lines.append(" ".join([repr(float(row[k])) for row in coef] + nodes))
-    header = [
-        "svm_type c_svc", f"kernel_type {kernels[kernel]}", f"degree {p['degree']}", f"gamma {p['gamma']!r}",
-        f"coef0 {p['coef0']!r}", f"nr_class {nr_class}", f"total_sv {count}",
-        "rho " + " ".join(repr(float(x)) for x in rho), "label " + " ".join(map(str, range(nr_class))),
-        "nr_sv " + " ".join(map(str, n_sv.tolist())), "SV",
-    ]  # fmt: skip
-    return "\n".join(header + lines) + "\n", labels, width
+    require(isinstance(coef, Rows) and coef.dtype == ">f8" and len(coef) == nr_class - 1,
+            f"{member}: sv_coef is not one row a class but one")  # fmt: skip
+    lengths, values = coef.gathered()
+    require(bool((lengths == count).all()), f"{member}: sv_coef rows of another length than l")
+    coefficients = _doubles(values, f"{member}: sv_coef").reshape(nr_class - 1, count)
+    require(isinstance(vectors, ObjectRows) and vectors.class_name == "libsvm.svm_node" and len(vectors) == count,
+            f"{member}: not l support vectors of svm_nodes")  # fmt: skip
+    nodes, sv_ptr = vectors.values, vectors.ptr
+    if len(nodes):
+        require(set(nodes.dtype.names or ()) == {"index", "value"} and nodes.dtype["index"] == ">i4"
+                and nodes.dtype["value"] == ">f8", f"{member}: svm_nodes without an index and a value")  # fmt: skip
+        sv_ind = nodes["index"].astype(np.int64)
+        sv_val = _doubles(nodes["value"], f"{member}: a support vector's values")
+    else:
+        sv_ind, sv_val = np.zeros(0, dtype=np.int64), np.zeros(0)
+    inside = np.ones(len(sv_ind), dtype=bool)
+    inside[sv_ptr[:-1][sv_ptr[:-1] < len(sv_ind)]] = False  # False where a support vector starts
+    require(bool((sv_ind > 0).all()) and bool((np.diff(sv_ind) > 0)[inside[1:]].all()),
+            f"{member}: support vector nodes out of order")  # fmt: skip
+    width = max(map_width, int(sv_ind.max()) if len(sv_ind) else 0)
+    require(width < 1 << 31, f"{member}: a feature index beyond 2^31")
+    svm = LibSvm.from_arrays(p["kernel_type"], p["degree"], p["gamma"], p["coef0"], width, n_sv, rho, coefficients,
+                             sv_ptr, sv_ind, sv_val)  # fmt: skip
+    return svm, labels, width

@@ -47,31 +47,93 @@ def test_every_liblinear_model_of_every_release_reads():
             seen.add("flat")
         else:  # later: a row per feature, equal rows written once and referred back to
             rows = f["w"]
-            assert len(rows) == f["nr_feature"]
-            assert all(r is None or 0 < len(r) <= f["nr_class"] for r in rows)  # trailing zeros cut
-            assert len({id(r) for r in rows}) < len(rows)
+            assert isinstance(rows, javaser.Rows) and len(rows) == f["nr_feature"]
+            lengths, values = rows.gathered()
+            assert (lengths > 0).all() and (lengths <= f["nr_class"]).all()  # trailing zeros cut
+            first = {}  # each own row's first element
+            for i, own in enumerate(rows.source.tolist()):
+                first.setdefault(own, i)
+            shared = [i for i, own in enumerate(rows.source.tolist()) if first[own] != i]
+            assert len(first) == len(rows.starts) < len(rows) and shared  # equal rows written once
+            for i in shared[:50]:
+                assert rows.row(i).tolist() == rows.row(first[int(rows.source[i])]).tolist()
+            assert len(values) == lengths.sum() and np.isfinite(values).all()
             seen.add("rows")
     assert seen == {"flat", "rows"}
 
 
+def plain(value):
+    """A stream's contents as plain data, a run of objects (javaser.Records) as its objects."""
+    if isinstance(value, javaser.Records):
+        period = len(value.classes)
+        return [(value.classes[k], {name.partition(".")[2]: row[name].item() for name in value.values.dtype.names
+                                    if name.startswith(f"{k}.")}, [])
+                for row in value.values for k in range(period)]  # fmt: skip
+    if isinstance(value, javaser.JavaObject):
+        return [(value.class_name, {k: plain(v) for k, v in value.fields.items()}, items(value.annotations))]
+    if isinstance(value, list):
+        return items(value)
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return value
+
+
+def items(values: list) -> list:
+    """``plain`` of each of ``values``, an object as its one item, a run as its objects."""
+    out = []
+    for v in values:
+        out.extend(plain(v) if isinstance(v, (javaser.Records, javaser.JavaObject)) else [plain(v)])
+    return out
+
+
 @requires_shared
-def test_every_feature_map_and_libsvm_model_reads():
-    maps = 0
-    for _, _, data in streams(".map", "nivreeager-libsvm-split"):
-        (fmap,) = read_stream(data, MODEL_CLASSES)
+def test_every_feature_map_reads_as_object_by_object(monkeypatch):
+    """A map's run of Long and Integer objects in turn reads what reading each alone reads."""
+    maps = streams(".map", "nivreeager-libsvm-split")
+    fast = {(mco, name): read_stream(data, MODEL_CLASSES) for mco, name, data in maps}
+    for (fmap,) in fast.values():
         assert fmap.class_name == "org.maltparser.ml.lib.FeatureMap"
-        pairs = fmap.fields["map"].annotations[1:]  # after the block of capacity and size
+        assert any(isinstance(a, javaser.Records) for a in fmap.fields["map"].annotations)
+        pairs = plain(fmap.fields["map"])[0][2][1:]  # after the block of capacity and size
         assert len(pairs) % 2 == 0 and pairs
-        assert {p.class_name for p in pairs[0::2]} == {"java.lang.Long"}
-        columns = [p.fields["value"] for p in pairs[1::2]]
+        assert {c for c, _, _ in pairs[0::2]} == {"java.lang.Long"}
+        columns = [f["value"] for _, f, _ in pairs[1::2]]
         assert len(set(columns)) == len(columns) and min(columns) > 0
-        maps += 1
+    monkeypatch.setattr(javaser._Reader, "run", lambda self, limit: None)
+    for (mco, name), contents in fast.items():
+        slow = read_stream(zipfile.ZipFile(MCO / mco).read(name), MODEL_CLASSES)
+        assert plain(slow) == plain(contents), (mco, name)
+    assert len(fast) > len(RELEASES)  # a data split: several classifiers a release
+
+
+@requires_shared
+def test_every_libsvm_model_reads():
     models = 0
     for _, _, data in streams(".libsvm.moo", "nivreeager-libsvm-split"):
         (model,) = read_stream(data, MODEL_CLASSES)
+        f = model.fields
         assert model.class_name == "org.maltparser.ml.lib.MaltLibsvmModel"
+        vectors, coef = f["SV"], f["sv_coef"]
+        assert isinstance(vectors, javaser.ObjectRows) and len(vectors) == f["l"] == sum(f["nSV"])
+        assert (np.diff(vectors.ptr) > 0).all() and vectors.ptr[-1] == len(vectors.values)
+        assert (vectors.values["index"] > 0).all() and (vectors.values["value"] == 1.0).all()  # binary features
+        lengths, values = coef.gathered()
+        assert len(coef) == f["nr_class"] - 1 and (lengths == f["l"]).all() and np.isfinite(values).all()
         models += 1
-    assert maps == models and maps > len(RELEASES)  # a data split: several classifiers a release
+    assert models > len(RELEASES)
+
+
+def test_a_back_reference_into_a_run_is_refused():
+    longs = b"".join(b"\x73\x71" + struct.pack(">iq", 0x7E0000 + 2, n) for n in range(1, 12))  # 11 in a run
+    long = class_desc("java.lang.Long", b"\x00\x01" + b"J" + utf("value"), super_=NUMBER)
+    first = b"\x73" + long + struct.pack(">q", 0)
+    objects = b"\x75" + class_desc("[Ljava.lang.Object;") + struct.pack(">i", 12) + first + longs
+    # handles: 0 the array class, 1 the array, 2 Long, 3 Number, 4 the first Long, 5.. the run's
+    (array,) = read_stream(stream(objects), frozenset())
+    assert isinstance(array[1], javaser.Records) and len(array[1]) == 11
+    assert array[1].values["0.value"].tolist() == list(range(1, 12))
+    with pytest.raises(StreamError, match="one of many of its class"):
+        read_stream(stream(objects, b"\x71" + struct.pack(">i", 0x7E0000 + 9)), frozenset())
 
 
 # --- crafted streams ------------------------------------------------------------------------------

@@ -87,8 +87,8 @@ def cli(ctx: click.Context, threads: int | None) -> None:
     set_threads(threads, learning=ctx.invoked_subcommand == "learn")
 
 
-for _command in (convert_command, convert_model_command, deproj_command, eval_command, info_command, knn_command, optimize_command,
-                 oracle_command, proj_command, view_command):  # fmt: skip
+for _command in (convert_command, convert_model_command, deproj_command, eval_command, info_command, knn_command,
+                 optimize_command, oracle_command, proj_command, view_command):  # fmt: skip
     cli.add_command(_command)
 
 
