@@ -446,32 +446,42 @@ class _Reader:
         rows = Rows(self.data, np.dtype(">" + code), empty, empty, empty)
         self.new_handle(rows)
         starts, lengths, source, handles = array.array("q"), array.array("q"), array.array("q"), array.array("q")
-        end = len(self.data)
+        data, end = self.data, len(self.data)
+        opening = b""  # TC_ARRAY and a back-reference to the rows' class, once it is read: read here at once
+        if self.steps + n > MAX_STEPS:  # each row a step (counted as a whole: the loop below is the hot path)
+            raise self.fail(f"an array of {n} rows, more than {MAX_STEPS - self.steps} values left to read")
+        self.steps += n
         for _ in range(n):
-            self.step()
-            tc = self.unpack("B")
-            if tc == TC_NULL:
-                source.append(-1)
-            elif tc == TC_REFERENCE:
-                handle = self.unpack("i") - BASE_HANDLE
-                at = bisect.bisect_left(handles, handle)
-                if at == len(handles) or handles[at] != handle:
-                    raise self.fail(f"a back-reference to object {handle}, not an earlier row of this array")
-                source.append(at)
-            elif tc == TC_ARRAY:
+            pos = self.pos
+            if data[pos : pos + 6] == opening:
+                length = int.from_bytes(data[pos + 6 : pos + 10], "big", signed=True)
+                self.pos = pos + 10
+            else:
+                tc = self.unpack("B")
+                if tc == TC_NULL:
+                    source.append(-1)
+                    continue
+                if tc == TC_REFERENCE:
+                    handle = self.unpack("i") - BASE_HANDLE
+                    at = bisect.bisect_left(handles, handle)
+                    if at == len(handles) or handles[at] != handle:
+                        raise self.fail(f"a back-reference to object {handle}, not an earlier row of this array")
+                    source.append(at)
+                    continue
+                if tc != TC_ARRAY:
+                    raise self.fail(f"type code 0x{tc:02x} where a row of {name!r} was expected")
                 desc = self.class_desc()
                 if desc is None or desc.name != name:
                     raise self.fail(f"a row of {getattr(desc, 'name', None)!r} in an array of {name!r}")
+                opening = bytes([TC_ARRAY, TC_REFERENCE]) + (desc.handle + BASE_HANDLE).to_bytes(4, "big")
                 length = self.unpack("i")
-                if length < 0 or length * size > end - self.pos:
-                    raise self.fail(f"an array of {length} values longer than the stream")
-                source.append(len(starts))
-                starts.append(self.pos)
-                lengths.append(length)
-                handles.append(self.new_handle(_ROW))
-                self.pos += length * size
-            else:
-                raise self.fail(f"type code 0x{tc:02x} where a row of {name!r} was expected")
+            if length < 0 or length * size > end - self.pos:
+                raise self.fail(f"an array of {length} values longer than the stream")
+            source.append(len(starts))
+            starts.append(self.pos)
+            lengths.append(length)
+            handles.append(self.new_handle(_ROW))
+            self.pos += length * size
         rows.starts, rows.lengths = np.frombuffer(starts, np.int64), np.frombuffer(lengths, np.int64)
         rows.source = np.frombuffer(source, np.int64)
         return rows
