@@ -13,7 +13,7 @@ to hold them), the nesting of contents and of class hierarchies, and on what the
 take in memory: a ``Budget``, which every value spends its estimated size from (a stream of 14 MB
 of six-byte objects would otherwise become 3 GB of Python objects, and take minutes).
 
-``read_stream(data, classes)`` gives the stream's contents as Python values: a ``JavaObject``
+``read_stream(data, classes, budget)`` gives the stream's contents as Python values: a ``JavaObject``
 (its class name and each class's fields, super class first, and what its ``writeObject`` wrote
 after them), a ``JavaEnum``, a ``str``, ``None``, a NumPy array for an array of a primitive type
 (big-endian, as written) and a list for an array of objects, and ``bytes`` for block data. Any

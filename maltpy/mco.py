@@ -20,9 +20,13 @@ the same scores, summed in the same order, ranked the same way (MaltParser's sel
 key no maltpy value can meet (a Merge of nulls, whose value MaltParser leaves out) keeps its
 column under a name no feature gives, so that the columns keep their numbers.
 
-Everything read is untrusted: sizes are bounded before anything is read (MAX_MCO_VARIABLE), the
-streams hold only the classes named here, and every array is checked against the others before
-use. A setting maltpy does not implement is refused, naming the option and its value.
+Everything read is untrusted: the number of members and their sizes are bounded before anything
+is read (MAX_MEMBERS, MAX_MCO_VARIABLE, MAX_RATIO), each member is read when needed into a buffer
+of the size it declares, the streams hold only the classes named here, what the streams and the
+symbol tables become in memory is spent from one budget of MAX_MCO_VARIABLE bytes (javaser.Budget;
+also what the LIBLINEAR weights become, a row shared by back-reference once for each feature that
+shares it), and every array is checked against the others before use. A setting maltpy does not
+implement is refused, naming the option and its value.
 """
 
 from __future__ import annotations
