@@ -9,9 +9,10 @@ enum constants and block data; it never loads, resolves or runs anything a strea
 refuses proxy classes, externalizable classes (whose data only their own code can read),
 exceptions and resets. Its work is linear in the stream's length, under explicit bounds on the
 bytes, the number of objects (handles), the length of an array (no more elements than bytes left
-to hold them) and the nesting of contents.
+to hold them), the nesting of contents and of class hierarchies, the work (steps) and what the
+values read take in memory (a ``Budget`` they are spent from).
 
-``read_stream(data, classes)`` gives the stream's contents as Python values: a ``JavaObject``
+``read_stream(data, classes, budget)`` gives the stream's contents as Python values: a ``JavaObject``
 (its class name and each class's fields, super class first, and what its ``writeObject`` wrote
 after them), a ``JavaEnum``, a ``str``, ``None``, a NumPy array for an array of a primitive type
 (big-endian, as written) and a list for an array of objects, and ``bytes`` for block data; a
@@ -45,6 +46,29 @@ MAX_HANDLES = 20_000_000
 MAX_DEPTH = 64
 MAX_STEPS = 4_000_000
 MAX_OBJECTS = 1_000_000
+MAX_SUPER_CLASSES = 8  # MaltParser's classes have at most one (Long's Number, an enum's Enum)
+#: What the values read take in memory, in bytes, as CPython on 64 bits keeps them with the
+#: copies reading and its callers make: an object read one by one (its record, field dict and
+#: annotation list) and each of its fields; a string (its bytes copied twice on the way); a class;
+#: an element of a list; an object of a run (its handle and its number, copied once); a row of a
+#: Rows (its place, length, source and handle); an object of an ObjectRows (its handle, fields and
+#: their copies in the classifier). A ``Budget`` is spent by them.
+COST_OBJECT, COST_FIELD, COST_VALUE, COST_SLOT = 300, 48, 64, 8
+COST_IN_RUN, COST_ROW, COST_NODE = 24, 40, 64
+BUDGET = 512 << 20  # what one read of a stream may spend by default (read_stream's caller gives its own)
+
+
+class Budget:
+    """The bytes of memory the values read may still take, shared by the streams of one model:
+    a model's streams together hold at most what its budget allows."""
+
+    def __init__(self, total: int = BUDGET) -> None:
+        self.total = self.left = total
+
+    def spend(self, cost: int) -> bool:
+        """Whether ``cost`` was left (and is now spent)."""
+        self.left -= cost
+        return self.left >= 0
 
 #: Primitive field and array element types: their struct code and size (big-endian).
 PRIMITIVES = {"B": ("b", 1), "C": ("H", 2), "D": ("d", 8), "F": ("f", 4), "I": ("i", 4), "J": ("q", 8),
@@ -71,6 +95,8 @@ class ClassDesc:
     #: this class and its super classes, the topmost first (classdata's order)
     hierarchy: list[ClassDesc] = field(default_factory=list)
     handle: int = -1
+    #: what an object of this class takes in memory, read one by one (COST_OBJECT, COST_FIELD)
+    cost: int = 0
     #: the fields of an object of the class, all primitive, in the stream's order (None if a class
     #: of its hierarchy has an object field or writes data of its own): a run of such objects is
     #: read at once (``Records``)
@@ -127,6 +153,10 @@ class Rows:
     def __len__(self) -> int:
         return len(self.source)
 
+    def sizes(self) -> np.ndarray:
+        """Each element's length (0 for null)."""
+        return np.where(self.source >= 0, self.lengths[np.maximum(self.source, 0)] if len(self.lengths) else 0, 0)
+
     def row(self, i: int) -> np.ndarray | None:
         """Element i's values (None for null)."""
         own = int(self.source[i])
@@ -141,7 +171,7 @@ class Rows:
                              or [np.zeros(0, self.dtype)]).astype(self.dtype.newbyteorder("="))  # fmt: skip
         ptr = np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64)
         source = np.maximum(self.source, 0)
-        lengths = np.where(self.source >= 0, self.lengths[source] if len(self.lengths) else 0, 0)
+        lengths = self.sizes()
         if len(lengths) == len(self.lengths) and bool((self.source == np.arange(len(lengths))).all()):
             return lengths, own  # no row shared, none null
         ordinal = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
@@ -165,9 +195,10 @@ _IN_RUN = object()  # the handle of an object read in a run or a row: never refe
 _ROW = object()  # the handle of a row of a Rows
 MIN_RUN = 8  # periods: a shorter run is read object by object
 class _Reader:
-    def __init__(self, data: bytes, classes: frozenset[str]) -> None:
-        self.data = bytes(data)
+    def __init__(self, data: bytes | bytearray, classes: frozenset[str], budget: Budget) -> None:
+        self.data = data if isinstance(data, (bytes, bytearray)) else bytes(data)
         self.bytes = np.frombuffer(self.data, dtype=np.uint8)
+        self.budget = budget
         self.pos = 0
         self.classes = classes | BOXES
         self.handles: list[object] = []
@@ -196,8 +227,14 @@ class _Reader:
         self.pos = pos + form.size
         return form.unpack_from(self.data, pos)[0]
 
+    def spend(self, cost: int) -> None:
+        """StreamError unless the budget has ``cost`` left (what is about to be made)."""
+        if not self.budget.spend(cost):
+            raise self.fail(f"values that would take more than {self.budget.total >> 20} MB of memory")
+
     def utf(self, long: bool = False) -> str:
         n = self.unpack("q" if long else "H")
+        self.spend(COST_VALUE + 3 * max(n, 0))  # the bytes copied twice on the way to the text
         raw = bytes(self.take(n))
         try:  # Java's modified UTF-8: NUL as C0 80, the rest as UTF-8 for these files' text
             return raw.replace(b"\xc0\x80", b"\x00").decode("utf-8")
@@ -233,10 +270,10 @@ class _Reader:
                 return None
             if tc == TC_REFERENCE:
                 return self.reference()
-            if tc == TC_BLOCKDATA:
-                return bytes(self.take(self.unpack("B")))
-            if tc == TC_BLOCKDATALONG:
-                return bytes(self.take(self.unpack("i")))
+            if tc in (TC_BLOCKDATA, TC_BLOCKDATALONG):
+                n = self.unpack("B" if tc == TC_BLOCKDATA else "i")
+                self.spend(COST_VALUE + 2 * max(n, 0))
+                return bytes(self.take(n))
             if tc in (TC_CLASSDESC, TC_PROXYCLASSDESC, TC_CLASS):
                 raise self.fail("a class where data was expected")
             raise self.fail(f"type code 0x{tc:02x} is not data this reader accepts")
@@ -262,7 +299,10 @@ class _Reader:
         if self.steps > MAX_STEPS:
             raise self.fail(f"more than {MAX_STEPS} values, far more than a model's stream holds")
 
-    def class_desc(self) -> ClassDesc | None:
+    def class_desc(self, supers: int = 0) -> ClassDesc | None:
+        """A class descriptor (the ``supers``-th super class of the one asked for)."""
+        if supers > MAX_SUPER_CLASSES:
+            raise self.fail(f"a class of more than {MAX_SUPER_CLASSES} super classes")
         tc = self.unpack("B")
         if tc == TC_NULL:
             return None
@@ -281,6 +321,7 @@ class _Reader:
         flags = self.unpack("B")
         if flags & SC_EXTERNALIZABLE:
             raise self.fail(f"class {name!r} is externalizable")
+        self.spend(COST_OBJECT)
         desc = ClassDesc(name, flags, [], None, is_array)
         desc.handle = self.new_handle(desc)
         for _ in range(self.unpack("h")):
@@ -292,8 +333,9 @@ class _Reader:
                 raise self.fail(f"field type {code!r}")
             desc.fields.append((code, field_name))
         self.end_block("class annotation")
-        desc.super = self.class_desc()
+        desc.super = self.class_desc(supers + 1)
         desc.hierarchy = [*(desc.super.hierarchy if desc.super is not None else []), desc]
+        desc.cost = COST_OBJECT + COST_FIELD * sum(len(c.fields) for c in desc.hierarchy)
         if not is_array and all(c.flags == SC_SERIALIZABLE and all(code in PRIMITIVES for code, _ in c.fields)
                                 for c in desc.hierarchy):  # fmt: skip
             desc.flat = [f for c in desc.hierarchy for f in c.fields]
@@ -363,6 +405,7 @@ class _Reader:
         dtype = np.dtype({"names": names, "formats": formats, "offsets": offsets, "itemsize": size})
         records = Records(tuple(d.name for d in period), np.frombuffer(self.data, dtype, count, self.pos))
         objects = count * len(period)
+        self.spend(COST_IN_RUN * objects)
         if len(self.handles) + objects > MAX_HANDLES:
             raise self.fail(f"more than {MAX_HANDLES} objects")
         self.handles.extend([_IN_RUN] * objects)
@@ -387,6 +430,7 @@ class _Reader:
             raise self.fail("an object without a class")
         if desc.flags & SC_ENUM:
             raise self.fail("an enum written as an object")
+        self.spend(desc.cost)
         obj = JavaObject(desc.name)
         self.new_handle(obj)
         self.objects += 1
@@ -416,6 +460,7 @@ class _Reader:
             code, size = PRIMITIVES[element]
             if n < 0 or n * size > len(self.data) - self.pos:
                 raise self.fail(f"an array of {n} values longer than the stream")
+            self.spend(COST_OBJECT)  # a view of the stream's bytes: its callers spend for their copies
             array = np.frombuffer(self.data, ">" + code if code != "?" else "?", n, self.pos)
             self.pos += n * size
             self.new_handle(array)
@@ -428,6 +473,7 @@ class _Reader:
             return self.primitive_rows(desc.name[1:], n)
         if desc.name.startswith("[[L"):
             return self.object_rows(desc.name[1:], n)
+        self.spend(COST_VALUE + COST_SLOT * n)
         items: list[object] = []
         self.new_handle(items)
         count = 0
@@ -451,6 +497,7 @@ class _Reader:
         if self.steps + n > MAX_STEPS:  # each row a step (counted as a whole: the loop below is the hot path)
             raise self.fail(f"an array of {n} rows, more than {MAX_STEPS - self.steps} values left to read")
         self.steps += n
+        self.spend(COST_VALUE + COST_ROW * n)
         for _ in range(n):
             pos = self.pos
             if data[pos : pos + 6] == opening:
@@ -526,6 +573,7 @@ class _Reader:
                 counts.append(1)
                 self.pos += size - 6
                 left -= 1
+            self.spend(COST_SLOT + COST_NODE * length)
             if left:
                 start, stop = self.pos, self.pos + left * size
                 if stop > len(self.data) or any(self.data[start + k : stop : size] != head[k : k + 1] * left
@@ -548,11 +596,9 @@ class _Reader:
             places.append(at)
             at += PRIMITIVES[code][1]
         dtype = np.dtype({"names": names, "formats": formats, "offsets": places, "itemsize": size - 6})
-        count = np.frombuffer(counts, np.int64)
-        first = np.repeat(np.frombuffer(offsets, np.int64), count)
-        ordinal = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count)
-        raw = self.bytes[(first + ordinal * size)[:, None] + np.arange(size - 6)]
-        return ObjectRows(element, np.ascontiguousarray(raw).view(dtype).reshape(-1), np.frombuffer(ptr, np.int64))
+        stretches = [np.ndarray((count,), dtype, self.data, offset, (size,))  # each object's fields, size apart
+                     for offset, count in zip(offsets.tolist(), counts.tolist())]  # fmt: skip
+        return ObjectRows(element, np.concatenate(stretches), np.frombuffer(ptr, np.int64))
 
     def new_enum(self) -> JavaEnum:
         desc = self.class_desc()
@@ -566,13 +612,15 @@ class _Reader:
         return value
 
 
-def read_stream(data: bytes, classes: frozenset[str]) -> list[object]:
+def read_stream(data: bytes | bytearray, classes: frozenset[str], budget: Budget | None = None) -> list[object]:
     """The contents of a whole Java serialization stream whose objects are all of ``classes``
-    (or boxed numbers); StreamError if it is not one, within the bounds above."""
-    reader = _Reader(data, classes)
+    (or boxed numbers), what they take in memory spent from ``budget`` (a fresh BUDGET if None);
+    StreamError if it is not one, within the bounds above."""
+    reader = _Reader(data, classes, Budget() if budget is None else budget)
     if len(data) < 4 or reader.unpack("H") != MAGIC or reader.unpack("H") != VERSION:
         raise StreamError("byte 0: not a Java serialization stream (version 5)")
     contents = []
     while reader.pos < len(data):
+        reader.spend(COST_SLOT)
         contents.append(reader.content())
     return contents

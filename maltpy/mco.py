@@ -20,19 +20,27 @@ the same scores, summed in the same order, ranked the same way (MaltParser's sel
 key no maltpy value can meet (a Merge of nulls, whose value MaltParser leaves out) keeps its
 column under a name no feature gives, so that the columns keep their numbers.
 
-Everything read is untrusted: sizes are bounded before anything is read (MAX_MCO_VARIABLE), the
-streams hold only the classes named here, and every array is checked against the others before
-use. A setting maltpy does not implement is refused, naming the option and its value.
+Everything read is untrusted: the number of members and their sizes are bounded before anything
+is read (MAX_MEMBERS, MAX_MCO_VARIABLE, MAX_RATIO), each member is read when needed into a buffer
+of the size it declares, the streams hold only the classes named here, what the streams and the
+symbol tables become in memory is spent from one budget of MAX_MCO_VARIABLE bytes (javaser.Budget;
+also what the LIBLINEAR weights become, a row shared by back-reference once for each feature that
+shares it), and every array is checked against the others before use. A setting maltpy does not
+implement is refused, naming the option and its value.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import posixpath
 import re
 import xml.parsers.expat
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
@@ -43,8 +51,8 @@ from .errors import MaltpyError, cut, require
 from .features import FeatureModel
 from .features.functions import NOVALUE, NULL, ROOTNODE
 from .features.spec import parse_feature_model
-from .files import open_file
-from .javaser import JavaEnum, JavaObject, ObjectRows, Records, Rows, StreamError, read_stream
+from .files import MAX_SMALL_FILE, open_file
+from .javaser import Budget, JavaEnum, JavaObject, ObjectRows, Records, Rows, StreamError, read_stream
 from .learners import AtomicModel
 from .learners.divide import data_split, guide_of
 from .learners.encoding import NUMBER, FeatureMap
@@ -59,6 +67,8 @@ from .transition.base import LA, RA
 
 MAX_MCO_VARIABLE = "MALTPY_MAX_MCO_BYTES"
 MAX_RATIO = 1100  # deflate's limit is about 1032:1 (a LIBLINEAR 1.5 model is mostly zeros)
+MAX_MEMBERS = 100_000  # a model has a few (a data split: two a split value)
+READ_CHUNK = 1 << 22  # bytes inflated at a time into a member's buffer
 INFO_SUFFIX = "_singlemalt.info"
 
 #: The classes a stream may hold (besides javaser.BOXES), with the SolverType of both packages.
@@ -118,16 +128,43 @@ UNREACHED = "\t"
 
 def max_mco_bytes() -> int:
     """The most bytes an .mco's members may hold, uncompressed, all together: 512 MB (a model of
-    a million-token treebank holds some 50 MB), or the environment's setting."""
+    a million-token treebank holds some 50 MB), or the environment's setting. The same number
+    bounds the memory of the values read from any one stream (javaser's ``budget``)."""
     return environment_bytes(MAX_MCO_VARIABLE, 512 << 20)
 
 
+def zip_entries(f: BinaryIO) -> int | None:
+    """The number of entries a zip's end record declares (its zip64 record's where it defers to
+    one), read before zipfile lists them: a file of 100 MB can declare a million entries, which
+    zipfile would list in some 6 s and 600 MB. None if there is no end record where one is
+    (APPNOTE 6.3, 4.3.16: the record, 22 bytes and a comment of at most 65,535, ends the file;
+    4.3.14-15: the zip64 record and its locator before it)."""
+    size = f.seek(0, os.SEEK_END)
+    f.seek(max(0, size - (22 + 0xFFFF)))
+    tail = f.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < 22:
+        return None
+    count = int.from_bytes(tail[at + 10 : at + 12], "little")
+    if count == 0xFFFF and at >= 20 and tail[at - 20 : at - 16] == b"PK\x06\x07":
+        f.seek(int.from_bytes(tail[at - 12 : at - 4], "little"))
+        record = f.read(56)
+        if len(record) == 56 and record[:4] == b"PK\x06\x06":
+            count = int.from_bytes(record[32:40], "little")
+    return count
+
+
 def is_mco(path: str, data: bytes | None = None) -> bool:
-    """Whether the file (or ``data``) is a zip holding a MaltParser configuration's report."""
+    """Whether the file (or ``data``) is a zip holding a MaltParser configuration's report; also
+    a zip of more entries than any model has (MAX_MEMBERS), which load_mco refuses before they
+    are listed."""
     try:
         with open_file(path, "model file") if data is None else io.BytesIO(data) as f:
             if f.read(4) != b"PK\x03\x04":
                 return False
+            entries = zip_entries(f)
+            if entries is not None and entries > MAX_MEMBERS:
+                return True
             f.seek(0)
             with zipfile.ZipFile(f) as z:
                 return any(name.endswith(INFO_SUFFIX) for name in z.namelist()[:10_000])
@@ -140,38 +177,74 @@ def is_mco(path: str, data: bytes | None = None) -> bool:
 
 @dataclass
 class Members:
-    """The members of an .mco, by their names in its one folder ``name``."""
+    """The members of an .mco, by their names in its one folder ``name``, each read when asked
+    for (one at a time in memory, as load_mco takes them) into a buffer of the size it declares,
+    never past it, its CRC checked."""
 
     name: str
-    files: dict[str, bytes]
+    zip: zipfile.ZipFile
+    infos: dict[str, zipfile.ZipInfo]
+    #: what the values read from the members may take in memory, together
+    budget: Budget
 
-    def get(self, member: str) -> bytes:
-        data = self.files.get(member)
-        if data is None:
+    def get(self, member: str, most: int | None = None) -> bytearray:
+        """The member's bytes; ValueError if it is missing, or holds more than ``most``."""
+        info = self.infos.get(member)
+        if info is None:
             raise ValueError(f"{self.name}/{member} is missing")
+        require(most is None or info.file_size <= most,
+                f"{self.name}/{member} holds {info.file_size} bytes, more than maltpy reads of one "
+                f"({most})")  # fmt: skip
+        data = bytearray(info.file_size)
+        view = memoryview(data)
+        done = 0
+        try:
+            with self.zip.open(info) as f:
+                while done < len(data):
+                    n = f.readinto(view[done : done + READ_CHUNK])
+                    if n == 0:
+                        break
+                    done += n
+                extra = f.read(1)
+        except _READ_ERRORS as e:
+            raise ValueError(f"{self.name}/{member}: not a readable zip member ({cut(e)})") from None
+        require(done == len(data) and not extra,
+                f"{self.name}/{member} holds other than the {len(data)} bytes it declares")  # fmt: skip
         return data
 
-    def text(self, member: str) -> str:
+    def text(self, member: str, most: int | None = MAX_SMALL_FILE) -> str:
+        """The member's UTF-8 text; by default one of at most MAX_SMALL_FILE bytes (a report, the
+        options, an XML file: a few kB)."""
         try:
-            return self.get(member).decode("utf-8")
+            return self.get(member, most).decode("utf-8")
         except UnicodeDecodeError:
             raise ValueError(f"{self.name}/{member} is not UTF-8 text") from None
 
 
-def read_members(path: str, data: bytes | None = None) -> Members:
-    """The members of the .mco at ``path`` (or in ``data``): one folder, no deeper paths, every
-    member's size within bounds before it is read, CRC checked."""
+@contextmanager
+def read_members(path: str, data: bytes | None = None) -> Iterator[Members]:
+    """The members of the .mco at ``path`` (or in ``data``), open while the context lasts: at
+    most MAX_MEMBERS (counted before zipfile lists them), in one folder, no deeper paths, no name
+    twice, their declared sizes within bounds (max_mco_bytes() in all, MAX_RATIO times what they
+    take compressed) before any is read."""
     limit = max_mco_bytes()
-    try:
-        with open_file(path, "model file") if data is None else io.BytesIO(data) as f, zipfile.ZipFile(f) as z:
-            infos = [i for i in z.infolist() if not i.filename.endswith("/")]
-            require(0 < len(infos) <= 100_000, "not a MaltParser model (no members, or too many)")
-            folders = {i.filename.split("/", 1)[0] for i in infos}
+    with open_file(path, "model file") if data is None else io.BytesIO(data) as f:
+        entries = zip_entries(f)
+        require(entries is None or entries <= MAX_MEMBERS,
+                f"not a MaltParser model ({entries} members; a model has a few, maltpy reads "
+                f"{MAX_MEMBERS} at most)")  # fmt: skip
+        try:
+            z = zipfile.ZipFile(f)
+        except _READ_ERRORS as e:
+            raise ValueError(f"not a readable zip archive ({cut(e)})") from None
+        with z:
+            all_infos = [i for i in z.infolist() if not i.filename.endswith("/")]
+            require(0 < len(all_infos) <= MAX_MEMBERS, "not a MaltParser model (no members, or too many)")
+            folders = {i.filename.split("/", 1)[0] for i in all_infos}
             require(len(folders) == 1, "not a MaltParser model (its members are not in one folder)")
-            folder = folders.pop()
-            files: dict[str, bytes] = {}
+            infos: dict[str, zipfile.ZipInfo] = {}
             total = 0
-            for info in infos:
+            for info in all_infos:
                 parts = info.filename.split("/")
                 require(len(parts) == 2 and parts[1] not in ("", ".", "..") and "\\" not in info.filename,
                         f"a member outside the model's folder: {cut(info.filename, 100)!r}")  # fmt: skip
@@ -181,16 +254,9 @@ def read_members(path: str, data: bytes | None = None) -> Members:
                     raise ValueError(f"{cut(info.filename, 100)} declares {size} bytes from {info.compress_size}, "
                                      f"more than maltpy reads of an .mco ({limit} in all, {MAX_MCO_VARIABLE} allows "
                                      f"more; or a zip bomb)")  # fmt: skip
-                with z.open(info) as member:
-                    content = member.read(size + 1)
-                require(len(content) == size, f"{cut(info.filename, 100)} holds other than its {size} bytes")
-                require(parts[1] not in files, f"{cut(info.filename, 100)} twice")
-                files[parts[1]] = content
-            return Members(folder, files)
-    except _READ_ERRORS as e:
-        if isinstance(e, ValueError) and not isinstance(e, zipfile.BadZipFile):
-            raise
-        raise ValueError(f"not a readable zip archive ({cut(e)})") from None
+                require(parts[1] not in infos, f"{cut(info.filename, 100)} twice")
+                infos[parts[1]] = info
+            yield Members(folders.pop(), z, infos, Budget(limit))
 
 
 # --- the model ---------------------------------------------------------------------------------
@@ -209,7 +275,8 @@ def load_mco(path: str, data: bytes | None = None):
     """The parser.Model of the MaltParser model file at ``path`` (or in ``data``), every part
     checked; MaltpyError naming the file and what is wrong."""
     try:
-        return _load(path, data)
+        with read_members(path, data) as members:
+            return _load(members)
     except MCOError as e:
         raise MaltpyError(f"damaged MaltParser model: {e}", path) from None
     except StreamError as e:
@@ -218,13 +285,18 @@ def load_mco(path: str, data: bytes | None = None):
         raise MaltpyError(f"MaltParser model: {cut(e, 300)}", path) from None
     except (KeyError, TypeError, IndexError, AttributeError, RecursionError, OverflowError) as e:
         raise MaltpyError(f"damaged MaltParser model: {type(e).__name__}: {cut(e, 200)}", path) from None
+    except MaltpyError as e:
+        if e.file == path:
+            raise
+        # a member's own reader (the feature model's) names the member: the line names the .mco
+        where = f"{e.file}:{e.line}: " if e.line is not None else f"{e.file}: " if e.file is not None else ""
+        raise MaltpyError(f"MaltParser model: {where}{e.message}", path) from None
 
 
-def _load(path: str, data: bytes | None):
+def _load(members: Members):
     from .parser import Model
 
-    members = read_members(path, data)
-    infos = [m for m in members.files if m.endswith(INFO_SUFFIX)]
+    infos = [m for m in members.infos if m.endswith(INFO_SUFFIX)]
     require(len(infos) == 1, "not a MaltParser model (no <name>_singlemalt.info report, or several)")
     info = members.text(infos[0])
     release = writing_release(info, f"{members.name}/{infos[0]}")
@@ -233,12 +305,12 @@ def _load(path: str, data: bytes | None):
     config = _config(options, release)
     algorithm = config.singlemalt.parsing_algorithm
     system = SYSTEMS[algorithm]
-    tables = read_symbol_tables(members.text("symboltables.sym"), f"{members.name}/symboltables.sym")
+    tables = _symbol_tables(members)
     data_format = _data_format(members, options)
     feature_file = posixpath.basename(options.get(("guide", "features"), "").replace("\\", "/"))
     require(feature_file != "", "option guide features names no feature model")
     source = f"{members.name}/{feature_file}"
-    specs = parse_feature_model(members.get(feature_file), source, algorithm)
+    specs = parse_feature_model(bytes(members.get(feature_file, MAX_SMALL_FILE)), source, algorithm)
     deprel_of = DeprelOf(config.pproj) if config.pproj.marks_labels else None
     fm = FeatureModel(specs, algorithm, config.singlemalt.null_value, source, deprel_of, learning=False)
     fm.check_columns(data_format)
@@ -274,6 +346,23 @@ def _load(path: str, data: bytes | None):
         "maltparser_options": {f"{g} {n}": v for (g, n), v in sorted(options.items())},
     }
     return Model(config, fm, decisions.classes, guide_of(models, split), data_format, statistics)
+
+
+#: What a LIBLINEAR weight takes in memory: its number and column in the weights (CSR), and its
+#: native copy on the way.
+WEIGHT_COST = 20
+#: What a symbol takes in memory: its code and text in its table, and its entries in the tables of
+#: values that _Values makes of each table (two at most: with its null values and without).
+COST_SYMBOL = 256
+
+
+def _symbol_tables(members: Members) -> dict:
+    """The symbol tables, their symbols' memory spent from the members' budget."""
+    budget = members.budget
+    tables = read_symbol_tables(members.text("symboltables.sym", None), f"{members.name}/symboltables.sym",
+                                max(0, budget.left) // COST_SYMBOL)  # fmt: skip
+    budget.spend(COST_SYMBOL * sum(len(t.symbols) for t in tables.values()))
+    return tables
 
 
 def _config(options: dict[tuple[str, str], str], release: tuple[int, ...]):
@@ -317,7 +406,7 @@ def _data_format(members: Members, options: dict[tuple[str, str], str]) -> str:
     """conllx or conllu, from the data format XML the options name (its columns must be one of
     those formats', in order)."""
     name = posixpath.basename(options.get(("input", "format"), "conllx.xml").replace("\\", "/"))
-    text = members.get(name)
+    text = bytes(members.get(name, MAX_SMALL_FILE))
     columns: list[str] = []
     parser = xml.parsers.expat.ParserCreate()
     parser.StartElementHandler = lambda tag, attrs: columns.append(attrs.get("name", "")) if tag == "column" else None
@@ -415,6 +504,10 @@ class _Values:
         self.tables = tables
         self.skip_nulls = null_value == "none"
         self._by_position: list[dict[int, object] | None] = [None] * len(fm)
+        #: (table, with its null values) -> its values: one dict for the features that share a
+        #: table (a model's features read FORM and POSTAG at many places), so that what the values
+        #: take is bounded by the symbol tables (COST_SYMBOL), whatever the number of features
+        self._of_table: dict[tuple[str, bool], dict[int, object]] = {}
 
     def of(self, position: int) -> dict[int, object]:
         """code -> value of the feature at ``position`` (0-based)."""
@@ -430,6 +523,8 @@ class _Values:
             column = feature.args[0]
             if column in ("ID", "HEAD", "PHEAD"):
                 return {1: NUMBER}  # an integer column: code 1, the number its value
+            # MaltParser writes a table of every column of its data format, filled or not
+            require(column in self.tables, f"feature {cut(spec.text, 100)}: no symbol table of column {column}")
             return self._table(column, nulls=not self.skip_nulls)
         if name in ("Merge", "Merge3"):
             parts = [self._identifier(f) for f in feature.args]
@@ -450,6 +545,12 @@ class _Values:
         raise ValueError(f"maltpy does not read an .mco's Merge of {feature.name}")
 
     def _table(self, name: str, nulls: bool) -> dict[int, object]:
+        found = self._of_table.get((name, nulls))
+        if found is None:
+            found = self._of_table[(name, nulls)] = self._make_table(name, nulls)
+        return found
+
+    def _make_table(self, name: str, nulls: bool) -> dict[int, object]:
         table = self.tables.get(name)
         if table is None:
             return {}  # a table MaltParser never filled: no key of the map can name it
@@ -465,7 +566,11 @@ class _Values:
 
 
 def _stream(members: Members, member: str, classes: frozenset[str], class_name: str) -> JavaObject:
-    contents = read_stream(members.get(member), classes)
+    try:
+        contents = read_stream(members.get(member), classes, members.budget)
+    except StreamError as e:
+        beyond = f" ({MAX_MCO_VARIABLE} allows more)" if members.budget.left < 0 else ""
+        raise StreamError(f"{member}: {e}{beyond}") from None
     require(len(contents) == 1 and isinstance(contents[0], JavaObject) and contents[0].class_name == class_name,
             f"{member} is not one {class_name.rsplit('.', 1)[-1]}")  # fmt: skip
     return contents[0]
@@ -480,7 +585,8 @@ def _doubles(value: object, what: str) -> np.ndarray:
     require(isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.dtype.itemsize == 8,
             f"{what} is not a double[]")  # fmt: skip
     out = value.astype(np.float64)
-    require(bool((np.abs(out) <= MAX_WEIGHT).all()), f"{what}: a number that is not finite, or beyond ±{MAX_WEIGHT:g}")
+    require(len(out) == 0 or (out.min() >= -MAX_WEIGHT and out.max() <= MAX_WEIGHT),  # NaN fails both
+            f"{what}: a number that is not finite, or beyond ±{MAX_WEIGHT:g}")  # fmt: skip
     return out
 
 
@@ -499,7 +605,13 @@ def _feature_map(members: Members, member: str) -> tuple[np.ndarray, np.ndarray]
             f"{member}: a HashMap of {size} entries holds {len(classes)} values")  # fmt: skip
     require(bool((classes[0::2] == 0).all() and (classes[1::2] == 1).all()),
             f"{member}: a feature map entry is not a Long and an Integer")  # fmt: skip
-    return numbers[0::2], numbers[1::2]
+    keys, indices = numbers[0::2], numbers[1::2]
+    # MaltParser numbers the features 1, 2, ... as it first meets them (FeatureMap.addIndex), in
+    # every release: an index twice would merge two features, one beyond the map's size would
+    # make a learner as wide as the index says
+    require(size == 0 or (int(indices.min()) == 1 and int(indices.max()) == size and len(np.unique(indices)) == size),
+            f"{member}: its feature indices are not 1 to {size}, each once")  # fmt: skip
+    return keys, indices
 
 
 BOXED = {"java.lang.Long": 0, "java.lang.Integer": 1}
@@ -537,13 +649,10 @@ def _classifier(members: Members, stem: str, name: str, learner: str, positions:
     moo, map_member = f"{stem}.{suffix}.moo", f"{stem}.{suffix}.map"
     keys, indices = _feature_map(members, map_member)
     if learner == "liblinear":
-        weights, labels = _liblinear(members, moo)
+        weights, labels = _liblinear(members, moo, decisions)
         width = weights.shape[0]
     else:
-        svm, labels, width = _libsvm(members, moo, int(indices.max()) if len(indices) else 0)
-    require(len(set(labels.tolist())) == len(labels), f"{moo}: a class twice")
-    unknown = [c for c in labels.tolist() if c not in decisions.number]
-    require(not unknown, f"{moo}: class code {unknown[:1]} is not in the decision table")
+        svm, labels, width = _libsvm(members, moo, len(indices), decisions)
     fmap = _map(keys, indices, width, positions, values, map_member)
     classifier = LibLinear(weights, np.zeros(len(labels))) if learner == "liblinear" else svm
     return AtomicModel(name, fmap, [decisions.number[c] for c in labels.tolist()], classifier, instances)
@@ -558,7 +667,6 @@ def _map(keys: np.ndarray, indices: np.ndarray, width: int, positions: list[int]
     code = keys & ((1 << 48) - 1)
     require(bool(((position >= 1) & (position <= len(positions)) & (code < 1 << 31)).all()),
             f"{member}: a key of a feature beyond the feature vector's {len(positions)}")  # fmt: skip
-    require(bool((indices >= 1).all()) and len(np.unique(indices)) == len(indices), f"{member}: bad feature indices")
     fmap = FeatureMap(positions, values.fm.nulls)
     named = np.zeros(width, dtype=bool)
     for p, c, i in zip(position.tolist(), code.tolist(), indices.tolist()):
@@ -575,7 +683,18 @@ def _map(keys: np.ndarray, indices: np.ndarray, width: int, positions: list[int]
     return fmap
 
 
-def _liblinear(members: Members, member: str) -> tuple[sp.csr_matrix, np.ndarray]:
+def _labels(value: object, count: int, member: str, decisions: _Decisions) -> np.ndarray:
+    """A model's class codes: ``count`` of them, each once, each in the decision table (checked
+    before the weights are read: their number is the classes')."""
+    labels = _ints(value, f"{member}: labels")
+    require(len(labels) == count, f"{member}: {len(labels)} labels for {count} classes")
+    require(len(set(labels.tolist())) == len(labels), f"{member}: a class twice")
+    unknown = [c for c in labels.tolist() if c not in decisions.number]
+    require(not unknown, f"{member}: class code {unknown[:1]} is not in the decision table")
+    return labels
+
+
+def _liblinear(members: Members, member: str, decisions: _Decisions) -> tuple[sp.csr_matrix, np.ndarray]:
     """The weights (features x classes, classes in the model's order) and class codes of a
     MaltLiblinearModel: 1.5's weights one flat array, feature by feature (nr_w a feature: 1 for
     two classes with another solver than MCSVM_CS); 1.6's on a row a feature, trailing zeros cut,
@@ -584,8 +703,7 @@ def _liblinear(members: Members, member: str) -> tuple[sp.csr_matrix, np.ndarray
     nr_class, nr_feature = m.get("nr_class"), m.get("nr_feature")
     require(type(nr_class) is int and 1 <= nr_class <= 1 << 20 and type(nr_feature) is int and nr_feature >= 0,
             f"{member}: bad class or feature counts")  # fmt: skip
-    labels = _ints(m.get("labels"), f"{member}: labels")
-    require(len(labels) == nr_class, f"{member}: {len(labels)} labels for {nr_class} classes")
+    labels = _labels(m.get("labels"), nr_class, member, decisions)
     solver = m.get("solverType")
     require(isinstance(solver, JavaEnum) and solver.constant in SOLVERS, f"{member}: an unknown solver")
     bias = m.get("bias")
@@ -593,26 +711,45 @@ def _liblinear(members: Members, member: str) -> tuple[sp.csr_matrix, np.ndarray
     w = m.get("w")  # MaltParser reads features 1..nr_feature (+1 with a bias): the map's beyond are left out (_map)
     if isinstance(w, np.ndarray):  # 1.5
         nr_w = 1 if nr_class == 2 and solver.constant != "MCSVM_CS" else nr_class
-        flat = _doubles(w, f"{member}: w")
-        require(len(flat) >= nr_feature * nr_w, f"{member}: {len(flat)} weights for {nr_feature} features")
-        dense = np.zeros((nr_feature, nr_class))
-        dense[:, :nr_w] = flat[: nr_feature * nr_w].reshape(nr_feature, nr_w)
-        return sp.csr_matrix(dense), labels
-    require(isinstance(w, Rows) and w.dtype == ">f8" and len(w) == nr_feature, f"{member}: not a weight row a feature")
-    lengths, values = w.gathered()
-    require(not len(lengths) or int(lengths.max()) <= nr_class, f"{member}: a weight row longer than the classes")
-    data = _doubles(values, f"{member}: w")
-    indptr = np.concatenate([[0], np.cumsum(lengths)])
-    indices = np.arange(len(data), dtype=np.int64) - np.repeat(indptr[:-1], lengths)
-    weights = sp.csr_matrix((data, indices.astype(np.int32), indptr), shape=(nr_feature, nr_class))
+        require(w.dtype == ">f8" and len(w) >= nr_feature * nr_w,
+                f"{member}: {len(w)} weights for {nr_feature} features")  # fmt: skip
+        block = w[: nr_feature * nr_w].reshape(nr_feature, nr_w)
+        counts = np.count_nonzero(block, axis=1)
+        _spend(members, WEIGHT_COST * int(counts.sum()), member)
+        mask = block != 0
+        data = block[mask].astype(np.float64)
+        columns = np.broadcast_to(np.arange(nr_w, dtype=np.int32), block.shape)[mask]
+        del mask
+    else:
+        require(isinstance(w, Rows) and w.dtype == ">f8" and len(w) == nr_feature,
+                f"{member}: not a weight row a feature")  # fmt: skip
+        # a row shared by back-reference (MaltParser 1.6 on writes equal rows once) is one for
+        # each feature that shares it: what the rows become is spent before it is made
+        counts = w.sizes()
+        require(not len(counts) or int(counts.max()) <= nr_class, f"{member}: a weight row longer than the classes")
+        _spend(members, WEIGHT_COST * int(counts.sum()), member)
+        _, data = w.gathered()
+        ordinal = np.arange(len(data), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
+        columns = ordinal.astype(np.int32)  # each weight's class: its place in its row
+    require(len(data) == 0 or (data.min() >= -MAX_WEIGHT and data.max() <= MAX_WEIGHT),  # NaN fails both
+            f"{member}: w: a number that is not finite, or beyond ±{MAX_WEIGHT:g}")  # fmt: skip
+    indptr = np.concatenate([[0], np.cumsum(counts)])
+    weights = sp.csr_matrix((data.astype(np.float64, copy=False), columns, indptr), shape=(nr_feature, nr_class))
     weights.eliminate_zeros()
     return weights, labels
 
 
-def _libsvm(members: Members, member: str, map_width: int) -> tuple[LibSvm, np.ndarray, int]:
+def _spend(members: Members, cost: int, member: str) -> None:
+    """ValueError unless the members' budget has ``cost`` left (what is about to be made)."""
+    if not members.budget.spend(cost):
+        raise ValueError(f"{member}: values that would take more than {members.budget.total >> 20} MB of memory "
+                         f"({MAX_MCO_VARIABLE} allows more)")  # fmt: skip
+
+
+def _libsvm(members: Members, member: str, map_width: int, decisions: _Decisions) -> tuple[LibSvm, np.ndarray, int]:
     """A MaltLibsvmModel as maltpy's LibSvm (LIBSVM's classes 0..k-1 in the model's order), its
-    class codes, and the number of features it reads (its map's, or its support vectors' if
-    more)."""
+    class codes, and the number of features it reads: its map's (``map_width``), every support
+    vector's node within them, as MaltParser's training gives them."""
     m = _stream(members, member, LIBSVM_CLASSES, "org.maltparser.ml.lib.MaltLibsvmModel").fields
     param = m.get("param")
     require(isinstance(param, JavaObject) and param.class_name == "libsvm.svm_parameter", f"{member}: no parameters")
@@ -623,12 +760,12 @@ def _libsvm(members: Members, member: str, map_width: int) -> tuple[LibSvm, np.n
             f"{member}: bad kernel parameters")  # fmt: skip
     nr_class, count = m.get("nr_class"), m.get("l")
     require(type(nr_class) is int and nr_class >= 1 and type(count) is int and count >= 0, f"{member}: bad counts")
-    labels = _ints(m.get("label"), f"{member}: label")
+    labels = _labels(m.get("label"), nr_class, member, decisions)
     n_sv = _ints(m.get("nSV"), f"{member}: nSV")
     rho = _doubles(m.get("rho"), f"{member}: rho")
     coef = m.get("sv_coef")
     vectors = m.get("SV")
-    require(len(labels) == len(n_sv) == nr_class and int(n_sv.sum()) == count and (n_sv >= 0).all()
+    require(len(n_sv) == nr_class and int(n_sv.sum()) == count and (n_sv >= 0).all()
             and len(rho) == nr_class * (nr_class - 1) // 2, f"{member}: class counts that do not fit")  # fmt: skip
     require(isinstance(coef, Rows) and coef.dtype == ">f8" and len(coef) == nr_class - 1,
             f"{member}: sv_coef is not one row a class but one")  # fmt: skip
@@ -639,8 +776,8 @@ def _libsvm(members: Members, member: str, map_width: int) -> tuple[LibSvm, np.n
             f"{member}: not l support vectors of svm_nodes")  # fmt: skip
     nodes, sv_ptr = vectors.values, vectors.ptr
     if len(nodes):
-        require(set(nodes.dtype.names or ()) == {"index", "value"} and nodes.dtype["index"] == ">i4"
-                and nodes.dtype["value"] == ">f8", f"{member}: svm_nodes without an index and a value")  # fmt: skip
+        kinds = {name: nodes.dtype[name].str[1:] for name in nodes.dtype.names or ()}
+        require(kinds == {"index": "i4", "value": "f8"}, f"{member}: svm_nodes without an index and a value")
         sv_ind = nodes["index"].astype(np.int64)
         sv_val = _doubles(nodes["value"], f"{member}: a support vector's values")
     else:
@@ -649,8 +786,12 @@ def _libsvm(members: Members, member: str, map_width: int) -> tuple[LibSvm, np.n
     inside[sv_ptr[:-1][sv_ptr[:-1] < len(sv_ind)]] = False  # False where a support vector starts
     require(bool((sv_ind > 0).all()) and bool((np.diff(sv_ind) > 0)[inside[1:]].all()),
             f"{member}: support vector nodes out of order")  # fmt: skip
-    width = max(map_width, int(sv_ind.max()) if len(sv_ind) else 0)
-    require(width < 1 << 31, f"{member}: a feature index beyond 2^31")
-    svm = LibSvm.from_arrays(p["kernel_type"], p["degree"], p["gamma"], p["coef0"], width, n_sv, rho, coefficients,
-                             sv_ptr, sv_ind, sv_val)  # fmt: skip
+    width = map_width
+    require(not len(sv_ind) or int(sv_ind.max()) <= width,
+            f"{member}: a support vector node of a feature index beyond the map's {width}")  # fmt: skip
+    try:
+        svm = LibSvm.from_arrays(p["kernel_type"], p["degree"], p["gamma"], p["coef0"], width, n_sv, rho,
+                                 coefficients, sv_ptr, sv_ind, sv_val)  # fmt: skip
+    except ValueError as e:
+        raise ValueError(f"{member}: {e}") from None
     return svm, labels, width

@@ -105,37 +105,74 @@ class SymbolTable:
     symbols: dict[int, str] = field(default_factory=dict)
 
 
-def read_symbol_tables(sym: str, member: str = "symboltables.sym") -> dict[str, SymbolTable]:
+#: Tables in one .sym: a data format's columns, a table a Merge, Split ... feature fills, the
+#: decision tables (a few dozen in a model).
+MAX_TABLES = 100_000
+
+
+def read_symbol_tables(sym: str, member: str = "symboltables.sym",
+                       most_symbols: int | None = None) -> dict[str, SymbolTable]:  # fmt: skip
     """The symbol tables by name; MCOError for a header or body line out of place, a table the
-    header does not name, or a code given twice."""
-    lines = sym.split("\n")
+    header does not name, a code or a symbol given twice in a table (MaltParser's tables map
+    each symbol to one code), more than MAX_TABLES tables or ``most_symbols`` symbols, or blank
+    lines where MaltParser writes one. The text is read a line at a time, never split whole (a
+    .sym of blank lines would be a list of as many strings)."""
+    lines = _lines(sym)
     tables: dict[str, SymbolTable] = {}
-    header_end = len(lines)
-    for number, line in enumerate(lines, 1):
+    number = 0
+    for number, line in lines:
         if not line:
-            header_end = number
             break
         parts = line.split("\t")
         if parts[0] != "" or len(parts) not in (4, 5) or not all(re.fullmatch(r"-?\d+", p) for p in parts[2:-1]):
             raise MCOError(member, number, "not a symbol table's header line")
+        if len(tables) >= MAX_TABLES:
+            raise MCOError(member, number, f"more than {MAX_TABLES} symbol tables")
         numbers = [int(p) for p in parts[2:-1]]
         tables[parts[1]] = SymbolTable(numbers[0], numbers[1] if len(numbers) == 2 else None, parts[-1].lower())
     table: SymbolTable | None = None
-    for number, line in enumerate(lines[header_end:], header_end + 1):
+    seen: set[str] = set()
+    blank = True  # the header's end
+    count = 0
+    for number, line in lines:
         if table is None:
             if not line:
+                if blank:
+                    raise MCOError(member, number, "a blank line where a table's name was expected")
+                blank = True
                 continue
             table = tables.get(line)
             if table is None:
                 raise MCOError(member, number, f"table {line[:100]!r} is not in the header")
+            seen = set(table.symbols.values())
+            blank = False
             continue
         if not line:
             table = None
+            blank = True
             continue
         code, tab, symbol = line.partition("\t")
-        if not tab or not re.fullmatch(r"\d{1,9}", code):
+        if not tab or not (0 < len(code) <= 9 and code.isascii() and code.isdigit()):
             raise MCOError(member, number, "not a code and its symbol")
         if int(code) in table.symbols:
             raise MCOError(member, number, f"code {code} given twice")
+        if symbol in seen:
+            raise MCOError(member, number, f"symbol {symbol[:100]!r} given twice")
+        count += 1
+        if most_symbols is not None and count > most_symbols:
+            raise MCOError(member, number, f"more than {most_symbols} symbols (MALTPY_MAX_MCO_BYTES allows more)")
+        seen.add(symbol)
         table.symbols[int(code)] = symbol
     return tables
+
+
+def _lines(text: str):
+    """(line number, line) of each line of ``text``, one at a time."""
+    start, number = 0, 0
+    while start < len(text):
+        end = text.find("\n", start)
+        if end < 0:
+            end = len(text)
+        number += 1
+        yield number, text[start:end]
+        start = end + 1

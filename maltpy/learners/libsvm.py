@@ -55,8 +55,9 @@ class LibSvm(Classifier):
         each) and values at ``sv_ptr[s]:sv_ptr[s+1]``. ValueError if they do not fit together.
         (MaltParser's models, mco.py; the text is written when the model is saved.)"""
         k, n_sv = len(counts), int(np.sum(counts))
-        require(k >= 1 and kernel in KERNELS.values() and 0 <= degree <= 20 and abs(gamma) <= 1e10
-                and abs(coef0) <= 1e10, "not a C-SVC model of a known kernel")  # fmt: skip
+        require(k >= 1 and kernel in KERNELS.values(), "not a C-SVC model of a known kernel")
+        require(0 <= degree <= 20, f"degree {degree}, not 0 to 20")
+        require(abs(gamma) <= 1e10 and abs(coef0) <= 1e10, "gamma or coef0 not a number within ±1e10")
         require(rho.shape == (k * (k - 1) // 2,) and coef.shape == (k - 1, n_sv) and sv_ptr.shape == (n_sv + 1,)
                 and sv_ptr[0] == 0 and sv_ptr[-1] == len(sv_ind) == len(sv_val)
                 and bool((np.diff(sv_ptr) >= 0).all()), "arrays that do not fit together")  # fmt: skip
