@@ -12,13 +12,16 @@ only.
 How MaltParser turns a configuration into a classifier's input (Lib.predict, the same in every
 release): feature i of the feature vector (the feature model's features without blanks, sorted
 and without repeats; 1-based) has a value with a code in its symbol table (the column's table
-for InputColumn and OutputColumn, MERGE2_/MERGE3_ tables for Merge, ...); the FeatureMap takes
-``(i << 48) | code`` to the learner's feature index. maltpy's features give values as text, so
-each map key is turned into (feature, the text of that code's symbol), and the model becomes a
-maltpy Model: the same feature values, the same columns in the same order, the same weights, so
-the same scores, summed in the same order, ranked the same way (MaltParser's selection sort). A
-key no maltpy value can meet (a Merge of nulls, whose value MaltParser leaves out) keeps its
-column under a name no feature gives, so that the columns keep their numbers.
+for InputColumn and OutputColumn, MERGE2_/MERGE3_ tables for Merge, ... ``table_name``); the
+FeatureMap takes ``(i << 48) | code`` to the learner's feature index. maltpy's features give
+values as text, so each map key is turned into (feature, the text of that code's symbol), or
+several texts where maltpy's feature tells apart what MaltParser's codes alike (InputArc, which
+is always null in MaltParser; the root's ID with ``rootnode``), and the model becomes a maltpy
+Model: the same feature values, the same columns in the same order, the same weights, so the
+same scores, summed in the same order, ranked the same way (MaltParser's selection sort). A key
+no maltpy value can meet (a Merge of nulls, whose value MaltParser leaves out) keeps its column
+under a name no feature gives, so that the columns keep their numbers. A feature whose values
+maltpy cannot give as MaltParser does (Suffix, Prefix) is refused.
 
 Everything read is untrusted: the number of members and their sizes are bounded before anything
 is read (MAX_MEMBERS, MAX_MCO_VARIABLE, MAX_RATIO), each member is read when needed into a buffer
@@ -50,7 +53,7 @@ from .config import config_from_dict
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel
 from .features.functions import NOVALUE, NULL, ROOTNODE
-from .features.spec import parse_feature_model
+from .features.spec import INTEGER_COLUMNS, parse_feature_model
 from .files import MAX_SMALL_FILE, open_file
 from .javaser import Budget, JavaEnum, JavaObject, ObjectRows, Records, Rows, StreamError, read_stream
 from .learners import AtomicModel
@@ -442,6 +445,43 @@ def _null_symbols(strategy: str) -> dict[int, str]:
     return {0: NULL}
 
 
+def table_name(feature) -> str:
+    """The symbol table that codes a feature's values in an .mco (MaltParser's getMapIdentifier,
+    the same in 1.5 to 1.9.2): the column's for InputColumn and OutputColumn, ``MERGE2_a_b`` and
+    ``MERGE3_a_b_c`` of the parts' tables for Merge and Merge3, ``SPLIT_t`` of the split part's
+    table t, ``ARC_c``/``ARCDIR_c`` for the arc features of column c, ``DISTANCE_bins`` and
+    ``NUMOFbins``. ValueError for Suffix and Prefix, whose values maltpy does not give as
+    MaltParser does: each of MaltParser's (SuffixFeature, PrefixFeature, every release) adds the
+    affix of each value to a set it never empties, so a configuration's value is every affix the
+    parse has met so far, and a sentence's parse depends on the sentences before it."""
+    name, args = feature.name, feature.args
+    if name in ("InputColumn", "OutputColumn"):
+        return args[0]
+    if name in ("Merge", "Merge3"):
+        for part in args:
+            if part.name in ("InputArc", "InputArcDir"):
+                raise ValueError(f"feature {cut(str(feature), 100)}: MaltParser's {part.name} never finds its node, "
+                                 f"so its value is always #null# (1.5 to 1.9.2), and maltpy's is not; maltpy reads "
+                                 f"such a feature alone, not inside a Merge")  # fmt: skip
+        return f"MERGE{len(args) if name == 'Merge3' else 2}_{'_'.join(table_name(f) for f in args)}"
+    if name == "Split":
+        return f"SPLIT_{table_name(args[0])}"
+    if name in ("InputArc", "OutputArc"):
+        return f"ARC_{args[0]}"
+    if name == "InputArcDir":
+        return f"ARCDIR_{args[0]}"
+    if name == "Distance":
+        return f"DISTANCE_{args[2]}"
+    if name == "NumOf":
+        return f"NUMOF{args[2]}"
+    if name == "Exists":
+        return "EXISTS"
+    raise ValueError(f"feature {cut(str(feature), 100)}: MaltParser's {name} values are every {name.lower()} the "
+                     f"parse has met so far (its {name}Feature never empties them), so its parses depend on the "
+                     f"sentences before; maltpy gives each value's own {name.lower()} and would parse differently, "
+                     f"so it does not read such a model")  # fmt: skip
+
+
 def _symbol(table, code: int) -> str | None:
     """The symbol of ``code`` in ``table``, a null value included (None if it has none)."""
     symbol = table.symbols.get(code)
@@ -495,72 +535,86 @@ class _Decisions:
 
 
 class _Values:
-    """Each feature's value (maltpy's text) of a code of its symbol table, as the feature
-    function gives it (see the module's docstring); None for a code maltpy's features never
-    give."""
+    """The values (maltpy's text) that each code of a feature's symbol table stands for, as the
+    feature function gives them (see the module's docstring): mostly one; several where maltpy
+    tells apart what MaltParser codes alike; none for a code maltpy's features never give."""
 
     def __init__(self, fm: FeatureModel, tables: dict, null_value: str) -> None:
         self.fm = fm
         self.tables = tables
         self.skip_nulls = null_value == "none"
-        self._by_position: list[dict[int, object] | None] = [None] * len(fm)
+        self._by_position: list[dict[int, tuple] | None] = [None] * len(fm)
         #: (table, with its null values) -> its values: one dict for the features that share a
         #: table (a model's features read FORM and POSTAG at many places), so that what the values
         #: take is bounded by the symbol tables (COST_SYMBOL), whatever the number of features
-        self._of_table: dict[tuple[str, bool], dict[int, object]] = {}
+        self._of_table: dict[tuple[str, bool, str | None], dict[int, tuple]] = {}
+        for spec in fm.specs:
+            table_name(spec.feature)  # ValueError for a feature maltpy does not read as MaltParser does
 
-    def of(self, position: int) -> dict[int, object]:
-        """code -> value of the feature at ``position`` (0-based)."""
+    def of(self, position: int) -> dict[int, tuple]:
+        """code -> values of the feature at ``position`` (0-based)."""
         found = self._by_position[position]
         if found is None:
-            found = self._by_position[position] = self._make(self.fm.specs[position])
+            found = self._by_position[position] = self._make(self.fm.specs[position].feature)
         return found
 
-    def _make(self, spec) -> dict[int, object]:
-        feature = spec.feature
+    def _make(self, feature) -> dict[int, tuple]:
         name = feature.name
         if name in ("InputColumn", "OutputColumn"):
             column = feature.args[0]
-            if column in ("ID", "HEAD", "PHEAD"):
-                return {1: NUMBER}  # an integer column: code 1, the number its value
+            if column in INTEGER_COLUMNS:
+                return self._numbers(column)
             # MaltParser writes a table of every column of its data format, filled or not
-            require(column in self.tables, f"feature {cut(spec.text, 100)}: no symbol table of column {column}")
-            return self._table(column, nulls=not self.skip_nulls)
-        if name in ("Merge", "Merge3"):
-            parts = [self._identifier(f) for f in feature.args]
-            table = f"MERGE{len(parts) if name == 'Merge3' else 2}_{'_'.join(parts)}"
-            return self._table(table, nulls=False)  # every part null: a value MaltParser leaves out
-        if name in ("InputArc", "OutputArc"):
-            return self._table(f"ARC_{feature.args[0]}", nulls=not self.skip_nulls)
-        if name == "InputArcDir":
-            return self._table(f"ARCDIR_{feature.args[0]}", nulls=not self.skip_nulls)
+            require(column in self.tables, f"feature {cut(str(feature), 100)}: no symbol table of column {column}")
         if name == "Exists":
-            return {1: "true"}
-        raise ValueError(f"feature {cut(spec.text, 100)}: maltpy does not read MaltParser's {name} values from an .mco")
+            return {1: ("true",)}  # code 1, the value 1 (true) or 0 (false, left out)
+        if name in ("InputArc", "InputArcDir"):
+            return self._never_found(feature)
+        nulls = not self.skip_nulls and name not in ("Merge", "Merge3")  # every part null: left out
+        # a Split's null value has its code in the split part's table (SplitFeature.update)
+        return self._table(table_name(feature), nulls, table_name(feature.args[0]) if name == "Split" else None)
 
-    def _identifier(self, feature) -> str:
-        """MaltParser's getMapIdentifier of a Merge's part: its column's name."""
-        if feature.name in ("InputColumn", "OutputColumn"):
-            return feature.args[0]
-        raise ValueError(f"maltpy does not read an .mco's Merge of {feature.name}")
-
-    def _table(self, name: str, nulls: bool) -> dict[int, object]:
-        found = self._of_table.get((name, nulls))
-        if found is None:
-            found = self._of_table[(name, nulls)] = self._make_table(name, nulls)
+    def _numbers(self, column: str) -> dict[int, tuple]:
+        """An integer column's codes (ColumnFeature.castFeatureValue): code 1 for every number,
+        the number its value; a null value its own code, the value 1, so that the root's, code 1
+        with ``rootnode``, is the number 1."""
+        found: dict[int, tuple] = {1: (NUMBER,)}
+        table = self.tables.get(column)
+        if not self.skip_nulls and table is not None:
+            for code, symbol in _null_symbols(table.null_strategy).items():
+                found[code] = found.get(code, ()) + (symbol,)
         return found
 
-    def _make_table(self, name: str, nulls: bool) -> dict[int, object]:
+    def _never_found(self, feature) -> dict[int, tuple]:
+        """InputArc and InputArcDir as MaltParser computes them: it tests the class of each node
+        against the DependencyNode interface, which no node's class is (InputArcFeature.update,
+        InputArcDirFeature.update, 1.5 to 1.9.2), so the value is always no node's null value,
+        code 0 of its table: every value maltpy gives stands for it."""
+        if self.skip_nulls:
+            return {}  # a null left out: the feature never gives MaltParser anything
+        values = (NULL, ROOTNODE, NOVALUE, "LEFT", "RIGHT") + (("ROOT",) if feature.name == "InputArcDir" else ())
+        return {0: values}
+
+    def _table(self, name: str, nulls: bool, nulls_of: str | None = None) -> dict[int, tuple]:
+        """The values of table ``name``'s codes, with its null values (those of table
+        ``nulls_of`` if given) or without them."""
+        found = self._of_table.get((name, nulls, nulls_of))
+        if found is None:
+            found = self._of_table[(name, nulls, nulls_of)] = self._make_table(name, nulls, nulls_of)
+        return found
+
+    def _make_table(self, name: str, nulls: bool, nulls_of: str | None) -> dict[int, tuple]:
         table = self.tables.get(name)
         if table is None:
             return {}  # a table MaltParser never filled: no key of the map can name it
-        out: dict[int, object] = dict(table.symbols)
+        out = {code: (symbol,) for code, symbol in table.symbols.items()}
         if nulls:
-            for code, symbol in _null_symbols(table.null_strategy).items():
-                out.setdefault(code, symbol)
+            strategy = self.tables[nulls_of].null_strategy if nulls_of in self.tables else table.null_strategy
+            for code, symbol in _null_symbols(strategy).items():
+                out.setdefault(code, (symbol,))
         else:
             for code in _null_symbols(table.null_strategy):
-                if out.get(code) in (NULL, ROOTNODE, NOVALUE):
+                if out.get(code, ("",))[0] in (NULL, ROOTNODE, NOVALUE):
                     del out[code]
         return out
 
@@ -672,11 +726,11 @@ def _map(keys: np.ndarray, indices: np.ndarray, width: int, positions: list[int]
     for p, c, i in zip(position.tolist(), code.tolist(), indices.tolist()):
         if i > width:
             continue  # beyond the learner's features: MaltParser's predict skips it
-        value = values.of(positions[p - 1]).get(c)
         table = fmap.tables[p - 1]
-        if value is not None and value not in table:
-            table[value] = i - 1
-            named[i - 1] = True
+        for value in values.of(positions[p - 1]).get(c, ()):
+            if value not in table:
+                table[value] = i - 1
+                named[i - 1] = True
     for column in np.flatnonzero(~named).tolist():
         fmap.tables[0][f"{UNREACHED}{column}"] = column
     fmap.size = width
