@@ -102,7 +102,6 @@ OPTION_KEYS = {
     ("planar", "acyclicity"): ("planar", "acyclicity"),
     ("planar", "no_covered_roots"): ("planar", "no_covered_roots"),
     ("multiplanar", "planar_root_handling"): ("multiplanar", "planar_root_handling"),
-    ("2planar", "planar_root_handling"): ("multiplanar", "planar_root_handling"),  # 1.5, 1.6
     ("2planar", "reduceonswitch"): ("2planar", "reduceonswitch"),
     ("guide", "learner"): ("guide", "learner"),
     ("guide", "data_split_column"): ("guide", "data_split_column"),
@@ -389,6 +388,11 @@ def _config(options: dict[tuple[str, str], str], release: tuple[int, ...]):
         require(handling in ROOT_HANDLING, f"option nivre root_handling is {cut(handling, 100)!r}")
         raw.setdefault("nivre", {}).update(zip(("allow_root", "allow_reduce"), map(str, ROOT_HANDLING[handling])))
     require("parsing_algorithm" in raw.get("singlemalt", {}), "no saved option singlemalt parsing_algorithm")
+    handling = options.get(("2planar", "planar_root_handling"))
+    if handling is not None and raw["singlemalt"]["parsing_algorithm"] == "2planar":
+        # 1.5 to 1.7.1 keep -prh in group 2planar, for the 2-planar system alone: their planar
+        # system has no root handling (PlanarFactory), which is 1.7.2's normal
+        raw.setdefault("multiplanar", {})["planar_root_handling"] = handling
     require("learner" in raw.get("guide", {}), "no saved option guide learner")
     raw.setdefault("graph", {})["single_root"] = "false"  # MaltParser's parse, root words as they come
     for group in raw.values():

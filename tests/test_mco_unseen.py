@@ -1,13 +1,15 @@
-"""An .mco's feature functions read as MaltParser codes their values (issue 30: .mco files of
-other feature models than the references'): Split, Distance, NumOf, a Merge of any of them,
-InputColumn of an integer column, InputArc and InputArcDir (always MaltParser's null), and the
-refusal of Suffix and Prefix, whose MaltParser values depend on the sentences parsed before.
+"""What .mco files other than the references need (issue 30: "the same will be checked on .mco
+files that you have not seen: other MaltParser releases in that range, other treebanks,
+algorithms and options"): every feature function read as MaltParser codes its values (Split,
+Distance, NumOf, a Merge of any of them, InputColumn of an integer column, InputArc and
+InputArcDir, always MaltParser's null), the refusal of Suffix and Prefix, whose MaltParser values
+depend on the sentences parsed before, and the saved options as each release reads them.
 
-Each model is a reference .mco (MaltParser 1.9.2's, sv-nivreeager-liblinear) rewritten in memory:
-features of its feature model replaced by others that sort to the same places in MaltParser's
-feature vector (the sorted feature texts), and their symbol tables added, so that its map and
-weights stay MaltParser's. A rewritten model's map is compared with the original's: the code a
-key names must reach the column the original's value of that code reached.
+Each model is a reference .mco rewritten in memory: features of its feature model replaced by
+others that sort to the same places in MaltParser's feature vector (the sorted feature texts),
+their symbol tables added, or its saved options changed, so that its map and weights stay
+MaltParser's. A rewritten model's map is compared with the original's (the code a key names must
+reach the column the original's value of that code reached), or its parse with the reference's.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ NAME = "sv-nivreeager-liblinear-malt1.9.2"
 TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
 
 
-def members() -> dict[str, bytes]:
-    with zipfile.ZipFile(MCO / f"{NAME}.mco") as z:
+def members(name: str = NAME) -> dict[str, bytes]:
+    with zipfile.ZipFile(MCO / f"{name}.mco") as z:
         return {info.filename: z.read(info) for info in z.infolist()}
 
 
@@ -61,6 +63,10 @@ def rewritten(path: Path, features: dict[str, str], added: dict[str, dict[int, s
         sop = files[f"{NAME}/savedoptions.sop"].decode("utf-8")
         files[f"{NAME}/savedoptions.sop"] = sop.replace("\tnull_value\tone", f"\tnull_value\t{null_value}").encode()
     files[f"{NAME}/symboltables.sym"] = (header + "\n\n" + bodies).encode("utf-8")
+    return write(path, files)
+
+
+def write(path: Path, files: dict[str, bytes]) -> Path:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in files.items():
             z.writestr(name, data)
@@ -202,3 +208,30 @@ def test_features_maltpy_cannot_compute_as_maltparser_are_refused_at_load(tmp_pa
     r = run_maltpy("parse", "-m", path, "-i", TEST, "-o", tmp_path / "out.conll")
     assert why in assert_one_line_error(r, str(path))
     assert not (tmp_path / "out.conll").exists()
+
+
+def test_before_1_7_2_planar_root_handling_is_the_2_planar_systems_alone(tmp_path):
+    """MaltParser 1.5 to 1.7.1 save -prh in group 2planar and only their 2-planar system reads it
+    (PlanarFactory has no root handling): a 1.7.2 planar model (group multiplanar, normal)
+    rewritten as 1.6 writes one learned with -prh relaxed parses into the reference's bytes,
+    as 1.6 parses with it; its group multiplanar read as it says."""
+    name = "sv-planar-liblinear-malt1.7.2"
+    want = gzip.decompress((MCO / f"{name}.parsed.conll.gz").read_bytes())
+    files = members(name)
+    sop = files[f"{name}/savedoptions.sop"].decode("utf-8")
+    assert "\tmultiplanar\tplanar_root_handling\tnormal" in sop
+    files[f"{name}/savedoptions.sop"] = sop.replace("\tmultiplanar\tplanar_root_handling\tnormal",
+                                                    "\t2planar\tplanar_root_handling\trelaxed").encode()  # fmt: skip
+    info = f"{name}/{name}_singlemalt.info"
+    original = files[info]
+    files[info] = original.replace(b"Version:                       1.7.2", b"Version:                       1.6")
+    model = maltpy.load_model(str(write(tmp_path / "planar16.mco", files)))
+    assert model.statistics["maltparser_version"] == "1.6"
+    assert model.config.multiplanar.planar_root_handling == "normal"
+    model.parse_file(TEST, tmp_path / "planar16.conll")
+    assert (tmp_path / "planar16.conll").read_bytes() == want
+    files[f"{name}/savedoptions.sop"] = sop.replace("\tplanar_root_handling\tnormal",
+                                                    "\tplanar_root_handling\trelaxed").encode()  # fmt: skip
+    files[info] = original
+    relaxed = maltpy.load_model(str(write(tmp_path / "planar172.mco", files)))
+    assert relaxed.config.multiplanar.planar_root_handling == "relaxed"
