@@ -42,6 +42,7 @@ from .parser import Model
 COLUMNS = ("sent_id", "id", "form", "lemma", "upos", "xpos", "feats")  # the input's; form is required
 _MODELS: dict[str, Model] = {}  # in each worker process: the models loaded, by digest, oldest first
 KEEP = 4  # models kept loaded in a worker process
+MAX_MODEL_BYTES = 4 << 30  # a model file shipped (loading bounds what it holds: archive.py, mco.py)
 _LOCK = threading.Lock()
 
 
@@ -71,7 +72,7 @@ def model_bytes(model: str | os.PathLike | Model | ModelBytes) -> ModelBytes:
         return ModelBytes(model.to_bytes(), "<model>")
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
-        return ModelBytes(read_file(path, "model file"), path)
+        return ModelBytes(read_file(path, "model file", MAX_MODEL_BYTES), path)
     raise TypeError(f"a model is a path or a maltpy.Model, not {type(model).__name__}")
 
 

@@ -408,13 +408,18 @@ class Model:
     @classmethod
     def load(cls, path: str | os.PathLike, data: bytes | None = None) -> Model:
         """The model in the archive at ``path`` (or in ``data``, the bytes of one, which ``path``
-        then names in messages), every part checked before use (model_archive.read_model)."""
+        then names in messages), every part checked before use (model_archive.read_model); or
+        MaltParser's model file (.mco) there, read as one (mco.load_mco)."""
+        from .mco import is_mco, load_mco
+
+        if isinstance(path, (str, os.PathLike)) and is_mco(os.fspath(path), data):
+            return load_mco(os.fspath(path), data)
         p = read_model(path, data)
         return cls(p.config, p.feature_model, p.classes, p.guide, p.data_format, p.statistics, p.roots, p.vocabulary)
 
 
 def load_model(path: str) -> Model:
-    """A model made by ``maltpy learn`` (or ``Model.save``)."""
+    """A model made by ``maltpy learn`` (or ``Model.save``), or MaltParser's model file (.mco)."""
     return Model.load(path)
 
 

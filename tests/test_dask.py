@@ -5,9 +5,13 @@ and 7 partitions (and 30, of some 190 rows each; partitions cut sentences), each
 
 from __future__ import annotations
 
+import gzip
+import os
+import zipfile
+
 import pandas as pd
 import pytest
-from conftest import EN_LINES_UD, run_maltpy
+from conftest import EN_LINES_UD, SHARED, SWEMALT, run_maltpy
 
 import maltpy
 from maltpy.conll import DEPREL, HEAD
@@ -79,6 +83,22 @@ def test_files(client, en_lines_model, test_file, expected, tmp_path):
     assert result.returncode == 0, result.stderr.decode()
     for name in ("a.conllu", "b.conllu", "c.conllu"):
         assert (tmp_path / "cli" / name).read_bytes() == expected.read_bytes()
+
+
+def test_files_with_maltparsers_model_and_a_model_over_16_mb(client, tmp_path):
+    """An .mco is shipped and parsed as maltpy's archives are, into its release's bytes; a model
+    file is shipped whatever its size (16 MB bounds a configuration file, not a model)."""
+    mco = SHARED / "reference" / "maltparser-mco" / "sv-nivreeager-liblinear-malt1.5.2.mco"
+    test = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    (tmp_path / "out").mkdir()
+    (output,) = md.parse_files([test], mco, tmp_path / "out")
+    assert open(output, "rb").read() == gzip.decompress(mco.with_name(mco.stem + ".parsed.conll.gz").read_bytes())
+    big = tmp_path / "big.mco"  # the same model with a member of 17 MB it does not read
+    with zipfile.ZipFile(mco) as z, zipfile.ZipFile(big, "w") as out:
+        for item in z.infolist():
+            out.writestr(item, z.read(item))
+        out.writestr(f"{z.namelist()[0].split('/')[0]}/padding.ins", os.urandom(17 << 20))
+    assert md.model_bytes(big).data == big.read_bytes()
 
 
 def test_an_input_error_reaches_the_client_with_its_line(client, en_lines_model, tmp_path):

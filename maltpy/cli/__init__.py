@@ -34,7 +34,8 @@ from ..threads import set_threads
 from ..vocabulary import python_warning
 from .common import ProgressBar, config_from, config_options, format_option, progress_bar, progress_line, warn
 from .evaluation import eval_command, view_command
-from .models import info_command, knn_command, optimize_command
+from .maltparser import maltpy_arguments
+from .models import convert_model_command, info_command, knn_command, optimize_command
 from .treebanks import convert_command, deproj_command, oracle_command, proj_command
 
 
@@ -82,13 +83,14 @@ def cli(ctx: click.Context, threads: int | None) -> None:
     """maltpy: data-driven dependency parsing in the MaltParser mould.
 
     Inputs and outputs are CoNLL-X or CoNLL-U files; '-' (or no -i/-o) means standard
-    input/output.
+    input/output. MaltParser's own command line works too: maltpy -c NAME -m parse -i IN -o OUT
+    (the README's "For MaltParser users").
     """
     set_threads(threads, learning=ctx.invoked_subcommand == "learn")
 
 
-for _command in (convert_command, deproj_command, eval_command, info_command, knn_command, optimize_command,
-                 oracle_command, proj_command, view_command):  # fmt: skip
+for _command in (convert_command, convert_model_command, deproj_command, eval_command, info_command, knn_command,
+                 optimize_command, oracle_command, proj_command, view_command):  # fmt: skip
     cli.add_command(_command)
 
 
@@ -313,10 +315,22 @@ def config_command(**kwargs: object) -> None:
     write_result(dump_config(config), end="")
 
 
+def _maltparser_start(args: list[str]) -> int | None:
+    """Where MaltParser's command line (``-c NAME -m MODE ...``) starts in ``args``, past a
+    leading --threads N; None if ``args`` is maltpy's own (a command, --version, -h, --help)."""
+    start = 2 if args[:1] == ["--threads"] else 1 if args[:1] and args[0].startswith("--threads=") else 0
+    if start >= len(args) or not args[start].startswith("-"):
+        return None
+    own = {name for param in cli.get_params(cli.make_context("maltpy", [], resilient_parsing=True))
+           for name in param.opts}  # fmt: skip
+    return None if args[start].partition("=")[0] in own else start
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     hold_standard_streams()
-    if not (sys.argv[1:] if argv is None else argv):
+    args = sys.argv[1:] if argv is None else list(argv)
+    if not args:
         with cli.make_context("maltpy", ["--help"], resilient_parsing=True) as ctx:
             click.echo(cli.get_help(ctx), err=True)
         return 2
@@ -327,7 +341,10 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings():  # the filters and the display are the command's, and put back after it
             warnings.showwarning = _show_warning
             warnings.simplefilter("always", MaltpyWarning)  # each is given once already (vocabulary.Watch)
-            status = cli.main(args=argv, prog_name="maltpy", standalone_mode=False)
+            start = _maltparser_start(args)
+            if start is not None:
+                args = args[:start] + maltpy_arguments(args[start:])
+            status = cli.main(args=args, prog_name="maltpy", standalone_mode=False)
     except _Signalled as e:
         ProgressBar.clear()
         _say(f"maltpy: terminated by {signal.Signals(e.signum).name}")

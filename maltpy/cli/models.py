@@ -55,16 +55,28 @@ def info_command(model_path: str, as_json: bool) -> None:
             for c in summary["classifiers"]
         ),
         "",
-        "training:",
-        *(f"  {k:<24} {v}" for k, v in summary["training"].items()),
+        *_describe_training(summary["training"]),
     ]
     write_result("\n".join(lines))
+
+
+def _describe_training(training: dict) -> list[str]:
+    """Training statistics; of a MaltParser model (.mco), the release that wrote it and its
+    saved options (mco.py)."""
+    options = training.get("maltparser_options")
+    if not isinstance(options, dict):
+        return ["training:", *(f"  {k:<24} {v}" for k, v in training.items())]
+    return [
+        f"MaltParser model: written by MaltParser {training.get('maltparser_version')}, "
+        f"configuration {training.get('maltparser_configuration')}; its saved options:",
+        *(f"  {k:<40} {v}" for k, v in options.items()),
+    ]
 
 
 def _describe_vocabulary(vocabulary: dict | None) -> str:
     """The columns the features read, as training saw them (see maltpy.vocabulary)."""
     if vocabulary is None:
-        return "not kept (a model made before maltpy kept them: no check of the input's values)"
+        return "not kept (a MaltParser model, or one made before maltpy kept them: no check of the input's values)"
     columns = [
         f"{name} {counted(c['values'], 'value')}"
         + (f" ({c['unseen']:.1%} unseen in held-out text)" if c["unseen"] is not None else "")
@@ -108,6 +120,24 @@ def _describe_pproj(pproj) -> str:
         return "no"
     return (f"marking strategy {pproj.marking_strategy}, covered root {pproj.covered_root}, "
             f"lifting order {pproj.lifting_order}")  # fmt: skip
+
+
+@click.command("convert-model")
+@click.argument("model_path", metavar="MODEL")
+@click.option("-o", "--output", "output_path", metavar="FILE", required=True, help="The maltpy model archive to write.")
+def convert_model_command(model_path: str, output_path: str) -> None:
+    """Write MaltParser's model file MODEL (.mco, from MaltParser 1.5 to 1.9.2) as a maltpy model
+    archive, which parses into the same bytes (maltpy parse -m reads the .mco as it is too).
+
+    \b
+    Example:
+      maltpy convert-model engmalt.linear-1.7.mco -o engmalt.mpm
+    """
+    from ..files import check_output_path
+    from ..parser import Model
+
+    check_output_path(output_path, (model_path,))
+    Model.load(model_path).save(output_path)
 
 
 @click.command("optimize")

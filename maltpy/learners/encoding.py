@@ -40,27 +40,34 @@ class FeatureMap:
         self._in_order = list(positions) == list(range(len(positions)))
 
     def keys(self) -> list[list]:
-        """[position, value] of every column, in column order (for the model archive)."""
+        """[position, value, ...] of every column, in column order (for the model archive): the
+        values of the column, one but in a MaltParser model's map (``mco``), where values maltpy
+        tells apart can be one of MaltParser's."""
         out: list[list] = [[]] * self.size
         for p, table in zip(self.positions, self.tables):
             for value, column in table.items():
-                out[column] = [p, value]
+                if out[column]:
+                    out[column].append(value)
+                else:
+                    out[column] = [p, value]
         return out
 
     @classmethod
     def from_keys(cls, positions: list[int], keys: list, skip: frozenset = frozenset()) -> FeatureMap:
-        """The map kept by ``keys`` ([position, value] per column). ValueError if it is not one."""
+        """The map kept by ``keys`` ([position, value, ...] per column). ValueError if it is not one."""
         fmap = cls(positions, skip)
         slot = {p: i for i, p in enumerate(positions)}
         if not isinstance(keys, list):
             raise ValueError("a feature map is not a list")
         for column, key in enumerate(keys):
-            if not (isinstance(key, (list, tuple)) and len(key) == 2 and key[0] in slot and isinstance(key[1], str)):
+            if not (isinstance(key, (list, tuple)) and len(key) >= 2 and key[0] in slot
+                    and all(isinstance(value, str) for value in key[1:])):  # fmt: skip
                 raise ValueError(f"feature map column {column} is not a (feature, value) pair of the classifier")
             table = fmap.tables[slot[key[0]]]
-            if key[1] in table:
-                raise ValueError(f"feature map column {column} repeats a value")
-            table[key[1]] = column
+            for value in key[1:]:
+                if value in table:
+                    raise ValueError(f"feature map column {column} repeats a value")
+                table[value] = column
         fmap.size = len(keys)
         return fmap
 

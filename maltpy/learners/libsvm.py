@@ -39,11 +39,65 @@ class LibSvm(Classifier):
     suffix = "libsvm"
 
     def __init__(self, text: str, width: int, n_classes: int | None = None) -> None:
-        self.text = text
+        self._text = text
         try:
             self._read(text, width, n_classes)
         except (KeyError, IndexError, ValueError) as e:  # a float() or int() of garbage included
             raise ValueError(f"not a LIBSVM model maltpy reads ({e})") from None
+
+    @classmethod
+    def from_arrays(cls, kernel: int, degree: int, gamma: float, coef0: float, width: int, counts: np.ndarray,
+                    rho: np.ndarray, coef: np.ndarray, sv_ptr: np.ndarray, sv_ind: np.ndarray,
+                    sv_val: np.ndarray) -> LibSvm:  # fmt: skip
+        """A C-SVC model given as arrays, as a model text would give them (``_read``), its classes
+        0..k-1 in LIBSVM's order: ``counts`` support vectors of each class, ``coef`` (k-1 rows of
+        one coefficient a support vector), the support vectors' indices (1..width, ascending in
+        each) and values at ``sv_ptr[s]:sv_ptr[s+1]``. ValueError if they do not fit together.
+        (MaltParser's models, mco.py; the text is written when the model is saved.)"""
+        k, n_sv = len(counts), int(np.sum(counts))
+        require(k >= 1 and kernel in KERNELS.values(), "not a C-SVC model of a known kernel")
+        require(0 <= degree <= 20, f"degree {degree}, not 0 to 20")
+        require(abs(gamma) <= 1e10 and abs(coef0) <= 1e10, "gamma or coef0 not a number within ±1e10")
+        require(rho.shape == (k * (k - 1) // 2,) and coef.shape == (k - 1, n_sv) and sv_ptr.shape == (n_sv + 1,)
+                and sv_ptr[0] == 0 and sv_ptr[-1] == len(sv_ind) == len(sv_val)
+                and bool((np.diff(sv_ptr) >= 0).all()), "arrays that do not fit together")  # fmt: skip
+        require(not len(sv_ind) or (int(sv_ind.min()) >= 1 and int(sv_ind.max()) <= width),
+                "an index beyond the features")  # fmt: skip
+        numbers = (rho, coef, sv_val)
+        require(all(bool((np.abs(x) <= 1e100).all()) for x in numbers), "a number that is not finite, or beyond ±1e100")
+        model = cls.__new__(cls)
+        model._text = None
+        model.kernel, model.degree, model.gamma, model.coef0 = kernel, degree, gamma, coef0
+        model.n_classes, model.labels, model.n_sv, model.rho = k, list(range(k)), n_sv, rho.astype(np.float64)
+        model._arrays = (width, np.asarray(counts, dtype=np.int64), coef, sv_ptr, sv_ind, sv_val)
+        if k >= 2:
+            starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            model.svm = Svm(kernel, degree, gamma, coef0, width, k, sv_ptr.astype(np.int64),
+                            (sv_ind - 1).astype(np.int32), sv_val.astype(np.float64),  # columns from 0
+                            np.ascontiguousarray(coef.T, dtype=np.float64).reshape(-1), starts, model.rho,
+                            np.arange(k, dtype=np.int64))  # fmt: skip
+        return model
+
+    @property
+    def text(self) -> str:
+        """The model as LIBSVM's model text (of a model made from arrays, written when first asked
+        for: every number as Python's repr, which reads back to the same double)."""
+        if self._text is None:
+            width, counts, coef, sv_ptr, sv_ind, sv_val = self._arrays
+            kernels = {number: name for name, number in KERNELS.items()}
+            header = [
+                "svm_type c_svc", f"kernel_type {kernels[self.kernel]}", f"degree {self.degree}",
+                f"gamma {self.gamma!r}", f"coef0 {self.coef0!r}", f"nr_class {self.n_classes}",
+                f"total_sv {self.n_sv}", "rho " + " ".join(map(repr, self.rho.tolist())),
+                "label " + " ".join(map(str, self.labels)), "nr_sv " + " ".join(map(str, counts.tolist())), "SV",
+            ]  # fmt: skip
+            coefficients = coef.T.tolist()
+            indices, values, ptr = sv_ind.tolist(), sv_val.tolist(), sv_ptr.tolist()
+            lines = [" ".join([*map(repr, coefficients[s]),
+                               *map("{}:{!r}".format, indices[ptr[s]:ptr[s + 1]], values[ptr[s]:ptr[s + 1]])])
+                     for s in range(self.n_sv)]  # fmt: skip
+            self._text = "\n".join(header + lines) + "\n"
+        return self._text
 
     @classmethod
     def fit(cls, X: sp.csr_matrix, y: np.ndarray, n_classes: int, options: dict, shared: None = None) -> LibSvm:

@@ -1,0 +1,160 @@
+"""MaltParser's own command line (``maltpy -c NAME -m parse -i IN -o OUT``): the same bytes as
+MaltParser's parse with its .mco, and as ``maltpy learn`` / ``maltpy parse`` with the same flags."""
+
+import gzip
+import json
+import os
+import shutil
+
+import pytest
+from conftest import DATA, SHARED, SWEMALT, requires_shared, run_maltpy
+
+from maltpy.cli import main
+
+MCO = SHARED / "reference" / "maltparser-mco" / "sv-nivreeager-liblinear-malt1.9.2.mco"
+MCO_TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"  # MANIFEST.tsv's test file of MCO
+EXAMPLES = DATA / "maltparser-examples"
+TRAIN, TEST = EXAMPLES / "talbanken05_train.conll", EXAMPLES / "talbanken05_test.conll"
+FLAGS = ("-a", "stacklazy", "-pp", "path", "-lo", "-c 0.5")
+
+
+@pytest.fixture(scope="module")
+def mco_parse() -> bytes:
+    """The parse MaltParser 1.9.2 made of MCO_TEST with MCO."""
+    return gzip.decompress(MCO.with_name(MCO.name.replace(".mco", ".parsed.conll.gz")).read_bytes())
+
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory):
+    """``maltpy learn`` with FLAGS on TRAIN, and ``maltpy parse`` of TEST with that model."""
+    folder = tmp_path_factory.mktemp("maltpy-learned")
+    assert run_maltpy("learn", "-q", "-i", TRAIN, "-m", folder / "tal.mpm", *FLAGS).returncode == 0
+    parsed = run_maltpy("parse", "-m", folder / "tal.mpm", "-i", TEST)
+    assert parsed.returncode == 0
+    return folder / "tal.mpm", parsed.stdout
+
+
+def _stage_mco(folder, name="swe"):
+    """MCO copied into ``folder`` as NAME.mco (its folder inside the zip keeps MCO's name)."""
+    shutil.copy(MCO, folder / f"{name}.mco")
+
+
+@requires_shared
+def test_parse_with_maltparsers_model_by_its_configuration_name(tmp_path, mco_parse):
+    _stage_mco(tmp_path)
+    result = run_maltpy("-c", "swe", "-m", "parse", "-i", MCO_TEST, "-o", "out.conll", cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == b"" and result.stderr == b""  # no banner
+    assert (tmp_path / "out.conll").read_bytes() == mco_parse
+
+
+@requires_shared
+def test_working_directory_standard_streams_long_names_and_ignored_learning_flags(tmp_path, mco_parse):
+    models = tmp_path / "models"
+    models.mkdir()
+    _stage_mco(models)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = run_maltpy("--threads", "1", "--config-name=swe", "--config-workingdir", models, "-a", "stackproj",
+                        "--config-flowchart=parse", input=MCO_TEST.read_bytes(), cwd=elsewhere)  # fmt: skip
+    assert result.returncode == 0 and result.stdout == mco_parse
+    # MaltParser lets the model's saved -a win; maltpy too, saying so
+    assert result.stderr == b"maltpy: warning: -m parse does not use -a: ignored\n"
+    assert os.listdir(elsewhere) == []
+
+
+@requires_shared
+def test_learn_then_parse_is_maltpy_learn_and_parse_with_the_same_flags(tmp_path, learned):
+    model, parsed = learned
+    learn = run_maltpy("-c", "tal", "-m", "learn", "-i", TRAIN, "-if", "conllx.xml", *FLAGS, "-v", "off", cwd=tmp_path)
+    assert learn.returncode == 0 and learn.stdout == learn.stderr == b""
+    assert os.listdir(tmp_path) == ["tal.mpm"]
+    info = json.loads(run_maltpy("info", "--json", "-m", tmp_path / "tal.mpm").stdout)
+    assert info["algorithm"] == "stacklazy" and info["pseudo_projective"]["marking_strategy"] == "path"
+    parse = run_maltpy("-c", "tal", "-m", "parse", "-i", TEST, "-o", "out.conll", cwd=tmp_path)
+    assert parse.returncode == 0 and parse.stderr == b""
+    assert (tmp_path / "out.conll").read_bytes() == parsed
+
+
+@requires_shared
+def test_an_option_file_under_the_command_line(tmp_path, learned):
+    _, parsed = learned
+    (tmp_path / "opts.xml").write_text(f"""<?xml version="1.0" encoding="UTF-8"?>
+<experiment>
+  <optioncontainer>
+    <optiongroup groupname="config">
+      <option name="name" value="tal"/>
+      <option name="flowchart" value="learn"/>
+    </optiongroup>
+    <optiongroup groupname="singlemalt"><option name="parsing_algorithm" value="nivreeager"/></optiongroup>
+    <optiongroup groupname="pproj"><option name="marking_strategy" value="path"/></optiongroup>
+    <optiongroup groupname="lib"><option name="options" value="-c 0.5"/></optiongroup>
+    <optiongroup groupname="input"><option name="infile" value="{TRAIN}"/></optiongroup>
+  </optioncontainer>
+</experiment>
+""")
+    learn = run_maltpy("-f", "opts.xml", "-a", "stacklazy", "-v", "error", cwd=tmp_path)  # -a over the file's
+    assert learn.returncode == 0 and learn.stderr == b""
+    parse = run_maltpy("-c", "tal", "-i", TEST, cwd=tmp_path)
+    assert parse.returncode == 0 and parse.stdout == parsed
+
+
+@requires_shared
+def test_the_newer_of_name_mco_and_name_mpm(tmp_path, learned, mco_parse):
+    model, parsed = learned
+    _stage_mco(tmp_path)
+    shutil.copy(model, tmp_path / "swe.mpm")
+    os.utime(tmp_path / "swe.mco", (1e9, 1e9))
+    result = run_maltpy("-c", "swe", "-i", TEST, cwd=tmp_path)
+    assert result.returncode == 0 and result.stdout == parsed
+    assert result.stderr == b"maltpy: warning: both swe.mpm and swe.mco: taking the newer, swe.mpm (not swe.mco)\n"
+    os.utime(tmp_path / "swe.mpm", (1e9 - 1, 1e9 - 1))
+    result = run_maltpy("-c", "swe.mco", "-i", MCO_TEST, cwd=tmp_path)  # NAME.mco names NAME, as in MaltParser
+    assert result.returncode == 0 and result.stdout == mco_parse
+    assert b"taking the newer, swe.mco" in result.stderr
+
+
+@requires_shared
+def test_proj_and_deproj_modes(tmp_path):
+    proj = run_maltpy(
+        "-c", "pp", "-m", "proj", "-pp", "head", "-i", TRAIN, "-o", "proj.conll", "-v", "off", cwd=tmp_path
+    )
+    assert proj.returncode == 0 and proj.stderr == b""
+    assert (tmp_path / "proj.conll").read_bytes() == run_maltpy("proj", "-pp", "head", "-i", TRAIN).stdout
+    assert (tmp_path / "proj.conll").read_bytes() != TRAIN.read_bytes()  # arcs were lifted
+    deproj = run_maltpy("-c", "pp", "-m", "deproj", "-pp", "head", "-i", "proj.conll", "-v", "off", cwd=tmp_path)
+    assert deproj.returncode == 0 and deproj.stdout == TRAIN.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-c", "swe", "-zz", "1"], "-zz: not one of MaltParser's flags"),
+        (["-c", "swe", "-lv", "silent"], "-lv (lib-verbosity): a MaltParser option maltpy does not take"),
+        (["-c", "swe", "--bogus-name=1"], "--bogus-name: not one of MaltParser's options"),
+        (["--format=conllx", "-c", "swe"], "--format is ambiguous"),
+        (["-c", "swe", "swe"], "swe: not an option"),
+        (["-c", "swe", "-i"], "-i needs a value"),
+        (["-m", "parse", "-i", "x"], "no configuration name"),
+        (["-c", "nowhere/swe"], "no model nowhere/swe.mco or nowhere/swe.mpm"),
+        (["-c", "swe", "-w", "nowhere"], "-w nowhere: no such folder"),
+        (["-c", "swe", "-m", "unpack"], "-m unpack: MaltParser's unpack mode has no maltpy counterpart"),
+        (["-c", "swe", "-m", "frobnicate"], "-m frobnicate: not one of MaltParser's modes"),
+        (["-c", "swe", "-m", "deproj"], "-m deproj needs -pp"),
+        (["-c", "swe", "-if", "malttab"], "-if malttab: maltpy reads and writes conllx and conllu only"),
+        (["-c", "swe", "-ic", "ISO-8859-1"], "-ic ISO-8859-1: maltpy reads and writes UTF-8 only"),
+        (["-c", "swe", "-if", "conllx", "-of", "conllu.xml"], "-of conllu.xml: maltpy writes in the input's format"),
+        (["-c", "swe", "-v", "loud"], "-v loud: not one of off"),
+    ],
+)
+def test_errors_are_one_line_and_status_2(capfd, monkeypatch, tmp_path, args, message):
+    monkeypatch.chdir(tmp_path)  # where no model is
+    assert main(args) == 2
+    out, err = capfd.readouterr()
+    assert out == "" and err == f"maltpy: error: command line: {err.split(': ', 3)[3]}" and err.count("\n") == 1
+    assert err.startswith(f"maltpy: error: command line: {message}"), err
+
+
+def test_maltpys_own_command_lines_stay_maltpys(capfd):
+    assert main(["--version"]) == 0 and capfd.readouterr().out.startswith("maltpy, version")
+    assert main(["--threads", "1", "--help"]) == 0 and "Commands:" in capfd.readouterr().out
+    assert main(["frobnicate"]) == 2 and "No such command" in capfd.readouterr().err
