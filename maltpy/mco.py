@@ -50,6 +50,7 @@ import scipy.sparse as sp
 
 from .archive import _READ_ERRORS, SMALL
 from .config import config_from_dict
+from .conll import valid_label
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel
 from .features.functions import NOVALUE, NULL, ROOTNODE
@@ -308,7 +309,7 @@ def _load(members: Members):
     algorithm = config.singlemalt.parsing_algorithm
     system = SYSTEMS[algorithm]
     tables = _symbol_tables(members)
-    data_format = _data_format(members, options)
+    data_format, ignored = _data_format(members, options)
     feature_file = posixpath.basename(options.get(("guide", "features"), "").replace("\\", "/"))
     require(feature_file != "", "option guide features names no feature model")
     source = f"{members.name}/{feature_file}"
@@ -347,7 +348,8 @@ def _load(members: Members):
         "maltparser_configuration": members.name,
         "maltparser_options": {f"{g} {n}": v for (g, n), v in sorted(options.items())},
     }
-    return Model(config, fm, decisions.classes, guide_of(models, split), data_format, statistics)
+    return Model(config, fm, decisions.classes, guide_of(models, split), data_format, statistics,
+                 ignored_columns=ignored)  # fmt: skip
 
 
 #: What a LIBLINEAR weight takes in memory: its number and column in the weights (CSR), and its
@@ -409,21 +411,32 @@ def _config(options: dict[tuple[str, str], str], release: tuple[int, ...]):
         raise ValueError(f"savedoptions.sop: {e.message}") from None
 
 
-def _data_format(members: Members, options: dict[tuple[str, str], str]) -> str:
+def _data_format(members: Members, options: dict[tuple[str, str], str]) -> tuple[str, dict[int, str]]:
     """conllx or conllu, from the data format XML the options name (its columns must be one of
-    those formats', in order)."""
+    those formats', in order), and the columns it marks IGNORE with what MaltParser writes in
+    them, their default (``_``): CoNLL-X's PHEAD and PDEPREL, CoNLL-U's DEPS and MISC."""
     name = posixpath.basename(options.get(("input", "format"), "conllx.xml").replace("\\", "/"))
     text = bytes(members.get(name, MAX_SMALL_FILE))
     columns: list[str] = []
+    ignored: dict[int, str] = {}
+
+    def column(tag: str, attrs: dict) -> None:
+        if tag == "column":
+            if attrs.get("category") == "IGNORE":
+                ignored[len(columns)] = attrs.get("default", "_")
+            columns.append(attrs.get("name", ""))
+
     parser = xml.parsers.expat.ParserCreate()
-    parser.StartElementHandler = lambda tag, attrs: columns.append(attrs.get("name", "")) if tag == "column" else None
+    parser.StartElementHandler = column
     try:
         parser.Parse(text, True)
     except xml.parsers.expat.ExpatError as e:
         raise ValueError(f"{name} is not well-formed XML (line {e.lineno})") from None
     for data_format, names in DATA_FORMATS.items():
         if tuple(columns) == names:
-            return data_format
+            require(all(k >= 8 and valid_label(v) for k, v in ignored.items()),
+                    f"{name}: an ignored column other than the 9th and 10th, or a bad default")  # fmt: skip
+            return data_format, ignored
     raise ValueError(f"option input format is {cut(name, 100)!r}, whose columns ({cut(' '.join(columns), 120)}) are "
                      f"neither CoNLL-X's nor CoNLL-U's")  # fmt: skip
 

@@ -15,6 +15,8 @@ The manifest (``manifest.json``) holds, beside archive.py's format and version:
                      positions (feature numbers) and features (its feature map's keys)
     training         statistics of learning
     vocabulary       the member holding the vocabulary (``vocabulary.json``), if kept
+    ignored_columns  the columns a parse writes as given text, by number (a MaltParser model's
+                     IGNORE columns, "8": "_", "9": "_"), if any
 
 Reading checks every part against the others before use: a damaged or crafted archive is a
 MaltpyError ``damaged model: ...``, never a traceback.
@@ -101,6 +103,8 @@ class ModelParts:
     statistics: dict
     roots: RootLabels | None
     vocabulary: Vocabulary | None
+    #: the columns a parse writes as given text (a MaltParser model's IGNORE columns), by number
+    ignored_columns: dict[int, str] = field(default_factory=dict)
 
 
 def write_model(path: str | None, parts: ModelParts) -> bytes | None:
@@ -134,7 +138,9 @@ def write_model(path: str | None, parts: ModelParts) -> bytes | None:
         "models": models,
         "training": parts.statistics,
         **({"vocabulary": VOCABULARY} if parts.vocabulary is not None else {}),
-    }
+        **({"ignored_columns": {str(k): v for k, v in parts.ignored_columns.items()}}
+           if parts.ignored_columns else {}),
+    }  # fmt: skip
     return write_archive(path, manifest, files)
 
 
@@ -182,9 +188,13 @@ def _checked_parts(archive: Archive, path: str) -> ModelParts:
     if "vocabulary" in m:  # a model made before the vocabulary was kept has none
         require(m["vocabulary"] == VOCABULARY, "a vocabulary in another file")
         vocabulary = Vocabulary.from_json(json.loads(archive.text(VOCABULARY)))
+    ignored = m.get("ignored_columns", {})  # a MaltParser model's IGNORE columns (mco.py)
+    require(isinstance(ignored, dict) and all(k in ("8", "9") and isinstance(v, str) and valid_label(v)
+                                              for k, v in ignored.items()), "bad ignored columns")  # fmt: skip
     g = config.guide
     guide = guide_of(atomic, data_split(fm, g.data_split_column, g.data_split_structure, g.data_split_threshold))
-    return ModelParts(config, fm, classes, guide, data_format, statistics, roots, vocabulary)
+    return ModelParts(config, fm, classes, guide, data_format, statistics, roots, vocabulary,
+                      {int(k): v for k, v in ignored.items()})  # fmt: skip
 
 
 def _checked_feature_model(stored: object, config: Config, path: str) -> FeatureModel:

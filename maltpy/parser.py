@@ -75,7 +75,8 @@ class Model:
 
     def __init__(self, config: Config, feature_model: FeatureModel, classes: Classes, guide: Guide,
                  data_format: str, statistics: dict, roots: RootLabels | None = None,
-                 vocabulary: Vocabulary | None = None) -> None:  # fmt: skip
+                 vocabulary: Vocabulary | None = None,
+                 ignored_columns: dict[int, str] | None = None) -> None:  # fmt: skip
         self.config = config
         self.feature_model = feature_model
         self.classes = classes
@@ -89,6 +90,10 @@ class Model:
         #: the training treebank's values of the columns the features read (None in a model made
         #: before they were kept): how parsing tells input unlike them (see ``vocabulary``)
         self.vocabulary = vocabulary
+        #: columns (by number) that a parse writes as the given text whatever the input held: a
+        #: MaltParser model's data format's IGNORE columns, which MaltParser writes as their
+        #: default (PHEAD and PDEPREL, DEPS and MISC: ``_``); none for maltpy's own models
+        self.ignored_columns = dict(ignored_columns or {})
         for model in guide.all_models():
             model.transitions = [classes.items[label] for label in model.labels]
         self._encoders: dict[str, Callable | None] = {}
@@ -232,6 +237,9 @@ class Model:
             if rooted:
                 heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + view.column(UPOS))
             sentence.set_arcs(heads, labels)
+            for k, text in self.ignored_columns.items():
+                for word in sentence.words:
+                    word[k] = text
         if progress:
             progress(sum(len(s) for s in batch))
         return batch
@@ -395,7 +403,7 @@ class Model:
     def parts(self) -> ModelParts:
         """What the model archive holds of this model (model_archive.py)."""
         return ModelParts(self.config, self.feature_model, self.classes, self.guide, self.data_format,
-                          self.statistics, self.roots, self.vocabulary)  # fmt: skip
+                          self.statistics, self.roots, self.vocabulary, self.ignored_columns)  # fmt: skip
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model archive to ``path`` (whole or not at all)."""
@@ -415,7 +423,8 @@ class Model:
         if isinstance(path, (str, os.PathLike)) and is_mco(os.fspath(path), data):
             return load_mco(os.fspath(path), data)
         p = read_model(path, data)
-        return cls(p.config, p.feature_model, p.classes, p.guide, p.data_format, p.statistics, p.roots, p.vocabulary)
+        return cls(p.config, p.feature_model, p.classes, p.guide, p.data_format, p.statistics, p.roots, p.vocabulary,
+                   p.ignored_columns)  # fmt: skip
 
 
 def load_model(path: str) -> Model:

@@ -125,3 +125,24 @@ def read_conll_text(data: bytes) -> list[list[tuple[int, str]]]:
     for block in data.decode("utf-8").strip("\n").split("\n\n"):
         out.append([(int(line.split("\t")[6]), line.split("\t")[7]) for line in block.split("\n")])
     return out
+
+
+@requires_shared
+def test_the_columns_maltparsers_data_format_ignores_are_written_as_it_writes_them(tmp_path):
+    """MaltParser writes the columns its data format marks IGNORE (CoNLL-X's PHEAD and PDEPREL,
+    CoNLL-U's DEPS and MISC) as their default, _, whatever the input held there: with an .mco
+    and its converted archive maltpy does too; with its own models it leaves them as they were."""
+    model = MCO / "sv-nivreeager-liblinear-malt1.9.2.mco"
+    test = (MCO / dict(MODELS)[model.name]).resolve()
+    filled = tmp_path / "filled.conll"
+    filled.write_text("".join(line if line.count("\t") != 9 else "\t".join(line.split("\t")[:8] + ["0", "xx\n"])
+                              for line in test.read_text("utf-8").splitlines(True)), "utf-8")  # fmt: skip
+    parser = maltpy.load_model(str(model))
+    assert parser.ignored_columns == {8: "_", 9: "_"}
+    for each in (parser, Model.load("converted.mpm", parser.to_bytes())):
+        each.parse_file(filled, tmp_path / "out.conll")
+        assert (tmp_path / "out.conll").read_bytes() == expected(model.name)
+    own = Model.load("own.mpm", parser.to_bytes())
+    own.ignored_columns = {}  # a maltpy model's: the input's columns stay
+    own.parse_file(filled, tmp_path / "own.conll")
+    assert all(line.endswith("\t0\txx") for line in (tmp_path / "own.conll").read_text("utf-8").splitlines() if line)
