@@ -303,7 +303,7 @@ def _load(members: Members):
     require(len(infos) == 1, "not a MaltParser model (no <name>_singlemalt.info report, or several)")
     info = members.text(infos[0])
     release = writing_release(info, f"{members.name}/{infos[0]}")
-    version = re.search(r"^Version: {23}(\S+)", info, re.MULTILINE).group(1)
+    version = ".".join(map(str, release))
     options = read_options(members.text("savedoptions.sop"), f"{members.name}/savedoptions.sop")
     config = _config(options, release)
     algorithm = config.singlemalt.parsing_algorithm
@@ -655,7 +655,7 @@ def _ints(value: object, what: str) -> np.ndarray:
 def _doubles(value: object, what: str) -> np.ndarray:
     require(isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.dtype.itemsize == 8,
             f"{what} is not a double[]")  # fmt: skip
-    out = value.astype(np.float64)
+    out = value.astype(np.float64, copy=False)
     require(len(out) == 0 or (out.min() >= -MAX_WEIGHT and out.max() <= MAX_WEIGHT),  # NaN fails both
             f"{what}: a number that is not finite, or beyond ±{MAX_WEIGHT:g}")  # fmt: skip
     return out
@@ -802,10 +802,9 @@ def _liblinear(members: Members, member: str, decisions: _Decisions) -> tuple[sp
         _, data = w.gathered()
         ordinal = np.arange(len(data), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
         columns = ordinal.astype(np.int32)  # each weight's class: its place in its row
-    require(len(data) == 0 or (data.min() >= -MAX_WEIGHT and data.max() <= MAX_WEIGHT),  # NaN fails both
-            f"{member}: w: a number that is not finite, or beyond ±{MAX_WEIGHT:g}")  # fmt: skip
+    data = _doubles(data, f"{member}: w")
     indptr = np.concatenate([[0], np.cumsum(counts)])
-    weights = sp.csr_matrix((data.astype(np.float64, copy=False), columns, indptr), shape=(nr_feature, nr_class))
+    weights = sp.csr_matrix((data, columns, indptr), shape=(nr_feature, nr_class))
     weights.eliminate_zeros()
     return weights, labels
 
