@@ -4,7 +4,7 @@ A sentence of n words has a dense score matrix ``scores`` of (n + 1) x (n + 1) f
 ``scores[h, d]`` is the score of the arc h → d and node 0 is the artificial root; column 0 (arcs
 into the root) and the diagonal (self-loops) are never read and may hold anything, -inf
 included. A tree's score is the sum of the scores of its arcs (arc-factored, first order:
-McDonald, Crammer & Pereira, "Global Inference and Learning Algorithms for Multi-Lingual
+McDonald, Pereira & Crammer (2007), "Global Inference and Learning Algorithms for Multi-Lingual
 Dependency Parsing", in the ESSLLI 2007 course reader, §3). The best tree is found exactly:
 
 - non-projective: the Chu-Liu-Edmonds algorithm (Chu & Liu 1965; Edmonds 1967; the reader's §3.2,
