@@ -152,6 +152,10 @@ class Archive:
         except _READ_ERRORS as e:
             raise MaltpyError(f"damaged model: cannot read {cut(name)} ({cut(e)})", self.path) from None
 
+    def member(self, name: str) -> bytes:
+        """The bytes of the member ``name``, read within the archive's bounds."""
+        return self._read(name)
+
     def text(self, name: str) -> str:
         try:
             return self._read(name).decode("utf-8")

@@ -37,7 +37,7 @@ import pandas as pd
 from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, cut, quote
 from .files import make_folder, read_file
-from .parser import Model
+from .parser import Model, Parser
 
 COLUMNS = ("sent_id", "id", "form", "lemma", "upos", "xpos", "feats")  # the input's; form is required
 _MODELS: dict[str, Model] = {}  # in each worker process: the models loaded, by digest, oldest first
@@ -57,7 +57,7 @@ class ModelBytes:
         with _LOCK:  # one load per process, however many threads ask at once
             model = _MODELS.get(self.digest)
             if model is None:
-                model = Model.load(self.name, self.data)
+                model = Parser.load(self.name, self.data)
                 while len(_MODELS) >= KEEP:
                     del _MODELS[next(iter(_MODELS))]
                 _MODELS[self.digest] = model
@@ -68,7 +68,7 @@ def model_bytes(model: str | os.PathLike | Model | ModelBytes) -> ModelBytes:
     """The model to ship: a path (read here), a Model, or a ModelBytes already made."""
     if isinstance(model, ModelBytes):
         return model
-    if isinstance(model, Model):
+    if isinstance(model, Parser):
         return ModelBytes(model.to_bytes(), "<model>")
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
@@ -279,7 +279,7 @@ _PATHS: dict[tuple, Model] = {}
 
 
 def _loaded(model) -> Model:
-    if isinstance(model, Model):
+    if isinstance(model, Parser):
         return model
     if isinstance(model, ModelBytes):
         return model.model()
@@ -291,7 +291,7 @@ def _loaded(model) -> Model:
         except OSError:
             key = (path,)
         if key not in _PATHS:
-            _PATHS[key] = Model.load(path)
+            _PATHS[key] = Parser.load(path)
         return _PATHS[key]
 
 

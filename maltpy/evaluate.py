@@ -385,7 +385,7 @@ def evaluate(
     readers = [iter(s) for s in systems]
     for number, (g, *ss) in enumerate(zip_longest(gold, *readers), 1):
         for s, name in zip(ss, system_names):
-            problem = _misalignment(number, g, s, gold_name, name)
+            problem = misalignment(number, g, s, gold_name, name)
             if problem:
                 for _ in chain(gold, *readers):  # reading on raises the first malformed line, if any
                     pass
@@ -436,7 +436,7 @@ def significance(first: Scores, second: Scores, samples: int = 10_000, seed: int
     }
 
 
-def _misalignment(
+def misalignment(
     number: int, g: Sentence | None, s: Sentence | None, gold_name: str, system_name: str
 ) -> MaltpyError | None:
     """Why sentence ``number`` of the two files cannot be scored, if it cannot."""

@@ -101,9 +101,9 @@ def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | Non
                single_root: str | None = None):  # fmt: skip
     """The model to parse with, its covnonproj degree bounded at ``max_degree`` (``-cd``), its
     enforce_tree set (``-nt``) and its single_root (``-gsr``) if given."""
-    from .parser import Model
+    from .parser import Parser
 
-    model = Model.load(model_path)
+    model = Parser.load(model_path)
     if max_degree is not None:
         try:
             model.bound_degree(max_degree)

@@ -24,9 +24,10 @@ MaltpyError ``damaged model: ...``, never a traceback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 from . import __version__
@@ -144,22 +145,27 @@ def write_model(path: str | None, parts: ModelParts) -> bytes | None:
     return write_archive(path, manifest, files)
 
 
-def read_model(path: str | os.PathLike, data: bytes | None = None) -> ModelParts:
-    """The parts of the model in the archive at ``path`` (or in ``data``, the bytes of one,
-    which ``path`` then names in messages), every part checked before use."""
+@contextlib.contextmanager
+def open_archive(path: str | os.PathLike, data: bytes | None = None) -> Iterator[Archive]:
+    """The archive at ``path`` (or in ``data``, the bytes of one, which ``path`` then names in
+    messages), open while the block runs."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"a model's path is a str or a path, not {type(path).__name__}")
-    path = os.fspath(path)
-    archive = Archive(path, data)
+    archive = Archive(os.fspath(path), data)
     try:
-        try:
-            return _checked_parts(archive, path)
-        except ValueError as e:
-            raise MaltpyError(f"damaged model: {cut(e)}", path) from None
-        except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
-            raise MaltpyError(f"damaged model: {type(e).__name__}: {cut(e)}", path) from None
+        yield archive
     finally:
         archive.close()
+
+
+def read_model(archive: Archive) -> ModelParts:
+    """The parts of the model in ``archive``, every part checked before use."""
+    try:
+        return _checked_parts(archive, archive.path)
+    except ValueError as e:
+        raise MaltpyError(f"damaged model: {cut(e)}", archive.path) from None
+    except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
+        raise MaltpyError(f"damaged model: {type(e).__name__}: {cut(e)}", archive.path) from None
 
 
 def _checked_parts(archive: Archive, path: str) -> ModelParts:

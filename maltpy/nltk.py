@@ -41,7 +41,7 @@ from nltk.parse.malt import malt_regex_tagger
 from .api import learn
 from .conll import ConllReader
 from .errors import MaltpyError
-from .parser import Model, load_model
+from .parser import Model, Parser, load_model
 
 
 class MaltParser(ParserI):
@@ -53,11 +53,11 @@ class MaltParser(ParserI):
         argument, where NLTK has MaltParser's folder). Without one, ``train`` makes the model
         (and saves it to ``model_filename`` if that names a file to be). ``config`` and
         ``options`` are ``maltpy.learn``'s, for ``train``."""
-        if isinstance(parser_dirname, Model) or (model_filename is None and _is_model_file(parser_dirname)):
+        if isinstance(parser_dirname, Parser) or (model_filename is None and _is_model_file(parser_dirname)):
             model_filename = parser_dirname
         self.model_filename = model_filename
         self.model: Model | None = None
-        if isinstance(model_filename, Model):
+        if isinstance(model_filename, Parser):
             self.model = model_filename
         elif model_filename is not None and os.path.exists(model_filename):
             self.model = load_model(os.fspath(model_filename))

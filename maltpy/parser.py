@@ -40,7 +40,7 @@ from .learner_options import CLASS_WEIGHTS
 from .learners import LEARNERS, AtomicModel
 from .learners.divide import Guide, classifier_groups, data_split, guide_of, train_guide
 from .learners.encoding import Instances
-from .model_archive import Classes, ModelParts, read_model, write_model
+from .model_archive import Classes, ModelParts, open_archive, read_model, write_model
 from .pseudoproj import DeprelOf, Encoding, check_unmarked, deprojectivize, projectivize
 from .sentences import as_sentence
 from .transition import SYSTEMS, TransitionSystem, system_for
@@ -63,7 +63,137 @@ def columns_of(sentence: Sentence) -> list[list]:
     return [[None] + [w[k] for w in words] for k in range(10)]
 
 
-class Model:
+class Parser:
+    """What parses sentences: a ``Model``, or a ``blend.Blend`` of models. The ways into parsing
+    (``parse`` and those built on it) are defined here once; a parser defines how it checks an
+    input's format (``_check_format``) and parses one batch (``_parse_batch``)."""
+
+    data_format: str
+    vocabulary: Vocabulary | None
+    #: whether batches are cut by tokens (the arrays form's batches) or by sentences
+    by_tokens: bool = True
+
+    # --- parsing ---------------------------------------------------------------------------------
+
+    def parse(self, sentences: Iterable[Any], batch_size: int | None = None,
+              progress: Callable[[int], None] | None = None, batch_tokens: int = BATCH_TOKENS,
+              watch: Callable[[Tally], None] | None | str = "warnings") -> Iterator[Any]:  # fmt: skip
+        """Parse the sentences, yielding each parse in input order as the kind it was given:
+        maltpy's ``Sentence`` (HEAD and DEPREL replaced in place), a ``conllu.TokenList`` (a copy
+        with head and deprel set) or a list of tokens (a form or a mapping; a list of dicts with
+        "head" and "deprel" set); see ``maltpy.sentences``.
+
+        Sentences are parsed in batches of ``batch_size`` sentences or, by default, of
+        ``batch_tokens`` tokens; a batch is parsed as a whole, so a generator in the input is
+        read a batch ahead. A batch is also closed early when ``sentences`` (a ConllReader on a
+        pipe) has no more input ready within QUIET_SECONDS, so that a writer waiting for its
+        parses gets them (a writer that is merely slower than the parser does not cut the
+        batches short).
+
+        Each batch's values that training never saw are counted (``vocabulary.Tally``) and given
+        to ``watch``: by default a ``vocabulary.Watch`` that gives a ``MaltpyWarning`` (Python's
+        ``warnings``) for each column whose share of them is far above what the training
+        treebank's held-out text shows (``self.watch(warn)`` makes one with another ``warn``);
+        None counts nothing."""
+        if isinstance(sentences, (str, bytes)):
+            raise TypeError("parse takes an iterable of sentences (CoNLL text: parse_conll; a file: parse_file)")
+        if batch_size is not None and (type(batch_size) is not int or batch_size < 1):
+            raise MaltpyError(f"batch_size is a number of sentences, at least 1, not {cut(repr(batch_size), 40)}",
+                              "Model.parse")  # fmt: skip
+        if watch == "warnings":
+            watch = self.watch(python_warning(sentences.name if isinstance(sentences, ConllReader) else None))
+        if isinstance(sentences, ConllReader):
+            self._check_format(sentences)
+            yield from self._parse_sentences(sentences, batch_size, progress, batch_tokens, watch)
+            return
+        backs: collections.deque = collections.deque()
+
+        def plain() -> Iterator[Sentence]:
+            for number, item in enumerate(sentences, 1):
+                sentence, back = as_sentence(item, number, self.data_format)
+                backs.append(back)
+                yield sentence
+
+        for parsed in self._parse_sentences(plain(), batch_size, progress, batch_tokens, watch):
+            yield backs.popleft()(parsed)
+
+    def watch(self, warn: Callable[[str], None]) -> Callable[[Tally], None] | None:
+        """What ``parse`` gives each batch's tally to, to ``warn`` once a column of the input holds
+        far more values training never saw than held-out text does (None for a model made before
+        its vocabulary was kept)."""
+        if self.vocabulary is None:
+            return None
+        return Watch(self.vocabulary.expected(), warn).add
+
+    def _parse_sentences(self, sentences: Iterable[Sentence], batch_size: int | None, progress,
+                         batch_tokens: int, watch: Callable[[Tally], None] | None) -> Iterator[Sentence]:  # fmt: skip
+        batch: list[Sentence] = []
+        tokens = 0
+        pending = getattr(sentences, "pending", None)
+        arrays = self.by_tokens
+        for sentence in sentences:
+            batch.append(sentence)
+            tokens += len(sentence)
+            if batch_size is not None:
+                full = len(batch) >= batch_size
+            else:
+                full = tokens >= batch_tokens if arrays else len(batch) >= BATCH_SENTENCES
+            if full or (pending is not None and not pending(QUIET_SECONDS)):
+                yield from self._parse_batch(batch, progress, watch)
+                batch = []
+                tokens = 0
+        if batch:
+            yield from self._parse_batch(batch, progress, watch)
+
+    def _check_format(self, reader: ConllReader) -> None:
+        raise NotImplementedError
+
+    def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
+        raise NotImplementedError
+
+    def parse_conll(self, text: str, format: str = "auto") -> str:
+        """Parse CoNLL-X or CoNLL-U text; the same text back with HEAD and DEPREL filled in."""
+        if not isinstance(text, str):
+            raise TypeError(f"parse_conll takes CoNLL text (a str), not {type(text).__name__}")
+        reader = ConllReader(io.BytesIO(text.encode("utf-8")), "<text>", format, blind=True)
+        return "".join(format_sentence(s) for s in self.parse(reader))
+
+    def parse_tokens(self, sentences: Iterable[list]) -> list[list[tuple[int, str]]]:
+        """Parse sentences given as lists of tokens (see ``parse``); for each sentence, each
+        token's (head, label)."""
+        if isinstance(sentences, (str, bytes)):
+            raise TypeError("parse_tokens takes a list of sentences, each a list of tokens, not a string")
+        return [[(t["head"], t["deprel"]) for t in parsed] for parsed in self.parse(list(sentences))]
+
+    def parse_file(self, input: str | os.PathLike, output: str | os.PathLike, format: str = "auto") -> None:
+        """Parse the CoNLL file ``input`` into ``output`` (written whole or not at all), as
+        ``maltpy parse -i INPUT -o OUTPUT`` does."""
+        input, output = os.fspath(input), os.fspath(output)
+        check_output_path(output, (input,))
+        with read_conll(input, format, blind=True) as reader, atomic_output(output) as out:
+            for sentence in self.parse(reader):
+                out.write(format_sentence(sentence).encode("utf-8"))
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, data: bytes | None = None) -> Parser:
+        """The parser in the archive at ``path`` (or in ``data``, the bytes of one, which ``path``
+        then names in messages), every part checked before use: a model (model_archive.read_model)
+        or a blend of models (blend.read_blend); or MaltParser's model file (.mco) there, read as
+        a model (mco.load_mco)."""
+        from .blend import read_blend
+        from .mco import is_mco, load_mco
+
+        if isinstance(path, (str, os.PathLike)) and is_mco(os.fspath(path), data):
+            return load_mco(os.fspath(path), data)
+        with open_archive(path, data) as archive:
+            if "blend" in archive.manifest:
+                return read_blend(archive, os.fspath(path))
+            p = read_model(archive)
+        return Model(p.config, p.feature_model, p.classes, p.guide, p.data_format, p.statistics, p.roots,
+                     p.vocabulary, p.ignored_columns)  # fmt: skip
+
+
+class Model(Parser):
     """A trained parser: configuration, feature model, classes and classifiers."""
 
     #: whether graph.single_root constrains the transitions where the system has the constraint
@@ -129,78 +259,6 @@ class Model:
         extract, columns_of = self.feature_model.extract, fmap.columns_of
         return lambda c, cols: columns_of(extract(c, cols))
 
-    # --- parsing ---------------------------------------------------------------------------------
-
-    def parse(self, sentences: Iterable[Any], batch_size: int | None = None,
-              progress: Callable[[int], None] | None = None, batch_tokens: int = BATCH_TOKENS,
-              watch: Callable[[Tally], None] | None | str = "warnings") -> Iterator[Any]:  # fmt: skip
-        """Parse the sentences, yielding each parse in input order as the kind it was given:
-        maltpy's ``Sentence`` (HEAD and DEPREL replaced in place), a ``conllu.TokenList`` (a copy
-        with head and deprel set) or a list of tokens (a form or a mapping; a list of dicts with
-        "head" and "deprel" set); see ``maltpy.sentences``.
-
-        Sentences are parsed in batches of ``batch_size`` sentences or, by default, of
-        ``batch_tokens`` tokens; a batch is parsed as a whole, so a generator in the input is
-        read a batch ahead. A batch is also closed early when ``sentences`` (a ConllReader on a
-        pipe) has no more input ready within QUIET_SECONDS, so that a writer waiting for its
-        parses gets them (a writer that is merely slower than the parser does not cut the
-        batches short).
-
-        Each batch's values that training never saw are counted (``vocabulary.Tally``) and given
-        to ``watch``: by default a ``vocabulary.Watch`` that gives a ``MaltpyWarning`` (Python's
-        ``warnings``) for each column whose share of them is far above what the training
-        treebank's held-out text shows (``self.watch(warn)`` makes one with another ``warn``);
-        None counts nothing."""
-        if isinstance(sentences, (str, bytes)):
-            raise TypeError("parse takes an iterable of sentences (CoNLL text: parse_conll; a file: parse_file)")
-        if batch_size is not None and (type(batch_size) is not int or batch_size < 1):
-            raise MaltpyError(f"batch_size is a number of sentences, at least 1, not {cut(repr(batch_size), 40)}",
-                              "Model.parse")  # fmt: skip
-        if watch == "warnings":
-            watch = self.watch(python_warning(sentences.name if isinstance(sentences, ConllReader) else None))
-        if isinstance(sentences, ConllReader):
-            self._check_format(sentences)
-            yield from self._parse_sentences(sentences, batch_size, progress, batch_tokens, watch)
-            return
-        backs: collections.deque = collections.deque()
-
-        def plain() -> Iterator[Sentence]:
-            for number, item in enumerate(sentences, 1):
-                sentence, back = as_sentence(item, number, self.data_format)
-                backs.append(back)
-                yield sentence
-
-        for parsed in self._parse_sentences(plain(), batch_size, progress, batch_tokens, watch):
-            yield backs.popleft()(parsed)
-
-    def watch(self, warn: Callable[[str], None]) -> Callable[[Tally], None] | None:
-        """What ``parse`` gives each batch's tally to, to ``warn`` once a column of the input holds
-        far more values training never saw than held-out text does (None for a model made before
-        its vocabulary was kept)."""
-        if self.vocabulary is None:
-            return None
-        return Watch(self.vocabulary.expected(), warn).add
-
-    def _parse_sentences(self, sentences: Iterable[Sentence], batch_size: int | None, progress,
-                         batch_tokens: int, watch: Callable[[Tally], None] | None) -> Iterator[Sentence]:  # fmt: skip
-        batch: list[Sentence] = []
-        tokens = 0
-        pending = getattr(sentences, "pending", None)
-        arrays = self._batch is not None
-        for sentence in sentences:
-            batch.append(sentence)
-            tokens += len(sentence)
-            if batch_size is not None:
-                full = len(batch) >= batch_size
-            else:
-                full = tokens >= batch_tokens if arrays else len(batch) >= BATCH_SENTENCES
-            if full or (pending is not None and not pending(QUIET_SECONDS)):
-                yield from self._parse_batch(batch, progress, watch)
-                batch = []
-                tokens = 0
-        if batch:
-            yield from self._parse_batch(batch, progress, watch)
-
     def _check_format(self, reader: ConllReader) -> None:
         """MaltpyError if the model's features read a column by a name the input's format does
         not have (a CoNLL-X model's PHEAD, of CoNLL-U input: its 9th column is DEPS)."""
@@ -218,7 +276,23 @@ class Model:
         setting = self.config.graph.single_root
         return setting == "true" or (setting == "auto" and "conllu" in (sentence.format, self.data_format))
 
+    @property
+    def by_tokens(self) -> bool:
+        return self._batch is not None
+
     def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
+        for sentence, (heads, labels) in zip(batch, self.arcs(batch, watch)):
+            sentence.set_arcs(heads, labels)
+            self.write_ignored(sentence)
+        if progress:
+            progress(sum(len(s) for s in batch))
+        return batch
+
+    def arcs(self, batch: list[Sentence], watch: Callable[[Tally], None] | None = None) -> list[tuple[list[int], list[str]]]:
+        """Each sentence's parse, heads and labels indexed from 1 (the sentences are left as they
+        are): the transitions' tree, deprojectivized with pseudo-projective parsing, with one word
+        on the root where graph.single_root applies. ``watch`` is given the batch's tally of values
+        training never saw."""
         # each sentence as the model reads it: its tag columns as in training (vocabulary.view)
         views = batch if self.vocabulary is None else [self.vocabulary.view(s) for s in batch]
         if watch is not None and self.vocabulary is not None:
@@ -231,18 +305,20 @@ class Model:
                 constrained = rooted and self.constrain_root
                 for k, tree in zip(members, self._trees([views[k] for k in members], constrained)):
                     trees[k] = tree
-        for sentence, view, rooted, (heads, labels) in zip(batch, views, one_root, trees):
+        out = []
+        for view, rooted, (heads, labels) in zip(views, one_root, trees):
             if self.config.pproj.active:
                 heads, labels = deprojectivize(heads, labels, self.config.pproj)
             if rooted:
                 heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + view.column(UPOS))
-            sentence.set_arcs(heads, labels)
-            for k, text in self.ignored_columns.items():
-                for word in sentence.words:
-                    word[k] = text
-        if progress:
-            progress(sum(len(s) for s in batch))
-        return batch
+            out.append((heads, labels))
+        return out
+
+    def write_ignored(self, sentence: Sentence) -> None:
+        """Write the columns the model ignores as it says (``ignored_columns``)."""
+        for k, text in self.ignored_columns.items():
+            for word in sentence.words:
+                word[k] = text
 
     def _trees(self, batch: list[Sentence], one_root: bool) -> list[tuple[list[int], list[str]]]:
         """Each sentence's heads and labels as the transitions leave them (words without a head
@@ -313,29 +389,6 @@ class Model:
                 system.apply(c, name, label)
                 return
         system.apply(c, *system.default(c, self.root_label))
-
-    def parse_conll(self, text: str, format: str = "auto") -> str:
-        """Parse CoNLL-X or CoNLL-U text; the same text back with HEAD and DEPREL filled in."""
-        if not isinstance(text, str):
-            raise TypeError(f"parse_conll takes CoNLL text (a str), not {type(text).__name__}")
-        reader = ConllReader(io.BytesIO(text.encode("utf-8")), "<text>", format, blind=True)
-        return "".join(format_sentence(s) for s in self.parse(reader))
-
-    def parse_tokens(self, sentences: Iterable[list]) -> list[list[tuple[int, str]]]:
-        """Parse sentences given as lists of tokens (see ``parse``); for each sentence, each
-        token's (head, label)."""
-        if isinstance(sentences, (str, bytes)):
-            raise TypeError("parse_tokens takes a list of sentences, each a list of tokens, not a string")
-        return [[(t["head"], t["deprel"]) for t in parsed] for parsed in self.parse(list(sentences))]
-
-    def parse_file(self, input: str | os.PathLike, output: str | os.PathLike, format: str = "auto") -> None:
-        """Parse the CoNLL file ``input`` into ``output`` (written whole or not at all), as
-        ``maltpy parse -i INPUT -o OUTPUT`` does."""
-        input, output = os.fspath(input), os.fspath(output)
-        check_output_path(output, (input,))
-        with read_conll(input, format, blind=True) as reader, atomic_output(output) as out:
-            for sentence in self.parse(reader):
-                out.write(format_sentence(sentence).encode("utf-8"))
 
     def bound_degree(self, max_degree: int | None) -> None:
         """Parse with this bound on Covington's degree of non-projectivity instead of the
@@ -413,23 +466,11 @@ class Model:
         """The model archive's bytes (what ``save`` writes; ``Model.load(name, data)`` reads them)."""
         return write_model(None, self.parts())
 
-    @classmethod
-    def load(cls, path: str | os.PathLike, data: bytes | None = None) -> Model:
-        """The model in the archive at ``path`` (or in ``data``, the bytes of one, which ``path``
-        then names in messages), every part checked before use (model_archive.read_model); or
-        MaltParser's model file (.mco) there, read as one (mco.load_mco)."""
-        from .mco import is_mco, load_mco
 
-        if isinstance(path, (str, os.PathLike)) and is_mco(os.fspath(path), data):
-            return load_mco(os.fspath(path), data)
-        p = read_model(path, data)
-        return cls(p.config, p.feature_model, p.classes, p.guide, p.data_format, p.statistics, p.roots, p.vocabulary,
-                   p.ignored_columns)  # fmt: skip
-
-
-def load_model(path: str) -> Model:
-    """A model made by ``maltpy learn`` (or ``Model.save``), or MaltParser's model file (.mco)."""
-    return Model.load(path)
+def load_model(path: str) -> Parser:
+    """A model made by ``maltpy learn`` (or ``Model.save``), a blend made by ``maltpy blend``, or
+    MaltParser's model file (.mco)."""
+    return Parser.load(path)
 
 
 def learn(
