@@ -1,14 +1,14 @@
 """Parsing direction: a model learned and used with each sentence read right to left.
 
 Hall et al. (2007, "Single Malt or Blended?", the blended parser) learn each of arc-eager,
-arc-standard and Covington's algorithm left-to-right and right-to-left, and blend the six: a
-right-to-left parser is the same parser run over the reversed sentence, word i of n taken as
-word n + 1 - i.
-Here the transition system, its oracle, the features and the classifiers see only the reversed
-sentence (``reversed_sentence``), and the tree they build is mirrored back (``mirrored``) before
-anything else sees it: deprojectivization, the single-root rule, the output. Projectivity,
-planarity and 2-planarity do not change under the mirror, so a system rebuilds the same trees
-either way.
+arc-standard and Covington's algorithm left-to-right and right-to-left, and blend the six.
+
+Here a right-to-left parser is the same parser run over the reversed sentence, word i of n taken
+as word n + 1 - i: the transition system, its oracle, the features and the classifiers see only
+the reversed sentence (``reversed_sentence``), and the tree they build is mirrored back
+(``mirrored``) before anything else sees it: deprojectivization, the single-root rule, the
+output. Projectivity, planarity and 2-planarity do not change under the mirror, so a system
+rebuilds the same trees either way.
 """
 
 from __future__ import annotations
