@@ -5,7 +5,8 @@ The file mirrors MaltParser 1.9.2's option file: top-level keys are its option g
 ``pproj``, ``graph``, ``input``)
 and the keys inside them are its option names, with its defaults. Every option also has
 MaltParser's command-line flag (``-a``, ``-l``, ``-F``, ``-nr`` ...), through which the command
-line overrides the file. ``covington.max_degree`` is maltpy's own (Nivre 2007, §3).
+line overrides the file. ``covington.max_degree`` (Nivre 2007, §3) and
+``singlemalt.parsing_direction`` (direction.py) are maltpy's own.
 
 An unknown group or key, a value of the wrong type or an illegal value is a ``MaltpyError``
 naming the file, the line and the key.
@@ -23,6 +24,7 @@ from typing import Any
 import yaml
 
 from .conll import valid_label
+from .direction import DIRECTIONS
 from .errors import MaltpyError, cut
 from .files import read_file
 from .learner_options import MAX_INT, parse_learner_options
@@ -61,6 +63,7 @@ COLUMN_NAMES = (
 class SingleMalt:
     parsing_algorithm: str = "nivreeager"
     null_value: str = "one"
+    parsing_direction: str = DIRECTIONS[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,6 +175,13 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ("singlemalt", "parsing_algorithm"): Option("choice", "a", "parsing algorithm", tuple(SYSTEMS)),
     ("singlemalt", "null_value"): Option(
         "choice", "nv", "how feature null values are told apart", ("none", "one", "rootnode", "novalue")
+    ),
+    ("singlemalt", "parsing_direction"): Option(
+        "choice",
+        "pd",
+        "each sentence read left to right, or right to left with the tree mapped back, in learning and so in the "
+        "model's parsing (maltpy's own, as Hall et al. 2007's blended parser: MaltParser has no such option)",
+        DIRECTIONS,
     ),
     ("input", "format"): Option("choice", "if", "input data format", ("auto", "conllx", "conllu")),
     ("graph", "root_label"): Option("label", "grl", "label of words attached to the root after parsing"),

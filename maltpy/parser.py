@@ -14,6 +14,9 @@ allowed the algorithm's default move is made. Words left without a head go to th
 With pseudo-projective parsing (``pproj``, Nivre & Nilsson 2005), learning projectivizes each
 gold tree first and learns its marked labels as classes (``RA~obj|nsubj%``), while DEPREL
 features see the plain labels; parsing deprojectivizes each parsed tree by its labels' marks.
+
+A right-to-left model (``singlemalt.parsing_direction``, Hall et al. 2007) learns and parses each
+sentence reversed (``direction.reversed_sentence``); parsing mirrors each tree back first.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import Config
 from .conll import QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
+from .direction import RIGHT_TO_LEFT, mirrored, reversed_sentence
 from .errors import MaltpyError, counted, cut
 from .features import FeatureModel, load_feature_model
 from .features.spec import FORMAT_NAMES
@@ -288,7 +292,8 @@ class Model(Parser):
             progress(sum(len(s) for s in batch))
         return batch
 
-    def arcs(self, batch: list[Sentence], watch: Callable[[Tally], None] | None = None) -> list[tuple[list[int], list[str]]]:
+    def arcs(self, batch: list[Sentence],
+             watch: Callable[[Tally], None] | None = None) -> list[tuple[list[int], list[str]]]:  # fmt: skip
         """Each sentence's parse, heads and labels indexed from 1 (the sentences are left as they
         are): the transitions' tree, deprojectivized with pseudo-projective parsing, with one word
         on the root where graph.single_root applies. ``watch`` is given the batch's tally of values
@@ -298,13 +303,17 @@ class Model(Parser):
         if watch is not None and self.vocabulary is not None:
             watch(self.vocabulary.tally(views))
         one_root = [self._single_root(s) for s in batch]
+        # what the transitions and features read: a right-to-left model's sentences reversed, and
+        # their trees mirrored back before anything else sees them (direction.py)
+        backward = self.config.singlemalt.parsing_direction == RIGHT_TO_LEFT
+        read = [reversed_sentence(v) for v in views] if backward else views
         trees: list = [None] * len(batch)
         for rooted in (False, True):  # a batch is one file's, so nearly always one of the two
             members = [k for k, flag in enumerate(one_root) if flag == rooted]
             if members:
                 constrained = rooted and self.constrain_root
-                for k, tree in zip(members, self._trees([views[k] for k in members], constrained)):
-                    trees[k] = tree
+                for k, tree in zip(members, self._trees([read[k] for k in members], constrained)):
+                    trees[k] = mirrored(*tree) if backward else tree
         out = []
         for view, rooted, (heads, labels) in zip(views, one_root, trees):
             if self.config.pproj.active:
@@ -439,6 +448,7 @@ class Model(Parser):
             )
         return {
             "algorithm": self.config.singlemalt.parsing_algorithm,
+            "parsing_direction": self.config.singlemalt.parsing_direction,
             "learner": self.config.guide.learner,
             "data_format": self.data_format,
             "pseudo_projective": dataclasses.asdict(self.config.pproj) if self.config.pproj.active else None,
@@ -498,9 +508,12 @@ def learn(
     treebank = _Treebank(pproj, fm.input_columns(guide.data_split_column))
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
     replay = _Replay(fm, system, split.feature, instances, arrays, lambda: treebank.report(progress, instances))
+    backward = config.singlemalt.parsing_direction == RIGHT_TO_LEFT
     for sentence in sentences:
         heads, labels = treebank.add(sentence, name)
         split.count(sentence)
+        if backward:  # the oracle and the features see the tree right to left (direction.py)
+            sentence, (heads, labels) = reversed_sentence(sentence), mirrored(heads, labels)
         replay.add(sentence, heads, labels)
         if treebank.sentences % 500 == 0:
             treebank.report(progress, instances)

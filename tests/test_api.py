@@ -100,7 +100,7 @@ def test_learn_from_a_path_a_mapping_and_sentences_is_maltparsers_learn(tmp_path
     "call, message",
     [
         (lambda: maltpy.learn(EXAMPLE / "en-train.conllu", algoritm="x"), "unknown option 'algoritm' (options: acyc"),
-        (lambda: maltpy.learn(EXAMPLE / "en-train.conllu", algoritm="x"), "parsing_algorithm, planar_root_handling"),
+        (lambda: maltpy.learn(EXAMPLE / "en-train.conllu", algoritm="x"), "parsing_direction, planar_root_handling"),
         (lambda: maltpy.learn(EXAMPLE / "en-train.conllu", algorithm="arcswift"), "maltpy.learn: singlemalt"),
         (lambda: maltpy.learn([[{"form": "a", "head": 5, "deprel": "x"}]]), "<sentences> sentence 1:1: "),
         (lambda: maltpy.learn([[{"form": "a", "head": 0, "deprel": "root"}], []]), "<sentences> sentence 2: "),

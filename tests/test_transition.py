@@ -296,6 +296,7 @@ def test_oracle_command_writes_rebuilt_trees(tmp_path):
     stats = json.loads(result.stdout)
     assert stats == {
         "algorithm": "nivreeager",
+        "parsing_direction": "left-to-right",
         "sentences": 1,
         "tokens": 9,
         "nonprojective": 1,

@@ -33,6 +33,7 @@ def info_command(model_path: str, as_json: bool) -> None:
     lines = [
         f"model              {model_path}",
         f"algorithm          {summary['algorithm']}",
+        f"direction          {summary['parsing_direction']}",
         f"learner            {summary['learner']}",
         f"trained on         {summary['data_format']} ({summary['training'].get('treebank', '?')})",
         f"pseudo-projective  {_describe_pproj(model.config.pproj)}",

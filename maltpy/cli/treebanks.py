@@ -75,7 +75,8 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
     transitions per token and swaps (2planar: switches). A projective system rebuilds what it
     can of a non-projective tree; planar and 2planar also print how many of the trees of
     their class are rebuilt. The algorithm and its options come from -c and the flags (-a,
-    -nr, -ne, -cr, -cs, -cd, -prh, -pcon, -pacy, -pcov, -2pr, -grl). With pseudo-projective parsing (-pp,
+    -nr, -ne, -cr, -cs, -cd, -prh, -pcon, -pacy, -pcov, -2pr, -grl); with -pd right-to-left the
+    oracle replays each tree reversed and maps it back. With pseudo-projective parsing (-pp,
     -pcr, -plo) the oracle runs over the projectivized trees, as learning does, it also
     prints the sentences and arcs lifted, and a tree counts as rebuilt when its rebuilt
     tree, deprojectivized, is the gold tree.
