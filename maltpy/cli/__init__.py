@@ -32,6 +32,7 @@ from ..files import (
 )
 from ..threads import set_threads
 from ..vocabulary import python_warning
+from .blending import blend_command, combine_command
 from .common import ProgressBar, config_from, config_options, format_option, progress_bar, progress_line, warn
 from .evaluation import eval_command, view_command
 from .maltparser import maltpy_arguments
@@ -86,11 +87,11 @@ def cli(ctx: click.Context, threads: int | None) -> None:
     input/output. MaltParser's own command line works too: maltpy -c NAME -m parse -i IN -o OUT
     (the README's "For MaltParser users").
     """
-    set_threads(threads, learning=ctx.invoked_subcommand == "learn")
+    set_threads(threads, learning=ctx.invoked_subcommand in ("learn", "blend"))
 
 
-for _command in (convert_command, convert_model_command, deproj_command, eval_command, info_command, knn_command,
-                 optimize_command, oracle_command, proj_command, view_command):  # fmt: skip
+for _command in (blend_command, combine_command, convert_command, convert_model_command, deproj_command, eval_command,
+                 info_command, knn_command, optimize_command, oracle_command, proj_command, view_command):  # fmt: skip
     cli.add_command(_command)
 
 

@@ -20,14 +20,18 @@ from .common import ProgressBar, SearchBar, format_option, progress_line, warn
 @click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="A model made by maltpy learn.")
 @click.option("--json", "as_json", is_flag=True, help="Print the model's manifest summary as JSON.")
 def info_command(model_path: str, as_json: bool) -> None:
-    """Describe a model: configuration, feature model, labels, classifiers, training statistics."""
-    from ..parser import Model
+    """Describe a model: configuration, feature model, labels, classifiers, training statistics;
+    of a blend (maltpy blend), its members and weights."""
+    from ..parser import Model, Parser
 
     standard_output()
-    model = Model.load(model_path)
+    model = Parser.load(model_path)
     summary = model.describe()
     if as_json:
         write_result(json.dumps(summary, ensure_ascii=False, indent=1))
+        return
+    if not isinstance(model, Model):
+        write_result("\n".join(_describe_blend(model_path, model, summary)))
         return
     labels = summary["labels"]
     lines = [
@@ -59,6 +63,25 @@ def info_command(model_path: str, as_json: bool) -> None:
         *_describe_training(summary["training"]),
     ]
     write_result("\n".join(lines))
+
+
+def _describe_blend(model_path: str, blend, summary: dict) -> list[str]:
+    """A blend's decoder and weights, and each member in a line: algorithm, direction, learner,
+    pseudo-projective encoding, held-out labelled accuracy."""
+    lines = [
+        f"model              {model_path}",
+        f"blend of           {counted(len(blend.members), 'member')}, combined by {blend.weights.kind} weights "
+        f"and the {blend.decoder} maximum spanning tree",
+        f"trained on         {summary['data_format']} ({summary['training'].get('treebank', '?')})",
+        "",
+        "members:  held-out LAS  algorithm      direction      learner    pseudo-projective",
+    ]
+    for k, (member, weight) in enumerate(zip(blend.members, blend.weights.overall), 1):
+        c = member.config
+        held = f"{100 * weight:12.2f}" if blend.weights.kind != "equal" else f"{'-':>12}"
+        lines.append(f"  {k:>2}      {held}  {c.singlemalt.parsing_algorithm:<14} {c.singlemalt.parsing_direction:<14} "
+                     f"{c.guide.learner:<10} {c.pproj.marking_strategy if c.pproj.active else 'no'}")  # fmt: skip
+    return lines + ["", *_describe_training(summary["training"])]
 
 
 def _describe_training(training: dict) -> list[str]:
@@ -135,10 +158,10 @@ def convert_model_command(model_path: str, output_path: str) -> None:
       maltpy convert-model engmalt.linear-1.7.mco -o engmalt.mpm
     """
     from ..files import check_output_path
-    from ..parser import Model
+    from ..parser import Parser
 
     check_output_path(output_path, (model_path,))
-    Model.load(model_path).save(output_path)
+    Parser.load(model_path).save(output_path)
 
 
 @click.command("optimize")

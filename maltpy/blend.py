@@ -1,0 +1,530 @@
+"""Blended parsing: the trees several parsers give a sentence, combined into one tree by weighted
+votes on arcs (Sagae & Lavie 2006, "Parser Combination by Reparsing"; Hall et al. 2007, "Single
+Malt or Blended? A Study in Multilingual Parser Optimization", the Blended system, whose tool is
+MaltBlender).
+
+Each member parses the sentence on its own. Every arc h -> d that a member proposes gets a vote
+worth that member's weight for d's tag; the combined tree is the maximum spanning tree over the
+votes (``decode.spanning_tree``: Chu-Liu-Edmonds, or Eisner's algorithm for a projective tree),
+with one word on the root where the single-root rule applies. Each word takes the label with the
+most weight among the members that proposed its chosen arc (ties: the label of the member listed
+first); an arc no member proposed, which the tree may need, takes the weighted vote of all the
+members' labels of that word, or, on the root, of the labels the members gave their root words.
+
+Weights, learned from held-out text parsed by each member (``Weights.estimate``):
+
+    pos     a member's labelled attachment score on the held-out words of each coarse tag
+            (CPOSTAG; UPOS in CoNLL-U) of the dependent, as Hall et al. weight the Blended
+            system's votes, smoothed toward the member's whole score for tags seen rarely
+            (SMOOTHING held-out words of a tag count as much as the whole score)
+    model   a member's labelled attachment score on all held-out words (Sagae & Lavie's
+            per-parser weights)
+    equal   one vote per member
+
+``Blend`` is a parser like ``parser.Model``: ``maltpy parse``, the API, ``--jobs`` and Dask take
+it, and its archive (``write_blend``) holds each member's archive whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import shlex
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from . import __version__
+from .archive import Archive, write_archive
+from .conll import CPOSTAG, Sentence, valid_label
+from .decode import spanning_tree
+from .errors import MaltpyError, cut, require
+from .parser import Model, Parser
+
+WEIGHTINGS = ("learned", "pos", "model", "equal")
+DECODERS = ("non-projective", "projective")
+SMOOTHING = 5.0
+MAX_MEMBERS = 64
+MAX_TAGS = 100_000  # tags with a weight, per member, in an archive
+MAX_FEATURES = 1_000_000  # features of a learned arc scorer, in an archive
+MAX_FEATURE_NAME = 400
+#: the learned scorer's regularization: LogisticRegression's C (inverse strength); 0.03 to 1 score
+#: within 0.1 LAS of each other on en_lines, da_ddt and la_perseus (scripts/bench_blend.py)
+SCORER_C = 0.1
+FLOOR = 1e-6  # the least probability a proposed arc scores (its log: about -13.8) ...
+UNPROPOSED = -30.0  # ... above what an arc no member proposed scores
+ROOT_TAG = "<root>"  # the head tag of an arc from the root, in the scorer's features
+
+Tree = tuple[list[int], list[str]]  # heads (index 0: -1, the root) and labels (index 0: "")
+
+
+def arc_features(trees: Sequence[Tree], tags: Sequence[str]) -> Iterator[tuple[int, int, list[str]]]:
+    """Each arc h -> d some member proposes, with the names of its features for the learned scorer:
+    how many members and which propose it, and each of those with the dependent's tag (Hall et
+    al.'s per-tag weights), the head's tag and the arc's direction and length; the arc's
+    direction, length and the two tags without the members. ``tags[d - 1]`` is word d's tag."""
+    n = len(tags)
+    for d in range(1, n + 1):
+        voters: dict[int, list[int]] = {}
+        for m, (heads, _) in enumerate(trees):
+            voters.setdefault(heads[d], []).append(m)
+        dep = tags[d - 1]
+        for h, ms in voters.items():
+            head = ROOT_TAG if h == 0 else tags[h - 1]
+            span = f"{'L' if h < d else 'R'}{min(abs(h - d), 6) if h else 'r'}"
+            votes = len(ms)
+            pattern = "".join("1" if m in ms else "0" for m in range(len(trees)))
+            names = [f"n={votes}", f"n={votes}|d={dep}", f"a={span}", f"a={span}|h={head}|d={dep}",
+                     f"h={head}|d={dep}", f"v={pattern}"]  # fmt: skip
+            for m in ms:
+                names += [f"m{m}", f"m{m}|d={dep}", f"m{m}|h={head}", f"m{m}|a={span}"]
+            yield h, d, names
+
+
+@dataclasses.dataclass(frozen=True)
+class ArcScorer:
+    """The probability that an arc some member proposes is right: logistic regression over its
+    ``arc_features``, fitted to the members' parses of held-out text (``fit``). A tree's score is
+    the sum of its arcs' log-probabilities."""
+
+    index: Mapping[str, int]
+    coef: np.ndarray
+    intercept: float
+
+    def scores(self, trees: Sequence[Tree], tags: Sequence[str]) -> np.ndarray:
+        """The (n+1) x (n+1) matrix of arc scores: log P(right) of each proposed arc, UNPROPOSED
+        for the others."""
+        n = len(tags)
+        scores = np.full((n + 1, n + 1), UNPROPOSED)
+        index, coef = self.index, self.coef
+        for h, d, names in arc_features(trees, tags):
+            z = self.intercept + sum(coef[index[f]] for f in names if f in index)
+            scores[h, d] = max(-math.log1p(math.exp(-z)) if z > -700 else z, math.log(FLOOR))
+        return scores
+
+    @classmethod
+    def fit(cls, rows: list[tuple[list[str], bool]]) -> ArcScorer:
+        """The scorer fitted to ``rows``: each proposed arc's features, and whether it is right."""
+        from scipy.sparse import csr_matrix
+        from sklearn.linear_model import LogisticRegression
+
+        index: dict[str, int] = {}
+        columns = [index.setdefault(f, len(index)) for names, _ in rows for f in names]
+        pointers = np.cumsum([0] + [len(names) for names, _ in rows])
+        x = csr_matrix((np.ones(len(columns)), columns, pointers), shape=(len(rows), len(index)))
+        y = np.array([right for _, right in rows])
+        if y.all() or not y.any():  # one class only: every arc right, or none
+            return cls(index, np.zeros(len(index)), 30.0 if y.all() else -30.0)
+        model = LogisticRegression(C=SCORER_C, max_iter=1000).fit(x, y)
+        return cls(index, model.coef_[0].copy(), float(model.intercept_[0]))
+
+    def as_json(self) -> dict:
+        return {"features": list(self.index), "coef": self.coef.tolist(), "intercept": self.intercept}
+
+    @classmethod
+    def from_json(cls, stored: object) -> ArcScorer:
+        """The scorer an archive holds (ValueError if it is not one)."""
+        require(isinstance(stored, dict), "a learned arc scorer that is not a mapping")
+        features, coef, intercept = stored.get("features"), stored.get("coef"), stored.get("intercept")
+        require(isinstance(features, list) and isinstance(coef, list) and len(features) == len(coef) <= MAX_FEATURES,
+                "a learned arc scorer without one weight per feature")  # fmt: skip
+        require(all(isinstance(f, str) and len(f) <= MAX_FEATURE_NAME for f in features)
+                and len(set(features)) == len(features), "a learned arc scorer's features are not names")  # fmt: skip
+        require(all(_finite(w) for w in coef) and _finite(intercept), "a learned arc scorer's weight is not a number")
+        return cls({f: k for k, f in enumerate(features)}, np.array(coef, dtype=float), float(intercept))
+
+
+@dataclasses.dataclass(frozen=True)
+class Weights:
+    """What each member's arcs and labels are worth (see the module's docstring): ``overall``
+    and ``by_tag``, each member's held-out labelled accuracy on all words and by the dependent's
+    coarse tag (which weigh the label votes of "learned" and "pos"), and with "learned" the arc
+    scorer."""
+
+    kind: str
+    overall: tuple[float, ...]
+    by_tag: tuple[Mapping[str, float], ...]
+    scorer: ArcScorer | None = None
+
+    def __len__(self) -> int:
+        return len(self.overall)
+
+    @classmethod
+    def equal(cls, members: int) -> Weights:
+        return cls("equal", tuple(1.0 for _ in range(members)), tuple({} for _ in range(members)))
+
+    def votes(self, tags: Sequence[str]) -> np.ndarray:
+        """Members x words: what member m's label (and, but with "learned", its arc) of word d is
+        worth (``tags[d - 1]`` is d's tag)."""
+        if self.kind == "equal":
+            return np.ones((len(self), len(tags)))
+        if self.kind == "model":
+            return np.repeat(np.array(self.overall)[:, None], len(tags), axis=1)
+        return np.array([[table.get(t, whole) for t in tags] for table, whole in zip(self.by_tag, self.overall)])
+
+    def arc_scores(self, trees: Sequence[Tree], tags: Sequence[str], votes: np.ndarray) -> np.ndarray:
+        """The (n+1) x (n+1) matrix of arc scores the tree maximizes: the learned scorer's, or the
+        sum of the votes of the members proposing each arc."""
+        if self.scorer is not None:
+            return self.scorer.scores(trees, tags)
+        n = len(tags)
+        heads = np.array([t[0][1:] for t in trees], dtype=np.intp).reshape(len(trees), n)
+        scores = np.zeros((n + 1, n + 1))
+        np.add.at(scores, (heads, np.broadcast_to(np.arange(1, n + 1), heads.shape)), votes)
+        return scores
+
+    @classmethod
+    def estimate(cls, kind: str, gold: Iterable[Sentence], parses: Sequence[Iterable[Tree]]) -> Weights:
+        """The weights of ``kind`` from the members' ``parses`` of the held-out sentences ``gold``
+        (one iterable of trees per member, in the sentences' order; punctuation is scored)."""
+        members = len(parses)
+        if kind == "equal":
+            return cls.equal(members)
+        counts: dict[str, int] = {}
+        right: list[dict[str, int]] = [{} for _ in range(members)]
+        rows: list[tuple[list[str], bool]] = []
+        for sentence, *trees in zip(gold, *parses, strict=True):
+            gold_heads, gold_labels = sentence.heads, sentence.labels
+            tags = sentence.column(CPOSTAG)
+            for d, tag in enumerate(tags, 1):
+                counts[tag] = counts.get(tag, 0) + 1
+                for m, (heads, labels) in enumerate(trees):
+                    if heads[d] == gold_heads[d] and labels[d] == gold_labels[d]:
+                        right[m][tag] = right[m].get(tag, 0) + 1
+            if kind == "learned":
+                rows.extend((names, gold_heads[d] == h) for h, d, names in arc_features(trees, tags))
+        words = sum(counts.values())
+        if not words:
+            raise MaltpyError("no held-out words to weigh the members by", "blend")
+        overall = tuple(sum(r.values()) / words for r in right)
+        by_tag = tuple({t: (r.get(t, 0) + SMOOTHING * whole) / (n + SMOOTHING) for t, n in counts.items()}
+                       for r, whole in zip(right, overall))  # fmt: skip
+        if kind == "model":
+            by_tag = tuple({} for _ in range(members))
+        return cls(kind, overall, by_tag, ArcScorer.fit(rows) if kind == "learned" else None)
+
+    def as_json(self) -> dict:
+        scorer = {"scorer": self.scorer.as_json()} if self.scorer is not None else {}
+        return {"kind": self.kind, "overall": list(self.overall), "by_tag": [dict(t) for t in self.by_tag], **scorer}
+
+    @classmethod
+    def from_json(cls, stored: object, members: int) -> Weights:
+        """The weights an archive holds (ValueError if they are not weights of ``members`` members)."""
+        require(isinstance(stored, dict) and stored.get("kind") in WEIGHTINGS, "blend weights of no known kind")
+        overall, by_tag = stored.get("overall"), stored.get("by_tag")
+        require(isinstance(overall, list) and len(overall) == members and all(_weight(w) for w in overall),
+                "blend weights not one per member")  # fmt: skip
+        require(isinstance(by_tag, list) and len(by_tag) == members
+                and all(isinstance(t, dict) and len(t) <= MAX_TAGS for t in by_tag),
+                "blend weights by tag not one table per member")  # fmt: skip
+        for table in by_tag:
+            require(all(isinstance(k, str) and valid_label(k) and _weight(w) for k, w in table.items()),
+                    "a blend weight that is not a tag's number from 0 to 1")  # fmt: skip
+        learned = stored["kind"] == "learned"
+        require(("scorer" in stored) == learned, "learned blend weights without their scorer, or the reverse")
+        scorer = ArcScorer.from_json(stored["scorer"]) if learned else None
+        return cls(stored["kind"], tuple(float(w) for w in overall), tuple(by_tag), scorer)
+
+
+def _weight(value: object) -> bool:
+    return _finite(value) and 0 <= value <= 1
+
+
+def _finite(value: object) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)
+
+
+def combine(trees: Sequence[Tree], tags: Sequence[str], weights: Weights, projective: bool, one_root: bool) -> Tree:
+    """The tree the members' ``trees`` of one sentence vote for, and its labels (see the module's
+    docstring); ``tags[d - 1]`` is word d's coarse tag."""
+    n = len(tags)
+    votes = weights.votes(tags)
+    best = spanning_tree(weights.arc_scores(trees, tags, votes), projective=projective, one_root=one_root).tolist()
+    labels = [""]
+    for d in range(1, n + 1):
+        tally: dict[str, float] = {}
+        for m, (member_heads, member_labels) in enumerate(trees):
+            if member_heads[d] == best[d]:
+                tally[member_labels[d]] = tally.get(member_labels[d], 0.0) + votes[m, d - 1]
+        if not tally:  # an arc no member proposed
+            for m, (member_heads, member_labels) in enumerate(trees):
+                if best[d] == 0:
+                    for r in range(1, n + 1):
+                        if member_heads[r] == 0:
+                            tally[member_labels[r]] = tally.get(member_labels[r], 0.0) + votes[m, r - 1]
+                else:
+                    tally[member_labels[d]] = tally.get(member_labels[d], 0.0) + votes[m, d - 1]
+        labels.append(max(tally, key=tally.__getitem__))  # the first of the best: the earliest member's
+    return best, labels
+
+
+class Blend(Parser):
+    """Several models whose parses of each sentence are combined into one tree (``combine``)."""
+
+    def __init__(self, members: list[Model], weights: Weights, decoder: str, statistics: dict) -> None:
+        if len(weights) != len(members):
+            raise ValueError("one weight per member")
+        self.members = members
+        self.weights = weights
+        self.decoder = decoder
+        self.statistics = statistics
+        first = members[0]
+        self.data_format = first.data_format
+        self.vocabulary = first.vocabulary
+        self.single_root = first.config.graph.single_root
+
+    @property
+    def by_tokens(self) -> bool:
+        return all(m.by_tokens for m in self.members)
+
+    def _check_format(self, reader) -> None:
+        for member in self.members:
+            member._check_format(reader)
+
+    def _single_root(self, sentence: Sentence) -> bool:
+        setting = self.single_root
+        return setting == "true" or (setting == "auto" and "conllu" in (sentence.format, self.data_format))
+
+    def _parse_batch(self, batch: list[Sentence], progress, watch: Callable | None) -> list[Sentence]:
+        first = self.members[0]
+        views = batch if first.vocabulary is None else [first.vocabulary.view(s) for s in batch]
+        if watch is not None and first.vocabulary is not None:
+            watch(first.vocabulary.tally(views))
+        parses = [member.arcs(batch) for member in self.members]
+        projective = self.decoder == "projective"
+        for k, (sentence, view) in enumerate(zip(batch, views)):
+            heads, labels = combine([p[k] for p in parses], view.column(CPOSTAG), self.weights, projective,
+                                    self._single_root(sentence))  # fmt: skip
+            sentence.set_arcs(heads, labels)
+            first.write_ignored(sentence)
+        if progress:
+            progress(sum(len(s) for s in batch))
+        return batch
+
+    def bound_degree(self, max_degree: int | None) -> None:
+        """``-cd`` for each member that bounds the degree of non-projectivity (an error if none does)."""
+        bounded = [m for m in self.members if m.system.bounds_degree]
+        if not bounded:
+            self.members[0].bound_degree(max_degree)  # its error
+        for member in bounded:
+            member.bound_degree(max_degree)
+
+    def set_enforce_tree(self, on: bool) -> None:
+        for member in self.members:
+            member.set_enforce_tree(on)
+
+    def set_single_root(self, setting: str) -> None:
+        for member in self.members:
+            member.set_single_root(setting)
+        self.single_root = setting
+
+    def describe(self) -> dict:
+        """What ``maltpy info`` shows."""
+        return {
+            "blend": {"weights": self.weights.kind, "decoder": self.decoder, "members": len(self.members)},
+            "data_format": self.data_format,
+            "members": [{"weight": w, **m.describe()} for m, w in zip(self.members, self.weights.overall)],
+            "training": self.statistics,
+        }
+
+    def save(self, path) -> None:
+        write_blend(str(path), self)
+
+    def to_bytes(self) -> bytes:
+        return write_blend(None, self)
+
+
+def write_blend(path: str | None, blend: Blend) -> bytes | None:
+    """The blend's archive: a manifest with its weights and decoder, and each member's archive
+    whole (``members/NN.mpm``), to ``path`` (whole or not at all), or its bytes if ``path`` is None."""
+    files = {f"members/{k:02d}.mpm": member.to_bytes() for k, member in enumerate(blend.members)}
+    manifest = {
+        "maltpy_version": __version__,
+        "blend": {"members": list(files), "weights": blend.weights.as_json(), "decoder": blend.decoder},
+        "training": blend.statistics,
+    }
+    return write_archive(path, manifest, files)
+
+
+def read_blend(archive: Archive, path: str) -> Blend:
+    """The blend in ``archive`` (opened from ``path``), each part checked before use."""
+    try:
+        stored = archive.manifest["blend"]
+        require(isinstance(stored, dict), "a blend that is not a mapping")
+        names = stored.get("members")
+        require(isinstance(names, list) and 0 < len(names) <= MAX_MEMBERS
+                and all(isinstance(n, str) for n in names) and len(set(names)) == len(names),
+                "blend members that are not a list of members")  # fmt: skip
+        require(stored.get("decoder") in DECODERS, "a blend decoder of no known kind")
+        weights = Weights.from_json(stored.get("weights"), len(names))
+        statistics = archive.manifest.get("training", {})
+        require(isinstance(statistics, dict), "training statistics are not a mapping")
+        json.dumps(statistics, allow_nan=False)
+    except ValueError as e:
+        raise MaltpyError(f"damaged model: {cut(e)}", path) from None
+    members = []
+    for name in names:
+        member = Parser.load(f"{path}:{name}", archive.member(name))
+        if not isinstance(member, Model):
+            raise MaltpyError(f"damaged model: a blend inside a blend ({cut(name)})", path)
+        members.append(member)
+    return Blend(members, weights, stored["decoder"], statistics)
+
+
+# --- learning --------------------------------------------------------------------------------------
+
+#: MaltBlender's six (Hall et al. 2007): arc-eager, arc-standard and Covington's non-projective
+#: algorithm, each left to right and right to left; the projective two with pseudo-projective
+#: parsing (path encoding), so that every member can give a non-projective treebank's trees
+DEFAULT_MEMBERS = (
+    "-a nivreeager -pp path",
+    "-a nivreeager -pp path -pd right-to-left",
+    "-a nivrestandard -pp path",
+    "-a nivrestandard -pp path -pd right-to-left",
+    "-a covnonproj",
+    "-a covnonproj -pd right-to-left",
+)
+HELD_OUT_EVERY = 10  # without a held-out file: every tenth training sentence weighs the members
+
+
+@dataclasses.dataclass(frozen=True)
+class Member:
+    """A member as a blend's configuration names it: ``maltpy learn``'s flags (``-c FILE`` and
+    the option flags: ``-a covnonproj -pd right-to-left``), or ``-m FILE``, a model learned before."""
+
+    text: str
+    config: object | None  # config.Config, to learn
+    model_path: str | None  # or a model to take as it is
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> Member:
+        from .config import FLAGS, load_config
+
+        try:
+            words = shlex.split(text)
+        except ValueError as e:
+            raise MaltpyError(f"member {text!r}: {e}", where) from None
+        pairs = dict(zip(words[::2], words[1::2]))
+        if len(words) % 2 or len(pairs) != len(words) // 2 or not all(w.startswith("-") for w in pairs):
+            raise MaltpyError(f"member {cut(text, 80)!r}: not pairs of a flag and its value", where)
+        if "-m" in pairs:
+            if len(pairs) > 1:
+                raise MaltpyError(f"member {cut(text, 80)!r}: -m FILE names a model; it takes no other flag", where)
+            return cls(text, None, pairs["-m"])
+        overrides = {}
+        for flag, value in pairs.items():
+            if flag != "-c" and flag[1:] not in FLAGS:
+                raise MaltpyError(f"member {cut(text, 80)!r}: {flag} is no flag of maltpy learn", where)
+            if flag != "-c":
+                overrides[FLAGS[flag[1:]]] = value
+        try:
+            config = load_config(pairs.get("-c"), overrides)
+        except MaltpyError as e:
+            if e.file != "command line":  # in the member's config file: its file and line
+                raise
+            raise MaltpyError(f"member {cut(text, 80)!r}: {e.message}", where) from None
+        return cls(text, config, None)
+
+
+def learn_blend(train: str, members: Sequence[Member], weighting: str, decoder: str, held_out: str | None,
+                format: str = "auto", say: Callable[[str], None] | None = None) -> Blend:  # fmt: skip
+    """A blend of ``members`` whose weights (``weighting``) come from their parses of held-out
+    text: the file ``held_out`` (the members learn from all of ``train``); or, without one, every
+    HELD_OUT_EVERY-th sentence of ``train``, parsed by the members learned from the others, which
+    then learn again from all of ``train``. A member given as a model (``-m FILE``) is taken as
+    it is, and needs the held-out file for weights other than equal."""
+    from .files import read_conll
+    from .parser import learn
+
+    if held_out is None and weighting != "equal" and any(m.model_path for m in members):
+        raise MaltpyError("members given as models (-m FILE) need --held-out FILE to be weighed", "command line")
+    say = say or (lambda message: None)
+
+    def learned(k: int, skip: Callable[[int], bool], what: str) -> Model:
+        member = members[k]
+        if member.model_path is not None:
+            model = Parser.load(member.model_path)
+            if not isinstance(model, Model):
+                raise MaltpyError("a blend cannot be a member of a blend", member.model_path)
+            return model
+        say(f"member {k + 1} of {len(members)} ({member.text}): learning from {what}")
+        with read_conll(train, format) as reader:
+            sentences = (s for number, s in enumerate(reader) if not skip(number))
+            return learn(member.config, sentences, reader.format, reader.name)
+
+    every = (lambda number: False) if held_out is not None else (lambda number: number % HELD_OUT_EVERY == 9)
+    first = [learned(k, every, "all of it" if held_out else "9 of every 10 sentences") for k in range(len(members))]
+    weights = Weights.equal(len(members))
+    if weighting != "equal":
+        say(f"weighing the members by their parses of {'the held-out file' if held_out else 'the rest'}")
+        weights = _weigh(first, weighting, held_out or train, format, None if held_out else every)
+    final = first
+    if held_out is None:
+        final = [learned(k, lambda number: False, "all of it") for k in range(len(members))]
+    statistics = {
+        "treebank": train,
+        "held_out": held_out or f"every {HELD_OUT_EVERY}th sentence of the treebank",
+        "members": [m.text for m in members],
+        "held_out_las": [round(100 * w, 2) for w in weights.overall] if weighting != "equal" else None,
+    }
+    return Blend(final, weights, decoder, statistics)
+
+
+def _weigh(models: list[Model], weighting: str, path: str, format: str, keep: Callable[[int], bool] | None) -> Weights:
+    """The weights of ``weighting`` from each model's parse of the sentences of ``path`` (those
+    whose number ``keep`` takes, if given)."""
+    from .files import read_conll
+
+    def sentences() -> Iterator[Sentence]:
+        with read_conll(path, format) as reader:
+            for number, sentence in enumerate(reader):
+                if keep is None or keep(number):
+                    if sentence.heads is None:
+                        raise MaltpyError("held-out text needs gold trees, but HEAD is _", reader.name, sentence.line)
+                    yield sentence
+
+    gold = list(sentences())
+    parses = []
+    for model in models:
+        copies = [Sentence([list(w) for w in s.words], s.format, s.line, s.extra) for s in gold]
+        parses.append([(s.heads, s.labels) for s in model.parse(copies, watch=None)])
+    return Weights.estimate(weighting, gold, parses)
+
+
+# --- combining parses made before (maltpy combine) -------------------------------------------------
+
+
+def aligned(readers: Sequence) -> Iterator[list[Sentence]]:
+    """The sentences of the parsed files ``readers`` (ConllReaders), one of each at a time; a
+    MaltpyError where one holds other words than the first, or ends before it, or is unparsed."""
+    from itertools import zip_longest
+
+    from .evaluate import misalignment
+
+    first_name = readers[0].name
+    for number, row in enumerate(zip_longest(*readers), 1):
+        for sentence, reader in zip(row[1:], readers[1:]):
+            problem = misalignment(number, row[0], sentence, first_name, reader.name)
+            if problem:
+                raise problem
+        if row[0].heads is None:  # one file alone
+            raise MaltpyError("sentence is not parsed (HEAD is _)", first_name, row[0].line)
+        yield list(row)
+
+
+def combine_files(readers: Sequence, weights: Weights, projective: bool, single_root: str, out) -> None:
+    """Write to ``out`` each sentence of the first of ``readers`` with the tree the files' parses
+    of it vote for (``combine``); one word on the root if ``single_root`` is true, or auto and
+    the sentence is CoNLL-U."""
+    from .conll import format_sentence
+
+    if len(weights) != len(readers):
+        raise ValueError("one weight per file")
+    for row in aligned(readers):
+        first = row[0]
+        one_root = single_root == "true" or (single_root == "auto" and first.format == "conllu")
+        heads, labels = combine([(s.heads, s.labels) for s in row], first.column(CPOSTAG), weights, projective,
+                                one_root)  # fmt: skip
+        first.set_arcs(heads, labels)
+        out.write(format_sentence(first).encode("utf-8"))

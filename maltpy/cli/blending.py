@@ -1,0 +1,175 @@
+"""``maltpy blend`` (learn a blended model) and ``maltpy combine`` (combine parses already made)."""
+
+from __future__ import annotations
+
+import time
+from contextlib import ExitStack
+
+import click
+import yaml
+
+from ..errors import MaltpyError, counted, cut, quote
+from ..files import atomic_output, check_output_path, is_std, read_conll, read_file
+from .common import format_option, progress_line
+
+
+def _blend_choices(option: str) -> click.Choice:
+    from ..blend import DECODERS, WEIGHTINGS
+
+    return click.Choice({"weights": WEIGHTINGS, "decoder": DECODERS}[option])
+
+
+@click.command("blend")
+@click.option("-i", "--input", "train", metavar="FILE", required=True, help="Training treebank (gold trees), a file.")
+@click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="The blended model archive to write.")
+@click.option("-c", "--config", "config_path", metavar="FILE",
+              help="YAML file with a 'blend' group: members (a list, each as --member takes it), weights, decoder, "
+                   "held_out; the options given here override it.")  # fmt: skip
+@click.option("--member", "members", metavar="FLAGS", multiple=True,
+              help="A member: maltpy learn's flags, quoted ('-a covnonproj -pd right-to-left', '-c my.yaml'), or "
+                   "'-m FILE', a model learned before. Repeat for each (default: MaltBlender's six, see the "
+                   "README).")  # fmt: skip
+@click.option("--weights", "weighting", type=_blend_choices("weights"), default=None,
+              help="Each member's vote: its held-out labelled accuracy by the dependent's coarse tag (pos), "
+                   "over all words (model), or one each (equal). Default: pos.")  # fmt: skip
+@click.option("--decoder", type=_blend_choices("decoder"), default=None,
+              help="The tree over the votes: Chu-Liu-Edmonds' (non-projective) or Eisner's (projective). "
+                   "Default: non-projective.")  # fmt: skip
+@click.option("--held-out", "held_out", metavar="FILE",
+              help="Gold trees the members' weights come from (default: every 10th sentence of -i, parsed by the "
+                   "members learned from the rest, which then learn from all of -i).")  # fmt: skip
+@format_option()
+@click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
+def blend_command(train: str, model_path: str, config_path: str | None, members: tuple[str, ...],
+                  weighting: str | None, decoder: str | None, held_out: str | None, format_: str,
+                  quiet: bool) -> None:  # fmt: skip
+    """Learn a blended parser: several models whose trees of a sentence are combined into one by
+    weighted votes on arcs and a maximum spanning tree (Hall et al. 2007's Blended system;
+    Sagae & Lavie 2006). maltpy parse takes the archive like any model.
+
+    \b
+    Example:
+      maltpy blend -i train.conllu -m en-blend.mpm
+      maltpy blend -i train.conllu -m b.mpm --member '-a stacklazy' --member '-a stacklazy -pd right-to-left' \\
+          --member '-a covnonproj'
+    """
+    from ..blend import DEFAULT_MEMBERS, Member, learn_blend
+
+    settings = _blend_settings(config_path)
+    given = list(members) or settings.get("members") or list(DEFAULT_MEMBERS)
+    where = config_path if not members and settings.get("members") else "command line"
+    specs = [Member.parse(text, where) for text in given]
+    weighting = weighting or settings.get("weights", "learned")
+    decoder = decoder or settings.get("decoder", "non-projective")
+    held_out = held_out or settings.get("held_out")
+    if is_std(train) or (held_out is not None and is_std(held_out)):
+        raise MaltpyError("blend reads its treebank more than once: give -i (and --held-out) as files", "command line")
+    check_output_path(model_path, (train, held_out))
+    say = None if quiet else progress_line
+    started = time.perf_counter()
+    blend = learn_blend(train, specs, weighting, decoder, held_out, format_, say)
+    blend.save(model_path)
+    if not quiet:
+        scores = blend.statistics.get("held_out_las")
+        held = f"; held-out LAS {', '.join(f'{s:.2f}' for s in scores)}" if scores else ""
+        progress_line(f"blended {counted(len(specs), 'member')} ({weighting} weights, {decoder}){held} in "
+                      f"{time.perf_counter() - started:.1f}s -> "
+                      f"{'standard output' if is_std(model_path) else quote(model_path)}", final=True)  # fmt: skip
+
+
+def _blend_settings(path: str | None) -> dict:
+    """The 'blend' group of a YAML file, checked: members (strings), weights, decoder, held_out."""
+    from ..blend import DECODERS, WEIGHTINGS
+
+    if path is None:
+        return {}
+    try:
+        data = yaml.safe_load(read_file(path, "config file").decode("utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as e:
+        raise MaltpyError(f"not a YAML file maltpy reads ({cut(e)})", path) from None
+    if not isinstance(data, dict) or set(data) != {"blend"} or not isinstance(data["blend"], dict):
+        raise MaltpyError("a blend's config file holds one group, blend:", path)
+    settings = data["blend"]
+    unknown = set(settings) - {"members", "weights", "decoder", "held_out"}
+    if unknown:
+        raise MaltpyError(f"blend.{sorted(map(str, unknown))[0]}: unknown (members, weights, decoder, held_out)", path)
+    members = settings.get("members")
+    if members is not None and (not isinstance(members, list) or not members
+                                or not all(isinstance(m, str) for m in members)):  # fmt: skip
+        raise MaltpyError("blend.members: a list of members, each a string of flags", path)
+    for key, allowed in (("weights", WEIGHTINGS), ("decoder", DECODERS)):
+        if key in settings and settings[key] not in allowed:
+            raise MaltpyError(f"blend.{key}: one of {', '.join(allowed)}, not {cut(repr(settings[key]), 40)}", path)
+    if "held_out" in settings and not isinstance(settings["held_out"], str):
+        raise MaltpyError("blend.held_out: a file name", path)
+    return settings
+
+
+@click.command("combine", context_settings={"ignore_unknown_options": True})
+@click.argument("arguments", nargs=-1, type=click.UNPROCESSED, metavar="SYS1 SYS2 ... [--weights-from GOLD SYS1' ...]")
+@click.option("-o", "--output", "output_path", metavar="FILE", help="Output (default: standard output).")
+@click.option("--weights", "weighting", type=_blend_choices("weights"), default=None,
+              help="Each system's vote, from --weights-from: by the dependent's coarse tag (pos, the default with "
+                   "--weights-from), over all words (model), or one each (equal, the default without).")  # fmt: skip
+@click.option(
+    "--decoder",
+    type=_blend_choices("decoder"),
+    default="non-projective",
+    show_default=True,
+    help="The tree over the votes: Chu-Liu-Edmonds' (non-projective) or Eisner's (projective).",
+)
+@click.option("-gsr", "--single-root", "single_root", type=click.Choice(("auto", "true", "false")), default="auto",
+              show_default=True, help="One word on the root (auto: if the input is CoNLL-U).")  # fmt: skip
+@format_option()
+def combine_command(arguments: tuple[str, ...], output_path: str | None, weighting: str | None, decoder: str,
+                    single_root: str, format_: str) -> None:  # fmt: skip
+    """Combine parses of the same text made by any parsers (maltpy's, MaltParser's, UDPipe's)
+    into one tree per sentence, as a blend combines its members' (maltpy blend). With
+    --weights-from GOLD SYS1' SYS2' ..., the systems' parses of held-out gold text, in the
+    same order, weigh each system's votes.
+
+    \b
+    Example:
+      maltpy combine a.conllu b.conllu c.conllu -o combined.conllu
+      maltpy combine a.conllu b.conllu c.conllu --weights-from dev.conllu a-dev.conllu b-dev.conllu c-dev.conllu
+    """
+    from ..blend import Weights, combine_files
+
+    args = list(arguments)
+    weights_from: list[str] = []
+    if "--weights-from" in args:
+        cut_at = args.index("--weights-from")
+        args, weights_from = args[:cut_at], args[cut_at + 1 :]
+    for arg in args + weights_from:
+        if arg.startswith("-") and arg != "-":
+            raise MaltpyError(f"no such option: {arg} (options come before the files)", "command line")
+    if len(args) < 2:
+        raise MaltpyError("combine takes two or more parsed files", "command line")
+    if weights_from and len(weights_from) != len(args) + 1:
+        raise MaltpyError(f"--weights-from takes the gold file and one parse of it per system: "
+                          f"{len(args) + 1} files, not {len(weights_from)}", "command line")  # fmt: skip
+    weighting = weighting or ("learned" if weights_from else "equal")
+    if weighting != "equal" and not weights_from:
+        raise MaltpyError(f"--weights {weighting} needs --weights-from GOLD SYS1' SYS2' ...", "command line")
+    if output_path is not None:
+        check_output_path(output_path, tuple(args + weights_from))
+    if weights_from:
+        weights = _estimated(weighting, weights_from, format_)
+    else:
+        weights = Weights.equal(len(args))
+    with ExitStack() as stack:
+        readers = [stack.enter_context(read_conll(path, format_)) for path in args]
+        out = stack.enter_context(atomic_output(output_path))
+        combine_files(readers, weights, decoder == "projective", single_root, out)
+
+
+def _estimated(weighting: str, paths: list[str], format_: str):
+    """The systems' weights from their parses of held-out gold text: ``paths`` = GOLD SYS1' ..."""
+    from ..blend import Weights, aligned
+
+    with ExitStack() as stack:
+        readers = [stack.enter_context(read_conll(path, format_)) for path in paths]
+        rows = list(aligned(readers))
+    gold = [row[0] for row in rows]
+    parses = [[(row[k].heads, row[k].labels) for row in rows] for k in range(1, len(paths))]
+    return Weights.estimate(weighting, gold, parses)

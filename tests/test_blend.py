@@ -1,0 +1,273 @@
+"""Blended parsing (blend.py): the combination of the members' trees, the weights, the blend's
+archive, `maltpy blend` and `maltpy combine`, on real data."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import SWEMALT, SWEMALT_TRAIN, assert_one_line_error, conll_columns, requires_shared, run_maltpy
+
+from maltpy.blend import ArcScorer, Weights, arc_features, combine
+from maltpy.conll import Sentence
+from maltpy.errors import MaltpyError
+from maltpy.tree import find_cycle
+
+GOLD = SWEMALT / "gold"
+HELD_OUT = GOLD / "sv-stb-dep-mini-test-00.conll"
+TEST = GOLD / "sv-stb-dep-mini-test-01.conll"
+
+
+def tree(heads: list[int], labels) -> tuple[list[int], list[str]]:
+    return [-1] + heads, [""] + list(labels)
+
+
+# --- combining trees -------------------------------------------------------------------------------
+
+
+def test_the_members_tree_where_they_agree():
+    t = tree([2, 0, 2], ["nsubj", "root", "obj"])
+    heads, labels = combine([t, t, t], ["NOUN", "VERB", "NOUN"], Weights.equal(3), False, False)
+    assert (heads, labels) == t
+
+
+def test_the_heavier_members_arc_wins_and_labels_come_from_its_voters():
+    # member 0 (weight 0.9) hangs word 3 on word 2; members 1 and 2 (0.4 each) on word 1
+    a = tree([2, 0, 2], ["nsubj", "root", "obj"])
+    b = tree([2, 0, 1], ["nsubj", "root", "nmod"])
+    weights = Weights("model", (0.9, 0.4, 0.4), ({}, {}, {}))
+    heads, labels = combine([a, b, b], ["NOUN", "VERB", "NOUN"], weights, False, False)
+    assert heads == [-1, 2, 0, 2] and labels[3] == "obj"
+    equal = combine([a, b, b], ["NOUN", "VERB", "NOUN"], Weights.equal(3), False, False)
+    assert equal == b
+
+
+def test_a_label_tie_goes_to_the_member_listed_first():
+    a = tree([2, 0], ["nsubj", "root"])
+    b = tree([2, 0], ["obj", "root"])
+    assert combine([a, b], ["NOUN", "VERB"], Weights.equal(2), False, False)[1][1] == "nsubj"
+    assert combine([b, a], ["NOUN", "VERB"], Weights.equal(2), False, False)[1][1] == "obj"
+
+
+def test_one_root_when_the_members_give_several_and_its_label_from_their_roots():
+    # both members leave words 1 and 3 on the root; one root must keep one, labelled as a root word
+    t = tree([0, 1, 0], ["root", "obj", "root"])
+    heads, labels = combine([t, t], ["VERB", "NOUN", "VERB"], Weights.equal(2), False, True)
+    assert sum(h == 0 for h in heads[1:]) == 1
+    on_root = heads.index(0)
+    assert labels[on_root] == "root"
+    several = combine([t, t], ["VERB", "NOUN", "VERB"], Weights.equal(2), False, False)
+    assert several == t
+
+
+def test_a_cycle_of_votes_becomes_a_tree_and_projective_when_asked():
+    # each member's tree is a tree; each word's most voted head makes the cycle 1 -> 2 -> 3 -> 1
+    a, b, c = tree([2, 3, 0], "xyz"), tree([0, 3, 1], "xyz"), tree([2, 0, 1], "xyz")
+    assert find_cycle([-1, 2, 3, 1]) is not None
+    for projective in (False, True):
+        heads, _ = combine([a, b, c], ["X", "Y", "Z"], Weights.equal(3), projective, False)
+        assert find_cycle(heads) is None and heads[0] == -1 and heads in ([-1, 2, 3, 0], [-1, 0, 3, 1], [-1, 2, 0, 1])
+
+
+def test_weights_by_tag_are_held_out_accuracy_smoothed_toward_the_whole():
+    gold = [Sentence([["1", "a", "_", "N", "N", "_", "2", "nsubj", "_", "_"],
+                      ["2", "b", "_", "V", "V", "_", "0", "root", "_", "_"]])]  # fmt: skip
+    right, wrong = tree([2, 0], ["nsubj", "root"]), tree([2, 0], ["obj", "root"])
+    w = Weights.estimate("pos", gold, [[right], [wrong]])
+    assert w.overall == (1.0, 0.5)
+    assert w.by_tag[1]["N"] == pytest.approx((0 + 5 * 0.5) / (1 + 5)) and w.by_tag[1]["V"] == pytest.approx(3.5 / 6)
+    assert w.votes(["N", "unseen"]).tolist() == [[1.0, 1.0], [pytest.approx(2.5 / 6), 0.5]]
+
+
+def test_the_learned_scorer_prefers_the_member_that_was_right_on_held_out_text():
+    # member 0 is always right on the held-out words, member 1 always wrong: the scorer learns to
+    # trust member 0 where they disagree, whatever the tags
+    words = [[str(i), "w", "_", tag, tag, "_", "0", "root", "_", "_"] for i, tag in enumerate("NVNV", 1)]
+    gold_heads = [2, 0, 2, 2]
+    for w, h in zip(words, gold_heads):
+        w[6], w[7] = str(h), "root" if h == 0 else "dep"
+    gold = [Sentence([list(w) for w in words]) for _ in range(30)]
+    right = tree(gold_heads, ["root" if h == 0 else "dep" for h in gold_heads])
+    wrong = tree([0, 1, 0, 3], ["root", "dep", "root", "dep"])
+    weights = Weights.estimate("learned", gold, [[right] * 30, [wrong] * 30])
+    assert combine([wrong, right], list("NVNV"), Weights.estimate("learned", gold, [[wrong] * 30, [right] * 30]),
+                   False, False)[0] == right[0]  # fmt: skip
+    assert combine([right, wrong], list("NVNV"), weights, False, False)[0] == right[0]
+    restored = Weights.from_json(json.loads(json.dumps(weights.as_json())), 2)
+    assert combine([right, wrong], list("NVNV"), restored, False, False) == combine(
+        [right, wrong], list("NVNV"), weights, False, False
+    )
+
+
+def test_arc_features_name_each_proposed_arc_once():
+    a, b = tree([2, 0, 2], "xyz"), tree([3, 0, 2], "xyz")
+    arcs = [(h, d) for h, d, _ in arc_features([a, b], ["N", "V", "N"])]
+    assert sorted(arcs) == [(0, 2), (2, 1), (2, 3), (3, 1)]
+
+
+# --- on real data ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def members(tmp_path_factory) -> list[Path]:
+    """Three models learned from swemalt-mini's training file: arc-eager, and Covington's
+    non-projective algorithm both ways."""
+    folder = tmp_path_factory.mktemp("members")
+    paths = []
+    for k, flags in enumerate(
+        (["-a", "nivreeager"], ["-a", "covnonproj"], ["-a", "covnonproj", "-pd", "right-to-left"])
+    ):
+        path = folder / f"m{k}.mpm"
+        result = run_maltpy("learn", "-q", *flags, "-i", SWEMALT_TRAIN, "-m", path)
+        assert result.returncode == 0, result.stderr.decode()
+        paths.append(path)
+    return paths
+
+
+@pytest.fixture(scope="module")
+def blended(members, tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("blend") / "blend.mpm"
+    args = [a for m in members for a in ("--member", f"-m {m}")]
+    result = run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", path, "--held-out", HELD_OUT, *args)
+    assert result.returncode == 0, result.stderr.decode()
+    return path
+
+
+def las(gold: Path, parsed: bytes) -> float:
+    g = conll_columns(gold)
+    s = conll_columns(parsed.decode("utf-8").splitlines(keepends=True))
+    right = sum(a[6] == b[6] and a[7] == b[7] for x, y in zip(g, s) for a, b in zip(x, y))
+    return 100 * right / sum(len(x) for x in g)
+
+
+@requires_shared
+def test_a_blend_parses_into_trees_above_each_of_its_members(members, blended, tmp_path):
+    parsed = run_maltpy("parse", "-m", blended, "-i", TEST)
+    assert parsed.returncode == 0, parsed.stderr.decode()
+    for sentence in conll_columns(parsed.stdout.decode().splitlines(keepends=True)):
+        assert find_cycle([-1] + [int(w[6]) for w in sentence]) is None
+    alone = [las(TEST, run_maltpy("parse", "-m", m, "-i", TEST).stdout) for m in members]
+    assert las(TEST, parsed.stdout) > max(alone), (las(TEST, parsed.stdout), alone)
+
+
+@requires_shared
+def test_combine_of_the_members_parses_is_the_blend(members, blended, tmp_path):
+    """`maltpy combine` of the members' parses, weighed by their parses of the held-out file,
+    writes the blend's bytes (the issue's acceptance)."""
+    test_parses, held_parses = [], []
+    for k, m in enumerate(members):
+        for source, into in ((TEST, test_parses), (HELD_OUT, held_parses)):
+            out = tmp_path / f"{source.stem}-{k}.conll"
+            assert run_maltpy("parse", "-q", "-m", m, "-i", source, "-o", out).returncode == 0
+            into.append(out)
+    combined = run_maltpy("combine", *test_parses, "--weights-from", HELD_OUT, *held_parses)
+    assert combined.returncode == 0, combined.stderr.decode()
+    assert combined.stdout == run_maltpy("parse", "-m", blended, "-i", TEST).stdout
+    pos = run_maltpy("combine", "--weights", "pos", *test_parses, "--weights-from", HELD_OUT, *held_parses)
+    assert pos.returncode == 0 and pos.stdout != combined.stdout  # the weighting is really used
+
+
+@requires_shared
+def test_every_way_in_gives_the_blends_parse(blended, tmp_path):
+    from maltpy import load_model
+
+    by_file = run_maltpy("parse", "-m", blended, "-i", TEST).stdout
+    assert run_maltpy("parse", "-m", blended, input=TEST.read_bytes()).stdout == by_file
+    jobs = run_maltpy("parse", "-m", blended, "-i", TEST, "--jobs", "2")
+    assert jobs.returncode == 0 and jobs.stdout == by_file
+    model = load_model(str(blended))
+    assert model.parse_conll(TEST.read_text(encoding="utf-8")) == by_file.decode()
+    copy = tmp_path / "copy.mpm"
+    model.save(copy)
+    assert run_maltpy("parse", "-m", copy, "-i", TEST).stdout == by_file
+    info = run_maltpy("info", "-m", blended)
+    assert info.returncode == 0 and b"blend of           3 members" in info.stdout
+    assert json.loads(run_maltpy("info", "--json", "-m", blended).stdout)["blend"]["members"] == 3
+
+
+@requires_shared
+def test_a_damaged_blend_is_one_error_line(blended, tmp_path):
+    with zipfile.ZipFile(blended) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    manifest = json.loads(members["manifest.json"])
+
+    def damaged(change) -> Path:
+        m = json.loads(json.dumps(manifest))
+        files = dict(members)
+        change(m, files)
+        path = tmp_path / "damaged.mpm"
+        with zipfile.ZipFile(path, "w") as z:
+            for name, data in {**files, "manifest.json": json.dumps(m).encode()}.items():
+                z.writestr(name, data)
+        return path
+
+    cases = {
+        "nan weight": lambda m, f: m["blend"]["weights"]["overall"].__setitem__(0, float("nan")),
+        "weight above 1": lambda m, f: m["blend"]["weights"]["overall"].__setitem__(0, 2),
+        "a member missing": lambda m, f: f.pop(m["blend"]["members"][1]),
+        "a member twice": lambda m, f: m["blend"]["members"].__setitem__(1, m["blend"]["members"][0]),
+        "too few weights": lambda m, f: m["blend"]["weights"]["overall"].pop(),
+        "no scorer": lambda m, f: m["blend"]["weights"].pop("scorer"),
+        "scorer lengths": lambda m, f: m["blend"]["weights"]["scorer"]["coef"].pop(),
+        "scorer inf": lambda m, f: m["blend"]["weights"]["scorer"].__setitem__("intercept", 1e999),
+        "unknown decoder": lambda m, f: m["blend"].__setitem__("decoder", "greedy"),
+        "a member not a model": lambda m, f: f.__setitem__(m["blend"]["members"][0], b"not a zip"),
+        "a blend in a blend": lambda m, f: f.__setitem__(m["blend"]["members"][0], blended.read_bytes()),
+        "members not a list": lambda m, f: m["blend"].__setitem__("members", "all"),
+    }
+    for name, change in cases.items():
+        path = damaged(change)
+        result = run_maltpy("parse", "-m", path, "-i", TEST)
+        err = assert_one_line_error(result, str(path))
+        assert "damaged model" in err or "not a maltpy model" in err, (name, err)
+
+
+@requires_shared
+def test_combine_refuses_files_that_do_not_line_up(members, tmp_path):
+    parsed = tmp_path / "a.conll"
+    assert run_maltpy("parse", "-q", "-m", members[0], "-i", TEST, "-o", parsed).returncode == 0
+    other = tmp_path / "b.conll"
+    assert run_maltpy("parse", "-q", "-m", members[0], "-i", HELD_OUT, "-o", other).returncode == 0
+    assert_one_line_error(run_maltpy("combine", parsed, other), str(other))
+    err = assert_one_line_error(
+        run_maltpy("combine", parsed, parsed, "--weights-from", HELD_OUT, other), "command line"
+    )
+    assert "3 files, not 2" in err
+    assert_one_line_error(run_maltpy("combine", parsed), "command line")
+    assert_one_line_error(run_maltpy("combine", "--weights", "pos", parsed, parsed), "command line")
+    out = tmp_path / "out.conll"
+    assert_one_line_error(run_maltpy("combine", parsed, GOLD.parent / "input" / "sv-stb-dep-mini-test-blind-01.conll",
+                                     "-o", out), str(GOLD.parent / "input"))  # fmt: skip
+    assert not out.exists()
+
+
+@requires_shared
+def test_blend_option_errors_are_one_line(members, tmp_path):
+    out = tmp_path / "b.mpm"
+    cases = [
+        (["--member", "-a nosuch"], "command line"),
+        (["--member", "-x 1"], "command line"),
+        (["--member", f"-m {members[0]}"], "command line"),  # a given model needs --held-out to be weighed
+        (["--member", "-a nivreeager -m x.mpm"], "command line"),
+    ]
+    for args, where in cases:
+        assert_one_line_error(run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, *args), where)
+        assert not out.exists()
+    config = tmp_path / "blend.yaml"
+    config.write_text("blend:\n  weights: loud\n")
+    assert_one_line_error(run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "-c", config), str(config))
+
+
+def test_scorer_of_one_class_scores_every_proposed_arc_alike():
+    scorer = ArcScorer.fit([(["a"], True), (["b"], True)])
+    t = tree([2, 0], ["x", "root"])
+    scores = scorer.scores([t], ["N", "V"])
+    assert scores[2, 1] == scores[0, 2] and scores[1, 2] < scores[2, 1] and np.isfinite(scores).all()
+
+
+def test_estimate_needs_held_out_words():
+    with pytest.raises(MaltpyError):
+        Weights.estimate("pos", [], [[], []])
