@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -398,7 +399,9 @@ class Member:
     model_path: str | None  # or a model to take as it is
 
     @classmethod
-    def parse(cls, text: str, where: str) -> Member:
+    def parse(cls, text: str, where: str, base_dir: str | None = None) -> Member:
+        """The member ``text`` names (given in ``where``; a relative ``-c`` or ``-m`` path is taken
+        from ``base_dir``, the folder of the blend's configuration file, if given)."""
         from .config import FLAGS, load_config
 
         try:
@@ -406,6 +409,8 @@ class Member:
         except ValueError as e:
             raise MaltpyError(f"member {text!r}: {e}", where) from None
         pairs = dict(zip(words[::2], words[1::2]))
+        if base_dir is not None:
+            pairs.update({flag: os.path.join(base_dir, pairs[flag]) for flag in ("-c", "-m") if flag in pairs})
         if len(words) % 2 or len(pairs) != len(words) // 2 or not all(w.startswith("-") for w in pairs):
             raise MaltpyError(f"member {cut(text, 80)!r}: not pairs of a flag and its value", where)
         if "-m" in pairs:
@@ -427,14 +432,37 @@ class Member:
         return cls(text, config, None)
 
 
-def learn_blend(train: str, members: Sequence[Member], weighting: str, decoder: str, held_out: str | None,
-                format: str = "auto", say: Callable[[str], None] | None = None) -> Blend:  # fmt: skip
+@dataclasses.dataclass(frozen=True)
+class Treebank:
+    """Gold trees a blend learns or weighs its members from, read anew each time it is needed:
+    ``sentences()`` gives them (a file read again, or a list held), ``name`` names them in
+    messages, ``format`` is their CoNLL format."""
+
+    sentences: Callable[[], Iterator[Sentence]]
+    name: str
+    format: str
+
+    @classmethod
+    def of_file(cls, path: str, format: str = "auto") -> Treebank:
+        from .files import read_conll
+
+        with read_conll(path, format) as reader:  # the format as the first lines say it
+            format = reader.format
+
+        def sentences() -> Iterator[Sentence]:
+            with read_conll(path, format) as reader:
+                yield from reader
+
+        return cls(sentences, path, format)
+
+
+def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, decoder: str,
+                held_out: Treebank | None = None, say: Callable[[str], None] | None = None) -> Blend:  # fmt: skip
     """A blend of ``members`` whose weights (``weighting``) come from their parses of held-out
-    text: the file ``held_out`` (the members learn from all of ``train``); or, without one, every
+    text: ``held_out`` (the members learn from all of ``train``); or, without it, every
     HELD_OUT_EVERY-th sentence of ``train``, parsed by the members learned from the others, which
     then learn again from all of ``train``. A member given as a model (``-m FILE``) is taken as
-    it is, and needs the held-out file for weights other than equal."""
-    from .files import read_conll
+    it is, and needs ``held_out`` for weights other than equal."""
     from .parser import learn
 
     if held_out is None and weighting != "equal" and any(m.model_path for m in members):
@@ -449,42 +477,43 @@ def learn_blend(train: str, members: Sequence[Member], weighting: str, decoder: 
                 raise MaltpyError("a blend cannot be a member of a blend", member.model_path)
             return model
         say(f"member {k + 1} of {len(members)} ({member.text}): learning from {what}")
-        with read_conll(train, format) as reader:
-            sentences = (s for number, s in enumerate(reader) if not skip(number))
-            return learn(member.config, sentences, reader.format, reader.name)
+        sentences = (s for number, s in enumerate(train.sentences()) if not skip(number))
+        return learn(member.config, sentences, train.format, train.name)
 
-    every = (lambda number: False) if held_out is not None else (lambda number: number % HELD_OUT_EVERY == 9)
+    def every(number: int) -> bool:
+        return held_out is None and number % HELD_OUT_EVERY == HELD_OUT_EVERY - 1
+
     first = [learned(k, every, "all of it" if held_out else "9 of every 10 sentences") for k in range(len(members))]
     weights = Weights.equal(len(members))
     if weighting != "equal":
         say(f"weighing the members by their parses of {'the held-out file' if held_out else 'the rest'}")
-        weights = _weigh(first, weighting, held_out or train, format, None if held_out else every)
+        if held_out is not None:
+            weights = _weigh(first, weighting, held_out.sentences(), held_out.name)
+        else:
+            rest = (s for number, s in enumerate(train.sentences()) if every(number))
+            weights = _weigh(first, weighting, rest, train.name)
     final = first
     if held_out is None:
         final = [learned(k, lambda number: False, "all of it") for k in range(len(members))]
     statistics = {
-        "treebank": train,
-        "held_out": held_out or f"every {HELD_OUT_EVERY}th sentence of the treebank",
+        "treebank": train.name,
+        "held_out": held_out.name if held_out else f"every {HELD_OUT_EVERY}th sentence of the treebank",
         "members": [m.text for m in members],
         "held_out_las": [round(100 * w, 2) for w in weights.overall] if weighting != "equal" else None,
     }
     return Blend(final, weights, decoder, statistics)
 
 
-def _weigh(models: list[Model], weighting: str, path: str, format: str, keep: Callable[[int], bool] | None) -> Weights:
-    """The weights of ``weighting`` from each model's parse of the sentences of ``path`` (those
-    whose number ``keep`` takes, if given)."""
-    from .files import read_conll
-
-    def sentences() -> Iterator[Sentence]:
-        with read_conll(path, format) as reader:
-            for number, sentence in enumerate(reader):
-                if keep is None or keep(number):
-                    if sentence.heads is None:
-                        raise MaltpyError("held-out text needs gold trees, but HEAD is _", reader.name, sentence.line)
-                    yield sentence
-
-    gold = list(sentences())
+def _weigh(models: list[Model], weighting: str, sentences: Iterable[Sentence], name: str) -> Weights:
+    """The weights of ``weighting`` from each model's parse of the gold ``sentences`` (of ``name``)."""
+    gold = []
+    for sentence in sentences:
+        if sentence.heads is None:
+            raise MaltpyError("held-out text needs gold trees, but HEAD is _", name, sentence.line)
+        gold.append(sentence)
+    if not gold:
+        raise MaltpyError(f"no held-out sentences to weigh the members by (every {HELD_OUT_EVERY}th sentence is held "
+                          "out: give more, or --held-out FILE, or --weights equal)", name)  # fmt: skip
     parses = []
     for model in models:
         copies = [Sentence([list(w) for w in s.words], s.format, s.line, s.extra) for s in gold]

@@ -18,7 +18,8 @@ sentences a worker parses are built by the code that builds them for ``--jobs 1`
 
 Bounds. A batch closes at the last empty line before BATCH_BYTES bytes (about the parser's batch
 of BATCH_TOKENS tokens in CoNLL-X; the input is read half a megabyte at a time); a worker parses
-it as one batch of the arrays form, since a batch costs steps whatever its size. When the input
+it as one batch of the arrays form, since a batch costs steps whatever its size. A blend's
+members each parse every sentence: its batches close at a share of that (``batch_limit``). When the input
 is a regular file, whose size is known, the batches are cut evenly, their number a multiple of
 the workers', so that the workers finish together instead of one parsing the last batch alone.
 Each worker has at most IN_FLIGHT batches sent and not yet written (one it parses, one waiting),
@@ -170,6 +171,24 @@ def model_bytes(path: str) -> int:
         return 0
 
 
+def batch_limit(path: str) -> int:
+    """The bytes a batch closes at for the model at ``path``: BATCH_BYTES, a share of it for a
+    blend (blend.py), whose members each parse every sentence, so that a file the members take
+    long over is still cut into batches for the workers (0 members if the manifest cannot be
+    read: loading the model says why)."""
+    members = 1
+    try:
+        with zipfile.ZipFile(path) as z:
+            info = z.getinfo("manifest.json")
+            if info.file_size <= 1 << 20:  # a blend's manifest is small; a model's may not be
+                blend = json.loads(z.read(info)).get("blend")
+                if isinstance(blend, dict) and isinstance(blend.get("members"), list):
+                    members = max(1, len(blend["members"]))
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, AttributeError, RuntimeError):
+        pass
+    return BATCH_BYTES // members
+
+
 def input_bytes(path: str | None) -> int | None:
     """The size of an input that is a regular file (standard input too), None for a pipe."""
     try:
@@ -184,9 +203,10 @@ def workers_for(asked: int, model_path: str, inputs: list[str | None], say: Call
     inputs are regular files of fewer batches; 1 means none: maltpy's own process parses."""
     sizes = [input_bytes(path) for path in inputs]
     largest = None if None in sizes else max(sizes, default=0)
-    batch = BATCH_BYTES if largest is None else min(BATCH_BYTES, max(largest, 1))
+    limit = batch_limit(model_path)
+    batch = limit if largest is None else min(limit, max(largest, 1))
     jobs = bound_jobs(asked, WORKER_BYTES + MODEL_FACTOR * model_bytes(model_path) + BATCH_FACTOR * batch, say)
-    return jobs if largest is None else min(jobs, -(-max(largest, 1) // BATCH_BYTES))
+    return jobs if largest is None else min(jobs, -(-max(largest, 1) // limit))
 
 
 class Workers:
@@ -201,6 +221,7 @@ class Workers:
                  single_root: str | None = None) -> None:  # fmt: skip
         self.argv = (model_path, json.dumps([max_degree, enforce_tree, single_root]))
         self.jobs = jobs
+        self.limit = batch_limit(model_path)
         self.processes: list[subprocess.Popen] = []
         self.ready: list[bool] = []  # whether the worker's READY has been read
         self.next = 0  # the worker the next batch goes to
@@ -235,7 +256,7 @@ class Workers:
         self.warn = warn
         self.watch = None
         in_flight: deque[int] = deque()  # the worker of each batch sent, oldest first
-        for first, text, quiet, error in _batches(reader, self.jobs):
+        for first, text, quiet, error in _batches(reader, self.jobs, self.limit):
             if len(in_flight) >= IN_FLIGHT * len(self.processes):
                 self._write_oldest(in_flight, out, reader, progress)
             worker = self.next
@@ -327,10 +348,12 @@ class Workers:
         end_workers(self.processes, finished)
 
 
-def _batches(reader: ConllReader, jobs: int) -> Iterator[tuple[int, bytes, bool, tuple | None]]:
+def _batches(reader: ConllReader, jobs: int,
+             limit: int | None = None) -> Iterator[tuple[int, bytes, bool, tuple | None]]:  # fmt: skip
     """(the number of its first line, its bytes, whether the input went quiet after them, the
-    input error met after them) of each batch: whole lines as read, cut after an empty line."""
-    share = _batch_bytes(reader.size, jobs)
+    input error met after them) of each batch: whole lines as read, cut after an empty line
+    before ``limit`` bytes (BATCH_BYTES if None)."""
+    share = _batch_bytes(reader.size, jobs, BATCH_BYTES if limit is None else limit)
     end = share  # where the batch read should end (at the empty line before), from the input's start
     done = 0  # the bytes of the batches yielded
     chunks = reader.raw()
@@ -359,12 +382,12 @@ def _batches(reader: ConllReader, jobs: int) -> Iterator[tuple[int, bytes, bool,
         yield first, bytes(text), False, None
 
 
-def _batch_bytes(size: int | None, jobs: int) -> int:
-    """The bytes a batch closes at: BATCH_BYTES, or for an input of ``size`` bytes, an even share
+def _batch_bytes(size: int | None, jobs: int, limit: int) -> int:
+    """The bytes a batch closes at: ``limit``, or for an input of ``size`` bytes, an even share
     of it in a number of batches that is a multiple of ``jobs``."""
     if size is None:
-        return BATCH_BYTES
-    batches = -(-max(size, 1) // BATCH_BYTES)
+        return limit
+    batches = -(-max(size, 1) // limit)
     batches = -(-batches // jobs) * jobs
     return -(-max(size, 1) // batches)
 

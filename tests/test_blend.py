@@ -271,3 +271,23 @@ def test_scorer_of_one_class_scores_every_proposed_arc_alike():
 def test_estimate_needs_held_out_words():
     with pytest.raises(MaltpyError):
         Weights.estimate("pos", [], [[], []])
+
+
+@requires_shared
+def test_a_blends_batches_are_a_share_for_the_workers(blended, members, tmp_path, monkeypatch):
+    """A blend's members each parse every sentence: --jobs cuts a file its members take long over
+    into batches for the workers (jobs.batch_limit), where one model's file stays one batch, and
+    the workers write the bytes one process writes."""
+    from maltpy import jobs
+
+    monkeypatch.setattr(jobs, "usable_cores", lambda: 4)
+    monkeypatch.setattr(jobs, "available_memory", lambda: None)
+    big = tmp_path / "big.conll"
+    big.write_bytes(TEST.read_bytes() * 110)  # 2.1 MB: one batch of a model, two of a blend of three
+    assert jobs.batch_limit(str(blended)) == jobs.BATCH_BYTES // 3
+    assert jobs.batch_limit(str(members[0])) == jobs.BATCH_BYTES
+    assert jobs.workers_for(4, str(members[0]), [str(big)], None) == 1
+    assert jobs.workers_for(4, str(blended), [str(big)], None) == 2
+    one = run_maltpy("parse", "-q", "-m", blended, "-i", big)
+    two = run_maltpy("parse", "-q", "-m", blended, "-i", big, "--jobs", "2")
+    assert one.returncode == 0 and two.returncode == 0 and two.stdout == one.stdout

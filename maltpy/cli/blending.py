@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from contextlib import ExitStack
 
@@ -53,12 +54,13 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
       maltpy blend -i train.conllu -m b.mpm --member '-a stacklazy' --member '-a stacklazy -pd right-to-left' \\
           --member '-a covnonproj'
     """
-    from ..blend import DEFAULT_MEMBERS, Member, learn_blend
+    from ..blend import DEFAULT_MEMBERS, Member, Treebank, learn_blend
 
     settings = _blend_settings(config_path)
     given = list(members) or settings.get("members") or list(DEFAULT_MEMBERS)
     where = config_path if not members and settings.get("members") else "command line"
-    specs = [Member.parse(text, where) for text in given]
+    base = os.path.dirname(os.path.abspath(config_path)) if where == config_path else None
+    specs = [Member.parse(text, where, base) for text in given]
     weighting = weighting or settings.get("weights", "learned")
     decoder = decoder or settings.get("decoder", "non-projective")
     held_out = held_out or settings.get("held_out")
@@ -67,7 +69,8 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
     check_output_path(model_path, (train, held_out))
     say = None if quiet else progress_line
     started = time.perf_counter()
-    blend = learn_blend(train, specs, weighting, decoder, held_out, format_, say)
+    held = Treebank.of_file(held_out, format_) if held_out is not None else None
+    blend = learn_blend(Treebank.of_file(train, format_), specs, weighting, decoder, held, say)
     blend.save(model_path)
     if not quiet:
         scores = blend.statistics.get("held_out_las")

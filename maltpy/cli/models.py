@@ -203,17 +203,22 @@ def convert_model_command(model_path: str, output_path: str) -> None:
     help="Run the trials on this Dask cluster's workers, which must see the files at the same paths "
     "(default: none, in --jobs processes here).",
 )
+@click.option("--blend/--no-blend", default=True, show_default=True,
+              help="Phase 5: blend the best configuration with the next two algorithms, each both ways, and write "
+                   "DIR/blend.yaml if the blend scores higher.")  # fmt: skip
 @format_option()
 @click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
 def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: str, budget: float, jobs: int | None,
                      seed: int, resume: bool, rounds: int, threshold: float, learner: str, scheduler: str | None,
-                     format_: str, quiet: bool) -> None:  # fmt: skip
+                     blend: bool, format_: str, quiet: bool) -> None:  # fmt: skip
     """Search for the best configuration of a treebank, as MaltOptimizer does for MaltParser.
 
     Phase 1 analyses the data; phase 2 tries every algorithm (with pseudo-projective encodings
     and root options), phase 3 selects features backward and forward in MaltParser's feature
-    language, phase 4 tunes the learner's C. Writes DIR/config.yaml and DIR/features.txt, which
-    'maltpy learn -c DIR/config.yaml' takes, and DIR/trials.jsonl, a log of every trial.
+    language, phase 4 tunes the learner's C; phase 5 blends the best configuration with the next
+    two algorithms, each both ways. Writes DIR/config.yaml and DIR/features.txt, which
+    'maltpy learn -c DIR/config.yaml' takes, DIR/blend.yaml if the blend scored higher ('maltpy
+    blend -c DIR/blend.yaml'), and DIR/trials.jsonl, a log of every trial.
 
     \b
     Example:
@@ -234,13 +239,17 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
     say = None if quiet else (lambda message: (ProgressBar.clear(), click.echo(f"maltpy: {printable(message)}",
                                                                                 err=True)))  # fmt: skip
     best, summary, baseline = optimize(train, out_dir, dev, folds, budget, jobs, seed, resume, threshold, learner,
-                                       scheduler, format_, rounds, say, bar.show if bar else None)  # fmt: skip
+                                       scheduler, format_, rounds, say, bar.show if bar else None, blend)  # fmt: skip
     ProgressBar.clear()
     if not quiet:
         click.echo(summary_table(summary, baseline, best), err=True)
         config_path = quote(os.path.join(out_dir, "config.yaml"))
         click.echo(f"maltpy: wrote {config_path} (LAS {best.las:.2f}); "
                    f"learn with: maltpy learn -c {config_path} -i {quote(train)} -m MODEL", err=True)  # fmt: skip
+        if summary and summary[-1].name == "5 blend" and summary[-1].changes:
+            blend_path = quote(os.path.join(out_dir, "blend.yaml"))
+            click.echo(f"maltpy: wrote {blend_path} (LAS {summary[-1].end_las:.2f}); "
+                       f"blend with: maltpy blend -c {blend_path} -i {quote(train)} -m MODEL", err=True)  # fmt: skip
 
 
 @click.command("knn")

@@ -11,6 +11,8 @@ LREC) tunes MaltParser for a treebank in phases, each keeping the best of the on
    the groups of ``feature_groups`` (MaltParser's feature language); a change is kept only when it
    gains at least ``threshold`` LAS points.
 4. The learner: LIBLINEAR's C (LIBSVM's C and gamma) on a small grid.
+5. Beyond MaltOptimizer: a blend of the best configuration and the next two algorithms, each both
+   ways (Hall et al. 2007; ``blending``), kept if it scores higher.
 
 A trial learns a parser on the training part and scores LAS (punctuation included, as
 MaltParser's evaluation) on the held-out part: the dev file (``-d``), K folds of the training
@@ -20,7 +22,8 @@ taken in a fixed order from the scores alone, so a search is the same for a seed
 number of jobs, and ``--resume`` replays a search from its trial log without running again the
 trials it holds.
 
-Out: ``OUT_DIR/config.yaml`` and ``OUT_DIR/features.txt`` (what ``maltpy learn -c`` takes),
+Out: ``OUT_DIR/config.yaml`` and ``OUT_DIR/features.txt`` (what ``maltpy learn -c`` takes), and
+with a blend kept ``OUT_DIR/blend.yaml`` and its members in ``OUT_DIR/blend/`` (``maltpy blend -c``);
 rewritten after every phase, so that a search cut short leaves its best so far; and the trial log
 ``OUT_DIR/trials.jsonl``, one JSON object per line: first the search's inputs and data analysis,
 then one per trial as it ends (``key``, ``phase``, ``what`` it changed, ``las``, ``correct``,
@@ -48,6 +51,8 @@ from ..files import atomic_output, check_output_path, make_folder
 from ..learner_options import LEARNER_OPTIONS
 from ..transition import SYSTEMS
 from .analysis import Analysis, analyse
+from .blending import PHASE as PHASE_BLEND
+from .blending import phase_blend
 from .candidates import default_features, feature_groups, varying, wider_groups
 from .log import TrialLog, read_log
 from .search import PhaseSummary, Runner, Search, signals_held
@@ -178,23 +183,29 @@ def split_address(algorithm: str) -> str:
 # --- output ------------------------------------------------------------------------------------
 
 
-def write_outputs(out_dir: str, best: Result, header: dict, summary: list[PhaseSummary]) -> None:
-    """config.yaml and features.txt for ``maltpy learn -c``, each written whole or not at all."""
-    groups = best.setting.groups
-    groups.setdefault("guide", {})["features"] = "features.txt"
+def config_text(setting: Setting, features: str, comments: Sequence[str] = ()) -> str:
+    """The configuration file of ``setting``, its feature model in the file ``features`` (beside
+    it), for ``maltpy learn -c``; ``comments`` first."""
+    groups = setting.groups
+    groups.setdefault("guide", {})["features"] = features
     groups.pop("input", None)  # the format is the input's own when learning again
     options = groups["lib"]["options"]
     learner = groups["guide"]["learner"]
     groups["lib"]["options"] = " ".join(f"-{f} {options[f]:g}" for f in LEARNER_OPTIONS[learner] if f in options)
     order = ("singlemalt", "guide", "lib")
     groups = {name: groups[name] for name in sorted(groups, key=lambda g: (order + (g,)).index(g))}
+    return "".join(f"# {line}\n" for line in comments) + yaml.safe_dump(groups, sort_keys=False,
+                                                                        default_flow_style=False)  # fmt: skip
+
+
+def write_outputs(out_dir: str, best: Result, header: dict, summary: list[PhaseSummary]) -> None:
+    """config.yaml and features.txt for ``maltpy learn -c``, each written whole or not at all."""
     where = header["scoring"]
-    lines = [
-        f"# maltpy optimize: LAS {best.las:.2f} on {where} (seed {header['seed']}).",
-        "# Phases: " + "; ".join(f"{p.name} {p.end_las:.2f}" for p in summary if p.end_las is not None) + ".",
-        "# Trial log: trials.jsonl. Use: maltpy learn -c THIS -i TRAIN -m MODEL",
-    ]
-    text = "\n".join(lines) + "\n" + yaml.safe_dump(groups, sort_keys=False, default_flow_style=False)
+    text = config_text(best.setting, "features.txt", [
+        f"maltpy optimize: LAS {best.las:.2f} on {where} (seed {header['seed']}).",
+        "Phases: " + "; ".join(f"{p.name} {p.end_las:.2f}" for p in summary if p.end_las is not None) + ".",
+        "Trial log: trials.jsonl. Use: maltpy learn -c THIS -i TRAIN -m MODEL",
+    ])  # fmt: skip
     features = (f"# Feature model chosen by maltpy optimize for {best.setting.algorithm} (LAS {best.las:.2f} on "
                 f"{where}).\n" + "".join(line + "\n" for line in best.setting.features))  # fmt: skip
     with signals_held():  # the two files change together or not at all
@@ -227,10 +238,11 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
              jobs: int = 1, seed: int = 1, resume: bool = False, threshold: float = THRESHOLD,
              learner: str = "liblinear", scheduler: str | None = None, data_format: str = "auto", rounds: int = ROUNDS,
              say: Callable[[str], None] | None = None, progress: Callable[[Search], None] | None = None,
-             ) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
-    """Run the four phases on ``train`` and write the best configuration to ``out_dir``; see the
-    module's text. ``budget`` in minutes bounds the whole search: no trial starts that the
-    slowest recent one says would end after it."""
+             blend: bool = True) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
+    """Run the four phases on ``train`` and write the best configuration to ``out_dir``, then
+    (``blend``) phase 5, the blend of what they found (blending.py); see the module's text.
+    ``budget`` in minutes bounds the whole search: no trial starts that the slowest recent one
+    says would end after it."""
     say = say or (lambda message: None)
     started = time.monotonic()
     deadline = started + 60 * budget
@@ -276,6 +288,11 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
             search = Search(data, n_folds, runner, deadline, log, cache, threshold, progress)
             best, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say,
                                                   summarized)  # fmt: skip
+            if blend and PHASE_BLEND not in summarized:
+                search.phase = PHASE_BLEND
+                phase = phase_blend(search, best, out_dir, config_text, say)
+                if phase is not None:
+                    summary.append(phase)
     except BaseException:
         runner.stop()  # a signal, an error: the trials running are killed, not waited for
         raise
