@@ -3,7 +3,8 @@
 
 For each treebank (train -> test as ../shared/reference/maltparser-1.9.2/scores.tsv has it):
 ``maltpy blend`` with the default six members (learning time), the LAS of each member alone and
-of the blend on the test file (punctuation scored), the best reference row's LAS, and the
+of the blend on the test file (punctuation scored; also of blends with the other --weights), the
+best reference row's LAS, and the
 whole-process seconds and peak memory of ``maltpy parse`` with the blend (--jobs 1 and 2) and
 with a single default model (``maltpy learn`` with no options), alternating, medians of
 --repeat runs.
@@ -70,11 +71,18 @@ def reference_best(train: Path) -> tuple[str, float] | None:
     return max(((r["name"], float(r["LAS"])) for r in rows), key=lambda x: x[1], default=None)
 
 
-def bench(name: str, train: Path, test: Path, repeat: int, work: Path) -> dict:
+def bench(name: str, train: Path, test: Path, repeat: int, work: Path, weightings: list[str]) -> dict:
     from maltpy.parser import Parser
 
     blend, single = work / f"{name}-blend.mpm", work / f"{name}-single.mpm"
-    learn_blend = run(["blend", "-q", "-i", str(train), "-m", str(blend)])
+    learn_blend = run(["blend", "-q", "-i", str(train), "-m", str(blend), "--weights", weightings[0]])
+    others = {}
+    for weighting in weightings[1:]:
+        other = work / f"{name}-{weighting}.mpm"
+        run(["blend", "-q", "-i", str(train), "-m", str(other), "--weights", weighting])
+        out = work / f"{name}-{weighting}.conll"
+        run(["parse", "-q", "-m", str(other), "-i", str(test), "-o", str(out)])
+        others[weighting] = las(test, out)
     learn_single = run(["learn", "-q", "-i", str(train), "-m", str(single)])
     members = []
     model = Parser.load(str(blend))
@@ -98,7 +106,7 @@ def bench(name: str, train: Path, test: Path, repeat: int, work: Path) -> dict:
     return {
         "name": name, "members": members, "blend_las": las(test, out), "single_las": las(test, work / "single.conll"),
         "reference": reference_best(train), "learn_blend": learn_blend, "learn_single": learn_single,
-        "tokens": tokens, "members_text": model.statistics.get("members"),
+        "tokens": tokens, "members_text": model.statistics.get("members"), "others": others,
         **{key: (statistics.median(s for s, _ in t), statistics.median(m for _, m in t)) for key, t in times.items()},
     }  # fmt: skip
 
@@ -109,6 +117,8 @@ def main() -> None:
     parser.add_argument("--train", type=Path, help="another treebank's training file (with --test)")
     parser.add_argument("--test", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--weights", default="learned,pos,model",
+                        help="the blends' weightings, comma-separated; the first is timed (default: %(default)s)")
     args = parser.parse_args()
     runs = []
     if args.train:
@@ -118,14 +128,18 @@ def main() -> None:
             train, test = TREEBANKS[name]
             runs.append((name, CONLLX / train, CONLLX / test))
     with tempfile.TemporaryDirectory() as work:
-        results = [bench(name, train, test, args.repeat, Path(work)) for name, train, test in runs]
+        weightings = args.weights.split(",")
+        results = [bench(name, train, test, args.repeat, Path(work), weightings) for name, train, test in runs]
     print("LAS on the test file (punctuation scored)")
-    print(f"{'treebank':<12} {'members':<42} {'best':>6} {'blend':>6} {'gain':>6}  MaltParser 1.9.2's best row")
+    others = "".join(f" {w:>7}" for w in weightings[1:])
+    print(f"{'treebank':<12} {'members':<42} {'best':>6} {'blend':>6} {'gain':>6}{others}  MaltParser 1.9.2's best row")
     for r in results:
         best = max(r["members"])
         ref = f"{r['reference'][1]:.2f} ({r['reference'][0]})" if r["reference"] else "-"
         members = " ".join(f"{x:.2f}" for x in r["members"])
-        print(f"{r['name']:<12} {members:<42} {best:6.2f} {r['blend_las']:6.2f} {r['blend_las'] - best:+6.2f}  {ref}")
+        more = "".join(f" {r['others'][w]:7.2f}" for w in weightings[1:])
+        print(f"{r['name']:<12} {members:<42} {best:6.2f} {r['blend_las']:6.2f} {r['blend_las'] - best:+6.2f}{more}  "
+              f"{ref}")
     if results:
         gains = [r["blend_las"] - max(r["members"]) for r in results]
         print(f"mean gain over the best member: {statistics.mean(gains):+.2f}")

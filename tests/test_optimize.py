@@ -96,9 +96,10 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     # each phase's summary: it starts where the one before ended, and keeps only logged trials' scores
     ends = [r for r in records(out) if "phase_end" in r]
     names = [r["phase_end"] for r in ends]
-    assert names[:3] == ["2 algorithm", "3 features", "4 learner"]
+    assert names[:3] == ["2 algorithm", "3 features", "4 learner"] and names[-1] == "5 blend"
+    ends = ends[:-1]  # the blend's phase: test_the_blend_phase
     # a later round, up to --rounds (2), after a round that kept a change
-    assert names[3:] in ([], ["3 features, round 2", "4 learner, round 2"])
+    assert names[3:-1] in ([], ["3 features, round 2", "4 learner, round 2"])
     for i in range(3, len(ends), 2):
         assert ends[i - 2]["kept"] or ends[i - 1]["kept"]
     assert ends[0]["start_las"] == baseline["las"]
@@ -108,9 +109,30 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     assert all(r["las"] in scores for r in ends)
 
 
-#: A smaller search than the module's (2 folds, one round), for the ways of running one.
-SMALL = {"folds": 2, "rounds": 1, "budget": 10}
-SMALL_FLAGS = [flag for key, value in SMALL.items() for flag in (f"--{key}", str(value))]
+def test_the_blend_phase(searched, tmp_path):
+    """Phase 5 blends the best setting and phase 2's next two algorithms, each both ways, scored
+    as a trial on the same folds; kept (blend.yaml, which maltpy blend takes) only if it scores
+    above the best single setting."""
+    out, r = searched
+    end = [x for x in records(out) if x.get("phase_end") == "5 blend"][0]
+    best = [x for x in records(out) if "phase_end" in x][-2]["las"]
+    assert end["start_las"] == best and 0 < end["las"] <= 100
+    chosen = load_config(str(out / "config.yaml")).singlemalt.parsing_algorithm
+    by_las = sorted((t for t in trials(out) if t["phase"] == "2 algorithm"), key=lambda t: -t["las"])
+    others = list(dict.fromkeys(t["config"]["singlemalt"]["parsing_algorithm"] for t in by_las if
+                                t["config"]["singlemalt"]["parsing_algorithm"] != chosen))[:2]  # fmt: skip
+    assert end["members"] == [name for a in [chosen, *others] for name in (a, f"{a} right-to-left")]
+    assert (out / "blend.yaml").exists() == (end["las"] > best) == bool(end["kept"])
+    if end["las"] > best:
+        model = tmp_path / "blend.mpm"
+        learned = run_maltpy("blend", "-q", "-c", out / "blend.yaml", "-i", TRAIN, "-m", model, cwd=tmp_path)
+        assert learned.returncode == 0, learned.stderr.decode()
+        assert json.loads(run_maltpy("info", "--json", "-m", model).stdout)["blend"]["members"] == 6
+
+
+#: A smaller search than the module's (2 folds, one round, no blend), for the ways of running one.
+SMALL = {"folds": 2, "rounds": 1, "budget": 10, "blend": False}
+SMALL_FLAGS = ["--folds", "2", "--rounds", "1", "--budget", "10", "--no-blend"]
 
 
 @pytest.fixture(scope="module")
