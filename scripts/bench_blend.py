@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import statistics
 import subprocess
@@ -71,9 +72,20 @@ def reference_best(train: Path) -> tuple[str, float] | None:
     return max(((r["name"], float(r["LAS"])) for r in rows), key=lambda x: x[1], default=None)
 
 
-def bench(name: str, train: Path, test: Path, repeat: int, work: Path, weightings: list[str]) -> dict:
+def member_scores(blend: Path, test: Path, work: Path) -> tuple[list[float], list[str]]:
+    """The LAS of each member of ``blend`` alone on ``test``, and the members' flags."""
     from maltpy.parser import Parser
 
+    model = Parser.load(str(blend))
+    scores = []
+    for k, member in enumerate(model.members):
+        out = work / f"member{k}.conll"
+        member.parse_file(test, out)
+        scores.append(las(test, out))
+    return scores, model.statistics.get("members")
+
+
+def bench(name: str, train: Path, test: Path, repeat: int, work: Path, weightings: list[str]) -> dict:
     blend, single = work / f"{name}-blend.mpm", work / f"{name}-single.mpm"
     learn_blend = run(["blend", "-q", "-i", str(train), "-m", str(blend), "--weights", weightings[0]])
     others = {}
@@ -84,12 +96,11 @@ def bench(name: str, train: Path, test: Path, repeat: int, work: Path, weighting
         run(["parse", "-q", "-m", str(other), "-i", str(test), "-o", str(out)])
         others[weighting] = las(test, out)
     learn_single = run(["learn", "-q", "-i", str(train), "-m", str(single)])
-    members = []
-    model = Parser.load(str(blend))
-    for k, member in enumerate(model.members):
-        out = work / f"{name}-member{k}.conll"
-        member.parse_file(test, out)
-        members.append(las(test, out))
+    # each member alone, in a process of its own: this one stays small, as the peak memory of the
+    # commands it starts counts its own from before they replace it
+    found = subprocess.run([sys.executable, __file__, "--members-of", str(blend), str(test), str(work)], check=True,
+                           capture_output=True, text=True).stdout  # fmt: skip
+    members, members_text = json.loads(found)
     out = work / f"{name}-blend.conll"
     commands = {
         "single": ["parse", "-q", "-m", str(single), "-i", str(test), "-o", str(work / "single.conll")],
@@ -106,12 +117,16 @@ def bench(name: str, train: Path, test: Path, repeat: int, work: Path, weighting
     return {
         "name": name, "members": members, "blend_las": las(test, out), "single_las": las(test, work / "single.conll"),
         "reference": reference_best(train), "learn_blend": learn_blend, "learn_single": learn_single,
-        "tokens": tokens, "members_text": model.statistics.get("members"), "others": others,
+        "tokens": tokens, "members_text": members_text, "others": others,
         **{key: (statistics.median(s for s, _ in t), statistics.median(m for _, m in t)) for key, t in times.items()},
     }  # fmt: skip
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--members-of"]:
+        blend, test, work = map(Path, sys.argv[2:5])
+        print(json.dumps(member_scores(blend, test, work)))
+        return
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--treebank", action="append", choices=sorted(TREEBANKS), help="(default: all three)")
     parser.add_argument("--train", type=Path, help="another treebank's training file (with --test)")

@@ -101,6 +101,22 @@ def test_files_with_maltparsers_model_and_a_model_over_16_mb(client, tmp_path):
     assert md.model_bytes(big).data == big.read_bytes()
 
 
+def test_a_blend_parses_on_the_cluster_as_here(client, tmp_path):
+    """A blend (maltpy blend) is shipped and parsed as a model is: the bytes maltpy parse writes."""
+    blend = tmp_path / "blend.mpm"
+    train, test = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll", SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+    learned = run_maltpy("blend", "-q", "-i", train, "-m", blend, "--weights", "equal", "--member", "-a nivreeager",
+                         "--member", "-a covnonproj -pd right-to-left")  # fmt: skip
+    assert learned.returncode == 0, learned.stderr.decode()
+    (tmp_path / "out").mkdir()
+    (output,) = md.parse_files([test], blend, tmp_path / "out")
+    here = run_maltpy("parse", "-m", blend, "-i", test).stdout
+    assert open(output, "rb").read() == here
+    os.remove(output)
+    assert md.parse_files([test], maltpy.load_model(str(blend)), tmp_path / "out") == [output]  # shipped as bytes
+    assert open(output, "rb").read() == here
+
+
 def test_an_input_error_reaches_the_client_with_its_line(client, en_lines_model, tmp_path):
     bad = tmp_path / "bad.conllu"
     bad.write_text("1\tDogs\t_\tNOUN\t_\t_\t_\t_\t_\t_\n2\tbark\n\n", encoding="utf-8")
