@@ -42,6 +42,7 @@ from .conll import CPOSTAG, Sentence, valid_label
 from .decode import spanning_tree
 from .errors import MaltpyError, cut, require
 from .parser import Model, Parser
+from .transition import SYSTEMS
 
 WEIGHTINGS = ("learned", "pos", "model", "equal")
 DECODERS = ("non-projective", "projective")
@@ -307,7 +308,9 @@ class Blend(Parser):
         """``-cd`` for each member that bounds the degree of non-projectivity (an error if none does)."""
         bounded = [m for m in self.members if m.system.bounds_degree]
         if not bounded:
-            self.members[0].bound_degree(max_degree)  # its error
+            which = ", ".join(name for name, system in SYSTEMS.items() if system.bounds_degree)
+            names = ", ".join(sorted({m.system.name for m in self.members}))
+            raise MaltpyError(f"bounds {which} only; this blend's members are {names}", "Model.bound_degree")
         for member in bounded:
             member.bound_degree(max_degree)
 
