@@ -5,13 +5,23 @@
     <classifier files>  each classifier in a native format: LIBSVM model text, NumPy .npz
 
 Nothing in an archive is code: JSON is read with ``json``, arrays with
-``numpy.load(allow_pickle=False)``, LIBSVM models by maltpy's own reader. An archive is untrusted
-input: a member is read only if its declared size is within bounds (MAX_MEMBER, and MAX_RATIO
-times its compressed size: deflate never needs more for what maltpy writes, a zip bomb does),
-never past that size, and through the zip's CRC check; the same holds for the members of an
-.npz. What is read is then validated by its reader (parser.Model.load and the learners'
-from_archive) before use. A file that is not a zip, lacks the manifest, or comes from another
-format version, or any damage, is a MaltpyError.
+``numpy.lib.format.read_array(allow_pickle=False)``, LIBSVM models by maltpy's own reader. An
+archive is untrusted input, read within two bounds before anything is inflated:
+
+- a member (or an array member of an .npz) may declare at most MAX_RATIO times its compressed
+  size, the most deflate can make of a byte: only a header that lies about its data is refused
+  (real arrays pack far: a k-NN instance base's class counts 200 to 400:1, the column indices
+  of dense LIBLINEAR weights 225:1);
+- everything read from one archive (each member as it is read, each array of an .npz member, the
+  members of a blend's member archives, which are read ``within`` it) spends its declared size
+  from one budget, max_archive_bytes(), so a zip bomb, or a lying header made to pass the ratio,
+  is refused before it is inflated, and loading takes memory and time in proportion to that
+  budget at most (an array is read into an array of its declared size, not through a copy).
+
+A member is read never past its declared size, through the zip's CRC check, and an array only if
+its header declares plain data that fits in its member. What is read is then validated by its
+reader (parser.Model.load and the learners' from_archive) before use. A file that is not a zip,
+lacks the manifest, or comes from another format version, or any damage, is a MaltpyError.
 """
 
 from __future__ import annotations
@@ -33,10 +43,11 @@ from .lines import environment_bytes
 FORMAT = "maltpy-model"
 FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
-MAX_MEMBER = 4 << 30  # bytes of one member, uncompressed
-MAX_RATIO = 100  # uncompressed / compressed size of one member ...
-SMALL = 1 << 20  # ... unless it is at most this big
+#: The most bytes deflate makes of one byte: a match of its longest length, 258, at distance 1,
+#: both codes of one bit and no extra bits (RFC 1951, sections 3.2.5 and 3.2.7): 258 bytes from 2 bits.
+MAX_RATIO = 1032
 MANIFEST_VARIABLE = "MALTPY_MAX_MANIFEST_BYTES"
+ARCHIVE_VARIABLE = "MALTPY_MAX_ARCHIVE_BYTES"
 
 
 def max_manifest_bytes() -> int:
@@ -45,21 +56,30 @@ def max_manifest_bytes() -> int:
     return environment_bytes(MANIFEST_VARIABLE, 16 << 20)
 
 
+def max_archive_bytes() -> int:
+    """The most bytes maltpy reads of one archive, all together, as its members and arrays
+    declare them: 4 GB, or the environment's setting. The largest models measured declare less
+    than a tenth of that: of every CoNLL-X treebank in ../shared/data (233,000 words), dense
+    LIBLINEAR weights (-s 2) 355 MB with covnonproj, 314 MB with nivreeager, and a k-NN instance
+    base (covnonproj) 218 MB, which grows with the words (some 1 GB a million)."""
+    return environment_bytes(ARCHIVE_VARIABLE, 4 << 30)
+
+
 # What reading a damaged zip member can raise: a bad CRC or header, a truncated or corrupt
 # deflate stream, an encrypted member, an unknown compression method.
 _READ_ERRORS = (zipfile.BadZipFile, zlib.error, OSError, EOFError, RuntimeError, NotImplementedError, ValueError)
 
 
-def _check_size(info: zipfile.ZipInfo) -> None:
-    """ValueError if the member declares more data than maltpy will read."""
+def _check_ratio(info: zipfile.ZipInfo) -> None:
+    """ValueError if the member declares more data than deflate makes of its compressed size."""
     size, packed = info.file_size, info.compress_size
-    if size > MAX_MEMBER or (size > SMALL and size > MAX_RATIO * packed):
-        raise ValueError(f"{info.filename} declares {size} bytes from {packed} (a zip bomb?)")
+    if size > MAX_RATIO * packed:
+        raise ValueError(f"{cut(info.filename)} declares {size} bytes from {packed}, more than deflate makes of them")
 
 
 def _read_member(z: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    """The member's bytes, never more than it declares, CRC checked."""
-    _check_size(info)
+    """The member's bytes (its size checked by the caller), never more than it declares, CRC
+    checked."""
     with z.open(info) as f:
         data = f.read(info.file_size + 1)
     if len(data) != info.file_size:
@@ -99,9 +119,14 @@ def _write_zip(out, manifest: dict[str, Any], files: dict[str, bytes]) -> None:
 class Archive:
     """An opened model archive: its manifest and access to its files."""
 
-    def __init__(self, path: str, data: bytes | None = None) -> None:
-        """The archive in the file at ``path``, or in ``data`` (``path`` then only names it)."""
+    def __init__(self, path: str, data: bytes | None = None, within: Archive | None = None) -> None:
+        """The archive in the file at ``path``, or in ``data`` (``path`` then only names it);
+        ``within``: the archive that holds ``data`` as a member (a blend's), whose budget this
+        one's reads spend too."""
         self.path = path
+        #: the archive whose budget every read spends (the outermost: its bytes in all, and left)
+        self._outer = self if within is None else within._outer
+        self._limit = self._left = max_archive_bytes()
         # opened as every input is, so that a missing or unreadable file says so
         self._file = open_file(path, "model file") if data is None else io.BytesIO(data)
         try:
@@ -148,9 +173,23 @@ class Archive:
         except KeyError:
             raise MaltpyError(f"damaged model: {cut(name)} is missing", self.path) from None
         try:
+            _check_ratio(info)
+            self._spend(name, info.file_size)
             return _read_member(self._zip, info)
         except _READ_ERRORS as e:
             raise MaltpyError(f"damaged model: cannot read {cut(name)} ({cut(e)})", self.path) from None
+
+    def _spend(self, name: str, size: int) -> None:
+        """Spend ``size`` bytes, what ``name`` declares, of the outermost archive's budget: a
+        MaltpyError naming ARCHIVE_VARIABLE if fewer are left."""
+        outer = self._outer
+        if size > outer._left:
+            raise MaltpyError(
+                f"damaged model: {cut(name)} declares {size} bytes, more than the {outer._left} left of the "
+                f"{outer._limit} maltpy reads of one model ({ARCHIVE_VARIABLE} allows more; or a zip bomb)",
+                self.path,
+            )
+        outer._left -= size
 
     def member(self, name: str) -> bytes:
         """The bytes of the member ``name``, read within the archive's bounds."""
@@ -164,18 +203,23 @@ class Archive:
 
     def arrays(self, name: str, keys: tuple[str, ...]) -> dict[str, np.ndarray]:
         """The arrays ``keys`` of the .npz member ``name`` (others are not read). Each array's
-        header is read first: one that declares more data than its member holds is refused,
-        before anything is allocated."""
+        member is within MAX_RATIO and the budget, and its header is read first: one that declares
+        more data than its member holds is refused, before anything is allocated; the array is then
+        read from the member into an array of that size, which must end the member."""
         raw = self._read(name)
         try:
             arrays = {}
             with zipfile.ZipFile(io.BytesIO(raw)) as z:
                 for key in keys:
                     info = z.getinfo(f"{key}.npy")  # KeyError if missing
-                    _check_size(info)
+                    _check_ratio(info)
                     with z.open(info) as f:
                         _check_array_header(f, info.file_size)
-                    arrays[key] = np.load(io.BytesIO(_read_member(z, info)), allow_pickle=False)
+                    self._spend(f"{name}/{info.filename}", info.file_size)
+                    with z.open(info) as f:
+                        arrays[key] = np.lib.format.read_array(f, allow_pickle=False)
+                        if f.read(1):  # the end of the member: its CRC is checked by now
+                            raise ValueError(f"{info.filename} holds more than its array")
             return arrays
         except KeyError as e:
             raise MaltpyError(f"damaged model: {name} has no array {e}", self.path) from None

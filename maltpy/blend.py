@@ -369,7 +369,7 @@ def read_blend(archive: Archive, path: str) -> Blend:
         raise MaltpyError(f"damaged model: {cut(e)}", path) from None
     members = []
     for name in names:
-        member = Parser.load(f"{path}:{name}", archive.member(name))
+        member = Parser.load(f"{path}:{name}", archive.member(name), archive)
         if not isinstance(member, Model):
             raise MaltpyError(f"damaged model: a blend inside a blend ({cut(name)})", path)
         members.append(member)

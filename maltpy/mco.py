@@ -48,7 +48,7 @@ from typing import BinaryIO
 import numpy as np
 import scipy.sparse as sp
 
-from .archive import _READ_ERRORS, SMALL
+from .archive import _READ_ERRORS, MAX_RATIO
 from .config import config_from_dict
 from .conll import valid_label
 from .errors import MaltpyError, cut, require
@@ -70,7 +70,6 @@ from .transition import SYSTEMS
 from .transition.base import LA, RA
 
 MAX_MCO_VARIABLE = "MALTPY_MAX_MCO_BYTES"
-MAX_RATIO = 1100  # deflate's limit is about 1032:1 (a LIBLINEAR 1.5 model is mostly zeros)
 MAX_MEMBERS = 100_000  # a model has a few (a data split: two a split value)
 READ_CHUNK = 1 << 22  # bytes inflated at a time into a member's buffer
 INFO_SUFFIX = "_singlemalt.info"
@@ -253,7 +252,7 @@ def read_members(path: str, data: bytes | None = None) -> Iterator[Members]:
                         f"a member outside the model's folder: {cut(info.filename, 100)!r}")  # fmt: skip
                 size = info.file_size
                 total += size
-                if total > limit or (size > SMALL and size > MAX_RATIO * info.compress_size):
+                if total > limit or size > MAX_RATIO * info.compress_size:  # 1.5's LIBLINEAR weights: mostly zeros
                     raise ValueError(f"{cut(info.filename, 100)} declares {size} bytes from {info.compress_size}, "
                                      f"more than maltpy reads of an .mco ({limit} in all, {MAX_MCO_VARIABLE} allows "
                                      f"more; or a zip bomb)")  # fmt: skip

@@ -146,12 +146,14 @@ def write_model(path: str | None, parts: ModelParts) -> bytes | None:
 
 
 @contextlib.contextmanager
-def open_archive(path: str | os.PathLike, data: bytes | None = None) -> Iterator[Archive]:
+def open_archive(path: str | os.PathLike, data: bytes | None = None,
+                 within: Archive | None = None) -> Iterator[Archive]:  # fmt: skip
     """The archive at ``path`` (or in ``data``, the bytes of one, which ``path`` then names in
-    messages), open while the block runs."""
+    messages; a member of the archive ``within``, read within its budget), open while the block
+    runs."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"a model's path is a str or a path, not {type(path).__name__}")
-    archive = Archive(os.fspath(path), data)
+    archive = Archive(os.fspath(path), data, within)
     try:
         yield archive
     finally:

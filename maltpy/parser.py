@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from .archive import Archive
 from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import Config
@@ -179,17 +180,19 @@ class Parser:
                 out.write(format_sentence(sentence).encode("utf-8"))
 
     @classmethod
-    def load(cls, path: str | os.PathLike, data: bytes | None = None) -> Parser:
+    def load(cls, path: str | os.PathLike, data: bytes | None = None, within: Archive | None = None) -> Parser:
         """The parser in the archive at ``path`` (or in ``data``, the bytes of one, which ``path``
-        then names in messages), every part checked before use: a model (model_archive.read_model)
-        or a blend of models (blend.read_blend); or MaltParser's model file (.mco) there, read as
-        a model (mco.load_mco)."""
+        then names in messages; a member of the archive ``within``, a blend's, read within its
+        budget), every part checked before use: a model (model_archive.read_model) or a blend of
+        models (blend.read_blend); or MaltParser's model file (.mco) there, read as a model
+        (mco.load_mco), unless it is a member (a blend holds maltpy's archives, which its budget
+        bounds; an .mco has a budget of its own)."""
         from .blend import read_blend
         from .mco import is_mco, load_mco
 
-        if isinstance(path, (str, os.PathLike)) and is_mco(os.fspath(path), data):
+        if within is None and isinstance(path, (str, os.PathLike)) and is_mco(os.fspath(path), data):
             return load_mco(os.fspath(path), data)
-        with open_archive(path, data) as archive:
+        with open_archive(path, data, within) as archive:
             if "blend" in archive.manifest:
                 return read_blend(archive, os.fspath(path))
             p = read_model(archive)

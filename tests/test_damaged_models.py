@@ -3,7 +3,10 @@ is one line ``maltpy: error: MODEL: damaged model...`` (or ``not a maltpy model`
 traceback, no output file, and bounded memory and time.
 
 Each case is run as ``maltpy parse -m BAD -i TEST -o OUT`` in a fresh wrapper process that
-reports the peak memory of its one child (``resource``), so that nothing else counts.
+reports the peak memory of its one child (``resource``), so that nothing else counts, with a
+budget of BUDGET bytes for what is read of one archive (MALTPY_MAX_ARCHIVE_BYTES): a bomb within
+deflate's ratio (1 GB at 230:1 here) is refused by the budget, before it is inflated; a header that
+declares more than deflate makes, by the ratio.
 """
 
 from __future__ import annotations
@@ -17,9 +20,12 @@ import numpy as np
 import pytest
 from conftest import EXAMPLE, run_maltpy, run_maltpy_measured
 
+from maltpy.archive import ARCHIVE_VARIABLE
+
 TEST = EXAMPLE / "en-test.conllu"
 PEAK_LIMIT_KB = 500 * 1024
 TIME_LIMIT_S = 10
+BUDGET = 256 << 20  # bytes read of one archive (the models here hold less than 1 MB)
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +103,9 @@ def bomb(path, model, member_ending, size=1 << 30) -> None:
                     f.write(chunk)
 
 
-def inner_bomb(path, model) -> None:
-    """The classifier's .npz holds an array member of 1 GB of zeros, declared as such."""
+def inner_bomb(path, model, zeros: dict[str, tuple[str, int]]) -> None:
+    """The classifier's .npz with the arrays ``zeros`` (name: (type, length)) of zeros, streamed
+    through deflate, declared as such."""
     files = members(model)
     name = next(n for n in files if n.endswith(".npz"))
     with np.load(io.BytesIO(files[name])) as data:
@@ -106,18 +113,47 @@ def inner_bomb(path, model) -> None:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=BOMB_LEVEL) as z:
         for key, array in arrays.items():
-            if key != "data":
+            if key not in zeros:
                 z.writestr(f"{key}.npy", _npy(array))
                 continue
             header = io.BytesIO()
-            n = 1 << 27  # float64: 1 GB
-            np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (n,)})
-            with z.open("data.npy", "w", force_zip64=True) as f:
+            descr, n = zeros[key]
+            np.lib.format.write_array_header_1_0(header, {"descr": descr, "fortran_order": False, "shape": (n,)})
+            with z.open(f"{key}.npy", "w", force_zip64=True) as f:
                 f.write(header.getvalue())
                 chunk = bytes(1 << 24)
-                for _ in range(n * 8 // len(chunk)):
+                for _ in range(n * np.dtype(descr).itemsize // len(chunk)):
                     f.write(chunk)
     files[name] = buffer.getvalue()
+    write_zip(path, files)
+
+
+def declaring(data: bytes, name_ending: str, ratio: int) -> bytes:
+    """The zip ``data`` with its member whose name ends in ``name_ending`` declaring ``ratio``
+    times its compressed size (under 4 GB), in its local header and its central directory entry:
+    a header that lies, its data unchanged."""
+    raw = bytearray(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        info = next(i for i in z.infolist() if i.filename.endswith(name_ending))
+    size = (ratio * info.compress_size).to_bytes(4, "little")
+    raw[info.header_offset + 22 : info.header_offset + 26] = size
+    name = info.filename.encode()
+    entry = raw.find(b"PK\x01\x02")
+    while raw[entry + 46 : entry + 46 + int.from_bytes(raw[entry + 28 : entry + 30], "little")] != name:
+        entry = raw.find(b"PK\x01\x02", entry + 4)
+    raw[entry + 24 : entry + 28] = size
+    return bytes(raw)
+
+
+def lying_classifier(path, model) -> None:
+    write_zip(path, members(model))
+    path.write_bytes(declaring(path.read_bytes(), ".npz", 2000))
+
+
+def lying_array(path, model) -> None:
+    files = members(model)
+    name = next(n for n in files if n.endswith(".npz"))
+    files[name] = declaring(files[name], "data.npy", 2000)
     write_zip(path, files)
 
 
@@ -198,8 +234,14 @@ CASES = {
     "encrypted-member": lambda p, ms: encrypted_flag(p, ms["liblinear"]),
     "manifest-bomb": lambda p, ms: bomb(p, ms["liblinear"], "manifest.json"),
     "classifier-bomb": lambda p, ms: bomb(p, ms["liblinear"], ".npz"),
-    "npz-member-bomb": lambda p, ms: inner_bomb(p, ms["liblinear"]),
+    "npz-member-bomb": lambda p, ms: inner_bomb(p, ms["liblinear"], {"data": ("<f8", 1 << 27)}),  # 1 GB
     "libsvm-text-bomb": lambda p, ms: bomb(p, ms["libsvm"], ".libsvm"),
+    # arrays each within the budget (160 MB), not together: the first is read, the second refused
+    "arrays-beyond-the-budget": lambda p, ms: inner_bomb(
+        p, ms["liblinear"], {"data": ("<f8", 20 << 20), "indices": ("<i4", 40 << 20)}
+    ),
+    "classifier-declaring-more-than-deflate-makes": lambda p, ms: lying_classifier(p, ms["liblinear"]),
+    "npz-member-declaring-more-than-deflate-makes": lambda p, ms: lying_array(p, ms["liblinear"]),
     # the manifest
     "manifest-missing": lambda p, ms: write_zip(
         p, {n: d for n, d in members(ms["liblinear"]).items() if n != "manifest.json"}
@@ -355,10 +397,24 @@ CASES = {
 }
 
 
+#: The bound that refuses a case, as its message names it.
+REFUSED_BY = {
+    "manifest-bomb": "MALTPY_MAX_MANIFEST_BYTES",
+    "classifier-bomb": ARCHIVE_VARIABLE,
+    "npz-member-bomb": ARCHIVE_VARIABLE,
+    "libsvm-text-bomb": ARCHIVE_VARIABLE,
+    "vocabulary-bomb": ARCHIVE_VARIABLE,
+    "arrays-beyond-the-budget": ARCHIVE_VARIABLE,
+    "classifier-declaring-more-than-deflate-makes": "more than deflate makes",
+    "npz-member-declaring-more-than-deflate-makes": "more than deflate makes",
+}
+
+
 @pytest.mark.parametrize("case", list(CASES))
-def test_a_damaged_model_is_one_line_error_in_bounded_memory_and_time(models, tmp_path, case):
+def test_a_damaged_model_is_one_line_error_in_bounded_memory_and_time(models, tmp_path, monkeypatch, case):
     bad = tmp_path / "bad.mpm"
     CASES[case](bad, models)
+    monkeypatch.setenv(ARCHIVE_VARIABLE, str(BUDGET))
     out = tmp_path / "out.conllu"
     result = run_maltpy_measured("parse", "-m", bad, "-i", TEST, "-o", out, timeout=120)
     err_lines = result.stderr.decode("utf-8", "replace").splitlines()
@@ -368,6 +424,7 @@ def test_a_damaged_model_is_one_line_error_in_bounded_memory_and_time(models, tm
     assert err.startswith(tuple(f"maltpy: error: {bad}: {what}" for what in ("damaged model", "not a maltpy model",
                                                                            "model format version"))), err  # fmt: skip
     assert len(err) < 600, err
+    assert REFUSED_BY.get(case, "") in err, err
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["bad.mpm"]
     assert result.peak_kb < PEAK_LIMIT_KB, f"peak {result.peak_kb} kB"
     assert result.seconds < TIME_LIMIT_S, f"{result.seconds:.1f} s"
