@@ -386,8 +386,9 @@ def _options_without_choices_or_default():
 def test_every_option_of_every_command_names_its_choices_and_default():
     from maltpy.cli import cli
 
-    # eval, view, convert, convert-model, learn, parse, optimize, info, oracle, proj, deproj, knn, config
-    assert len(cli.commands) == 13
+    # eval, view, convert, convert-model, learn, parse, optimize, info, oracle, proj, deproj, knn, config,
+    # blend, combine
+    assert len(cli.commands) == 15
     assert _options_without_choices_or_default() == []
     for command in cli.commands:
         result = run_maltpy(command, "--help")

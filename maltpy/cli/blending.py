@@ -25,7 +25,7 @@ def _blend_choices(option: str) -> click.Choice:
 @click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="The blended model archive to write.")
 @click.option("-c", "--config", "config_path", metavar="FILE",
               help="YAML file with a 'blend' group: members (a list, each as --member takes it), weights, decoder, "
-                   "held_out; the options given here override it.")  # fmt: skip
+                   "held_out; the options given here override it (default: none).")  # fmt: skip
 @click.option("--member", "members", metavar="FLAGS", multiple=True,
               help="A member: maltpy learn's flags, quoted ('-a covnonproj -pd right-to-left', '-c my.yaml'), or "
                    "'-m FILE', a model learned before. Repeat for each (default: MaltBlender's six, see the "
