@@ -446,7 +446,7 @@ static PyObject *Plan_values(Plan *p, PyObject *args)
     return result;
 }
 
-/* The columns of the instance: for each table in ``tables`` (a list of dicts), the column its
+/* The columns of the instance, ascending: for each table in ``tables`` (a list of dicts), the column its
    feature's value maps to (``picks[k]`` the feature's place among the model's, or None for
    place k); values that are None or in no table have none. The tables and picks are checked as
    they are read, after the configuration's values (reading them may have run Python code). */
@@ -485,6 +485,8 @@ static PyObject *Plan_columns(Plan *p, PyObject *args)
             Py_CLEAR(result);
     }
     release(p, &v);
+    if (result != NULL && PyList_Sort(result) < 0) /* ascending, as a CSR row (FeatureMap.columns_of) */
+        Py_CLEAR(result);
     return result;
 }
 
@@ -591,7 +593,7 @@ static void Plan_dealloc(Plan *p)
 static PyMethodDef Plan_methods[] = {
     {"values", (PyCFunction)Plan_values, METH_VARARGS, "values(configuration, columns) -> the features' values"},
     {"columns", (PyCFunction)Plan_columns, METH_VARARGS,
-     "columns(configuration, columns, tables, picks) -> the instance's columns"},
+     "columns(configuration, columns, tables, picks) -> the instance's columns, ascending"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -72,11 +72,12 @@ class FeatureMap:
         return fmap
 
     def columns_of(self, values: tuple) -> list[int]:
-        """The columns of one instance's values, when they are all plain strings or None (a
-        model without Split or ID features): ``transform``'s columns, one look-up per feature
-        (the per-sentence parse's hot path). Nulls to skip have no column: learning left them out."""
+        """The columns of one instance's values, ascending (a CSR row), when they are all plain
+        strings or None (a model without Split or ID features): ``transform``'s columns, one
+        look-up per feature (the per-sentence parse's hot path). Nulls to skip have no column:
+        learning left them out."""
         picked = values if self._in_order else self.pick(values)
-        return [x for x in map(dict.get, self.tables, picked) if x is not None]
+        return sorted(x for x in map(dict.get, self.tables, picked) if x is not None)
 
     @property
     def picks(self) -> list[int] | None:
