@@ -28,6 +28,8 @@ it, and its archive (``write_blend``) holds each member's archive whole.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 import json
 import math
 import os
@@ -55,6 +57,7 @@ MAX_FEATURE_NAME = 400
 #: within 0.1 LAS of each other on en_lines, da_ddt and la_perseus (scripts/bench_blend.py)
 SCORER_C = 0.1
 FLOOR = 1e-6  # the least probability a proposed arc scores (its log: about -13.8) ...
+LOG_FLOOR = math.log(FLOOR)
 UNPROPOSED = -30.0  # ... above what an arc no member proposed scores
 ROOT_TAG = "<root>"  # the head tag of an arc from the root, in the scorer's features
 
@@ -76,7 +79,10 @@ def arc_features(trees: Sequence[Tree], tags: Sequence[str]) -> Iterator[tuple[i
             head = ROOT_TAG if h == 0 else tags[h - 1]
             span = f"{'L' if h < d else 'R'}{min(abs(h - d), 6) if h else 'r'}"
             votes = len(ms)
-            pattern = "".join("1" if m in ms else "0" for m in range(len(trees)))
+            bits = ["0"] * len(trees)
+            for m in ms:
+                bits[m] = "1"
+            pattern = "".join(bits)
             names = [f"n={votes}", f"n={votes}|d={dep}", f"a={span}", f"a={span}|h={head}|d={dep}",
                      f"h={head}|d={dep}", f"v={pattern}"]  # fmt: skip
             for m in ms:
@@ -99,11 +105,16 @@ class ArcScorer:
         for the others."""
         n = len(tags)
         scores = np.full((n + 1, n + 1), UNPROPOSED)
-        index, coef = self.index, self.coef
+        weight, nothing = self.weights.get, itertools.repeat(0.0)
         for h, d, names in arc_features(trees, tags):
-            z = self.intercept + sum(coef[index[f]] for f in names if f in index)
-            scores[h, d] = max(-math.log1p(math.exp(-z)) if z > -700 else z, math.log(FLOOR))
+            z = self.intercept + sum(map(weight, names, nothing))
+            scores[h, d] = max(-math.log1p(math.exp(-z)) if z > -700 else z, LOG_FLOOR)
         return scores
+
+    @functools.cached_property
+    def weights(self) -> dict[str, float]:
+        """Each feature's weight (a feature training never saw weighs nothing)."""
+        return dict(zip(self.index, self.coef.tolist()))
 
     @classmethod
     def fit(cls, rows: list[tuple[list[str], bool]]) -> ArcScorer:
