@@ -497,29 +497,37 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
     def every(number: int) -> bool:
         return held_out is None and number % HELD_OUT_EVERY == HELD_OUT_EVERY - 1
 
-    first = [learned(k, every, "all of it" if held_out else "9 of every 10 sentences") for k in range(len(members))]
-    weights = Weights.equal(len(members))
-    if weighting != "equal":
-        say(f"weighing the members by their parses of {'the held-out file' if held_out else 'the rest'}")
+    # each member learned and, for the weights, made to parse the held-out text in turn: without
+    # a held-out file, a member learned from nine tenths is dropped once it has parsed the rest
+    weighed = weighting != "equal"
+    if held_out is not None:
+        gold = _gold(held_out.sentences(), held_out.name) if weighed else []
+    else:
+        gold = _gold((s for number, s in enumerate(train.sentences()) if every(number)), train.name)
+    models, parses = [], []
+    for k in range(len(members)):
+        model = learned(k, every, "all of it" if held_out else "9 of every 10 sentences")
+        if weighed:
+            parses.append(_parse_copies(model, gold))
         if held_out is not None:
-            weights = _weigh(first, weighting, held_out.sentences(), held_out.name)
-        else:
-            rest = (s for number, s in enumerate(train.sentences()) if every(number))
-            weights = _weigh(first, weighting, rest, train.name)
-    final = first
+            models.append(model)
+        del model
+    if weighed:
+        say(f"weighing the members by their parses of {'the held-out file' if held_out else 'the rest'}")
+    weights = Weights.estimate(weighting, gold, parses) if weighed else Weights.equal(len(members))
     if held_out is None:
-        final = [learned(k, lambda number: False, "all of it") for k in range(len(members))]
+        models = [learned(k, lambda number: False, "all of it") for k in range(len(members))]
     statistics = {
         "treebank": train.name,
         "held_out": held_out.name if held_out else f"every {HELD_OUT_EVERY}th sentence of the treebank",
         "members": [m.text for m in members],
         "held_out_las": [round(100 * w, 2) for w in weights.overall] if weighting != "equal" else None,
     }
-    return Blend(final, weights, decoder, statistics)
+    return Blend(models, weights, decoder, statistics)
 
 
-def _weigh(models: list[Model], weighting: str, sentences: Iterable[Sentence], name: str) -> Weights:
-    """The weights of ``weighting`` from each model's parse of the gold ``sentences`` (of ``name``)."""
+def _gold(sentences: Iterable[Sentence], name: str) -> list[Sentence]:
+    """The held-out ``sentences`` (of ``name``), each with its gold tree."""
     gold = []
     for sentence in sentences:
         if sentence.heads is None:
@@ -528,11 +536,13 @@ def _weigh(models: list[Model], weighting: str, sentences: Iterable[Sentence], n
     if not gold:
         raise MaltpyError(f"no held-out sentences to weigh the members by (every {HELD_OUT_EVERY}th sentence is held "
                           "out: give more, or --held-out FILE, or --weights equal)", name)  # fmt: skip
-    parses = []
-    for model in models:
-        copies = [Sentence([list(w) for w in s.words], s.format, s.line, s.extra) for s in gold]
-        parses.append([(s.heads, s.labels) for s in model.parse(copies, watch=None)])
-    return Weights.estimate(weighting, gold, parses)
+    return gold
+
+
+def _parse_copies(model: Model, gold: list[Sentence]) -> list[Tree]:
+    """``model``'s tree of each of the ``gold`` sentences (parsed as copies: they keep their trees)."""
+    copies = [Sentence([list(w) for w in s.words], s.format, s.line, s.extra) for s in gold]
+    return [(s.heads, s.labels) for s in model.parse(copies, watch=None)]
 
 
 # --- combining parses made before (maltpy combine) -------------------------------------------------
