@@ -132,8 +132,11 @@ def main() -> None:
     parser.add_argument("--train", type=Path, help="another treebank's training file (with --test)")
     parser.add_argument("--test", type=Path)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--weights", default="learned,pos,model",
-                        help="the blends' weightings, comma-separated; the first is timed (default: %(default)s)")
+    parser.add_argument(
+        "--weights",
+        default="learned,pos,model",
+        help="the blends' weightings, comma-separated; the first is timed (default: %(default)s)",
+    )
     args = parser.parse_args()
     runs = []
     if args.train:
@@ -153,8 +156,10 @@ def main() -> None:
         ref = f"{r['reference'][1]:.2f} ({r['reference'][0]})" if r["reference"] else "-"
         members = " ".join(f"{x:.2f}" for x in r["members"])
         more = "".join(f" {r['others'][w]:7.2f}" for w in weightings[1:])
-        print(f"{r['name']:<12} {members:<42} {best:6.2f} {r['blend_las']:6.2f} {r['blend_las'] - best:+6.2f}{more}  "
-              f"{ref}")
+        print(
+            f"{r['name']:<12} {members:<42} {best:6.2f} {r['blend_las']:6.2f} {r['blend_las'] - best:+6.2f}{more}  "
+            f"{ref}"
+        )
     if results:
         gains = [r["blend_las"] - max(r["members"]) for r in results]
         print(f"mean gain over the best member: {statistics.mean(gains):+.2f}")

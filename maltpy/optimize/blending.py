@@ -77,8 +77,11 @@ def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callabl
             text = (f"# maltpy optimize: a blend of {len(members)} members, LAS {las:.2f} on the held-out parts "
                     f"(the best single configuration: {best.las:.2f}).\n"
                     "# Use: maltpy blend -c THIS -i TRAIN -m MODEL\n")  # fmt: skip
-            settings = {"members": [f"-c {os.path.relpath(p, out_dir)}" for p in paths], "weights": "learned",
-                        "decoder": "non-projective"}
+            settings = {
+                "members": [f"-c {os.path.relpath(p, out_dir)}" for p in paths],
+                "weights": "learned",
+                "decoder": "non-projective",
+            }
             text += yaml.safe_dump({"blend": settings}, sort_keys=False)
             with atomic_output(os.path.join(out_dir, "blend.yaml")) as out:
                 out.write(text.encode("utf-8"))
