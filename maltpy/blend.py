@@ -43,7 +43,7 @@ from .archive import Archive, write_archive
 from .conll import CPOSTAG, Sentence, valid_label
 from .decode import spanning_tree
 from .errors import MaltpyError, cut, require
-from .parser import Model, Parser
+from .parser import Model, Parser, one_root_for
 from .transition import SYSTEMS
 
 WEIGHTINGS = ("learned", "pos", "model", "equal")
@@ -295,15 +295,9 @@ class Blend(Parser):
         for member in self.members:
             member._check_format(reader)
 
-    def _single_root(self, sentence: Sentence) -> bool:
-        setting = self.single_root
-        return setting == "true" or (setting == "auto" and "conllu" in (sentence.format, self.data_format))
-
     def _parse_batch(self, batch: list[Sentence], progress, watch: Callable | None) -> list[Sentence]:
         first = self.members[0]
-        views = batch if first.vocabulary is None else [first.vocabulary.view(s) for s in batch]
-        if watch is not None and first.vocabulary is not None:
-            watch(first.vocabulary.tally(views))
+        views = first.views(batch, watch)  # the first member's reading: its tags weigh the votes
         parses = [member.arcs(batch) for member in self.members]
         projective = self.decoder == "projective"
         for k, (sentence, view) in enumerate(zip(batch, views)):
@@ -576,7 +570,7 @@ def combine_files(readers: Sequence, weights: Weights, projective: bool, single_
         raise ValueError("one weight per file")
     for row in aligned(readers):
         first = row[0]
-        one_root = single_root == "true" or (single_root == "auto" and first.format == "conllu")
+        one_root = one_root_for(single_root, first.format)
         heads, labels = combine([(s.heads, s.labels) for s in row], first.column(CPOSTAG), weights, projective,
                                 one_root)  # fmt: skip
         first.set_arcs(heads, labels)

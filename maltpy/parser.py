@@ -68,6 +68,13 @@ def columns_of(sentence: Sentence) -> list[list]:
     return [[None] + [w[k] for w in words] for k in range(10)]
 
 
+def one_root_for(setting: str, *formats: str) -> bool:
+    """Whether a parse gets one root under graph.single_root ``setting``: true; or auto, if one of
+    ``formats`` (the sentence's, the training treebank's) is CoNLL-U, so that CoNLL-U text that
+    looks like CoNLL-X, without comments or multiword tokens, is treated as what the model knows."""
+    return setting == "true" or (setting == "auto" and "conllu" in formats)
+
+
 class Parser:
     """What parses sentences: a ``Model``, or a ``blend.Blend`` of models. The ways into parsing
     (``parse`` and those built on it) are defined here once; a parser defines how it checks an
@@ -75,6 +82,7 @@ class Parser:
 
     data_format: str
     vocabulary: Vocabulary | None
+    single_root: str  # graph.single_root: auto, true or false
     #: whether batches are cut by tokens (the arrays form's batches) or by sentences
     by_tokens: bool = True
 
@@ -152,6 +160,12 @@ class Parser:
 
     def _check_format(self, reader: ConllReader) -> None:
         raise NotImplementedError
+
+    def _single_root(self, sentence: Sentence) -> bool:
+        """Whether the parse of ``sentence`` gets one root (``one_root_for`` of the parser's
+        graph.single_root setting, ``single_root``, the sentence's format and the training
+        treebank's)."""
+        return one_root_for(self.single_root, sentence.format, self.data_format)
 
     def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
         raise NotImplementedError
@@ -276,12 +290,9 @@ class Model(Parser):
                               f"{problem} (convert it: maltpy convert --to {self.data_format})",
                               reader.name)  # fmt: skip
 
-    def _single_root(self, sentence: Sentence) -> bool:
-        """Whether the parse of ``sentence`` gets one root (graph.single_root; auto: if the
-        sentence or the training treebank is CoNLL-U, so that CoNLL-U text that looks like
-        CoNLL-X, without comments or multiword tokens, is treated as what the model knows)."""
-        setting = self.config.graph.single_root
-        return setting == "true" or (setting == "auto" and "conllu" in (sentence.format, self.data_format))
+    @property
+    def single_root(self) -> str:
+        return self.config.graph.single_root
 
     @property
     def by_tokens(self) -> bool:
@@ -301,10 +312,7 @@ class Model(Parser):
         are): the transitions' tree, deprojectivized with pseudo-projective parsing, with one word
         on the root where graph.single_root applies. ``watch`` is given the batch's tally of values
         training never saw."""
-        # each sentence as the model reads it: its tag columns as in training (vocabulary.view)
-        views = batch if self.vocabulary is None else [self.vocabulary.view(s) for s in batch]
-        if watch is not None and self.vocabulary is not None:
-            watch(self.vocabulary.tally(views))
+        views = self.views(batch, watch)
         one_root = [self._single_root(s) for s in batch]
         # what the transitions and features read: a right-to-left model's sentences reversed, and
         # their trees mirrored back before anything else sees them (direction.py)
@@ -325,6 +333,16 @@ class Model(Parser):
                 heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + view.column(UPOS))
             out.append((heads, labels))
         return out
+
+    def views(self, batch: list[Sentence], watch: Callable[[Tally], None] | None = None) -> list[Sentence]:
+        """Each sentence as the model reads it: its tag columns as in training (vocabulary.view);
+        ``watch`` is given the batch's tally of values training never saw."""
+        if self.vocabulary is None:
+            return batch
+        views = [self.vocabulary.view(s) for s in batch]
+        if watch is not None:
+            watch(self.vocabulary.tally(views))
+        return views
 
     def write_ignored(self, sentence: Sentence) -> None:
         """Write the columns the model ignores as it says (``ignored_columns``)."""
