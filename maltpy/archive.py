@@ -30,6 +30,7 @@ import io
 import json
 import math
 import os
+import stat
 import zipfile
 import zlib
 from typing import Any
@@ -129,6 +130,11 @@ class Archive:
         self._limit = self._left = max_archive_bytes()
         # opened as every input is, so that a missing or unreadable file says so
         self._file = open_file(path, "model file") if data is None else io.BytesIO(data)
+        if data is None and not stat.S_ISREG(os.fstat(self._file.fileno()).st_mode):
+            # a zip is read by seeking from its end: a device has none (zipfile's search for the
+            # end record reads /dev/zero without bound), a pipe cannot seek
+            self._file.close()
+            raise MaltpyError("not a maltpy model (not a regular file: a model is read by seeking in it)", path)
         try:
             self._zip = zipfile.ZipFile(self._file)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:

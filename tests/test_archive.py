@@ -125,3 +125,18 @@ def test_a_blends_member_is_a_maltpy_archive_not_an_mco(example_model, tmp_path)
             z.writestr(name, data)
     with pytest.raises(MaltpyError, match="members/00.mpm: damaged model: manifest.json is missing"):
         maltpy.load_model(path)
+
+
+def test_a_model_that_is_no_regular_file_is_one_error_line(tmp_path):
+    """An archive is read by seeking in it: a device or a pipe named as a model is refused before
+    zipfile reads it (/dev/zero made zipfile's search for the end record run out of memory)."""
+    from conftest import assert_one_line_error
+
+    out = tmp_path / "out.conllu"
+    result = run_maltpy("parse", "-m", "/dev/zero", "-i", EXAMPLE / "en-test.conllu", "-o", out)
+    assert "not a regular file" in assert_one_line_error(result, "/dev/zero")
+    assert not out.exists()
+    blend = run_maltpy("blend", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "b.mpm", "--weights", "equal",
+                       "--member", "-m /dev/zero")  # fmt: skip
+    assert_one_line_error(blend, "/dev/zero")
+    assert not (tmp_path / "b.mpm").exists()
