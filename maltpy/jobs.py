@@ -162,31 +162,38 @@ def bound_jobs(asked: int, worker_bytes: int, say: Callable[[str], None] | None)
     return jobs
 
 
-def model_bytes(path: str) -> int:
-    """The unpacked bytes of the model archive at ``path`` (0 if it cannot be read: loading it says why)."""
+def _from_model_zip(path: str, read: Callable[[zipfile.ZipFile], int], otherwise: int) -> int:
+    """``read`` of the zip of the model at ``path``, or ``otherwise`` if it is not a regular file's
+    zip that can be read (a device, a pipe, a damaged file: loading the model says why)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # zipfile would read /dev/zero without bound
+            return otherwise
         with zipfile.ZipFile(path) as z:
-            return sum(info.file_size for info in z.infolist())
-    except (OSError, zipfile.BadZipFile, ValueError, EOFError):
-        return 0
+            return read(z)
+    except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, AttributeError, RuntimeError):
+        return otherwise
+
+
+def model_bytes(path: str) -> int:
+    """The unpacked bytes of the model archive at ``path`` (0 if it cannot be read)."""
+    return _from_model_zip(path, lambda z: sum(info.file_size for info in z.infolist()), 0)
 
 
 def batch_limit(path: str) -> int:
     """The bytes a batch closes at for the model at ``path``: BATCH_BYTES, a share of it for a
     blend (blend.py), whose members each parse every sentence, so that a file the members take
-    long over is still cut into batches for the workers (0 members if the manifest cannot be
-    read: loading the model says why)."""
-    members = 1
-    try:
-        with zipfile.ZipFile(path) as z:
-            info = z.getinfo("manifest.json")
-            if info.file_size <= 1 << 20:  # a blend's manifest is small; a model's may not be
-                blend = json.loads(z.read(info)).get("blend")
-                if isinstance(blend, dict) and isinstance(blend.get("members"), list):
-                    members = max(1, len(blend["members"]))
-    except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, AttributeError, RuntimeError):
-        pass
-    return BATCH_BYTES // members
+    long over is still cut into batches for the workers (BATCH_BYTES if the manifest cannot be
+    read)."""
+    return BATCH_BYTES // _from_model_zip(path, _blend_members, 1)
+
+
+def _blend_members(z: zipfile.ZipFile) -> int:
+    """The members of the blend whose archive ``z`` is; 1 for a model."""
+    info = z.getinfo("manifest.json")
+    if info.file_size > 1 << 20:  # a blend's manifest is small; a model's may not be
+        return 1
+    blend = json.loads(z.read(info)).get("blend")
+    return max(1, len(blend["members"])) if isinstance(blend, dict) and isinstance(blend.get("members"), list) else 1
 
 
 def input_bytes(path: str | None) -> int | None:

@@ -136,6 +136,11 @@ def test_a_model_that_is_no_regular_file_is_one_error_line(tmp_path):
     result = run_maltpy("parse", "-m", "/dev/zero", "-i", EXAMPLE / "en-test.conllu", "-o", out)
     assert "not a regular file" in assert_one_line_error(result, "/dev/zero")
     assert not out.exists()
+    big = tmp_path / "big.conllx"  # two batches: --jobs looks into the model before any worker loads it
+    big.write_bytes((DATA / "conllx" / "en_lines-ud-test.conllx").read_bytes() * 6)
+    jobs = run_maltpy("parse", "-m", "/dev/zero", "-i", big, "-o", out, "--jobs", "2")
+    assert "not a regular file" in assert_one_line_error(jobs, "/dev/zero")
+    assert not out.exists()
     blend = run_maltpy("blend", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "b.mpm", "--weights", "equal",
                        "--member", "-m /dev/zero")  # fmt: skip
     assert_one_line_error(blend, "/dev/zero")
