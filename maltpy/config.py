@@ -3,7 +3,8 @@
 The file mirrors MaltParser 1.9.2's option file: top-level keys are its option groups
 (``singlemalt``, ``guide``, ``lib``, ``nivre``, ``covington``, ``multiplanar``, ``planar``, ``2planar``,
 ``pproj``, ``graph``, ``input``)
-and the keys inside them are its option names, with its defaults. Every option also has
+and the keys inside them are its option names, with its defaults. The group ``mst`` holds the
+graph-based parser's options (``-a mst``, maltpy/graph) under MSTParser 0.5's own names. Every option also has
 MaltParser's command-line flag (``-a``, ``-l``, ``-F``, ``-nr`` ...), through which the command
 line overrides the file. ``covington.max_degree`` (Nivre 2007, §3) and
 ``singlemalt.parsing_direction`` (direction.py) are maltpy's own.
@@ -27,6 +28,7 @@ from .conll import valid_label
 from .direction import DIRECTIONS
 from .errors import MaltpyError, cut
 from .files import read_file
+from .graph import GRAPH_ALGORITHMS, MAX_TRAINING_K
 from .learner_options import MAX_INT, parse_learner_options
 from .learner_options import integer as _integer
 from .learner_options import quoted as _q
@@ -110,6 +112,18 @@ class TwoPlanar:
 
 
 @dataclass(frozen=True, slots=True)
+class Mst:
+    """MSTParser 0.5's options, by its names (``order:``, ``decode-type:``, ``training-k:``,
+    ``iters:``, ``loss-type:``) and defaults."""
+
+    order: int = 1
+    decode_type: str = "proj"
+    training_k: int = 1
+    iters: int = 10
+    loss_type: str = "punc"
+
+
+@dataclass(frozen=True, slots=True)
 class Guide:
     features: str | None = None
     learner: str = "liblinear"
@@ -134,6 +148,7 @@ class Config:
     multiplanar: MultiPlanar = MultiPlanar()
     planar: Planar = Planar()
     twoplanar: TwoPlanar = TwoPlanar()  # MaltParser's group 2planar
+    mst: Mst = Mst()
     guide: Guide = Guide()
     lib: Lib = Lib()
     pproj: Encoding = Encoding()
@@ -169,10 +184,11 @@ class Option:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     optional: bool = False
+    maximum: int | None = None
 
 
 OPTIONS: dict[tuple[str, str], Option] = {
-    ("singlemalt", "parsing_algorithm"): Option("choice", "a", "parsing algorithm", tuple(SYSTEMS)),
+    ("singlemalt", "parsing_algorithm"): Option("choice", "a", "parsing algorithm", (*SYSTEMS, *GRAPH_ALGORITHMS)),
     ("singlemalt", "null_value"): Option(
         "choice", "nv", "how feature null values are told apart", ("none", "one", "rootnode", "novalue")
     ),
@@ -222,6 +238,21 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ("planar", "acyclicity"): Option("bool", "pacy", "no arc that closes a cycle (planar and 2planar)"),
     ("planar", "no_covered_roots"): Option("bool", "pcov", "no REDUCE of a word without a head (planar and 2planar)"),
     ("2planar", "reduceonswitch"): Option("bool", "2pr", "SWITCH also pops the stack it makes active"),
+    ("mst", "order"): Option(
+        "int", "mo", "graph-based parsing (-a mst): arcs scored alone (1) or with their sibling (2)", minimum=1,
+        maximum=2,
+    ),
+    ("mst", "decode_type"): Option(
+        "choice", "mdt", "graph-based parsing: projective (Eisner) or non-projective trees", ("proj", "non-proj")
+    ),
+    ("mst", "training_k"): Option(
+        "int", "mk", "graph-based parsing: MIRA's constraints from the k best trees", minimum=1, maximum=MAX_TRAINING_K
+    ),
+    ("mst", "iters"): Option("int", "mi", "graph-based parsing: passes of MIRA over the training treebank", minimum=1),
+    ("mst", "loss_type"): Option(
+        "choice", "ml", "graph-based parsing: MIRA's loss counts wrong heads of every word, or of non-punctuation",
+        ("punc", "nopunc"),
+    ),
     ("guide", "features"): Option("path", "F", "feature model file (XML or text)", optional=True),
     ("guide", "learner"): Option("choice", "l", "learner", LEARNERS),
     ("guide", "data_split_column"): Option("column", "d", "column of the data split feature", optional=True),
@@ -371,6 +402,8 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
             raise ValueError(f"expected an integer, not {_q(value)}")
         if option.minimum is not None and value < option.minimum:
             raise ValueError(f"must be at least {option.minimum}, not {shown}")
+        if option.maximum is not None and value > option.maximum:
+            raise ValueError(f"must be at most {option.maximum}, not {shown}")
         if value > MAX_INT:
             raise ValueError(f"must be at most {MAX_INT}, not {shown}")
         return value

@@ -181,7 +181,7 @@ def _checked_parts(archive: Archive, path: str) -> ModelParts:
     algorithm = config.singlemalt.parsing_algorithm
     fm = _checked_feature_model(m.get("feature_model"), config, path)
     classes = _checked_classes(m.get("classes"), SYSTEMS[algorithm].transitions)
-    roots = _checked_roots(m.get("roots"))
+    roots = checked_roots(m.get("roots"))
     data_format = m.get("data_format")
     require(data_format in FORMATS, "an unknown data format")
     statistics = m.get("training", {})
@@ -252,7 +252,7 @@ def _check_names(names: list, split: bool) -> None:
            "classifier names that do not fit a model with a data split")  # fmt: skip
 
 
-def _checked_roots(stored: object) -> RootLabels | None:
+def checked_roots(stored: object) -> RootLabels | None:
     """The root labels of a model's manifest (None for a model made before they were kept), or
     ValueError if they are not labels."""
     if stored is None:

@@ -35,12 +35,13 @@ from .archive import Archive
 from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import Config
-from .conll import QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
+from .conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
 from .direction import RIGHT_TO_LEFT, mirrored, reversed_sentence
 from .errors import MaltpyError, counted, cut
 from .features import FeatureModel, load_feature_model
 from .features.spec import FORMAT_NAMES
 from .files import atomic_output, check_output_path, read_conll
+from .graph import is_graph_based
 from .learner_options import CLASS_WEIGHTS
 from .learners import LEARNERS, AtomicModel
 from .learners.divide import Guide, classifier_groups, data_split, guide_of, train_guide
@@ -170,6 +171,16 @@ class Parser:
     def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
         raise NotImplementedError
 
+    def views(self, batch: list[Sentence], watch: Callable[[Tally], None] | None = None) -> list[Sentence]:
+        """Each sentence as the parser reads it: its tag columns as in training (vocabulary.view);
+        ``watch`` is given the batch's tally of values training never saw."""
+        if self.vocabulary is None:
+            return batch
+        views = [self.vocabulary.view(s) for s in batch]
+        if watch is not None:
+            watch(self.vocabulary.tally(views))
+        return views
+
     def parse_conll(self, text: str, format: str = "auto") -> str:
         """Parse CoNLL-X or CoNLL-U text; the same text back with HEAD and DEPREL filled in."""
         if not isinstance(text, str):
@@ -202,6 +213,7 @@ class Parser:
         (mco.load_mco), unless it is a member (a blend holds maltpy's archives, which its budget
         bounds; an .mco has a budget of its own)."""
         from .blend import read_blend
+        from .graph.model import read_graph_model
         from .mco import is_mco, load_mco
 
         if within is None and isinstance(path, (str, os.PathLike)) and is_mco(os.fspath(path), data):
@@ -209,6 +221,8 @@ class Parser:
         with open_archive(path, data, within) as archive:
             if "blend" in archive.manifest:
                 return read_blend(archive, os.fspath(path))
+            if "graph" in archive.manifest:
+                return read_graph_model(archive)
             p = read_model(archive)
         return Model(p.config, p.feature_model, p.classes, p.guide, p.data_format, p.statistics, p.roots,
                      p.vocabulary, p.ignored_columns)  # fmt: skip
@@ -334,16 +348,6 @@ class Model(Parser):
             out.append((heads, labels))
         return out
 
-    def views(self, batch: list[Sentence], watch: Callable[[Tally], None] | None = None) -> list[Sentence]:
-        """Each sentence as the model reads it: its tag columns as in training (vocabulary.view);
-        ``watch`` is given the batch's tally of values training never saw."""
-        if self.vocabulary is None:
-            return batch
-        views = [self.vocabulary.view(s) for s in batch]
-        if watch is not None:
-            watch(self.vocabulary.tally(views))
-        return views
-
     def write_ignored(self, sentence: Sentence) -> None:
         """Write the columns the model ignores as it says (``ignored_columns``)."""
         for k, text in self.ignored_columns.items():
@@ -452,6 +456,13 @@ class Model(Parser):
         graph = dataclasses.replace(self.config.graph, single_root=setting)
         self.config = dataclasses.replace(self.config, graph=graph)
 
+    def summary(self) -> str:
+        """What was learned, in a few words (``maltpy learn`` says it)."""
+        s = self.statistics
+        return (f"{self.config.singlemalt.parsing_algorithm} with {self.config.guide.learner} from "
+                f"{counted(s['sentences'], 'sentence')} ({counted(s['instances'], 'instance')}, "
+                f"{counted(len(self.guide.all_models()), 'classifier')})")  # fmt: skip
+
     def describe(self) -> dict:
         """What ``maltpy info`` shows."""
         classifiers = []
@@ -507,13 +518,18 @@ def load_model(path: str) -> Parser:
 def learn(
     config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
     progress: Callable[[str], None] | None = None, save_instances: str | None = None,
-) -> Model:  # fmt: skip
+) -> Parser:  # fmt: skip
     """Induce a parser from the gold trees in ``sentences`` (read from ``name``). With
     ``save_instances``, each classifier's training instances are also written to that folder
     in TiMBL's columns format (``<classifier>.col``), as MaltParser's -li writes them.
 
     The configuration is read here, once: the steps below are given what it makes (the feature
     model, the transition system, the data split, the learner and its options)."""
+    if is_graph_based(config.singlemalt.parsing_algorithm):
+        from .graph.model import learn_graph
+
+        return learn_graph(config, sentences, data_format, name, progress, _Treebank(pproj=config.pproj,
+                           columns=[FORM, LEMMA, CPOSTAG, POSTAG, FEATS]))  # fmt: skip
     started = time.perf_counter()
     guide = config.guide
     pproj = config.pproj

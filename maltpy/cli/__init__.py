@@ -128,11 +128,8 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
         model = learn(config, reader, reader.format, reader.name, say, instances_path)
     model.save(model_path)
     if not quiet:
-        s = model.statistics
         progress_line(
-            f"learned {config.singlemalt.parsing_algorithm} with {config.guide.learner} from "
-            f"{counted(s['sentences'], 'sentence')} ({counted(s['instances'], 'instance')}, "
-            f"{counted(len(model.guide.all_models()), 'classifier')}) in {time.perf_counter() - started:.1f}s "
+            f"learned {model.summary()} in {time.perf_counter() - started:.1f}s "
             f"-> {'standard output' if is_std(model_path) else quote(model_path)}",
             final=True,
         )

@@ -54,7 +54,8 @@ def _values(group: str, name: str, option) -> str:
     if option.kind == "bool":
         return f"true or false (default: {str(default).lower()})"
     if option.kind == "int":
-        return f"an integer, at least {option.minimum} (default: {'none' if default is None else default})"
+        most = "" if option.maximum is None else f", at most {option.maximum}"
+        return f"an integer, at least {option.minimum}{most} (default: {'none' if default is None else default})"
     if option.kind == "column":
         return f"one of {', '.join(COLUMN_NAMES)} (default: none, no data split)"
     if option.kind == "address":

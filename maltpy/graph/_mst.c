@@ -1,0 +1,706 @@
+/* MSTParser 0.5's feature templates, in C for speed: maltpy/graph/features.py says what they are,
+   with the paper's sections; this file enumerates them.
+
+   A sentence comes as arrays over its N = n + 1 tokens (token 0 the root): each token's FORM,
+   LEMMA, CPOSTAG and POSTAG as 64-bit hashes of their strings ("atoms", features.atom), its FEATS
+   as a ragged array of atoms (fptr[i]..fptr[i + 1] in fval), and the atoms of MSTParser's fixed
+   strings (STR, END, MID, STPOS, STWRD). A feature is MSTParser's feature string, which this file
+   never builds: its key is a 64-bit hash of the string's template (a number of this file) and its
+   parts (atoms, and small numbers for direction, distance and the like), so that two features
+   have the same key exactly when MSTParser's strings are the same (up to a hash collision, about
+   one in 2^64 / (features^2)). Keys equal to 0 are taken as 1 (0 marks an empty slot).
+
+   The alphabet is an open-addressing hash table (tkeys, tvals) from key to feature number, built
+   here from the gold trees' keys; a key it does not hold is dropped, as MSTParser drops the strings
+   its frozen alphabet does not hold. A feature emitted twice for one part counts twice.
+
+   Four things come out: the keys of a tree's parts (learning builds the alphabet from the gold
+   trees'), the feature numbers of a tree's parts (MIRA's feature vectors), the feature numbers of
+   every arc and every label of a sentence as compressed rows (learning keeps them across its
+   passes), and the scores of every sibling part (second order, computed from the weights each
+   time; there are n^3 of them). */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint64_t u64;
+
+/* --- keys ------------------------------------------------------------------------------------------ */
+
+static inline u64 mix(u64 h, u64 x)
+{
+    h ^= x;
+    h *= 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 32;
+    return h;
+}
+
+static inline u64 start(u64 code) { return mix(0x632BE59BD9B4E019ULL, code); }
+static inline u64 fin(u64 h) { return h ? h : 1; }
+
+/* The templates' numbers (any distinct numbers would do; they are part of every key, so a model
+   archive records TEMPLATES_VERSION and is refused by another). */
+enum {
+    T_PC = 1,           /* in-between tag, + type (0 POSTAG, 1 CPOSTAG) */
+    T_PT = 10,          /* the surrounding-tag rows, 10 + 2 * row + type */
+    T_TWO = 100,        /* word/tag pairs: HC, HCA, HCC, HCD = 100..103 */
+    T_FF = 110,         /* morphology: FF, LF = 110, 111 (with the FEATS positions i, j) */
+    T_NTS1 = 200, T_ANTS1, T_NTH, T_NTI, T_NTIA, T_NTIB, T_NTIC, T_NTJ,
+    T_TRIP = 300, T_ATRIP,
+    T_CH_PAIR = 310, T_CH_WPAIR, T_CH_WPAIRA, T_CH_WPAIRB, T_ACH_PAIR, T_ACH_WPAIR, T_ACH_WPAIRA,
+    T_ACH_WPAIRB, T_SIB_DIST, T_ASIB_DIST, T_CH_PAIR_DIST, T_ACH_PAIR_DIST,
+};
+
+/* A sentence's atoms. */
+typedef struct {
+    Py_ssize_t N;
+    const u64 *form, *lemma, *cpos, *pos;
+    const int64_t *fptr;
+    const u64 *fval;
+    u64 STR, END, MID, STPOS, STWRD;
+} Sent;
+
+/* Where the keys go: collected as keys, looked up and collected as feature numbers, or looked up
+   and summed into acc with the weights w. */
+enum { KEYS, NUMBERS, SCORE };
+
+typedef struct {
+    int mode;
+    const u64 *tkeys;
+    const int32_t *tvals;
+    u64 mask;
+    const double *w;
+    double acc;
+    u64 *keys;
+    int32_t *nums;
+    Py_ssize_t len, cap;
+    int oom;
+} Sink;
+
+static inline int32_t lookup(const Sink *k, u64 key)
+{
+    u64 i = (key * 0xD6E8FEB86659FD93ULL) >> 7 & k->mask;
+    for (;;) {
+        u64 t = k->tkeys[i];
+        if (t == key)
+            return k->tvals[i];
+        if (t == 0)
+            return -1;
+        i = (i + 1) & k->mask;
+    }
+}
+
+static int grow(Sink *k)
+{
+    Py_ssize_t cap = k->cap ? 2 * k->cap : 4096;
+    if (k->mode == KEYS) {
+        u64 *p = realloc(k->keys, cap * sizeof(u64));
+        if (!p)
+            return -1;
+        k->keys = p;
+    } else {
+        int32_t *p = realloc(k->nums, cap * sizeof(int32_t));
+        if (!p)
+            return -1;
+        k->nums = p;
+    }
+    k->cap = cap;
+    return 0;
+}
+
+static inline void emit(Sink *k, u64 key)
+{
+    key = fin(key);
+    if (k->mode == KEYS) {
+        if (k->len == k->cap && grow(k) < 0) {
+            k->oom = 1;
+            return;
+        }
+        k->keys[k->len++] = key;
+        return;
+    }
+    int32_t f = lookup(k, key);
+    if (f < 0)
+        return;
+    if (k->mode == SCORE) {
+        k->acc += k->w[f];
+        return;
+    }
+    if (k->len == k->cap && grow(k) < 0) {
+        k->oom = 1;
+        return;
+    }
+    k->nums[k->len++] = f;
+}
+
+#define K1(c, a) mix(start(c), a)
+#define K2(c, a, b) mix(K1(c, a), b)
+#define K3(c, a, b, d) mix(K2(c, a, b), d)
+#define K4(c, a, b, d, e) mix(K3(c, a, b, d), e)
+#define K5(c, a, b, d, e, f) mix(K4(c, a, b, d, e), f)
+
+/* MSTParser's distance bucket: 1..5 -> 0..4, 6..10 -> 5, more -> 10 */
+static inline u64 bucket(Py_ssize_t dist) { return dist <= 5 ? (u64)(dist - 1) : dist <= 10 ? 5 : 10; }
+
+/* The direction-and-distance suffix "&RA&3" as a number (never 0) */
+static inline u64 suffix(int attR, Py_ssize_t dist) { return 0x100 + 0x20 * (u64)attR + bucket(dist); }
+
+/* a key plain, and again with the suffix d */
+static inline void both(Sink *k, u64 key, u64 d)
+{
+    emit(k, key);
+    emit(k, mix(key, d));
+}
+
+/* --- first order: an arc's features (features.py, "arc features") ------------------------------------ */
+
+static void linear(Sink *k, const Sent *s, const u64 *tags, int type, Py_ssize_t first, Py_ssize_t second, u64 d)
+{
+    u64 A = tags[first], B = tags[second];
+    u64 L1 = first > 0 ? tags[first - 1] : s->STR;
+    u64 R1 = second < s->N - 1 ? tags[second + 1] : s->END;
+    u64 A1 = first < second - 1 ? tags[first + 1] : s->MID;
+    u64 B1 = second > first + 1 ? tags[second - 1] : s->MID;
+    u64 pc = start(T_PC + type);
+    for (Py_ssize_t i = first + 1; i < second; i++)
+        both(k, mix(mix(mix(pc, A), B), tags[i]), d);
+#define ROW(r) (T_PT + 2 * (r) + type)
+    emit(k, mix(K3(ROW(1), L1, A, B), d));
+    emit(k, K3(ROW(2), L1, A, B));
+    both(k, K4(ROW(3), L1, A, B, R1), d);
+    both(k, K3(ROW(4), L1, B, R1), d);
+    both(k, K3(ROW(5), L1, A, R1), d);
+    both(k, K3(ROW(6), A, B, R1), d);
+    emit(k, mix(K3(ROW(7), A, A1, B1), d));
+    emit(k, K3(ROW(7), A, A1, B1));
+    both(k, K4(ROW(9), A, A1, B1, B), d);
+    both(k, K3(ROW(10), A, A1, B), d);
+    both(k, K3(ROW(11), A, B1, B), d);
+    both(k, K3(ROW(12), A1, B1, B), d);
+    both(k, K4(ROW(13), L1, A, B1, B), d);
+    both(k, K4(ROW(14), A, A1, B, R1), d);
+#undef ROW
+}
+
+/* MSTParser's addTwoObsFeatures: 13 conjunctions of a head's two observations and a child's */
+static void two_obs(Sink *k, u64 prefix, u64 h1, u64 h2, u64 c1, u64 c2, u64 d)
+{
+    both(k, mix(mix(prefix, 1), h1), d);
+    both(k, mix(mix(mix(prefix, 2), h1), h2), d);
+    both(k, mix(mix(mix(mix(prefix, 3), h1), h2), c2), d);
+    both(k, mix(mix(mix(mix(mix(prefix, 4), h1), h2), c2), c1), d);
+    both(k, mix(mix(mix(prefix, 5), h1), c1), d);
+    both(k, mix(mix(mix(prefix, 6), h1), c2), d);
+    both(k, mix(mix(mix(prefix, 7), h2), c1), d);
+    both(k, mix(mix(mix(mix(prefix, 8), h2), c1), c2), d);
+    both(k, mix(mix(mix(prefix, 9), h2), c2), d);
+    both(k, mix(mix(mix(prefix, 10), c1), c2), d);
+    both(k, mix(mix(prefix, 11), h2), d);
+    both(k, mix(mix(prefix, 12), c1), d);
+    both(k, mix(mix(prefix, 13), c2), d);
+}
+
+static void arc(Sink *k, const Sent *s, Py_ssize_t h, Py_ssize_t c)
+{
+    int attR = h < c;
+    Py_ssize_t small = attR ? h : c, large = attR ? c : h;
+    u64 d = suffix(attR, large - small);
+    linear(k, s, s->pos, 0, small, large, d);
+    linear(k, s, s->cpos, 1, small, large, d);
+    two_obs(k, start(T_TWO + 0), s->form[h], s->pos[h], s->form[c], s->pos[c], d);
+    two_obs(k, start(T_TWO + 1), s->form[h], s->cpos[h], s->form[c], s->cpos[c], d);
+    two_obs(k, start(T_TWO + 2), s->lemma[h], s->pos[h], s->lemma[c], s->pos[c], d);
+    two_obs(k, start(T_TWO + 3), s->lemma[h], s->cpos[h], s->lemma[c], s->cpos[c], d);
+    for (int64_t i = s->fptr[h]; i < s->fptr[h + 1]; i++) {
+        for (int64_t j = s->fptr[c]; j < s->fptr[c + 1]; j++) {
+            u64 fi = (u64)(i - s->fptr[h]), fj = (u64)(j - s->fptr[c]);
+            two_obs(k, mix(mix(start(T_FF), fi), fj), s->form[h], s->fval[i], s->form[c], s->fval[j], d);
+            two_obs(k, mix(mix(start(T_FF + 1), fi), fj), s->lemma[h], s->fval[i], s->lemma[c], s->fval[j], d);
+        }
+    }
+}
+
+/* --- labels: one word's side of a labelled arc (features.py, "label features") ---------------------- */
+
+static void label_side(Sink *k, const Sent *s, Py_ssize_t word, u64 type, int attR, int child)
+{
+    u64 att = 0x200 + 2 * (u64)attR + (u64)child;
+    u64 w = s->form[word], p = s->pos[word];
+    u64 pm1 = word > 0 ? s->pos[word - 1] : s->STR;
+    u64 pp1 = word < s->N - 1 ? s->pos[word + 1] : s->END;
+    emit(k, K2(T_NTS1, type, att));
+    emit(k, K1(T_ANTS1, type));
+    for (int with_att = 1; with_att >= 0; with_att--) {
+        u64 keys[6] = {K2(T_NTH, w, p), K1(T_NTI, p), K2(T_NTIA, pm1, p), K2(T_NTIB, p, pp1),
+                       K3(T_NTIC, pm1, p, pp1), K1(T_NTJ, w)};
+        for (int i = 0; i < 6; i++) {
+            u64 key = mix(keys[i], type);
+            emit(k, with_att ? mix(key, att) : key);
+        }
+    }
+}
+
+/* --- second order: a head's next child after a sibling (features.py, "sibling features") ------------ */
+
+static void trip(Sink *k, const Sent *s, Py_ssize_t par, Py_ssize_t ch1, Py_ssize_t ch2)
+{
+    u64 dir = par > ch2 ? 1 : 2;
+    u64 p1 = ch1 == par ? s->STPOS : s->pos[ch1];
+    u64 key = K3(T_TRIP, s->pos[par], p1, s->pos[ch2]);
+    emit(k, mix(key, dir));
+    emit(k, K3(T_ATRIP, s->pos[par], p1, s->pos[ch2]));
+}
+
+static void sib(Sink *k, const Sent *s, Py_ssize_t ch1, Py_ssize_t ch2, int first)
+{
+    u64 dir = ch1 > ch2 ? 1 : 2;
+    u64 p1 = first ? s->STPOS : s->pos[ch1], w1 = first ? s->STWRD : s->form[ch1];
+    u64 p2 = s->pos[ch2], w2 = s->form[ch2];
+    u64 d = bucket(ch1 > ch2 ? ch1 - ch2 : ch2 - ch1);
+    emit(k, K3(T_CH_PAIR, p1, p2, dir));
+    emit(k, K3(T_CH_WPAIR, w1, w2, dir));
+    emit(k, K3(T_CH_WPAIRA, w1, p2, dir));
+    emit(k, K3(T_CH_WPAIRB, p1, w2, dir));
+    emit(k, K2(T_ACH_PAIR, p1, p2));
+    emit(k, K2(T_ACH_WPAIR, w1, w2));
+    emit(k, K2(T_ACH_WPAIRA, w1, p2));
+    emit(k, K2(T_ACH_WPAIRB, p1, w2));
+    emit(k, K2(T_SIB_DIST, d, dir));
+    emit(k, K1(T_ASIB_DIST, d));
+    emit(k, K4(T_CH_PAIR_DIST, p1, p2, d, dir));
+    emit(k, K3(T_ACH_PAIR_DIST, p1, p2, d));
+}
+
+/* the second-order parts of h's child c after s (s == h: c is h's first child on its side) */
+static inline void sibling_part(Sink *k, const Sent *s, Py_ssize_t h, Py_ssize_t prev, Py_ssize_t c)
+{
+    trip(k, s, h, prev, c);
+    sib(k, s, prev, c, prev == h);
+}
+
+/* --- a tree's parts ----------------------------------------------------------------------------------- */
+
+/* Every part of the tree heads[1..N-1] (labels: each word's label atom): its arcs, each arc's two
+   label sides, and with order 2 each head's children on each side from the closest outward. */
+static void tree(Sink *k, const Sent *s, const int64_t *heads, const u64 *labels, int order)
+{
+    Py_ssize_t N = s->N;
+    for (Py_ssize_t c = 1; c < N; c++) {
+        Py_ssize_t h = heads[c];
+        arc(k, s, h, c);
+        label_side(k, s, c, labels[c], h < c, 1);
+        label_side(k, s, h, labels[c], h < c, 0);
+    }
+    if (order < 2)
+        return;
+    for (Py_ssize_t h = 0; h < N; h++) {
+        Py_ssize_t prev = h;
+        for (Py_ssize_t c = h + 1; c < N; c++)
+            if (heads[c] == h) {
+                sibling_part(k, s, h, prev, c);
+                prev = c;
+            }
+        prev = h;
+        for (Py_ssize_t c = h - 1; c >= 1; c--)
+            if (heads[c] == h) {
+                sibling_part(k, s, h, prev, c);
+                prev = c;
+            }
+    }
+}
+
+/* --- Python ------------------------------------------------------------------------------------------- */
+
+typedef struct {
+    Py_buffer b[10];
+    int n;
+} Buffers;
+
+static void release(Buffers *bs)
+{
+    for (int i = 0; i < bs->n; i++)
+        PyBuffer_Release(&bs->b[i]);
+    bs->n = 0;
+}
+
+static void *get(Buffers *bs, PyObject *o, Py_ssize_t item, Py_ssize_t *count, int writable)
+{
+    Py_buffer *b = &bs->b[bs->n];
+    if (PyObject_GetBuffer(o, b, PyBUF_C_CONTIGUOUS | (writable ? PyBUF_WRITABLE : 0)) < 0)
+        return NULL;
+    bs->n++;
+    if (b->len % item) {
+        PyErr_SetString(PyExc_ValueError, "an array of the wrong item size");
+        return NULL;
+    }
+    *count = b->len / item;
+    return b->buf;
+}
+
+/* sentence = (atoms: uint64 N x 4 [form, lemma, cpos, pos], fptr: int64 N + 1, fval: uint64,
+   specials: uint64 5 [STR, END, MID, STPOS, STWRD]) */
+static int sentence(Buffers *bs, PyObject *o, Sent *s)
+{
+    PyObject *atoms, *fptr, *fval, *specials;
+    if (!PyArg_ParseTuple(o, "OOOO", &atoms, &fptr, &fval, &specials))
+        return -1;
+    Py_ssize_t na, np, nv, ns;
+    const u64 *a = get(bs, atoms, 8, &na, 0);
+    if (!a)
+        return -1;
+    s->fptr = get(bs, fptr, 8, &np, 0);
+    if (!s->fptr)
+        return -1;
+    s->fval = get(bs, fval, 8, &nv, 0);
+    if (!s->fval)
+        return -1;
+    const u64 *sp = get(bs, specials, 8, &ns, 0);
+    if (!sp)
+        return -1;
+    Py_ssize_t N = na / 4;
+    if (N < 1 || na != 4 * N || np != N + 1 || ns != 5 || s->fptr[0] != 0 || s->fptr[N] != nv) {
+        PyErr_SetString(PyExc_ValueError, "a sentence's arrays do not fit together");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < N; i++)
+        if (s->fptr[i + 1] < s->fptr[i]) {
+            PyErr_SetString(PyExc_ValueError, "a sentence's FEATS offsets go down");
+            return -1;
+        }
+    s->N = N;
+    s->form = a;
+    s->lemma = a + N;
+    s->cpos = a + 2 * N;
+    s->pos = a + 3 * N;
+    s->STR = sp[0];
+    s->END = sp[1];
+    s->MID = sp[2];
+    s->STPOS = sp[3];
+    s->STWRD = sp[4];
+    return 0;
+}
+
+static int table(Buffers *bs, PyObject *tk, PyObject *tv, Sink *k)
+{
+    Py_ssize_t nk, nv;
+    k->tkeys = get(bs, tk, 8, &nk, 0);
+    if (!k->tkeys)
+        return -1;
+    k->tvals = get(bs, tv, 4, &nv, 0);
+    if (!k->tvals)
+        return -1;
+    if (nk != nv || nk < 2 || (nk & (nk - 1))) {
+        PyErr_SetString(PyExc_ValueError, "a feature table's size is not a power of two");
+        return -1;
+    }
+    k->mask = (u64)nk - 1;
+    return 0;
+}
+
+static int tree_args(Buffers *bs, PyObject *ho, PyObject *lo, const Sent *s, const int64_t **heads,
+                     const u64 **labels)
+{
+    Py_ssize_t nh, nl;
+    *heads = get(bs, ho, 8, &nh, 0);
+    if (!*heads)
+        return -1;
+    *labels = get(bs, lo, 8, &nl, 0);
+    if (!*labels)
+        return -1;
+    if (nh != s->N || nl != s->N) {
+        PyErr_SetString(PyExc_ValueError, "heads or labels of another length than the sentence");
+        return -1;
+    }
+    for (Py_ssize_t c = 1; c < s->N; c++)
+        if ((*heads)[c] < 0 || (*heads)[c] >= s->N || (*heads)[c] == c) {
+            PyErr_SetString(PyExc_ValueError, "a head out of the sentence");
+            return -1;
+        }
+    return 0;
+}
+
+static PyObject *array_of(Sink *k)
+{
+    Py_ssize_t size = k->mode == KEYS ? 8 : 4;
+    PyObject *out = PyBytes_FromStringAndSize(k->mode == KEYS ? (char *)k->keys : (char *)k->nums, k->len * size);
+    free(k->keys);
+    free(k->nums);
+    return out;
+}
+
+PyDoc_STRVAR(tree_keys_doc, "tree_keys(sentence, heads, labels, order) -> bytes of uint64: the keys of the tree's parts.");
+
+static PyObject *py_tree_keys(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *so, *ho, *lo;
+    int order;
+    if (!PyArg_ParseTuple(args, "OOOi", &so, &ho, &lo, &order))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Sent s;
+    const int64_t *heads;
+    const u64 *labels;
+    PyObject *out = NULL;
+    if (sentence(&bs, so, &s) < 0 || tree_args(&bs, ho, lo, &s, &heads, &labels) < 0)
+        goto done;
+    Sink k = {.mode = KEYS};
+    Py_BEGIN_ALLOW_THREADS
+    tree(&k, &s, heads, labels, order);
+    Py_END_ALLOW_THREADS
+    if (k.oom) {
+        free(k.keys);
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = array_of(&k);
+done:
+    release(&bs);
+    return out;
+}
+
+PyDoc_STRVAR(tree_numbers_doc,
+    "tree_numbers(sentence, heads, labels, order, tkeys, tvals) -> bytes of int32: the feature numbers of\n"
+    "the tree's parts (MIRA's feature vector, a number once for each time its feature fires).");
+
+static PyObject *py_tree_numbers(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *so, *ho, *lo, *tk, *tv;
+    int order;
+    if (!PyArg_ParseTuple(args, "OOOiOO", &so, &ho, &lo, &order, &tk, &tv))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Sent s;
+    const int64_t *heads;
+    const u64 *labels;
+    PyObject *out = NULL;
+    Sink k = {.mode = NUMBERS};
+    if (sentence(&bs, so, &s) < 0 || tree_args(&bs, ho, lo, &s, &heads, &labels) < 0 || table(&bs, tk, tv, &k) < 0)
+        goto done;
+    Py_BEGIN_ALLOW_THREADS
+    tree(&k, &s, heads, labels, order);
+    Py_END_ALLOW_THREADS
+    if (k.oom) {
+        free(k.nums);
+        PyErr_NoMemory();
+        goto done;
+    }
+    out = array_of(&k);
+done:
+    release(&bs);
+    return out;
+}
+
+PyDoc_STRVAR(rows_doc,
+    "rows(sentence, label_atoms, tkeys, tvals) -> (arc_ptr, label_ptr, numbers): the feature numbers of\n"
+    "every arc h -> c (row h * N + c; empty for c = 0 or h = c) and of every label side (row\n"
+    "((w * L + t) * 2 + head_left) * 2 + is_child, head_left 1 when the arc's head is left of its\n"
+    "child), as int64 row offsets (N * N + 1, then N * L * 4 + 1, the second continuing the first)\n"
+    "into one int32 array of numbers.");
+
+static PyObject *py_rows(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *so, *lo, *tk, *tv;
+    if (!PyArg_ParseTuple(args, "OOOO", &so, &lo, &tk, &tv))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Sent s;
+    Py_ssize_t L;
+    PyObject *out = NULL, *arc_ptr = NULL, *label_ptr = NULL, *numbers = NULL;
+    Sink k = {.mode = NUMBERS};
+    if (sentence(&bs, so, &s) < 0 || table(&bs, tk, tv, &k) < 0)
+        goto done;
+    const u64 *label_atoms = get(&bs, lo, 8, &L, 0);
+    if (!label_atoms)
+        goto done;
+    Py_ssize_t N = s.N, arcs = N * N, sides = N * L * 4;
+    arc_ptr = PyBytes_FromStringAndSize(NULL, (arcs + 1) * 8);
+    label_ptr = PyBytes_FromStringAndSize(NULL, (sides + 1) * 8);
+    if (!arc_ptr || !label_ptr)
+        goto done;
+    int64_t *ap = (int64_t *)PyBytes_AS_STRING(arc_ptr), *lp = (int64_t *)PyBytes_AS_STRING(label_ptr);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t h = 0; h < N; h++)
+        for (Py_ssize_t c = 0; c < N; c++) {
+            ap[h * N + c] = k.len;
+            if (c > 0 && h != c)
+                arc(&k, &s, h, c);
+        }
+    ap[arcs] = k.len;
+    for (Py_ssize_t w = 0; w < N; w++)
+        for (Py_ssize_t t = 0; t < L; t++)
+            for (int left = 0; left < 2; left++)
+                for (int child = 0; child < 2; child++) {
+                    lp[((w * L + t) * 2 + left) * 2 + child] = k.len;
+                    label_side(&k, &s, w, label_atoms[t], left, child);
+                }
+    lp[sides] = k.len;
+    Py_END_ALLOW_THREADS
+    if (k.oom) {
+        free(k.nums);
+        PyErr_NoMemory();
+        goto done;
+    }
+    numbers = array_of(&k);
+    if (numbers)
+        out = PyTuple_Pack(3, arc_ptr, label_ptr, numbers);
+done:
+    Py_XDECREF(arc_ptr);
+    Py_XDECREF(label_ptr);
+    Py_XDECREF(numbers);
+    release(&bs);
+    return out;
+}
+
+PyDoc_STRVAR(sums_doc,
+    "sums(ptr, numbers, weights, out): out[r] = the sum of weights[numbers[i]] for ptr[r] <= i < ptr[r + 1]\n"
+    "(ptr int64, numbers int32, weights and out float64; numbers are not checked: the caller's).");
+
+static PyObject *py_sums(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *po, *no, *wo, *oo;
+    if (!PyArg_ParseTuple(args, "OOOO", &po, &no, &wo, &oo))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Py_ssize_t np, nn, nw, no_;
+    PyObject *out = NULL;
+    const int64_t *ptr = get(&bs, po, 8, &np, 0);
+    const int32_t *nums = ptr ? get(&bs, no, 4, &nn, 0) : NULL;
+    const double *w = nums ? get(&bs, wo, 8, &nw, 0) : NULL;
+    double *o = w ? get(&bs, oo, 8, &no_, 1) : NULL;
+    if (!o)
+        goto done;
+    if (np != no_ + 1 || ptr[0] < 0 || ptr[no_] > nn) {
+        PyErr_SetString(PyExc_ValueError, "rows that do not fit their numbers");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t r = 0; r < no_; r++) {
+        double acc = 0;
+        for (int64_t i = ptr[r]; i < ptr[r + 1]; i++)
+            acc += w[nums[i]];
+        o[r] = acc;
+    }
+    Py_END_ALLOW_THREADS
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    release(&bs);
+    return out;
+}
+
+PyDoc_STRVAR(sibling_scores_doc,
+    "sibling_scores(sentence, tkeys, tvals, weights, out): out (float64 N x N x N) [h, s, c] = the score of\n"
+    "c as h's next child after s on the same side (s == h: its first), for s between h and c\n"
+    "or s == h; other entries are left as they are.");
+
+static PyObject *py_sibling_scores(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *so, *tk, *tv, *wo, *oo;
+    if (!PyArg_ParseTuple(args, "OOOOO", &so, &tk, &tv, &wo, &oo))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Sent s;
+    Sink k = {.mode = SCORE};
+    Py_ssize_t nw, no_;
+    PyObject *out = NULL;
+    if (sentence(&bs, so, &s) < 0 || table(&bs, tk, tv, &k) < 0)
+        goto done;
+    k.w = get(&bs, wo, 8, &nw, 0);
+    double *o = k.w ? get(&bs, oo, 8, &no_, 1) : NULL;
+    if (!o)
+        goto done;
+    Py_ssize_t N = s.N;
+    if (no_ != N * N * N) {
+        PyErr_SetString(PyExc_ValueError, "sibling scores of another size than the sentence's");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t h = 0; h < N; h++)
+        for (Py_ssize_t c = 1; c < N; c++) {
+            if (c == h)
+                continue;
+            Py_ssize_t lo = h < c ? h : c + 1, hi = h < c ? c - 1 : h;
+            for (Py_ssize_t p = lo; p <= hi; p++) {
+                k.acc = 0;
+                sibling_part(&k, &s, h, p, c);
+                o[(h * N + p) * N + c] = k.acc;
+            }
+        }
+    Py_END_ALLOW_THREADS
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    release(&bs);
+    return out;
+}
+
+PyDoc_STRVAR(build_table_doc,
+    "build_table(keys, tkeys, tvals): fill the hash table (tkeys zero, size a power of two at least twice\n"
+    "the keys') with keys[i] -> i; keys distinct and nonzero.");
+
+static PyObject *py_build_table(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ko, *tk, *tv;
+    if (!PyArg_ParseTuple(args, "OOO", &ko, &tk, &tv))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Py_ssize_t nk, nt, nv;
+    PyObject *out = NULL;
+    const u64 *keys = get(&bs, ko, 8, &nk, 0);
+    u64 *t = keys ? get(&bs, tk, 8, &nt, 1) : NULL;
+    int32_t *v = t ? get(&bs, tv, 4, &nv, 1) : NULL;
+    if (!v)
+        goto done;
+    if (nt != nv || nt < 2 * nk || (nt & (nt - 1)) || nk > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "a feature table too small or not a power of two");
+        goto done;
+    }
+    u64 mask = (u64)nt - 1;
+    for (Py_ssize_t i = 0; i < nk; i++) {
+        u64 key = keys[i];
+        if (key == 0) {
+            PyErr_SetString(PyExc_ValueError, "a feature key of 0");
+            goto done;
+        }
+        u64 j = (key * 0xD6E8FEB86659FD93ULL) >> 7 & mask;
+        while (t[j] != 0 && t[j] != key)
+            j = (j + 1) & mask;
+        if (t[j] == key) {
+            PyErr_SetString(PyExc_ValueError, "a feature key twice");
+            goto done;
+        }
+        t[j] = key;
+        v[j] = (int32_t)i;
+    }
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    release(&bs);
+    return out;
+}
+
+static PyMethodDef methods[] = {
+    {"tree_keys", py_tree_keys, METH_VARARGS, tree_keys_doc},
+    {"tree_numbers", py_tree_numbers, METH_VARARGS, tree_numbers_doc},
+    {"rows", py_rows, METH_VARARGS, rows_doc},
+    {"sums", py_sums, METH_VARARGS, sums_doc},
+    {"sibling_scores", py_sibling_scores, METH_VARARGS, sibling_scores_doc},
+    {"build_table", py_build_table, METH_VARARGS, build_table_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_mst", "MSTParser 0.5's feature templates.", -1,
+                                    methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__mst(void) { return PyModule_Create(&module); }

@@ -1,0 +1,216 @@
+"""MSTParser 0.5's features: what a part of a tree (an arc, a label on it, a child after its
+sibling) says about a sentence, as McDonald, Crammer & Pereira (2007, in the ESSLLI 2007 course
+reader) define them and MSTParser 0.5 (``DependencyPipe``, ``DependencyPipe2O``) computes them.
+
+The templates are enumerated in C (``_mst.c``), which names each family as this table does; what
+they read of a sentence is decided here (``encode``):
+
+- **arc features** (first order, §5 and Table 1; §8.2): of the arc's two words, left and right
+  by position: the tags between them, one feature per word between (a tag twice between fires
+  twice); 24 conjunctions of their tags and their neighbours' (at the sentence's ends the
+  strings ``STR`` and ``END``; a neighbour that is the other word, ``MID``); all that once for
+  POSTAG and once for CPOSTAG. Of head and child by role: 13 conjunctions of the head's and the
+  child's (word, tag) for (FORM, POSTAG), (FORM, CPOSTAG), (LEMMA, POSTAG) and (LEMMA, CPOSTAG);
+  and for every pair of a head's FEATS value and a child's (by their positions in FEATS) the same
+  13 for (FORM, value) and for (LEMMA, value): the morphological features of §8.2. Nearly every
+  one of them comes twice, plain and joined with the arc's direction and its distance in
+  MSTParser's buckets (1, 2, 3, 4, 5, 6-10, more).
+- **label features** (§7.1, first-order labelling): of one word of the arc at a time, with the
+  label, the direction and the word's side (head or child): its FORM and POSTAG, and its
+  neighbours' POSTAG; each with the side and direction, and again without (so that the head's and
+  the child's copies of these are one feature, which the arc counts twice).
+- **sibling features** (second order, §4 and Table 1d): of a head, its child and the child before
+  it on the same side (the head itself, written ``STPOS``/``STWRD``, for the first): the three
+  POSTAGs, and the two children's FORM and POSTAG pairs with the direction and their distance.
+
+A sentence is read as MSTParser's CoNLL reader reads it: FORM and LEMMA wholly of digits (or
+``1.5``, ``1,000``) become ``<num>``; FEATS is split at ``|`` (``_`` is one value); the root is a
+token of its own, with the strings ``<root>``, ``<root-LEMMA>``, ``<root-CPOS>``, ``<root-POS>``
+and as many FEATS values ``<root-feat>k`` as the first word has. MSTParser's alphabet holds the
+features of the gold trees only (``Alphabet``): a feature of a wrong arc or label that no gold tree
+has is dropped, in learning and parsing alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, Sentence
+from . import _mst
+
+#: The version of the templates' numbering in _mst.c: a model's keys are only good for the same.
+TEMPLATES_VERSION = 1
+#: MSTParser's number normalization of FORM and LEMMA (``DependencyReader.normalize``).
+NUMBER = re.compile(r"[0-9]+|[0-9]+\.[0-9]+|[0-9]+[0-9,]+")
+ROOT = ("<root>", "<root-LEMMA>", "<root-CPOS>", "<root-POS>")
+#: MSTParser's fixed strings: a neighbour before the first word, after the last, the other word of
+#: the arc; the tag and the word that stand for the head before its first child.
+SPECIALS = ("STR", "END", "MID", "STPOS", "STWRD")
+#: MSTParser's label of the root token, its label number 0: no gold arc has it, so it scores 0.
+NO_TYPE = "<no-type>"
+MAX_ATOMS = 1 << 22  # strings whose atoms are kept between sentences
+
+
+def atom(text: str) -> int:
+    """The 64-bit hash a string takes part in features as (the same on every machine)."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "little")
+
+
+class Atoms:
+    """``atom`` of each string, remembered."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, int] = {}
+        self.specials = np.array([atom(s) for s in SPECIALS], dtype=np.uint64)
+
+    def __call__(self, texts: Iterable[str]) -> list[int]:
+        known = self.known
+        if len(known) > MAX_ATOMS:
+            known.clear()
+        out = []
+        for text in texts:
+            value = known.get(text)
+            if value is None:
+                value = known[text] = atom(text)
+            out.append(value)
+        return out
+
+
+def _normal(text: str) -> str:
+    return "<num>" if NUMBER.fullmatch(text) else text
+
+
+def _feats(text: str) -> list[str]:
+    values = text.split("|")
+    while len(values) > 1 and values[-1] == "":  # Java's split drops trailing empty strings
+        values.pop()
+    return values
+
+
+@dataclass(slots=True)
+class Encoded:
+    """A sentence as _mst.c reads it."""
+
+    atoms: np.ndarray  # uint64 (4, N): FORM, LEMMA, CPOSTAG, POSTAG of tokens 0..n
+    fptr: np.ndarray  # int64 (N + 1): token i's FEATS values are fval[fptr[i]:fptr[i + 1]]
+    fval: np.ndarray  # uint64
+    specials: np.ndarray  # uint64 (5): SPECIALS
+
+    @property
+    def size(self) -> int:
+        """N: the words and the root."""
+        return self.atoms.shape[1]
+
+    @property
+    def args(self) -> tuple:
+        return (self.atoms, self.fptr, self.fval, self.specials)
+
+    @property
+    def nbytes(self) -> int:
+        return self.atoms.nbytes + self.fptr.nbytes + self.fval.nbytes
+
+
+def encode(sentence: Sentence, atoms: Atoms) -> Encoded:
+    """``sentence`` as MSTParser's CoNLL reader reads it (see the module's note), in atoms."""
+    words = sentence.words
+    feats = [_feats(w[FEATS]) for w in words]
+    root_feats = [f"<root-feat>{k}" for k in range(len(feats[0]) if feats else 0)]
+    columns = (
+        [ROOT[0], *(_normal(w[FORM]) for w in words)],
+        [ROOT[1], *(_normal(w[LEMMA]) for w in words)],
+        [ROOT[2], *(w[CPOSTAG] for w in words)],
+        [ROOT[3], *(w[POSTAG] for w in words)],
+    )
+    table = np.array([atoms(column) for column in columns], dtype=np.uint64).reshape(4, len(words) + 1)
+    values = [root_feats, *feats]
+    fptr = np.zeros(len(values) + 1, dtype=np.int64)
+    np.cumsum([len(v) for v in values], out=fptr[1:])
+    fval = np.array(atoms(v for vs in values for v in vs), dtype=np.uint64)
+    return Encoded(table, fptr, fval, atoms.specials)
+
+
+class Alphabet:
+    """The features of the gold trees, numbered (MSTParser's frozen alphabet): their keys, sorted,
+    and a hash table from key to number that _mst.c looks keys up in."""
+
+    def __init__(self, keys: np.ndarray) -> None:
+        keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
+            raise ValueError("feature keys that are not sorted and distinct")
+        if len(keys) and keys[0] == 0:
+            raise ValueError("a feature key of 0")
+        self.keys = keys
+        size = 2
+        while size < 2 * len(keys):
+            size *= 2
+        self.tkeys = np.zeros(size, dtype=np.uint64)
+        self.tvals = np.zeros(size, dtype=np.int32)
+        _mst.build_table(keys, self.tkeys, self.tvals)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @classmethod
+    def of_trees(cls, keys: list[np.ndarray]) -> Alphabet:
+        """The alphabet of the gold trees' keys (``tree_keys`` of each)."""
+        if not keys:
+            return cls(np.zeros(0, dtype=np.uint64))
+        every = np.sort(np.concatenate(keys))
+        return cls(every[np.concatenate(([True], every[1:] != every[:-1]))])  # np.unique sorts far slower
+
+
+def tree_keys(sentence: Encoded, heads: np.ndarray, labels: np.ndarray, order: int) -> np.ndarray:
+    """The keys of every part of the tree ``heads`` (int64, N; heads[0] unread) with ``labels``
+    (each word's label atom, uint64, N)."""
+    return np.frombuffer(_mst.tree_keys(sentence.args, heads, labels, order), dtype=np.uint64)
+
+
+def tree_numbers(sentence: Encoded, heads: np.ndarray, labels: np.ndarray, order: int,
+                 alphabet: Alphabet) -> np.ndarray:  # fmt: skip
+    """The feature numbers of every part of the tree, once each time its feature fires (MIRA's
+    feature vector, §2)."""
+    return np.frombuffer(_mst.tree_numbers(sentence.args, heads, labels, order, alphabet.tkeys, alphabet.tvals),
+                         dtype=np.int32)  # fmt: skip
+
+
+@dataclass(slots=True)
+class Rows:
+    """The feature numbers of every arc and every label side of a sentence (``_mst.rows``)."""
+
+    arc_ptr: np.ndarray
+    label_ptr: np.ndarray
+    numbers: np.ndarray
+
+    @property
+    def nbytes(self) -> int:
+        return self.arc_ptr.nbytes + self.label_ptr.nbytes + self.numbers.nbytes
+
+
+def rows(sentence: Encoded, label_atoms: np.ndarray, alphabet: Alphabet) -> Rows:
+    arc_ptr, label_ptr, numbers = _mst.rows(sentence.args, label_atoms, alphabet.tkeys, alphabet.tvals)
+    return Rows(np.frombuffer(arc_ptr, dtype=np.int64), np.frombuffer(label_ptr, dtype=np.int64),
+                np.frombuffer(numbers, dtype=np.int32))  # fmt: skip
+
+
+def scores(r: Rows, weights: np.ndarray, size: int, labels: int) -> tuple[np.ndarray, np.ndarray]:
+    """The arcs' scores (N x N, [h, c]) and the label sides' (N x L x 2 x 2, [word, label, head
+    left of child, word is the child]) under ``weights``."""
+    arcs = np.empty(size * size)
+    _mst.sums(r.arc_ptr, r.numbers, weights, arcs)
+    sides = np.empty(size * labels * 4)
+    _mst.sums(r.label_ptr, r.numbers, weights, sides)
+    return arcs.reshape(size, size), sides.reshape(size, labels, 2, 2)
+
+
+def sibling_scores(sentence: Encoded, alphabet: Alphabet, weights: np.ndarray) -> np.ndarray:
+    """[h, s, c]: the score of c as h's next child after s (s == h: its first child) on the same
+    side; entries that are no such part hold 0."""
+    n = sentence.size
+    out = np.zeros((n, n, n))
+    _mst.sibling_scores(sentence.args, alphabet.tkeys, alphabet.tvals, weights, out)
+    return out

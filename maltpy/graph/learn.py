@@ -1,0 +1,263 @@
+"""Learning a graph-based parser: online large-margin learning, MIRA over the k best trees, with
+averaged weights (McDonald, Crammer & Pereira 2007, §2, Figures 5 and 6), as MSTParser 0.5's
+``DependencyParser.train`` and ``Parameters.updateParamsMIRA`` do it.
+
+The features are those of the gold trees (features.Alphabet), their weights start at 0. Each
+pass over the treebank takes its sentences in order. For each sentence, the best tree under the
+current weights (and the labels of its arcs, features.py) is found, with a few more for MIRA:
+
+- projective, first or second order: the k best trees (``mst.training_k``, 1 by default);
+- non-projective, first order: the best tree and the trees that change one word's head of it, for
+  the k words whose best other head (no descendant of theirs) scores highest (MSTParser's
+  ``getKChanges``), so two trees by default;
+- non-projective, second order: the approximate search's tree alone (§4.2).
+
+The weights then move as little as they can for the gold tree to beat each of those trees by its
+loss, the number of words with a wrong head plus the number with a wrong label (MSTParser counts
+both, punctuation included, whatever ``loss-type`` says): Hildreth's method for the quadratic
+program (one tree: its closed form), without a bound on the step. The model keeps the average of
+the weights after every sentence of every pass (MSTParser's ``averageParams``, summed as it sums
+them: each step weighted by the steps left).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..config import Config
+from ..conll import Sentence
+from ..errors import MaltpyError, counted
+from .features import NO_TYPE, Alphabet, Atoms, Encoded, Rows, atom, encode, rows, tree_keys, tree_numbers
+
+HILDRETH_STEPS = 10_000  # MSTParser's bound on Hildreth's iterations
+EPSILON = 1e-8
+
+
+@dataclass(slots=True)
+class Gold:
+    """A training sentence and its gold tree, as the passes read them."""
+
+    sentence: Encoded
+    heads: np.ndarray  # int64 (N), heads[0] = 0
+    labels: np.ndarray  # label numbers (N), labels[0] = 0
+    vector: np.ndarray | None = None  # the gold tree's feature numbers
+    rows: Rows | None = None
+
+
+class Labels:
+    """The labels of the training treebank in order of first use, MSTParser's ``<no-type>``
+    first, and their atoms."""
+
+    def __init__(self, names: list[str] | None = None) -> None:
+        self.names = list(names or [NO_TYPE])
+        self.index = {name: k for k, name in enumerate(self.names)}
+        self.atoms = np.array([atom(name) for name in self.names], dtype=np.uint64)
+
+    def add(self, name: str) -> int:
+        k = self.index.get(name)
+        if k is None:
+            k = self.index[name] = len(self.names)
+            self.names.append(name)
+            self.atoms = np.append(self.atoms, np.uint64(atom(name)))
+        return k
+
+
+def labelled_arcs(arcs: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each arc's score with its best label's, and that label ([h, c]; MSTParser's ``getTypes``,
+    §7.1): the label t maximizing the child's side (c, t) plus the head's (h, t) for the arc's
+    direction, the lowest-numbered on ties."""
+    n = len(arcs)
+    left = np.triu(np.ones((n, n), dtype=bool), 1)  # h < c: the head left of its child
+    by_left = [sides[:, None, :, d, 0] + sides[None, :, :, d, 1] for d in (0, 1)]  # [h, c, t]
+    both = np.where(left[:, :, None], by_left[1], by_left[0])
+    best = both.argmax(axis=2)
+    return arcs + np.take_along_axis(both, best[:, :, None], axis=2)[:, :, 0], best
+
+
+def descendants(heads: np.ndarray) -> np.ndarray:
+    """[i, j]: whether j is i or below i in the tree ``heads``."""
+    n = len(heads)
+    below = np.eye(n, dtype=bool)
+    for j in range(1, n):
+        h, steps = j, 0
+        while h > 0 and steps < n:
+            h = int(heads[h])
+            below[h, j] = True
+            steps += 1
+    return below
+
+
+def one_head_changes(scores: np.ndarray, heads: np.ndarray, k: int) -> list[tuple[int, int]]:
+    """MSTParser's ``getKChanges``: for each word its best other head that is not below it, and of
+    those the k scoring highest (the first word on ties), as (word, head)."""
+    n = len(heads)
+    below = descendants(heads)
+    best = []
+    for i in range(1, n):
+        allowed = ~below[i].copy()
+        allowed[i] = False
+        allowed[heads[i]] = False
+        if not allowed.any():
+            continue
+        column = np.where(allowed, scores[:, i], -np.inf)
+        j = int(column.argmax())
+        best.append((-column[j], i, j))
+    best.sort()
+    return [(i, j) for _, i, j in best[: min(k, n)]]
+
+
+def hildreth(a: list[np.ndarray], b: np.ndarray) -> np.ndarray:
+    """The step sizes alpha >= 0 maximizing sum(b * alpha) - |sum(alpha_k a_k)|^2 / 2 (MIRA's
+    dual, §2.2; Hildreth's method as MSTParser's ``Parameters.hildreth``); ``a`` given by its Gram
+    matrix, dense."""
+    gram = np.array([[float(x @ y) for y in a] for x in a])
+    alpha = np.zeros(len(b))
+    f = b.astype(float).copy()
+    kkt = f.copy()
+    best = int(kkt.argmax())
+    steps = 0
+    while kkt[best] >= EPSILON and steps < HILDRETH_STEPS:
+        diff = f[best] / gram[best, best] if gram[best, best] > 1e-12 else 0.0
+        add = -alpha[best] if alpha[best] + diff < 0 else diff
+        alpha[best] += add
+        f -= add * gram[:, best]
+        kkt = np.where(alpha > 1e-12, np.abs(f), f)
+        best = int(kkt.argmax())
+        steps += 1
+    return alpha
+
+
+def difference(gold: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """gold's feature vector minus other's, merged: (feature numbers, values), no zero values."""
+    numbers = np.concatenate((gold, other))
+    signs = np.concatenate((np.ones(len(gold)), -np.ones(len(other))))
+    order = np.argsort(numbers, kind="stable")
+    numbers, signs = numbers[order], signs[order]
+    starts = np.flatnonzero(np.concatenate(([True], numbers[1:] != numbers[:-1])))
+    values = np.add.reduceat(signs, starts) if len(numbers) else signs
+    keep = values != 0
+    return numbers[starts][keep], values[keep]
+
+
+class Trainer:
+    """MIRA's passes over the gold trees (see the module's note)."""
+
+    def __init__(self, trees: list[Gold], labels: Labels, alphabet: Alphabet, order: int, projective: bool,
+                 training_k: int) -> None:  # fmt: skip
+        self.trees = trees
+        self.labels = labels
+        self.alphabet = alphabet
+        self.order = order
+        self.projective = projective
+        self.k = training_k
+        self.weights = np.zeros(len(alphabet))
+        self.total = np.zeros(len(alphabet))
+
+    def vector(self, tree: Gold, heads: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        return tree_numbers(tree.sentence, heads, self.labels.atoms[labels], self.order, self.alphabet)
+
+    def candidates(self, tree: Gold) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The trees MIRA's constraints compare the gold one with, as (heads, labels)."""
+        from .model import best_tree
+
+        heads, labels, scores, best = best_tree(tree.sentence, tree.rows, self.weights, self.alphabet,
+                                                len(self.labels.names), self.order, self.projective, False)  # fmt: skip
+        out = [(heads, labels)]
+        if self.order == 1 and not self.projective:
+            for word, head in one_head_changes(scores, heads, self.k):
+                changed, relabelled = heads.copy(), labels.copy()
+                changed[word], relabelled[word] = head, best[head, word]
+                out.append((changed, relabelled))
+        return out
+
+    def step(self, tree: Gold, upd: int) -> None:
+        w = self.weights
+        gold_score = float(w[tree.vector].sum())
+        a, b = [], []
+        for heads, labels in self.candidates(tree):
+            vector = self.vector(tree, heads, labels)
+            loss = int(np.count_nonzero(heads[1:] != tree.heads[1:]) + np.count_nonzero(labels[1:] != tree.labels[1:]))
+            numbers, values = difference(tree.vector, vector)
+            a.append((numbers, values))
+            b.append(loss - (gold_score - float(w[vector].sum())))
+        if len(a) == 1:
+            numbers, values = a[0]
+            norm = float(values @ values)
+            alphas = [b[0] / norm if b[0] >= EPSILON and norm > 1e-12 else 0.0]
+        else:
+            alphas = list(hildreth_sparse(a, np.array(b)))
+        for (numbers, values), alpha in zip(a, alphas):
+            if alpha:
+                np.add.at(w, numbers, alpha * values)
+                np.add.at(self.total, numbers, upd * alpha * values)
+
+    def train(self, iterations: int, progress: Callable[[str], None] | None) -> np.ndarray:
+        """The averaged weights after ``iterations`` passes."""
+        count = len(self.trees)
+        for it in range(1, iterations + 1):
+            started = time.perf_counter()
+            for i, tree in enumerate(self.trees):
+                self.step(tree, iterations * count - (count * (it - 1) + (i + 1)) + 1)
+            if progress:
+                progress(f"pass {it} of {iterations}: {time.perf_counter() - started:.1f}s")
+        return self.total / (iterations * count)
+
+
+def hildreth_sparse(a: list[tuple[np.ndarray, np.ndarray]], b: np.ndarray) -> np.ndarray:
+    """``hildreth`` for sparse differences (feature numbers, values), their Gram matrix merged."""
+    size = max((int(n.max()) + 1 for n, _ in a if len(n)), default=0)
+    dense = []
+    for numbers, values in a:
+        v = np.zeros(size)
+        v[numbers] = values
+        dense.append(v)
+    return hildreth(dense, b)
+
+
+def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Callable,
+               labels: Labels, atoms: Atoms) -> list[Gold]:  # fmt: skip
+    """The training sentences and their gold trees (``add`` counts each and gives the tree to
+    learn: parser's treebank statistics, pseudo-projective lifting)."""
+    trees = []
+    for sentence in sentences:
+        heads, names = add(sentence, name)
+        if not len(sentence):
+            continue
+        h = np.array(heads, dtype=np.int64)
+        h[0] = 0
+        numbers = np.array([0] + [labels.add(label) for label in names[1:]], dtype=np.int64)
+        trees.append(Gold(encode(sentence, atoms), h, numbers))
+    if not trees:
+        raise MaltpyError("no training sentences: the treebank has no words", name)
+    return trees
+
+
+def train(trees: list[Gold], labels: Labels, config: Config,
+          progress: Callable[[str], None] | None) -> tuple[Alphabet, np.ndarray, dict]:  # fmt: skip
+    """The alphabet of the gold trees and the averaged weights MIRA learns over them, with
+    statistics."""
+    mst = config.mst
+    started = time.perf_counter()
+    alphabet = Alphabet.of_trees([tree_keys(t.sentence, t.heads, labels.atoms[t.labels], mst.order) for t in trees])
+    if progress:
+        progress(f"{counted(len(alphabet), 'feature')} in the gold trees")
+    cached = 0
+    for t in trees:
+        t.vector = tree_numbers(t.sentence, t.heads, labels.atoms[t.labels], mst.order, alphabet)
+        t.rows = rows(t.sentence, labels.atoms, alphabet)
+        cached += t.rows.nbytes
+    indexed = time.perf_counter()
+    trainer = Trainer(trees, labels, alphabet, mst.order, mst.decode_type == "proj", mst.training_k)
+    weights = trainer.train(mst.iters, progress)
+    statistics = {
+        "features": len(alphabet),
+        "labels": len(labels.names) - 1,
+        "bytes_cached": cached,
+        "seconds_features": round(indexed - started, 2),
+        "seconds_training": round(time.perf_counter() - indexed, 2),
+    }
+    return alphabet, weights, statistics

@@ -1,0 +1,241 @@
+"""A graph-based parser (``-a mst``): its parsing, its learning's entry and its archive.
+
+Parsing a sentence scores every arc and every label with the averaged weights (features.py), takes
+each arc's best label (§7.1), and finds the best tree (McDonald, Crammer & Pereira 2007): first
+order, the tree of the best arcs by Eisner's algorithm (``mst.decode_type: proj``, §3.1) or
+Chu-Liu-Edmonds (``non-proj``, §3.2); second order, the best projective tree of arcs and sibling
+parts (§4.1), from which the non-projective search moves one word at a time (§4.2). With
+graph.single_root, the decoders find the best tree with one word on the root, exactly. Labels
+are the best labels of the tree's arcs; where that is MSTParser's ``<no-type>`` (it scores 0, so
+only when every label scores below 0), the best label of the treebank's instead.
+
+The archive holds, beside the manifest's configuration and statistics, the features' keys and
+averaged weights (``graph/weights.npz``: features whose weight is 0 are left out, as a key not in
+the alphabet scores 0), the labels and the version of the templates.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable
+
+import numpy as np
+
+from .. import __version__
+from ..archive import Archive, npz_bytes, write_archive
+from ..config import Config, config_from_dict
+from ..conll import FORMATS, UPOS, ConllReader, Sentence, valid_label
+from ..decode import spanning_tree
+from ..errors import MaltpyError, counted, cut, require
+from ..model_archive import VOCABULARY, checked_roots
+from ..parser import Parser
+from ..pseudoproj import deprojectivize
+from ..tree import UD_ROOT_LABELS, RootLabels, single_root
+from ..vocabulary import Tally, Vocabulary
+from .features import NO_TYPE, TEMPLATES_VERSION, Alphabet, Atoms, Encoded, Rows, encode, rows, scores, sibling_scores
+from .learn import Labels, labelled_arcs
+
+WEIGHTS = "graph/weights.npz"
+MAX_LABELS = 100_000
+
+
+def best_tree(sentence: Encoded, r: Rows, weights: np.ndarray, alphabet: Alphabet, labels: int, order: int,
+              projective: bool, one_root: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """The best tree of ``sentence`` (its feature rows ``r``) under ``weights``: heads and label
+    numbers (int64, N, [0] unread), with the labelled arcs' scores and each arc's best label
+    ([h, c])."""
+    n = sentence.size
+    arcs, sides = scores(r, weights, n, labels)
+    arc_scores, best = labelled_arcs(arcs, sides)
+    if order == 1:
+        heads = spanning_tree(arc_scores, projective=projective, one_root=one_root)
+    else:
+        from ..decode import sibling_tree
+
+        heads = sibling_tree(arc_scores, sibling_scores(sentence, alphabet, weights), projective=projective,
+                             one_root=one_root)  # fmt: skip
+    heads[0] = 0
+    labels_of = best[heads, np.arange(n)]
+    labels_of[0] = 0
+    return heads, labels_of, arc_scores, best
+
+
+class GraphModel(Parser):
+    """A trained graph-based parser: configuration, labels, the features' keys and weights."""
+
+    by_tokens = False
+
+    def __init__(self, config: Config, alphabet: Alphabet, weights: np.ndarray, labels: Labels, data_format: str,
+                 statistics: dict, roots: RootLabels | None, vocabulary: Vocabulary | None) -> None:  # fmt: skip
+        self.config = config
+        self.alphabet = alphabet
+        self.weights = weights
+        self.labels = labels
+        self.data_format = data_format
+        self.statistics = statistics
+        self.roots = roots or UD_ROOT_LABELS
+        self.roots_learned = roots is not None
+        self.vocabulary = vocabulary
+        self.root_label = config.graph.root_label
+        self._atoms = Atoms()
+
+    @property
+    def single_root(self) -> str:
+        return self.config.graph.single_root
+
+    def set_single_root(self, setting: str) -> None:
+        """Parse with graph.single_root ``setting`` instead of the model's (``maltpy parse -gsr``)."""
+        import dataclasses
+
+        if setting not in ("auto", "true", "false"):
+            raise MaltpyError(f"single_root is auto, true or false, not {cut(repr(setting), 40)}",
+                              "GraphModel.set_single_root")  # fmt: skip
+        graph = dataclasses.replace(self.config.graph, single_root=setting)
+        self.config = dataclasses.replace(self.config, graph=graph)
+
+    def _check_format(self, reader: ConllReader) -> None:
+        """Nothing to check: the features read FORM, LEMMA, the two tag columns and FEATS, which
+        CoNLL-X and CoNLL-U have alike."""
+
+    def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
+        for sentence, (heads, labels) in zip(batch, self.arcs(batch, watch)):
+            sentence.set_arcs(heads, labels)
+        if progress:
+            progress(sum(len(s) for s in batch))
+        return batch
+
+    def arcs(self, batch: list[Sentence],
+             watch: Callable[[Tally], None] | None = None) -> list[tuple[list[int], list[str]]]:  # fmt: skip
+        """Each sentence's parse, heads and labels indexed from 1 (see the module's note)."""
+        mst, names = self.config.mst, self.labels.names
+        out = []
+        for sentence, view in zip(batch, self.views(batch, watch)):
+            rooted = self._single_root(sentence)
+            encoded = encode(view, self._atoms)
+            r = rows(encoded, self.labels.atoms, self.alphabet)
+            heads, numbers, arc_scores, best = best_tree(encoded, r, self.weights, self.alphabet, len(names), mst.order,
+                                                         mst.decode_type == "proj", rooted)  # fmt: skip
+            labels = [""] + [names[k] for k in numbers[1:].tolist()]
+            if NO_TYPE in labels[1:]:
+                _, sides = scores(r, self.weights, encoded.size, len(names))
+                real = labelled_arcs(np.zeros_like(arc_scores), sides[:, 1:])[1] + 1
+                labels = [""] + [names[int(real[heads[c], c])] if labels[c] == NO_TYPE else labels[c]
+                                 for c in range(1, len(labels))]  # fmt: skip
+            heads = [-1] + heads[1:].tolist()
+            if self.config.pproj.active:
+                heads, labels = deprojectivize(heads, labels, self.config.pproj)
+            if rooted:
+                heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + view.column(UPOS))
+            out.append((heads, labels))
+        return out
+
+    def summary(self) -> str:
+        """What was learned, in a few words (``maltpy learn`` says it)."""
+        mst, s = self.config.mst, self.statistics
+        return (f"mst (order {mst.order}, {mst.decode_type}) from {counted(s['sentences'], 'sentence')} "
+                f"({counted(s['features'], 'feature')}, {counted(mst.iters, 'pass', 'passes')})")  # fmt: skip
+
+    def describe(self) -> dict:
+        """What ``maltpy info`` shows."""
+        return {
+            "algorithm": self.config.singlemalt.parsing_algorithm,
+            "mst": dict(self.config.to_dict()["mst"]),
+            "data_format": self.data_format,
+            "labels": sorted(self.labels.names[1:]),
+            "features": len(self.alphabet),
+            "roots": self.roots.as_json(),
+            "vocabulary": None if self.vocabulary is None else self.vocabulary.describe(),
+            "roots_learned": self.roots_learned,
+            "training": self.statistics,
+        }
+
+    # --- the archive -------------------------------------------------------------------------------
+
+    def _archive(self) -> tuple[dict, dict]:
+        kept = self.weights != 0
+        files = {WEIGHTS: npz_bytes(keys=self.alphabet.keys[kept], weights=self.weights[kept])}
+        if self.vocabulary is not None:
+            files[VOCABULARY] = json.dumps(self.vocabulary.as_json(), ensure_ascii=False,
+                                           separators=(",", ":")).encode("utf-8")  # fmt: skip
+        manifest = {
+            "maltpy_version": __version__,
+            "config": self.config.to_dict(),
+            "data_format": self.data_format,
+            "graph": {"templates": TEMPLATES_VERSION, "labels": self.labels.names, "weights": WEIGHTS},
+            "roots": self.roots.as_json() if self.roots_learned else None,
+            "training": self.statistics,
+            **({"vocabulary": VOCABULARY} if self.vocabulary is not None else {}),
+        }
+        return manifest, files
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model archive to ``path`` (whole or not at all)."""
+        write_archive(os.fspath(path), *self._archive())
+
+    def to_bytes(self) -> bytes:
+        return write_archive(None, *self._archive())
+
+
+def read_graph_model(archive: Archive) -> GraphModel:
+    """The graph-based model in ``archive``, every part checked before use."""
+    try:
+        return _checked(archive)
+    except ValueError as e:
+        raise MaltpyError(f"damaged model: {cut(e)}", archive.path) from None
+    except (KeyError, TypeError, IndexError, AttributeError, RecursionError) as e:
+        raise MaltpyError(f"damaged model: {type(e).__name__}: {cut(e)}", archive.path) from None
+
+
+def _checked(archive: Archive) -> GraphModel:
+    m = archive.manifest
+    require(isinstance(m.get("config"), dict), "no configuration")
+    try:
+        config = config_from_dict(m["config"], archive.path)
+    except MaltpyError as e:
+        raise ValueError(f"its configuration: {e.message}") from None
+    require(config.singlemalt.parsing_algorithm == "mst", "a graph-based model of a transition system")
+    graph = m["graph"]
+    require(isinstance(graph, dict) and graph.get("weights") == WEIGHTS, "no weights")
+    require(graph.get("templates") == TEMPLATES_VERSION,
+            f"features of another version of maltpy's templates ({cut(graph.get('templates'), 20)}, "
+            f"this maltpy's: {TEMPLATES_VERSION}): learn the model again")  # fmt: skip
+    names = graph.get("labels")
+    require(isinstance(names, list) and 0 < len(names) <= MAX_LABELS and names[0] == NO_TYPE
+            and all(isinstance(x, str) and valid_label(x) for x in names) and len(set(names)) == len(names),
+            "labels that are not labels")  # fmt: skip
+    arrays = archive.arrays(WEIGHTS, ("keys", "weights"))
+    keys, weights = arrays["keys"], arrays["weights"]
+    require(keys.dtype == np.uint64 and keys.ndim == 1 and weights.dtype == np.float64 and weights.shape == keys.shape,
+            "weights that do not fit their features")  # fmt: skip
+    require(bool(np.isfinite(weights).all()), "weights that are not numbers")
+    alphabet = Alphabet(keys)  # ValueError unless sorted, distinct and nonzero
+    data_format = m.get("data_format")
+    require(data_format in FORMATS, "an unknown data format")
+    statistics = m.get("training", {})
+    require(isinstance(statistics, dict), "training statistics are not a mapping")
+    json.dumps(statistics, allow_nan=False)
+    vocabulary = None
+    if "vocabulary" in m:
+        require(m["vocabulary"] == VOCABULARY, "a vocabulary in another file")
+        vocabulary = Vocabulary.from_json(json.loads(archive.text(VOCABULARY)))
+    return GraphModel(config, alphabet, weights, Labels(names), data_format, statistics, checked_roots(m.get("roots")),
+                      vocabulary)  # fmt: skip
+
+
+def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
+                progress: Callable[[str], None] | None, treebank) -> GraphModel:  # fmt: skip
+    """Learn a graph-based parser from the gold trees of ``sentences`` (``treebank``: parser's
+    counts of them, which also lifts them with pseudo-projective parsing)."""
+    from .learn import gold_trees, train
+
+    if config.mst.training_k > 1 and config.mst.decode_type == "proj":
+        raise MaltpyError("mst.training_k above 1 with projective decoding needs the k best trees of Eisner's "
+                          "algorithm, which maltpy does not have yet", name)  # fmt: skip
+    labels = Labels()
+    trees = gold_trees(config, sentences, name, treebank.add, labels, Atoms())
+    alphabet, weights, statistics = train(trees, labels, config, progress)
+    statistics = {**treebank.statistics(name), **statistics}
+    return GraphModel(config, alphabet, weights, labels, data_format, statistics, treebank.root_counts.labels(),
+                      treebank.vocabulary.vocabulary())  # fmt: skip
+
