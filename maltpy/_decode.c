@@ -465,31 +465,52 @@ static int eisner(Work *k, const double *S, Py_ssize_t N, int shift, int one_roo
 #define ARC(h, d) (A[(Py_ssize_t)(h) * N + (d)] * scale)
 #define SIB(h, s, c) (T[((Py_ssize_t)(h) * N + (s)) * N + (c)] * scale)
 
+/* The ranges lo..hi - 1 of the dependents c whose sibling score after s is read, in row (h, s):
+   s = h (two ranges, either side of h), s beyond h on either side (c beyond s), or none; 0 to 2. */
+static int sibling_ranges(Py_ssize_t h, Py_ssize_t s, Py_ssize_t N, int one_root, Py_ssize_t lo[2], Py_ssize_t hi[2])
+{
+    if (s == h) {
+        lo[0] = 1, hi[0] = h, lo[1] = h + 1, hi[1] = N;
+        return 2;
+    }
+    if (s > h && !(one_root && h == 0)) {
+        lo[0] = s + 1, hi[0] = N;
+        return 1;
+    }
+    if (s < h && s > 0) {
+        lo[0] = 1, hi[0] = s;
+        return 1;
+    }
+    return 0;
+}
+
 /* Checks that every sibling score read is finite (with one root, the root's only for its first
    dependent); raises *largest to the largest magnitude among them. Returns the first bad one as
    (h * N + s) * N + c, or -1. */
 static Py_ssize_t check_sibs(const double *T, Py_ssize_t N, int one_root, double *largest)
 {
     double m = *largest;
+    int finite = 1;
+    Py_ssize_t lo[2], hi[2];
     for (Py_ssize_t h = 0; h < N; h++)
-        for (Py_ssize_t s = 0; s < N; s++) {
-            Py_ssize_t lo, hi; /* c in lo..hi - 1, c != h */
-            if (s == h)
-                lo = 1, hi = N;
-            else if (s > h && !(one_root && h == 0))
-                lo = s + 1, hi = N;
-            else if (s < h && s > 0)
-                lo = 1, hi = s;
-            else
-                continue;
-            const double *row = T + (h * N + s) * N;
-            for (Py_ssize_t c = lo; c < hi; c++) {
-                double a = fabs(row[c]);
-                if (!(a <= DBL_MAX) && c != h) /* NaN or inf */
-                    return (h * N + s) * N + c;
-                m = a > m && c != h ? a : m;
+        for (Py_ssize_t s = 0; s < N; s++)
+            for (int k = sibling_ranges(h, s, N, one_root, lo, hi) - 1; k >= 0; k--) {
+                const double *row = T + (h * N + s) * N;
+                for (Py_ssize_t c = lo[k]; c < hi[k]; c++) {
+                    double a = fabs(row[c]);
+                    finite &= a <= DBL_MAX; /* false for NaN and inf */
+                    m = a > m ? a : m;
+                }
             }
-        }
+    if (!finite)
+        for (Py_ssize_t h = 0; h < N; h++)
+            for (Py_ssize_t s = 0; s < N; s++) {
+                int ranges = sibling_ranges(h, s, N, one_root, lo, hi);
+                for (int k = 0; k < ranges; k++)
+                    for (Py_ssize_t c = lo[k]; c < hi[k]; c++)
+                        if (!isfinite(T[(h * N + s) * N + c]))
+                            return (h * N + s) * N + c;
+            }
     *largest = m;
     return -1;
 }
