@@ -614,13 +614,14 @@ static inline Py_ssize_t best_sib_at(const double *a, const double *b, const dou
 
 enum { SB = IL + 1 };
 
-/* The recurrences' sums over their split points (each table holds span (s, t) at [s][t] and
-   [t][s], but Ir only at [s][t] and Il only at [t][s], in one table):
+/* The recurrences' sums over their split points, arc(h, d) and sib(h, s, c) the scores as read
+   (each table holds span (s, t) at [s][t] and [t][s], but Ir only at [s][t] and Il only at
+   [t][s], in one table):
    Sb(s, t) = max over u = s..t-1 of Cr(s, u) + Cl(u + 1, t)                             (B_SUMS)
-   Ir(s, t) = s(s, t) + max of Cl(s + 1, t) + s(s, s, t) [t is s's closest right dependent] and,
-              over r = s+1..t-1, (Ir(s, r) + Sb(r, t)) + s(s, r, t) [r the one before t]
-   Il(s, t) = s(t, s) + max over r = s+1..t-1 of (Sb(s, r) + Il(r, t)) + s(t, r, s), and
-              Cr(s, t - 1) + s(t, t, s) [s is t's closest left dependent]
+   Ir(s, t) = arc(s, t) + max of Cl(s + 1, t) + sib(s, s, t) [t is s's closest right dependent]
+              and, over r = s+1..t-1, (Ir(s, r) + Sb(r, t)) + sib(s, r, t) [r the one before t]
+   Il(s, t) = arc(t, s) + max over r = s+1..t-1 of (Sb(s, r) + Il(r, t)) + sib(t, r, s), and
+              Cr(s, t - 1) + sib(t, t, s) [s is t's closest left dependent]
    Cr(s, t) = max over r = s+1..t of Ir(s, r) + Cr(r, t)
    Cl(s, t) = max over r = s..t-1 of Cl(s, r) + Il(r, t) */
 #define IR_SUMS(s, t) In + (s) * N + (s) + 1, Sb + (t) * N + (s) + 1, T + ((s) * N + (s) + 1) * N + (t), N, scale, \

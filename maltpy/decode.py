@@ -79,10 +79,11 @@ that keep one word on the root: no word moves onto the root, and its word, above
 cannot move. ``sibs[0, s, c]`` for s > 0 is then never read.
 
 Ties, at second order: the projective algorithm's spans split at the first best point, as
-Eisner's do, where for an incomplete span "t is the closest dependent" comes before any r when
-s heads t, and after every r when t heads s (at the head's end, either way); the search takes,
-of the best changes, that of the lowest word, to the lowest head (Fig. 12's loops, and
-MSTParser's). With all scores equal, both make the chain that Eisner's algorithm makes.
+Eisner's do; for an incomplete span, the case in which its dependent is its head's closest
+counts as the split at the head's end (before every r when the head is on the left, after every
+r when it is on the right). The search takes, of the best changes, that of the lowest word, to
+the lowest head (Fig. 12's loops, and MSTParser's). With all scores equal, both make the chain
+that Eisner's algorithm makes.
 
 Scores must be finite (NaN or ±inf in an arc or sibling score read is a ValueError, a caller's
 bug). When their largest magnitude would let a sum of 4(n + 1) of them overflow, they are first
