@@ -1,6 +1,6 @@
 /* The maximum spanning tree decoders of maltpy/decode.py, in C for speed.
 
-   decode.py says what they compute, with the papers; this file holds the two algorithms over a
+   decode.py says what they compute, with the papers; this file holds the algorithms over a
    dense score matrix of N = n + 1 nodes, S[h * N + d] the score of the arc h -> d, node 0 the
    root. Column 0 and the diagonal are never read.
 
@@ -30,8 +30,16 @@
    span from the right (it is no word's dependent); with one root it heads one word r, whose
    complete spans 1..r and r..n the table holds (0 takes no span of its own).
 
+   sibling_eisner(): the second-order Eisner algorithm (McDonald et al. 2007, §4.1, Figs. 10 and
+   11) over the same spans with a fourth table, the sibling item Sb(s, t), which is B(s, t) above;
+   the incomplete items are no longer B plus an arc but gather a head's dependents from the
+   closest outward (the recurrences above IR_SUMS). climb(): the search of §4.2, Fig. 12, from
+   sibling_eisner's tree. Sibling scores are read multiplied by the power of two that keeps sums
+   finite (no copy of the n^3 array).
+
    Ties: the first best in the order of the loops (the lowest head slot for a word's incoming arc,
-   the lowest member of a cycle, the first split point), so a matrix always gives the same tree. */
+   the lowest member of a cycle, the first split point, the lowest word and then head of a change),
+   so the same scores always give the same tree. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -101,13 +109,11 @@ static void release(Work *k)
     free(k->indices);
 }
 
-/* Checks that every score read is finite; sets *shift to the power of two by which to divide the
-   scores so that no sum the decoders form (of at most 2N scores, added or subtracted) overflows:
-   0 unless the largest magnitude exceeds DBL_MAX / 4N. Returns the first bad arc as h * N + d,
-   or -1. */
-static Py_ssize_t check(const double *S, Py_ssize_t N, int *shift)
+/* Checks that every arc score read is finite; raises *largest to the largest magnitude among them.
+   Returns the first bad arc as h * N + d, or -1. */
+static Py_ssize_t check_arcs(const double *S, Py_ssize_t N, double *largest)
 {
-    double m = 0.0;
+    double m = *largest;
     int finite = 1;
     for (Py_ssize_t h = 0; h < N; h++) {
         const double *row = S + h * N;
@@ -122,11 +128,19 @@ static Py_ssize_t check(const double *S, Py_ssize_t N, int *shift)
         for (Py_ssize_t a = 0; a < N * N; a++)
             if (a % N && a % N != a / N && !isfinite(S[a]))
                 return a;
-    double limit = DBL_MAX / (4.0 * (double)N);
-    *shift = 0;
-    if (m > limit)
-        frexp(m / limit, shift);
+    *largest = m;
     return -1;
+}
+
+/* The power of two by which to divide the scores so that no sum the decoders form (of at most 4N
+   scores, added or subtracted) overflows: 0 unless the largest magnitude exceeds DBL_MAX / 4N. */
+static int shift_for(double largest, Py_ssize_t N)
+{
+    double limit = DBL_MAX / (4.0 * (double)N);
+    int shift = 0;
+    if (largest > limit)
+        frexp(largest / limit, &shift);
+    return shift;
 }
 
 /* --- Chu-Liu-Edmonds ---------------------------------------------------------------------------- */
@@ -443,6 +457,385 @@ static int eisner(Work *k, const double *S, Py_ssize_t N, int shift, int one_roo
     return 0;
 }
 
+/* --- Second order: the sibling Eisner algorithm and the search beyond projective trees ------------- */
+
+/* The sibling scores T[(h * N + s) * N + c] (decode.py's sibs[h, s, c]) are read only for c
+   after s among h's dependents on one side: s = h (c the closest) or s strictly between h and c.
+   A tree's part of them, and its arcs', is what tree_score2 sums. */
+#define ARC(h, d) (A[(Py_ssize_t)(h) * N + (d)] * scale)
+#define SIB(h, s, c) (T[((Py_ssize_t)(h) * N + (s)) * N + (c)] * scale)
+
+/* The ranges lo..hi - 1 of the dependents c whose sibling score after s is read, in row (h, s):
+   s = h (two ranges, either side of h), s beyond h on either side (c beyond s), or none; 0 to 2. */
+static int sibling_ranges(Py_ssize_t h, Py_ssize_t s, Py_ssize_t N, int one_root, Py_ssize_t lo[2], Py_ssize_t hi[2])
+{
+    if (s == h) {
+        lo[0] = 1, hi[0] = h, lo[1] = h + 1, hi[1] = N;
+        return 2;
+    }
+    if (s > h && !(one_root && h == 0)) {
+        lo[0] = s + 1, hi[0] = N;
+        return 1;
+    }
+    if (s < h && s > 0) {
+        lo[0] = 1, hi[0] = s;
+        return 1;
+    }
+    return 0;
+}
+
+/* Checks that every sibling score read is finite (with one root, the root's only for its first
+   dependent); raises *largest to the largest magnitude among them. Returns the first bad one as
+   (h * N + s) * N + c, or -1. */
+static Py_ssize_t check_sibs(const double *T, Py_ssize_t N, int one_root, double *largest)
+{
+    double m = *largest;
+    int finite = 1;
+    Py_ssize_t lo[2], hi[2];
+    for (Py_ssize_t h = 0; h < N; h++)
+        for (Py_ssize_t s = 0; s < N; s++)
+            for (int k = sibling_ranges(h, s, N, one_root, lo, hi) - 1; k >= 0; k--) {
+                const double *row = T + (h * N + s) * N;
+                for (Py_ssize_t c = lo[k]; c < hi[k]; c++) {
+                    double a = fabs(row[c]);
+                    finite &= a <= DBL_MAX; /* false for NaN and inf */
+                    m = a > m ? a : m;
+                }
+            }
+    if (!finite)
+        for (Py_ssize_t h = 0; h < N; h++)
+            for (Py_ssize_t s = 0; s < N; s++) {
+                int ranges = sibling_ranges(h, s, N, one_root, lo, hi);
+                for (int k = 0; k < ranges; k++)
+                    for (Py_ssize_t c = lo[k]; c < hi[k]; c++)
+                        if (!isfinite(T[(h * N + s) * N + c]))
+                            return (h * N + s) * N + c;
+            }
+    *largest = m;
+    return -1;
+}
+
+/* The score of the tree heads (any head for each word, 0..N - 1, not itself): its arcs and, for
+   each head and side, the sibling score of each dependent after the one before it, from the
+   closest outward. last: N scratch indices. */
+static double tree_score2(const double *A, const double *T, Py_ssize_t N, double scale, const int64_t *heads,
+                          idx *last)
+{
+    double total = 0.0;
+    for (Py_ssize_t h = 0; h < N; h++)
+        last[h] = (idx)h;
+    for (Py_ssize_t d = 1; d < N; d++) { /* the arcs, and the right dependents from the closest */
+        Py_ssize_t h = heads[d];
+        total += ARC(h, d);
+        if (d > h) {
+            total += SIB(h, last[h], d);
+            last[h] = (idx)d;
+        }
+    }
+    for (Py_ssize_t h = 0; h < N; h++)
+        last[h] = (idx)h;
+    for (Py_ssize_t d = N - 1; d >= 1; d--) { /* the left dependents from the closest */
+        Py_ssize_t h = heads[d];
+        if (d < h) {
+            total += SIB(h, last[h], d);
+            last[h] = (idx)d;
+        }
+    }
+    return total;
+}
+
+/* The second-order decoders' arrays, cut from two blocks. */
+typedef struct {
+    double *doubles;
+    idx *indices;
+    double *cr, *cl, *sb, *in; /* N * N: complete, sibling and incomplete items (in: Ir above the
+                                  diagonal, Il below) */
+    idx *stack;                /* 3N: the backtrace, 3 per item */
+    double *gain;              /* N: the search's tables, see climb() */
+    idx *first, *kids, *enter, *leave, *near, *far, *prev, *next, *last, *trail;
+} Work2;
+
+/* 0, or -1 when out of memory */
+static int reserve2(Work2 *k, Py_ssize_t N)
+{
+    size_t nn = (size_t)N * (size_t)N, n = (size_t)N;
+    memset(k, 0, sizeof *k);
+    k->doubles = malloc((4 * nn + n) * sizeof(double));
+    k->indices = malloc((13 * n + 1) * sizeof(idx));
+    if (!k->doubles || !k->indices) {
+        free(k->doubles);
+        free(k->indices);
+        return -1;
+    }
+    k->cr = k->doubles, k->cl = k->cr + nn, k->sb = k->cl + nn, k->in = k->sb + nn, k->gain = k->in + nn;
+    idx **each[] = {&k->stack, &k->first, &k->kids, &k->enter, &k->leave, &k->near, &k->far, &k->prev, &k->next,
+                    &k->last, &k->trail};
+    const size_t size[] = {3 * n, n + 1, n, n, n, n, n, n, n, n, n};
+    idx *i = k->indices;
+    for (size_t j = 0; j < sizeof size / sizeof *size; j++) {
+        *each[j] = i;
+        i += size[j];
+    }
+    return 0;
+}
+
+static void release2(Work2 *k)
+{
+    free(k->doubles);
+    free(k->indices);
+}
+
+/* An incomplete item's best over its previous siblings r: max over i < len of
+   (a[i] + b[i]) + c[i * stride] * scale and m. The backtrace's form, best_sib_at, gives the first
+   i that beats m (strictly) and the running best after it, or -1; both form the same sums. */
+static inline double best_sib(const double *a, const double *b, const double *c, Py_ssize_t stride, double scale,
+                              Py_ssize_t len, double m)
+{
+    for (Py_ssize_t i = 0; i < len; i++) {
+        double v = (a[i] + b[i]) + c[i * stride] * scale;
+        m = v > m ? v : m;
+    }
+    return m;
+}
+
+static inline Py_ssize_t best_sib_at(const double *a, const double *b, const double *c, Py_ssize_t stride,
+                                     double scale, Py_ssize_t len, double *m)
+{
+    Py_ssize_t arg = -1;
+    for (Py_ssize_t i = 0; i < len; i++) {
+        double v = (a[i] + b[i]) + c[i * stride] * scale;
+        if (v > *m) {
+            *m = v;
+            arg = i;
+        }
+    }
+    return arg;
+}
+
+enum { SB = IL + 1 };
+
+/* The recurrences' sums over their split points, arc(h, d) and sib(h, s, c) the scores as read
+   (each table holds span (s, t) at [s][t] and [t][s], but Ir only at [s][t] and Il only at
+   [t][s], in one table):
+   Sb(s, t) = max over u = s..t-1 of Cr(s, u) + Cl(u + 1, t)                             (B_SUMS)
+   Ir(s, t) = arc(s, t) + max of Cl(s + 1, t) + sib(s, s, t) [t is s's closest right dependent]
+              and, over r = s+1..t-1, (Ir(s, r) + Sb(r, t)) + sib(s, r, t) [r the one before t]
+   Il(s, t) = arc(t, s) + max over r = s+1..t-1 of (Sb(s, r) + Il(r, t)) + sib(t, r, s), and
+              Cr(s, t - 1) + sib(t, t, s) [s is t's closest left dependent]
+   Cr(s, t) = max over r = s+1..t of Ir(s, r) + Cr(r, t)
+   Cl(s, t) = max over r = s..t-1 of Cl(s, r) + Il(r, t) */
+#define IR_SUMS(s, t) In + (s) * N + (s) + 1, Sb + (t) * N + (s) + 1, T + ((s) * N + (s) + 1) * N + (t), N, scale, \
+                      (t) - (s) - 1
+#define IL_SUMS(s, t) Sb + (s) * N + (s) + 1, In + (t) * N + (s) + 1, T + ((t) * N + (s) + 1) * N + (s), N, scale, \
+                      (t) - (s) - 1
+#define IR_FIRST(s, t) (Cl[(t) * N + (s) + 1] + SIB(s, s, t))
+#define IL_FIRST(s, t) (Cr[(s) * N + (t) - 1] + SIB(t, t, s))
+#define CR2_SUMS(s, t) In + (s) * N + (s) + 1, Cr + (t) * N + (s) + 1, NULL, (t) - (s)
+#define CL2_SUMS(s, t) Cl + (s) * N + (s), In + (t) * N + (s), NULL, (t) - (s)
+
+/* The second-order Eisner algorithm (McDonald et al. 2007, §4.1, Figs. 10 and 11, after Eisner
+   1996): the best projective tree under arcs A and sibling scores T, each multiplied by scale. */
+static void sibling_eisner(Work2 *k, const double *A, const double *T, Py_ssize_t N, double scale, int one_root,
+                           int64_t *heads)
+{
+    double *Cr = k->cr, *Cl = k->cl, *Sb = k->sb, *In = k->in;
+    Py_ssize_t first = one_root ? 1 : 0, n = N - 1;
+    for (Py_ssize_t s = first; s < N; s++)
+        Cr[s * N + s] = Cl[s * N + s] = 0.0;
+    for (Py_ssize_t t0 = first + 1; t0 <= n; t0 += BLOCK) {
+        Py_ssize_t t1 = t0 + BLOCK - 1 < n ? t0 + BLOCK - 1 : n;
+        for (Py_ssize_t s = t1 - 1; s >= first; s--)
+            for (Py_ssize_t t = s + 1 > t0 ? s + 1 : t0; t <= t1; t++) {
+                if (s > 0) /* the root is no word's dependent, nor anyone's sibling */
+                    Sb[s * N + t] = Sb[t * N + s] = best_sum(B_SUMS(s, t));
+                In[s * N + t] = best_sib(IR_SUMS(s, t), IR_FIRST(s, t)) + ARC(s, t);
+                if (s > 0)
+                    In[t * N + s] = best_sib(IL_SUMS(s, t), IL_FIRST(s, t)) + ARC(t, s);
+                Cr[s * N + t] = Cr[t * N + s] = best_sum(CR2_SUMS(s, t));
+                if (s > 0)
+                    Cl[s * N + t] = Cl[t * N + s] = best_sum(CL2_SUMS(s, t));
+            }
+    }
+    heads[0] = -1;
+    if (n == 0)
+        return;
+    idx *stack = k->stack;
+    Py_ssize_t top = 0;
+#define PUSH(kind, s, t)                                                      \
+    if ((s) < (t))                                                            \
+        stack[top++] = kind, stack[top++] = (idx)(s), stack[top++] = (idx)(t)
+    if (one_root) {
+        Py_ssize_t r = 1;
+        double m = (Cl[1 * N + 1] + Cr[1 * N + n]) + (ARC(0, 1) + SIB(0, 0, 1));
+        for (Py_ssize_t q = 2; q <= n; q++) {
+            double v = (Cl[q * N + 1] + Cr[q * N + n]) + (ARC(0, q) + SIB(0, 0, q));
+            if (v > m) {
+                m = v;
+                r = q;
+            }
+        }
+        heads[r] = 0;
+        PUSH(CL, 1, r);
+        PUSH(CR, r, n);
+    } else {
+        PUSH(CR, 0, n);
+    }
+    while (top) {
+        Py_ssize_t t = stack[--top], s = stack[--top];
+        idx kind = stack[--top];
+        if (kind == CR) {
+            Py_ssize_t r = s + 1 + best_at(CR2_SUMS(s, t));
+            PUSH(IR, s, r);
+            PUSH(CR, r, t);
+        } else if (kind == CL) {
+            Py_ssize_t r = s + best_at(CL2_SUMS(s, t));
+            PUSH(CL, s, r);
+            PUSH(IL, r, t);
+        } else if (kind == SB) {
+            Py_ssize_t u = s + best_at(B_SUMS(s, t));
+            PUSH(CR, s, u);
+            PUSH(CL, u + 1, t);
+        } else if (kind == IR) { /* the closest dependent first, then the nearest r to s */
+            heads[t] = s;
+            double m = IR_FIRST(s, t);
+            Py_ssize_t at = best_sib_at(IR_SUMS(s, t), &m);
+            if (at < 0) {
+                PUSH(CL, s + 1, t);
+            } else {
+                PUSH(IR, s, s + 1 + at);
+                PUSH(SB, s + 1 + at, t);
+            }
+        } else { /* IL: the farthest r from t first, the closest dependent last */
+            heads[s] = t;
+            double m = -INFINITY;
+            Py_ssize_t at = best_sib_at(IL_SUMS(s, t), &m);
+            if (at < 0 || IL_FIRST(s, t) > m) {
+                PUSH(CR, s, t - 1);
+            } else {
+                PUSH(SB, s, s + 1 + at);
+                PUSH(IL, s + 1 + at, t);
+            }
+        }
+    }
+#undef PUSH
+}
+
+/* What word j adds to the score as a dependent of i, after a and before b (b -1: the farthest)
+   among i's dependents on its side (a = i: the closest). */
+static inline double attach(const double *A, const double *T, Py_ssize_t N, double scale, Py_ssize_t i, Py_ssize_t j,
+                            Py_ssize_t a, Py_ssize_t b)
+{
+    double v = ARC(i, j) + SIB(i, a, j);
+    return b < 0 ? v : v + (SIB(i, j, b) - SIB(i, a, b));
+}
+
+/* McDonald et al. (2007), §4.2, Fig. 12 (McDonald & Pereira 2006): from the tree heads, changes the
+   head of one word at a time, the change that raises the score most among those that leave a tree
+   (and with one root, keep one word on the root), while one raises it. Each pass is O(n^2): what
+   each word j adds where it is (gain[j]) and where a head i would put it (after near[j], before
+   far[j] among i's dependents on j's side), i not in j's subtree (the tour's enter and leave
+   times). A change is made only if the tree's score, summed afresh, rises (so the search ends
+   whatever the rounding); ties go to the lowest word j, then the lowest head i (Fig. 12's loops). */
+static void climb(Work2 *k, const double *A, const double *T, Py_ssize_t N, double scale, int one_root,
+                  int64_t *heads)
+{
+    Py_ssize_t n = N - 1;
+    idx *first = k->first, *kids = k->kids, *enter = k->enter, *leave = k->leave, *near = k->near, *far = k->far,
+        *prev = k->prev, *next = k->next, *last = k->last, *trail = k->trail;
+    double *gain = k->gain;
+    double score = tree_score2(A, T, N, scale, heads, last);
+    for (;;) {
+        /* each node's dependents, ascending */
+        memset(first, 0, (size_t)(N + 1) * sizeof *first);
+        for (Py_ssize_t d = 1; d <= n; d++)
+            first[heads[d] + 1]++;
+        for (Py_ssize_t h = 0; h < N; h++)
+            first[h + 1] += first[h];
+        memcpy(last, first, (size_t)N * sizeof *last);
+        for (Py_ssize_t d = 1; d <= n; d++)
+            kids[last[heads[d]]++] = (idx)d;
+        /* the tour: i is in j's subtree iff enter[j] <= enter[i] < leave[j] */
+        idx time = 0, depth = 0;
+        memcpy(last, first, (size_t)N * sizeof *last);
+        trail[depth++] = 0;
+        enter[0] = time++;
+        while (depth) {
+            idx v = trail[depth - 1];
+            if (last[v] < first[v + 1]) {
+                idx c = kids[last[v]++];
+                enter[c] = time++;
+                trail[depth++] = c;
+            } else {
+                leave[v] = time;
+                depth--;
+            }
+        }
+        /* each word's neighbours on its side of its head, and what it adds there */
+        for (Py_ssize_t h = 0; h < N; h++) {
+            idx lo = first[h], hi = first[h + 1], mid = lo;
+            while (mid < hi && kids[mid] < h)
+                mid++;
+            for (idx q = mid; q < hi; q++) {
+                prev[kids[q]] = q == mid ? (idx)h : kids[q - 1];
+                next[kids[q]] = q + 1 < hi ? kids[q + 1] : -1;
+            }
+            for (idx q = mid - 1; q >= lo; q--) {
+                prev[kids[q]] = q == mid - 1 ? (idx)h : kids[q + 1];
+                next[kids[q]] = q > lo ? kids[q - 1] : -1;
+            }
+        }
+        for (Py_ssize_t d = 1; d <= n; d++)
+            gain[d] = attach(A, T, N, scale, heads[d], d, prev[d], next[d]);
+        double best = 0.0;
+        Py_ssize_t bi = -1, bj = -1;
+        for (Py_ssize_t i = one_root ? 1 : 0; i <= n; i++) {
+            idx cur = (idx)i; /* where j would go among i's dependents */
+            for (Py_ssize_t j = i + 1; j <= n; j++) {
+                near[j] = cur;
+                cur = heads[j] == i ? (idx)j : cur;
+            }
+            cur = (idx)i;
+            for (Py_ssize_t j = i - 1; j >= 1; j--) {
+                near[j] = cur;
+                cur = heads[j] == i ? (idx)j : cur;
+            }
+            cur = -1;
+            for (Py_ssize_t j = n; j > i; j--) {
+                far[j] = cur;
+                cur = heads[j] == i ? (idx)j : cur;
+            }
+            cur = -1;
+            for (Py_ssize_t j = 1; j < i; j++) {
+                far[j] = cur;
+                cur = heads[j] == i ? (idx)j : cur;
+            }
+            for (Py_ssize_t j = 1; j <= n; j++) {
+                if (j == i || heads[j] == i || (enter[j] <= enter[i] && enter[i] < leave[j]))
+                    continue;
+                double delta = attach(A, T, N, scale, i, j, near[j], far[j]) - gain[j];
+                if (delta > best || (delta == best && j < bj)) {
+                    best = delta;
+                    bi = i;
+                    bj = j;
+                }
+            }
+        }
+        if (bj < 0)
+            return;
+        int64_t old = heads[bj];
+        heads[bj] = bi;
+        double changed = tree_score2(A, T, N, scale, heads, last);
+        if (!(changed > score)) {
+            heads[bj] = old;
+            return;
+        }
+        score = changed;
+    }
+}
+
+#undef ARC
+#undef SIB
+
 /* --- Python ------------------------------------------------------------------------------------- */
 
 /* Decodes one matrix, without the GIL; 0, -1 when out of memory, or 1 with *bad_arc (h * N + d)
@@ -451,10 +844,12 @@ static int run(const double *scores, int64_t *heads, Py_ssize_t N, int projectiv
                Py_ssize_t *bad_arc)
 {
     Work k;
-    int shift, status;
-    *bad_arc = check(scores, N, &shift);
+    int status;
+    double largest = 0.0;
+    *bad_arc = check_arcs(scores, N, &largest);
     if (*bad_arc >= 0)
         return 1;
+    int shift = shift_for(largest, N);
     if (reserve(&k, N, projective) < 0)
         return -1;
     status = 0;
@@ -466,55 +861,190 @@ static int run(const double *scores, int64_t *heads, Py_ssize_t N, int projectiv
     return status;
 }
 
+/* Decodes one sentence at second order, without the GIL; 0, -1 when out of memory, 1 with *bad
+   the first arc score read that is not finite (h * N + d), 2 with the first sibling score. */
+static int run2(const double *A, const double *T, int64_t *heads, Py_ssize_t N, int projective, int one_root,
+                Py_ssize_t *bad)
+{
+    double largest = 0.0;
+    if ((*bad = check_arcs(A, N, &largest)) >= 0)
+        return 1;
+    if ((*bad = check_sibs(T, N, one_root, &largest)) >= 0)
+        return 2;
+    double scale = ldexp(1.0, -shift_for(largest, N));
+    Work2 k;
+    if (reserve2(&k, N) < 0)
+        return -1;
+    sibling_eisner(&k, A, T, N, scale, one_root, heads);
+    if (!projective)
+        climb(&k, A, T, N, scale, one_root, heads);
+    release2(&k);
+    return 0;
+}
+
 PyDoc_STRVAR(decode_doc,
     "decode(scores, heads, projective, one_root): writes into heads (int64, N items) the best tree of\n"
     "scores (float64, C-contiguous, N x N), as maltpy.decode.spanning_tree says; a score read that is\n"
     "not finite (any but column 0 and the diagonal) is a ValueError.");
 
+/* Gets the C-contiguous buffers of count objects, the last one writable if asked; -1 with an error
+   set and none held. */
+static int get_buffers(PyObject *const *objects, Py_buffer *views, int count, int writable)
+{
+    for (int i = 0; i < count; i++)
+        if (PyObject_GetBuffer(objects[i], views + i,
+                               PyBUF_C_CONTIGUOUS | (writable && i == count - 1 ? PyBUF_WRITABLE : 0)) < 0) {
+            while (i--)
+                PyBuffer_Release(views + i);
+            return -1;
+        }
+    return 0;
+}
+
+static void release_buffers(Py_buffer *views, int count)
+{
+    for (int i = 0; i < count; i++)
+        PyBuffer_Release(views + i);
+}
+
+/* The number of nodes N of heads (int64), if scores hold N^order doubles; else -1 with an error set. */
+static Py_ssize_t nodes(const Py_buffer *heads, const Py_buffer *scores, int order, const char *what)
+{
+    Py_ssize_t N = heads->len / 8, size = N;
+    int fits = N >= 1 && heads->len == N * 8 && N <= INT32_MAX / 2;
+    for (int i = 1; i < order && fits; i++) {
+        fits = size <= PY_SSIZE_T_MAX / 8 / N;
+        size *= fits ? N : 1;
+    }
+    if (!fits || scores->len != size * 8) {
+        PyErr_Format(PyExc_ValueError, "%s of %zd bytes for heads of %zd bytes", what, scores->len, heads->len);
+        return -1;
+    }
+    return N;
+}
+
+/* The ValueError for the score at index bad of scores (N nodes), an arc's (order 2) or a sibling's (3). */
+static void bad_score(const double *scores, Py_ssize_t bad, Py_ssize_t N, int order)
+{
+    PyObject *value = PyFloat_FromDouble(scores[bad]);
+    if (!value)
+        return;
+    if (order == 2)
+        PyErr_Format(PyExc_ValueError, "the score of the arc %zd -> %zd is %R", bad / N, bad % N, value);
+    else
+        PyErr_Format(PyExc_ValueError, "the sibling score sibs[%zd, %zd, %zd] is %R", bad / N / N, bad / N % N,
+                     bad % N, value);
+    Py_DECREF(value);
+}
+
 static PyObject *py_decode(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *score_object, *head_object;
+    PyObject *objects[2];
     int projective, one_root;
-    if (!PyArg_ParseTuple(args, "OOpp", &score_object, &head_object, &projective, &one_root))
+    if (!PyArg_ParseTuple(args, "OOpp", &objects[0], &objects[1], &projective, &one_root))
         return NULL;
-    Py_buffer s, h;
-    if (PyObject_GetBuffer(score_object, &s, PyBUF_C_CONTIGUOUS) < 0)
+    Py_buffer v[2];
+    if (get_buffers(objects, v, 2, 1) < 0)
         return NULL;
-    if (PyObject_GetBuffer(head_object, &h, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) < 0) {
-        PyBuffer_Release(&s);
-        return NULL;
-    }
     PyObject *result = NULL;
-    Py_ssize_t N = h.len / 8, bad_arc = -1;
-    if (N < 1 || h.len != N * 8 || s.len / 8 / N != N || s.len != N * N * 8 || N > INT32_MAX / 2) {
-        PyErr_Format(PyExc_ValueError, "scores of %zd bytes for heads of %zd bytes", s.len, h.len);
+    Py_ssize_t N = nodes(&v[1], &v[0], 2, "scores"), bad = -1;
+    if (N < 0)
         goto done;
-    }
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = run(s.buf, h.buf, N, projective, one_root, &bad_arc);
+    status = run(v[0].buf, v[1].buf, N, projective, one_root, &bad);
     Py_END_ALLOW_THREADS
     if (status < 0) {
         PyErr_NoMemory();
     } else if (status > 0) {
-        PyObject *value = PyFloat_FromDouble(((const double *)s.buf)[bad_arc]);
-        if (value) {
-            PyErr_Format(PyExc_ValueError, "the score of the arc %zd -> %zd is %R", bad_arc / N, bad_arc % N, value);
-            Py_DECREF(value);
-        }
+        bad_score(v[0].buf, bad, N, 2);
     } else {
         result = Py_None;
         Py_INCREF(result);
     }
 done:
-    PyBuffer_Release(&s);
-    PyBuffer_Release(&h);
+    release_buffers(v, 2);
+    return result;
+}
+
+PyDoc_STRVAR(sibling_decode_doc,
+    "sibling_decode(arcs, sibs, heads, projective, one_root): writes into heads (int64, N items) the best\n"
+    "tree (projective), or the search's tree, under arcs (float64, C-contiguous, N x N) and sibs (N x N x N),\n"
+    "as maltpy.decode.sibling_tree says; a score read that is not finite is a ValueError.");
+
+static PyObject *py_sibling_decode(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *objects[3];
+    int projective, one_root;
+    if (!PyArg_ParseTuple(args, "OOOpp", &objects[0], &objects[1], &objects[2], &projective, &one_root))
+        return NULL;
+    Py_buffer v[3];
+    if (get_buffers(objects, v, 3, 1) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t N, bad = -1;
+    if ((N = nodes(&v[2], &v[0], 2, "arcs")) < 0 || (N = nodes(&v[2], &v[1], 3, "sibs")) < 0)
+        goto done;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = run2(v[0].buf, v[1].buf, v[2].buf, N, projective, one_root, &bad);
+    Py_END_ALLOW_THREADS
+    if (status < 0) {
+        PyErr_NoMemory();
+    } else if (status > 0) {
+        bad_score(v[status - 1].buf, bad, N, status + 1);
+    } else {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    release_buffers(v, 3);
+    return result;
+}
+
+PyDoc_STRVAR(sibling_score_doc,
+    "sibling_score(arcs, sibs, heads): the score of the tree heads (int64, N items, heads[d] in 0..N - 1\n"
+    "and not d for d >= 1) under arcs and sibs, as maltpy.decode.sibling_score says; a head out of range\n"
+    "is a ValueError.");
+
+static PyObject *py_sibling_score(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *objects[3];
+    if (!PyArg_ParseTuple(args, "OOO", &objects[0], &objects[1], &objects[2]))
+        return NULL;
+    Py_buffer v[3];
+    if (get_buffers(objects, v, 3, 0) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t N;
+    if ((N = nodes(&v[2], &v[0], 2, "arcs")) < 0 || (N = nodes(&v[2], &v[1], 3, "sibs")) < 0)
+        goto done;
+    const int64_t *heads = v[2].buf;
+    for (Py_ssize_t d = 1; d < N; d++)
+        if (heads[d] < 0 || heads[d] >= N || heads[d] == d) {
+            PyErr_Format(PyExc_ValueError, "the head of word %zd is %lld, not another node of 0..%zd", d,
+                         (long long)heads[d], N - 1);
+            goto done;
+        }
+    idx *last = malloc((size_t)N * sizeof *last);
+    if (!last) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    result = PyFloat_FromDouble(tree_score2(v[0].buf, v[1].buf, N, 1.0, heads, last));
+    free(last);
+done:
+    release_buffers(v, 3);
     return result;
 }
 
 static PyMethodDef methods[] = {
     {"decode", py_decode, METH_VARARGS, decode_doc},
+    {"sibling_decode", py_sibling_decode, METH_VARARGS, sibling_decode_doc},
+    {"sibling_score", py_sibling_score, METH_VARARGS, sibling_score_doc},
     {NULL, NULL, 0, NULL},
 };
 

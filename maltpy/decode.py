@@ -1,4 +1,5 @@
-"""Maximum spanning tree decoding: the best dependency tree of a sentence under arc scores.
+"""Maximum spanning tree decoding: the best dependency tree of a sentence under arc scores, first
+and second order.
 
 A sentence of n words has a dense score matrix ``scores`` of (n + 1) x (n + 1) float64, in which
 ``scores[h, d]`` is the score of the arc h → d and node 0 is the artificial root; column 0 (arcs
@@ -42,13 +43,56 @@ the first best point, the one nearest the span's left end. With all scores equal
 Chu-Liu-Edmonds puts every word on the root (with one root: word 1 on the root, every other word
 under it), and Eisner's algorithm makes a chain, each word headed by the one before it.
 
-Scores must be finite (NaN or ±inf in an arc read is a ValueError, a caller's bug). When their
-largest magnitude would let a sum of 2(n + 1) of them overflow, they are first divided by a
-power of two, which is exact (short of scores below 2⁻¹⁰²² of the largest).
+Second order (the reader's §4; McDonald & Pereira 2006) scores pairs of adjacent arcs as well:
+``sibling_tree(arcs, sibs)``, with ``arcs`` a matrix as above and ``sibs`` an (n + 1)³ array in
+which ``sibs[h, s, c]`` is the score of c being h's next dependent after s on the same side of
+h, going outward (s strictly between h and c), and ``sibs[h, h, c]`` that of c being h's closest
+dependent on its side (the reader's s(h, -, c)). A tree's score (``sibling_score``) is the sum of
+its arcs' scores and, for each head and side, of ``sibs[h, prev, c]`` along its dependents from
+the closest outward (prev = h for the closest); no other entry of ``sibs`` is read. The reader's
+s(i, k, j) is ``arcs[i, j] + sibs[i, k, j]``: it folds the arc's score in, which here stays apart.
 
-Both algorithms are in C (``maltpy/_decode.c``), without the GIL, in O(n²) memory beside the
-matrix: its copy and the original arc behind each arc of the contracted graph for Chu-Liu-Edmonds
-(two matrices' worth), Eisner's three tables. ``scripts/bench_decode.py`` measures them.
+- projective, exact: Eisner's algorithm with the sibling item (§4.1, Figs. 10 and 11), O(n³)
+  time and O(n²) memory. An incomplete span in which s heads t gathers s's dependents from the
+  closest outward: either t is s's closest dependent on that side (the words between belong to
+  t), or t follows s's dependent r, the two joined by a sibling item (complete spans headed by r
+  and by t, back to back) onto the incomplete span s..r. The recurrences are in
+  ``maltpy/_decode.c``; Fig. 11 as printed gives the complete items the incomplete items' sum.
+- non-projective, approximate: the best such tree is NP-hard to find (§4.2), so Fig. 12's search
+  starts from the best projective tree and makes, while one raises the score, the change of one
+  word's head that raises it most and leaves a tree. A word's part in the score is local (its
+  arc, and the sibling scores beside it on its head's side), so each pass weighs all n² changes
+  in O(n²) time. The reader bounds the number of changes by a constant M for an
+  O(n³ + Mn²) time, but uses no bound, nor does MSTParser 0.5, nor this: each change raises the
+  score, summed afresh over the tree (so that rounding cannot make the search cycle), and there
+  are finitely many trees; in practice a few changes follow the projective parse. What the
+  search guarantees: a tree; a local optimum, that no change of one word's head that leaves a
+  tree (and one root, if asked) raises its score; a score at least the projective tree's, and
+  higher if it changed anything, so that its tree is then non-projective (§4.2's argument). It
+  need not be the best tree: with ``sibs`` all zero it climbs first-order scores from Eisner's
+  tree, to a score between Eisner's and Chu-Liu-Edmonds', not always the latter.
+
+``one_root=True`` again gives one word on the root. Projective, exactly: with r alone on the
+root, the best tree is ``arcs[0, r] + sibs[0, 0, r]`` plus the best complete spans 1..r and r..n
+headed by r; the best r is taken. The search then starts from that tree and weighs only changes
+that keep one word on the root: no word moves onto the root, and its word, above every other,
+cannot move. ``sibs[0, s, c]`` for s > 0 is then never read.
+
+Ties, at second order: the projective algorithm's spans split at the first best point, as
+Eisner's do; for an incomplete span, the case in which its dependent is its head's closest
+counts as the split at the head's end (before every r when the head is on the left, after every
+r when it is on the right). The search takes, of the best changes, that of the lowest word, to
+the lowest head (Fig. 12's loops, and MSTParser's). With all scores equal, both make the chain
+that Eisner's algorithm makes.
+
+Scores must be finite (NaN or ±inf in an arc or sibling score read is a ValueError, a caller's
+bug). When their largest magnitude would let a sum of 4(n + 1) of them overflow, they are first
+divided by a power of two, which is exact (short of scores below 2⁻¹⁰²² of the largest).
+
+All the algorithms are in C (``maltpy/_decode.c``), without the GIL, in O(n²) memory beside the
+scores: a copy of the matrix and the original arc behind each arc of the contracted graph for
+Chu-Liu-Edmonds (two matrices' worth), Eisner's three tables, and at second order four tables and
+the search's O(n) arrays. ``scripts/bench_decode.py`` measures them.
 """
 
 from __future__ import annotations
@@ -65,10 +109,7 @@ def spanning_tree(scores: np.ndarray, projective: bool = False, one_root: bool =
     convention (``tree``): an int64 array of length n + 1, ``heads[0] = -1``, ``heads[d]`` in 0..n.
     Chu-Liu-Edmonds, or Eisner's algorithm if ``projective``; exactly one word on the root if
     ``one_root``. A 1 x 1 matrix (no word) gives ``[-1]``."""
-    if not isinstance(scores, np.ndarray) or scores.dtype != np.float64:
-        raise ValueError(f"scores: a float64 numpy array is needed, not {_kind(scores)}")
-    if scores.ndim != 2 or scores.shape[0] != scores.shape[1] or not scores.shape[0]:
-        raise ValueError(f"scores: a square (n + 1) x (n + 1) matrix is needed, not one of shape {scores.shape}")
+    _check("scores", scores, 2)
     heads = np.empty(len(scores), dtype=np.int64)
     _decode.decode(np.ascontiguousarray(scores), heads, projective, one_root)
     return heads
@@ -80,6 +121,48 @@ def tree_score(scores: np.ndarray, heads: Sequence[int] | np.ndarray) -> float:
     if len(heads) != len(scores):
         raise ValueError(f"heads of {len(heads)} nodes for scores of {len(scores)}")
     return float(scores[heads[1:], np.arange(1, len(heads))].sum())
+
+
+def sibling_tree(arcs: np.ndarray, sibs: np.ndarray, projective: bool = True, one_root: bool = False) -> np.ndarray:
+    """The best tree under the second-order scores ``arcs`` and ``sibs`` (see the module's
+    docstring), as heads in the convention of ``spanning_tree``: the second-order Eisner algorithm
+    (exact) if ``projective``, else the search from its tree (approximate); exactly one word on
+    the root if ``one_root``."""
+    _check("arcs", arcs, 2)
+    _check("sibs", sibs, 3, len(arcs))
+    heads = np.empty(len(arcs), dtype=np.int64)
+    _decode.sibling_decode(np.ascontiguousarray(arcs), np.ascontiguousarray(sibs), heads, projective, one_root)
+    return heads
+
+
+def sibling_score(arcs: np.ndarray, sibs: np.ndarray, heads: Sequence[int] | np.ndarray) -> float:
+    """The second-order score of ``heads`` (any head for each word, 0..n and not the word itself;
+    a tree or not): the sum of ``arcs[heads[d], d]`` over the words d, and of
+    ``sibs[h, prev, d]`` over each head h's dependents d on each side, from the closest outward,
+    prev the one before d (h for the closest)."""
+    _check("arcs", arcs, 2)
+    _check("sibs", sibs, 3, len(arcs))
+    heads = np.ascontiguousarray(heads, dtype=np.int64)
+    if heads.shape != (len(arcs),):
+        raise ValueError(f"heads of shape {heads.shape} for arcs of {len(arcs)} nodes")
+    return _decode.sibling_score(np.ascontiguousarray(arcs), np.ascontiguousarray(sibs), heads)
+
+
+def _check(name: str, scores: object, ndim: int, nodes: int | None = None) -> None:
+    """A ValueError unless ``scores`` is a float64 array of ``ndim`` equal sides, of ``nodes`` if
+    given (the arcs' side), else of any length but 0."""
+    if not isinstance(scores, np.ndarray) or scores.dtype != np.float64:
+        raise ValueError(f"{name}: a float64 numpy array is needed, not {_kind(scores)}")
+    if nodes is None:
+        side = scores.shape[0] if scores.ndim else 0
+        if scores.shape != (side,) * ndim or not side:
+            needed = " x ".join(["(n + 1)"] * ndim)
+            raise ValueError(f"{name}: an {needed} array is needed, not one of shape {scores.shape}")
+    elif scores.shape != (nodes,) * ndim:
+        needed = " x ".join([str(nodes)] * ndim)
+        raise ValueError(
+            f"{name}: a {needed} array is needed for arcs of {nodes} nodes, not one of shape {scores.shape}"
+        )
 
 
 def _kind(value: object) -> str:

@@ -1,6 +1,8 @@
 """maltpy.decode: Chu-Liu-Edmonds and Eisner's algorithm find the best tree, checked against every
 tree there is for up to 7 words, against the textbook form of Chu-Liu-Edmonds for longer
-sentences, and on real treebank trees whose scores make them the best."""
+sentences, and on real treebank trees whose scores make them the best; at second order, the
+sibling Eisner algorithm against every projective tree, and the search beyond projective trees
+against every tree one change away."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import pytest
 from conftest import DATA, requires_shared
 
 from maltpy.conll import ConllReader
-from maltpy.decode import spanning_tree, tree_score
+from maltpy.decode import sibling_score, sibling_tree, spanning_tree, tree_score
 from maltpy.tree import find_cycle, is_projective
 
 MODES = [(False, False), (False, True), (True, False), (True, True)]  # (projective, one_root)
@@ -92,14 +94,14 @@ def test_the_trees_enumerated_are_every_tree_and_every_projective_tree():
         assert {tuple(t) for t in all_trees(n)[projective(n)].tolist()} == {t for t in every if is_projective(list(t))}
 
 
-# Each distribution gives integer scores K (summed exactly) and the factor the decoder sees them
-# multiplied by, or floats (factor None, compared to within rounding).
+# Each distribution gives integer scores of a shape (summed exactly) and the factor the decoder
+# sees them multiplied by, or floats (factor None, compared to within rounding).
 DISTRIBUTIONS = {
-    "uniform": lambda rng, k: (rng.random((k, k)), None),
-    "small integers, many ties": lambda rng, k: (rng.integers(0, 3, (k, k)), 1.0),
-    "all equal": lambda rng, k: (np.zeros((k, k), dtype=np.int64), 1.0),
-    "negative": lambda rng, k: (-rng.integers(1, 10**9, (k, k)), 1.0),
-    "near the largest double": lambda rng, k: (rng.integers(-1000, 1001, (k, k)), 2.0**1013),
+    "uniform": lambda rng, shape: (rng.random(shape), None),
+    "small integers, many ties": lambda rng, shape: (rng.integers(0, 3, shape), 1.0),
+    "all equal": lambda rng, shape: (np.zeros(shape, dtype=np.int64), 1.0),
+    "negative": lambda rng, shape: (-rng.integers(1, 10**9, shape), 1.0),
+    "near the largest double": lambda rng, shape: (rng.integers(-1000, 1001, shape), 2.0**1013),
 }
 
 
@@ -108,7 +110,7 @@ def test_the_best_tree_scores_the_brute_force_maximum(distribution):
     rng = np.random.default_rng(31)
     for n in range(1, 8):
         for _ in range(12 if n < 6 else 3):
-            values, factor = DISTRIBUTIONS[distribution](rng, n + 1)
+            values, factor = DISTRIBUTIONS[distribution](rng, (n + 1, n + 1))
             scores = values * factor if factor else values
             for projective_only, one_root in MODES:
                 heads = spanning_tree(scores, projective_only, one_root)
@@ -289,3 +291,280 @@ def test_tree_score():
     assert tree_score(scores, [-1, 0, 1, 1]) == 1 + 6 + 7
     with pytest.raises(ValueError):
         tree_score(scores, [-1, 0])
+
+
+# --- second order ------------------------------------------------------------------------------
+
+
+def plain_sibling_score(arcs: np.ndarray, sibs: np.ndarray, heads: list[int]) -> float:
+    """A tree's second-order score as decode.py defines it, written out: each head's dependents on
+    each side from the closest outward, each scoring its arc and the sibling score after the one
+    before it (after the head, for the closest)."""
+    total = 0
+    for h in range(len(heads)):
+        left = [d for d in range(h - 1, 0, -1) if heads[d] == h]
+        right = [d for d in range(h + 1, len(heads)) if heads[d] == h]
+        for side in (left, right):
+            for before, d in zip([h, *side], side):
+                total += arcs[h, d] + sibs[h, before, d]
+    return total
+
+
+@functools.cache
+def before(n: int) -> np.ndarray:
+    """For each tree of ``all_trees(n)``, the dependent before each word on its side of its head,
+    going outward (the head itself for the closest)."""
+    trees = all_trees(n)
+    previous = trees.copy()
+    for d in range(1, n + 1):
+        h = trees[:, d]
+        for e in range(1, n + 1):
+            between = (trees[:, e] == h) & (np.minimum(h, d) < e) & (e < np.maximum(h, d))
+            previous[:, d] = np.where(between & (abs(e - d) < abs(previous[:, d] - d)), e, previous[:, d])
+    return previous
+
+
+def brute_force_sibling(arcs: np.ndarray, sibs: np.ndarray, one_root: bool):
+    """The best second-order score over every projective tree (with one word on the root, if asked)."""
+    n = len(arcs) - 1
+    trees, words = all_trees(n), np.arange(1, n + 1)
+    keep = projective(n) & ((trees == 0).sum(axis=1) == 1 if one_root else True)
+    heads, previous = trees[keep, 1:], before(n)[keep, 1:]
+    return (arcs[heads, words] + sibs[heads, previous, words]).sum(axis=1).max()
+
+
+def second_order_scores(distribution: str, rng: np.random.Generator, n: int):
+    """Arc and sibling scores of a distribution: the values (integers, or floats), and the float64
+    arrays the decoder sees, and whether sums of the values are exact."""
+    arcs, factor = DISTRIBUTIONS[distribution](rng, (n + 1, n + 1))
+    sibs, _ = DISTRIBUTIONS[distribution](rng, (n + 1,) * 3)
+    if factor is None:
+        return arcs, sibs, arcs, sibs, False
+    return arcs, sibs, arcs * factor, sibs * factor, True
+
+
+def test_sibling_score_is_the_plain_sum():
+    rng = np.random.default_rng(40)
+    for n in range(1, 8):  # every tree of up to 5 words, 200 of 6 and 7; and the brute force's sum
+        arcs, sibs = rng.integers(-50, 50, (n + 1, n + 1)), rng.integers(-50, 50, (n + 1,) * 3)
+        rows = np.arange(len(all_trees(n))) if n <= 5 else rng.integers(0, len(all_trees(n)), 200)
+        trees, words = all_trees(n)[rows], np.arange(1, n + 1)
+        plain = [plain_sibling_score(arcs, sibs, heads) for heads in trees.tolist()]
+        assert [sibling_score(arcs.astype(float), sibs.astype(float), heads) for heads in trees] == plain
+        assert (arcs[trees[:, 1:], words] + sibs[trees[:, 1:], before(n)[rows, 1:], words]).sum(
+            axis=1
+        ).tolist() == plain
+    for n in (30, 80):  # longer trees: each word under an earlier one, or under a word of a chain
+        arcs, sibs = rng.random((n + 1, n + 1)), rng.random((n + 1,) * 3)
+        heads = [-1, 0] + [int(rng.integers(0, d)) if d % 2 else int(rng.integers(1, n + 1)) for d in range(2, n + 1)]
+        heads = [h if h != d else 0 for d, h in enumerate(heads)]
+        assert math.isclose(sibling_score(arcs, sibs, heads), plain_sibling_score(arcs, sibs, heads), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("distribution", DISTRIBUTIONS)
+def test_the_best_projective_second_order_tree_scores_the_brute_force_maximum(distribution):
+    rng = np.random.default_rng(41)
+    for n in range(1, 8):
+        for _ in range(8 if n < 6 else 2):
+            arcs, sibs, arcs_seen, sibs_seen, exact = second_order_scores(distribution, rng, n)
+            for one_root in (False, True):
+                heads = sibling_tree(arcs_seen, sibs_seen, True, one_root)
+                assert_tree(heads, n, True, one_root)
+                got, best = plain_sibling_score(arcs, sibs, heads.tolist()), brute_force_sibling(arcs, sibs, one_root)
+                if exact:
+                    assert got == best, (n, one_root, arcs, sibs, heads)
+                else:
+                    assert math.isclose(got, best, rel_tol=1e-12), (n, one_root, arcs, sibs, heads)
+
+
+def test_without_sibling_scores_the_projective_tree_scores_eisners():
+    rng = np.random.default_rng(42)
+    for n in (*range(1, 8), 15, 40):
+        for distribution in ("small integers, many ties", "negative", "uniform"):
+            arcs, _ = DISTRIBUTIONS[distribution](rng, (n + 1, n + 1))
+            arcs = arcs.astype(float)
+            for one_root in (False, True):
+                second = tree_score(arcs, sibling_tree(arcs, np.zeros((n + 1,) * 3), True, one_root))
+                first = tree_score(arcs, spanning_tree(arcs, True, one_root))
+                assert math.isclose(second, first, rel_tol=1e-12), (n, distribution, one_root)
+
+
+def one_change_away(heads: list[int], one_root: bool):
+    """Every tree that changing one word's head makes of ``heads`` (with one word on the root, if asked)."""
+    for j in range(1, len(heads)):
+        for i in range(len(heads)):
+            changed = [*heads[:j], i, *heads[j + 1 :]]
+            if i != j and i != heads[j] and find_cycle(changed) is None and (not one_root or changed.count(0) == 1):
+                yield changed
+
+
+@pytest.mark.parametrize("distribution", DISTRIBUTIONS)
+def test_the_search_ends_in_a_local_optimum_above_the_projective_tree(distribution):
+    # What decode.py says the search guarantees: a tree, at least the projective tree's score, more
+    # (and then non-projective) if it changed anything, and no better tree one change away
+    rng = np.random.default_rng(43)
+    searched = 0
+    for n in (*range(2, 10), 12, 12, 12):
+        arcs, sibs, arcs_seen, sibs_seen, exact = second_order_scores(distribution, rng, n)
+        for one_root in (False, True):
+            start = sibling_tree(arcs_seen, sibs_seen, True, one_root).tolist()
+            heads = sibling_tree(arcs_seen, sibs_seen, False, one_root)
+            assert_tree(heads, n, False, one_root)
+            heads = heads.tolist()
+            score, start_score = plain_sibling_score(arcs, sibs, heads), plain_sibling_score(arcs, sibs, start)
+            slack = 0 if exact else 1e-9
+            if heads == start:
+                assert all(
+                    plain_sibling_score(arcs, sibs, h) <= score + slack for h in one_change_away(heads, one_root)
+                )
+                continue
+            searched += 1
+            assert score > start_score - slack and not is_projective(heads)
+            assert all(plain_sibling_score(arcs, sibs, h) <= score + slack for h in one_change_away(heads, one_root))
+    # all equal: nothing raises the score, so the search keeps the projective tree; else it changes some
+    assert (searched == 0) == (distribution == "all equal")
+
+
+def fig_12(arcs: np.ndarray, sibs: np.ndarray, heads: list[int], one_root: bool) -> list[int]:
+    """The reader's Fig. 12 from ``heads``, written out: while some change of one word's head
+    raises the score, make the first best, words in ascending order, then heads."""
+    while True:
+        score, best, better = plain_sibling_score(arcs, sibs, heads), 0, None
+        for changed in one_change_away(heads, one_root):
+            if plain_sibling_score(arcs, sibs, changed) - score > best:
+                best, better = plain_sibling_score(arcs, sibs, changed) - score, changed
+        if better is None:
+            return heads
+        heads = better
+
+
+@pytest.mark.parametrize("distribution", [d for d in DISTRIBUTIONS if d != "uniform"])
+def test_the_search_makes_the_changes_of_fig_12(distribution):
+    # integer scores, summed exactly: the same changes, ties included, so the same tree
+    rng = np.random.default_rng(47)
+    for n in (*range(2, 9), 10, 10, 10):
+        arcs, sibs, arcs_seen, sibs_seen, _ = second_order_scores(distribution, rng, n)
+        for one_root in (False, True):
+            start = sibling_tree(arcs_seen, sibs_seen, True, one_root).tolist()
+            expected = fig_12(arcs, sibs, start, one_root)
+            assert sibling_tree(arcs_seen, sibs_seen, False, one_root).tolist() == expected, (n, one_root)
+
+
+def test_without_sibling_scores_the_search_climbs_between_eisner_and_chu_liu_edmonds():
+    rng = np.random.default_rng(44)
+    below = 0
+    for n in (5, 8, 12, 20, 40):
+        for _ in range(10):
+            arcs = rng.integers(0, 10, (n + 1, n + 1)).astype(float)
+            for one_root in (False, True):
+                searched = tree_score(arcs, sibling_tree(arcs, np.zeros((n + 1,) * 3), False, one_root))
+                eisner = tree_score(arcs, spanning_tree(arcs, True, one_root))
+                best = tree_score(arcs, spanning_tree(arcs, False, one_root))
+                assert eisner <= searched <= best
+                below += searched < best
+    assert below  # a local search: not always the best tree
+
+
+@requires_shared
+def test_real_trees_scored_best_are_found_at_second_order():
+    # Score 1 for a gold tree's arcs and for its sibling pairs (sibs[h, before, d] for each word d):
+    # no other tree scores its 2n. A projective one is found exactly; a non-projective one with
+    # arc scores alone by the search (while a word's head is wrong, the highest such word in the
+    # gold tree can take its gold head, which its subtree does not hold: a change of +1)
+    trees = [t for t in gold_trees() if len(t) > 20]
+    for gold in (next(t for t in trees if is_projective(t)), next(t for t in trees if not is_projective(t))):
+        n = len(gold) - 1
+        arcs, sibs = scored(gold), np.zeros((n + 1,) * 3)
+        if is_projective(gold):
+            for d in range(1, n + 1):
+                previous = [e for e in range(1, n + 1) if gold[e] == gold[d] and min(gold[d], d) < e < max(gold[d], d)]
+                sibs[gold[d], min(previous, key=lambda e: abs(e - d), default=gold[d]), d] = 1.0
+            assert plain_sibling_score(arcs, sibs, gold) == 2 * n
+            assert sibling_tree(arcs, sibs).tolist() == gold
+            assert sibling_tree(arcs, sibs, one_root=True).tolist() == gold
+        else:
+            assert sibling_tree(arcs, sibs, projective=False).tolist() == gold
+
+
+def read_siblings(n: int, one_root: bool) -> np.ndarray:
+    """Where decode.py says the sibling scores are read: sibs[h, s, c] for c a word other than h,
+    s = h or s strictly between h and c; with one root, not the root's with s > 0."""
+    h, s, c = np.indices((n + 1,) * 3)
+    read = (c >= 1) & (c != h) & ((s == h) | ((h < s) & (s < c)) | ((c < s) & (s < h)))
+    return read & ~((h == 0) & (s > 0)) if one_root else read
+
+
+def test_second_order_scores_not_read_may_be_anything():
+    rng = np.random.default_rng(45)
+    n = 7
+    arcs, sibs = rng.random((n + 1, n + 1)), rng.random((n + 1,) * 3)
+    odd_arcs = arcs.copy()
+    odd_arcs[:, 0] = np.nan
+    np.fill_diagonal(odd_arcs, -np.inf)
+    for projective_only, one_root in MODES:
+        odd_sibs = np.where(read_siblings(n, one_root), sibs, np.nan)
+        assert (
+            sibling_tree(odd_arcs, odd_sibs, projective_only, one_root).tolist()
+            == sibling_tree(arcs, sibs, projective_only, one_root).tolist()
+        )
+
+
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("entry", [(0, 0, 2), (3, 3, 1), (1, 2, 3), (3, 2, 1), (0, 1, 2)])
+def test_a_sibling_score_read_not_finite_is_a_value_error(value, entry):
+    sibs = np.zeros((4, 4, 4))
+    sibs[entry] = value
+    for projective_only, one_root in MODES:
+        if one_root and entry == (0, 1, 2):  # the root's second dependent: not read with one root
+            assert sibling_tree(np.zeros((4, 4)), sibs, projective_only, one_root).tolist() == [-1, 0, 1, 2]
+            continue
+        with pytest.raises(ValueError, match=rf"sibs\[{entry[0]}, {entry[1]}, {entry[2]}\] is"):
+            sibling_tree(np.zeros((4, 4)), sibs, projective_only, one_root)
+    arcs = np.zeros((4, 4))
+    arcs[2, 1] = value
+    with pytest.raises(ValueError, match="the arc 2 -> 1 is"):
+        sibling_tree(arcs, np.zeros((4, 4, 4)))
+
+
+def test_second_order_ties_make_eisners_chain():
+    # all scores equal: the chain of decode.py's docstring, for every mode and a Fortran-order copy
+    for projective_only, one_root in MODES:
+        for arcs, sibs in (
+            (np.zeros((6, 6)), np.zeros((6, 6, 6))),
+            (np.ones((6, 6)), np.asfortranarray(np.ones((6,) * 3))),
+        ):
+            assert sibling_tree(arcs, sibs, projective_only, one_root).tolist() == [-1, 0, 1, 2, 3, 4]
+    for projective_only, one_root in MODES:
+        assert sibling_tree(np.zeros((1, 1)), np.zeros((1, 1, 1)), projective_only, one_root).tolist() == [-1]
+
+
+def test_long_random_sentences_give_trees_at_second_order():
+    rng = np.random.default_rng(46)
+    for n in (60, 120):
+        arcs, sibs = rng.normal(size=(n + 1, n + 1)), rng.normal(size=(n + 1,) * 3)
+        for one_root in (False, True):
+            start = sibling_tree(arcs, sibs, True, one_root)
+            heads = sibling_tree(arcs, sibs, False, one_root)
+            assert_tree(start, n, True, one_root)
+            assert_tree(heads, n, False, one_root)
+            assert sibling_score(arcs, sibs, heads) >= sibling_score(arcs, sibs, start)
+
+
+@pytest.mark.parametrize(
+    "sibs",
+    [np.zeros((4, 4, 4), dtype=np.float32), np.zeros((4, 4, 3)), np.zeros((3, 3, 3)), np.zeros((4, 4)), [[[0.0]]]],
+    ids=["float32", "not a cube", "of other arcs", "2-d", "list"],
+)
+def test_sibling_scores_of_the_wrong_kind_are_a_value_error(sibs):
+    with pytest.raises(ValueError, match="sibs: a"):
+        sibling_tree(np.zeros((4, 4)), sibs)
+    with pytest.raises(ValueError, match="sibs: a"):
+        sibling_score(np.zeros((4, 4)), sibs, [-1, 0, 1, 2])
+    with pytest.raises(ValueError, match="arcs: a"):
+        sibling_tree(np.zeros((4, 4), dtype=np.float32), np.zeros((4, 4, 4)))
+
+
+@pytest.mark.parametrize("heads", [[-1, 0, 1], [-1, 0, 1, 2, 3], [-1, 0, 4, 2], [-1, 0, -1, 2], [-1, 0, 2, 2]])
+def test_sibling_score_of_no_head_assignment_is_a_value_error(heads):
+    with pytest.raises(ValueError, match="heads of shape|the head of word"):
+        sibling_score(np.zeros((4, 4)), np.zeros((4, 4, 4)), heads)
