@@ -311,10 +311,10 @@ class Blend(Parser):
 
     def bound_degree(self, max_degree: int | None) -> None:
         """``-cd`` for each member that bounds the degree of non-projectivity (an error if none does)."""
-        bounded = [m for m in self.members if m.system.bounds_degree]
+        bounded = [m for m in self.members if m.bounds_degree]
         if not bounded:
             which = ", ".join(name for name, system in SYSTEMS.items() if system.bounds_degree)
-            names = ", ".join(sorted({m.system.name for m in self.members}))
+            names = ", ".join(sorted({m.config.singlemalt.parsing_algorithm for m in self.members}))
             raise MaltpyError(f"bounds {which} only; this blend's members are {names}", "Model.bound_degree")
         for member in bounded:
             member.bound_degree(max_degree)
@@ -375,7 +375,7 @@ def read_blend(archive: Archive, path: str) -> Blend:
     members = []
     for name in names:
         member = Parser.load(f"{path}:{name}", archive.member(name), archive)
-        if not isinstance(member, Model):
+        if isinstance(member, Blend):
             raise MaltpyError(f"damaged model: a blend inside a blend ({cut(name)})", path)
         members.append(member)
     return Blend(members, weights, stored["decoder"], statistics)
@@ -481,7 +481,7 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
         member = members[k]
         if member.model_path is not None:
             model = Parser.load(member.model_path)
-            if not isinstance(model, Model):
+            if isinstance(model, Blend):
                 raise MaltpyError("a blend cannot be a member of a blend", member.model_path)
             return model
         say(f"member {k + 1} of {len(members)} ({member.text}): learning from {what}")

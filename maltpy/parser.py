@@ -86,6 +86,8 @@ class Parser:
     single_root: str  # graph.single_root: auto, true or false
     #: whether batches are cut by tokens (the arrays form's batches) or by sentences
     by_tokens: bool = True
+    #: whether ``bound_degree`` bounds its parses' degree of non-projectivity (Covington's systems)
+    bounds_degree: bool = False
 
     # --- parsing ---------------------------------------------------------------------------------
 
@@ -311,6 +313,10 @@ class Model(Parser):
     @property
     def by_tokens(self) -> bool:
         return self._batch is not None
+
+    @property
+    def bounds_degree(self) -> bool:
+        return self.system.bounds_degree
 
     def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
         for sentence, (heads, labels) in zip(batch, self.arcs(batch, watch)):

@@ -18,7 +18,7 @@ import click
 from .. import __version__
 from ..config import dump_config
 from ..conll import format_sentence
-from ..errors import MaltpyError, MaltpyWarning, counted, cut, printable, quote
+from ..errors import MaltpyError, MaltpyWarning, cut, printable, quote
 from ..files import (
     atomic_output,
     check_output_path,

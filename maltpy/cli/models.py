@@ -22,6 +22,7 @@ from .common import ProgressBar, SearchBar, format_option, progress_line, warn
 def info_command(model_path: str, as_json: bool) -> None:
     """Describe a model: configuration, feature model, labels, classifiers, training statistics;
     of a blend (maltpy blend), its members and weights."""
+    from ..graph.model import GraphModel
     from ..parser import Model, Parser
 
     standard_output()
@@ -29,6 +30,9 @@ def info_command(model_path: str, as_json: bool) -> None:
     summary = model.describe()
     if as_json:
         write_result(json.dumps(summary, ensure_ascii=False, indent=1))
+        return
+    if isinstance(model, GraphModel):
+        write_result("\n".join(_describe_graph(model_path, model, summary)))
         return
     if not isinstance(model, Model):
         write_result("\n".join(_describe_blend(model_path, model, summary)))
@@ -63,6 +67,29 @@ def info_command(model_path: str, as_json: bool) -> None:
         *_describe_training(summary["training"]),
     ]
     write_result("\n".join(lines))
+
+
+def _describe_graph(model_path: str, model, summary: dict) -> list[str]:
+    """A graph-based model's options, features and labels."""
+    mst = summary["mst"]
+    return [
+        f"model              {model_path}",
+        f"algorithm          mst (graph-based): order {mst['order']}, {mst['decode_type']}, "
+        f"{counted(mst['iters'], 'pass', 'passes')} of MIRA with the {mst['training_k']} best",
+        f"trained on         {summary['data_format']} ({summary['training'].get('treebank', '?')})",
+        f"pseudo-projective  {_describe_pproj(model.config.pproj)}",
+        f"input columns      {_describe_vocabulary(summary['vocabulary'])}",
+        f"features           {summary['features']:,} with a weight, of "
+        f"{summary['training'].get('features', 0):,} in the gold trees",
+        "",
+        "configuration:",
+        *("  " + line for line in dump_config(model.config).splitlines()),
+        "",
+        f"labels ({len(summary['labels'])}): {' '.join(summary['labels'])}",
+        *_describe_single_root(model),
+        "",
+        *_describe_training(summary["training"]),
+    ]
 
 
 def _describe_blend(model_path: str, blend, summary: dict) -> list[str]:
@@ -121,8 +148,12 @@ def _describe_single_root(model) -> list[str]:
     when = "every sentence" if setting == "true" or learned == "CoNLL-U" else "CoNLL-U input only"
     if setting == "auto":
         when += f" (learned from {learned})"
-    how = "constrained in the transitions, then a final step" if model.rooted_system is not model.system else (
-        "a final step")  # fmt: skip
+    if not hasattr(model, "system"):  # a graph-based model
+        how = "the decoder's best tree with one word on the root"
+    elif model.rooted_system is not model.system:
+        how = "constrained in the transitions, then a final step"
+    else:
+        how = "a final step"
     roots = model.roots
     tags = sorted(roots.under.items())
     if not tags:

@@ -10,7 +10,7 @@
    have the same key exactly when MSTParser's strings are the same (up to a hash collision, about
    one in 2^64 / (features^2)). Keys equal to 0 are taken as 1 (0 marks an empty slot).
 
-   The alphabet is an open-addressing hash table (tkeys, tvals) from key to feature number, built
+   The alphabet is an open-addressing hash table (key and number side by side) from key to feature number, built
    here from the gold trees' keys; a key it does not hold is dropped, as MSTParser drops the strings
    its frozen alphabet does not hold. A feature emitted twice for one part counts twice.
 
@@ -68,11 +68,11 @@ typedef struct {
 /* Where the keys go: collected as keys, looked up and collected as feature numbers, or looked up
    and summed into acc with the weights w. */
 enum { KEYS, NUMBERS, SCORE };
+#define WAITING 64
 
 typedef struct {
     int mode;
-    const u64 *tkeys;
-    const int32_t *tvals;
+    const u64 *table; /* slot i: key at 2i (0: empty), its feature number at 2i + 1 */
     u64 mask;
     const double *w;
     double acc;
@@ -80,15 +80,19 @@ typedef struct {
     int32_t *nums;
     Py_ssize_t len, cap;
     int oom;
+    u64 wait[WAITING]; /* keys emitted, not yet looked up (flush) */
+    int waiting;
 } Sink;
+
+static inline u64 slot(const Sink *k, u64 key) { return (key * 0xD6E8FEB86659FD93ULL) >> 7 & k->mask; }
 
 static inline int32_t lookup(const Sink *k, u64 key)
 {
-    u64 i = (key * 0xD6E8FEB86659FD93ULL) >> 7 & k->mask;
+    u64 i = slot(k, key);
     for (;;) {
-        u64 t = k->tkeys[i];
+        u64 t = k->table[2 * i];
         if (t == key)
-            return k->tvals[i];
+            return (int32_t)k->table[2 * i + 1];
         if (t == 0)
             return -1;
         i = (i + 1) & k->mask;
@@ -113,6 +117,29 @@ static int grow(Sink *k)
     return 0;
 }
 
+/* Look up the keys waiting: their slots are fetched from memory together first (the table is far
+   bigger than any cache, so each lookup would otherwise wait for memory on its own). */
+static void flush(Sink *k)
+{
+    for (int i = 0; i < k->waiting; i++)
+        __builtin_prefetch(&k->table[2 * slot(k, k->wait[i])]);
+    for (int i = 0; i < k->waiting; i++) {
+        int32_t f = lookup(k, k->wait[i]);
+        if (f < 0)
+            continue;
+        if (k->mode == SCORE) {
+            k->acc += k->w[f];
+            continue;
+        }
+        if (k->len == k->cap && grow(k) < 0) {
+            k->oom = 1;
+            break;
+        }
+        k->nums[k->len++] = f;
+    }
+    k->waiting = 0;
+}
+
 static inline void emit(Sink *k, u64 key)
 {
     key = fin(key);
@@ -124,18 +151,9 @@ static inline void emit(Sink *k, u64 key)
         k->keys[k->len++] = key;
         return;
     }
-    int32_t f = lookup(k, key);
-    if (f < 0)
-        return;
-    if (k->mode == SCORE) {
-        k->acc += k->w[f];
-        return;
-    }
-    if (k->len == k->cap && grow(k) < 0) {
-        k->oom = 1;
-        return;
-    }
-    k->nums[k->len++] = f;
+    k->wait[k->waiting++] = key;
+    if (k->waiting == WAITING)
+        flush(k);
 }
 
 #define K1(c, a) mix(start(c), a)
@@ -285,18 +303,21 @@ static inline void sibling_part(Sink *k, const Sent *s, Py_ssize_t h, Py_ssize_t
 
 /* --- a tree's parts ----------------------------------------------------------------------------------- */
 
-/* Every part of the tree heads[1..N-1] (labels: each word's label atom): its arcs, each arc's two
-   label sides, and with order 2 each head's children on each side from the closest outward. */
-static void tree(Sink *k, const Sent *s, const int64_t *heads, const u64 *labels, int order)
+/* The parts of the tree heads[1..N-1] (labels: each word's label atom): with FIRST its arcs and
+   each arc's two label sides, with SIBLINGS each head's children on each side from the closest
+   outward. */
+enum { FIRST = 1, SIBLINGS = 2 };
+
+static void tree(Sink *k, const Sent *s, const int64_t *heads, const u64 *labels, int parts)
 {
     Py_ssize_t N = s->N;
-    for (Py_ssize_t c = 1; c < N; c++) {
+    for (Py_ssize_t c = 1; c < N && (parts & FIRST); c++) {
         Py_ssize_t h = heads[c];
         arc(k, s, h, c);
         label_side(k, s, c, labels[c], h < c, 1);
         label_side(k, s, h, labels[c], h < c, 0);
     }
-    if (order < 2)
+    if (!(parts & SIBLINGS))
         return;
     for (Py_ssize_t h = 0; h < N; h++) {
         Py_ssize_t prev = h;
@@ -385,20 +406,17 @@ static int sentence(Buffers *bs, PyObject *o, Sent *s)
     return 0;
 }
 
-static int table(Buffers *bs, PyObject *tk, PyObject *tv, Sink *k)
+static int table(Buffers *bs, PyObject *to, Sink *k)
 {
-    Py_ssize_t nk, nv;
-    k->tkeys = get(bs, tk, 8, &nk, 0);
-    if (!k->tkeys)
+    Py_ssize_t n;
+    k->table = get(bs, to, 16, &n, 0);
+    if (!k->table)
         return -1;
-    k->tvals = get(bs, tv, 4, &nv, 0);
-    if (!k->tvals)
-        return -1;
-    if (nk != nv || nk < 2 || (nk & (nk - 1))) {
+    if (n < 2 || (n & (n - 1))) {
         PyErr_SetString(PyExc_ValueError, "a feature table's size is not a power of two");
         return -1;
     }
-    k->mask = (u64)nk - 1;
+    k->mask = (u64)n - 1;
     return 0;
 }
 
@@ -433,14 +451,16 @@ static PyObject *array_of(Sink *k)
     return out;
 }
 
-PyDoc_STRVAR(tree_keys_doc, "tree_keys(sentence, heads, labels, order) -> bytes of uint64: the keys of the tree's parts.");
+PyDoc_STRVAR(tree_keys_doc,
+    "tree_keys(sentence, heads, labels, parts) -> bytes of uint64: the keys of the tree's parts (1: its arcs\n"
+    "and labels, 2: its sibling parts, 3: both).");
 
 static PyObject *py_tree_keys(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *so, *ho, *lo;
-    int order;
-    if (!PyArg_ParseTuple(args, "OOOi", &so, &ho, &lo, &order))
+    int parts;
+    if (!PyArg_ParseTuple(args, "OOOi", &so, &ho, &lo, &parts))
         return NULL;
     Buffers bs = {.n = 0};
     Sent s;
@@ -451,7 +471,8 @@ static PyObject *py_tree_keys(PyObject *self, PyObject *args)
         goto done;
     Sink k = {.mode = KEYS};
     Py_BEGIN_ALLOW_THREADS
-    tree(&k, &s, heads, labels, order);
+    tree(&k, &s, heads, labels, parts);
+    flush(&k);
     Py_END_ALLOW_THREADS
     if (k.oom) {
         free(k.keys);
@@ -465,15 +486,15 @@ done:
 }
 
 PyDoc_STRVAR(tree_numbers_doc,
-    "tree_numbers(sentence, heads, labels, order, tkeys, tvals) -> bytes of int32: the feature numbers of\n"
-    "the tree's parts (MIRA's feature vector, a number once for each time its feature fires).");
+    "tree_numbers(sentence, heads, labels, parts, table) -> bytes of int32: the feature numbers of the\n"
+    "tree's parts (as tree_keys; MIRA's feature vector, a number once for each time its feature fires).");
 
 static PyObject *py_tree_numbers(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *so, *ho, *lo, *tk, *tv;
-    int order;
-    if (!PyArg_ParseTuple(args, "OOOiOO", &so, &ho, &lo, &order, &tk, &tv))
+    PyObject *so, *ho, *lo, *to;
+    int parts;
+    if (!PyArg_ParseTuple(args, "OOOiO", &so, &ho, &lo, &parts, &to))
         return NULL;
     Buffers bs = {.n = 0};
     Sent s;
@@ -481,10 +502,11 @@ static PyObject *py_tree_numbers(PyObject *self, PyObject *args)
     const u64 *labels;
     PyObject *out = NULL;
     Sink k = {.mode = NUMBERS};
-    if (sentence(&bs, so, &s) < 0 || tree_args(&bs, ho, lo, &s, &heads, &labels) < 0 || table(&bs, tk, tv, &k) < 0)
+    if (sentence(&bs, so, &s) < 0 || tree_args(&bs, ho, lo, &s, &heads, &labels) < 0 || table(&bs, to, &k) < 0)
         goto done;
     Py_BEGIN_ALLOW_THREADS
-    tree(&k, &s, heads, labels, order);
+    tree(&k, &s, heads, labels, parts);
+    flush(&k);
     Py_END_ALLOW_THREADS
     if (k.oom) {
         free(k.nums);
@@ -498,7 +520,7 @@ done:
 }
 
 PyDoc_STRVAR(rows_doc,
-    "rows(sentence, label_atoms, tkeys, tvals) -> (arc_ptr, label_ptr, numbers): the feature numbers of\n"
+    "rows(sentence, label_atoms, table) -> (arc_ptr, label_ptr, numbers): the feature numbers of\n"
     "every arc h -> c (row h * N + c; empty for c = 0 or h = c) and of every label side (row\n"
     "((w * L + t) * 2 + head_left) * 2 + is_child, head_left 1 when the arc's head is left of its\n"
     "child), as int64 row offsets (N * N + 1, then N * L * 4 + 1, the second continuing the first)\n"
@@ -507,15 +529,15 @@ PyDoc_STRVAR(rows_doc,
 static PyObject *py_rows(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *so, *lo, *tk, *tv;
-    if (!PyArg_ParseTuple(args, "OOOO", &so, &lo, &tk, &tv))
+    PyObject *so, *lo, *to;
+    if (!PyArg_ParseTuple(args, "OOO", &so, &lo, &to))
         return NULL;
     Buffers bs = {.n = 0};
     Sent s;
     Py_ssize_t L;
     PyObject *out = NULL, *arc_ptr = NULL, *label_ptr = NULL, *numbers = NULL;
     Sink k = {.mode = NUMBERS};
-    if (sentence(&bs, so, &s) < 0 || table(&bs, tk, tv, &k) < 0)
+    if (sentence(&bs, so, &s) < 0 || table(&bs, to, &k) < 0)
         goto done;
     const u64 *label_atoms = get(&bs, lo, 8, &L, 0);
     if (!label_atoms)
@@ -529,18 +551,22 @@ static PyObject *py_rows(PyObject *self, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t h = 0; h < N; h++)
         for (Py_ssize_t c = 0; c < N; c++) {
+            flush(&k);
             ap[h * N + c] = k.len;
             if (c > 0 && h != c)
                 arc(&k, &s, h, c);
         }
+    flush(&k);
     ap[arcs] = k.len;
     for (Py_ssize_t w = 0; w < N; w++)
         for (Py_ssize_t t = 0; t < L; t++)
             for (int left = 0; left < 2; left++)
                 for (int child = 0; child < 2; child++) {
+                    flush(&k);
                     lp[((w * L + t) * 2 + left) * 2 + child] = k.len;
                     label_side(&k, &s, w, label_atoms[t], left, child);
                 }
+    flush(&k);
     lp[sides] = k.len;
     Py_END_ALLOW_THREADS
     if (k.oom) {
@@ -598,22 +624,22 @@ done:
 }
 
 PyDoc_STRVAR(sibling_scores_doc,
-    "sibling_scores(sentence, tkeys, tvals, weights, out): out (float64 N x N x N) [h, s, c] = the score of\n"
+    "sibling_scores(sentence, table, weights, out): out (float64 N x N x N) [h, s, c] = the score of\n"
     "c as h's next child after s on the same side (s == h: its first), for s between h and c\n"
     "or s == h; other entries are left as they are.");
 
 static PyObject *py_sibling_scores(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *so, *tk, *tv, *wo, *oo;
-    if (!PyArg_ParseTuple(args, "OOOOO", &so, &tk, &tv, &wo, &oo))
+    PyObject *so, *to, *wo, *oo;
+    if (!PyArg_ParseTuple(args, "OOOO", &so, &to, &wo, &oo))
         return NULL;
     Buffers bs = {.n = 0};
     Sent s;
     Sink k = {.mode = SCORE};
     Py_ssize_t nw, no_;
     PyObject *out = NULL;
-    if (sentence(&bs, so, &s) < 0 || table(&bs, tk, tv, &k) < 0)
+    if (sentence(&bs, so, &s) < 0 || table(&bs, to, &k) < 0)
         goto done;
     k.w = get(&bs, wo, 8, &nw, 0);
     double *o = k.w ? get(&bs, oo, 8, &no_, 1) : NULL;
@@ -633,6 +659,7 @@ static PyObject *py_sibling_scores(PyObject *self, PyObject *args)
             for (Py_ssize_t p = lo; p <= hi; p++) {
                 k.acc = 0;
                 sibling_part(&k, &s, h, p, c);
+                flush(&k);
                 o[(h * N + p) * N + c] = k.acc;
             }
         }
@@ -645,24 +672,23 @@ done:
 }
 
 PyDoc_STRVAR(build_table_doc,
-    "build_table(keys, tkeys, tvals): fill the hash table (tkeys zero, size a power of two at least twice\n"
-    "the keys') with keys[i] -> i; keys distinct and nonzero.");
+    "build_table(keys, table): fill the hash table (uint64, 2 x a power of two at least twice the keys,\n"
+    "zero) with keys[i] -> i; keys distinct and nonzero.");
 
 static PyObject *py_build_table(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *ko, *tk, *tv;
-    if (!PyArg_ParseTuple(args, "OOO", &ko, &tk, &tv))
+    PyObject *ko, *to;
+    if (!PyArg_ParseTuple(args, "OO", &ko, &to))
         return NULL;
     Buffers bs = {.n = 0};
-    Py_ssize_t nk, nt, nv;
+    Py_ssize_t nk, nt;
     PyObject *out = NULL;
     const u64 *keys = get(&bs, ko, 8, &nk, 0);
-    u64 *t = keys ? get(&bs, tk, 8, &nt, 1) : NULL;
-    int32_t *v = t ? get(&bs, tv, 4, &nv, 1) : NULL;
-    if (!v)
+    u64 *t = keys ? get(&bs, to, 16, &nt, 1) : NULL;
+    if (!t)
         goto done;
-    if (nt != nv || nt < 2 * nk || (nt & (nt - 1)) || nk > INT32_MAX) {
+    if (nt < 2 * nk || (nt & (nt - 1)) || nk > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "a feature table too small or not a power of two");
         goto done;
     }
@@ -674,18 +700,134 @@ static PyObject *py_build_table(PyObject *self, PyObject *args)
             goto done;
         }
         u64 j = (key * 0xD6E8FEB86659FD93ULL) >> 7 & mask;
-        while (t[j] != 0 && t[j] != key)
+        while (t[2 * j] != 0 && t[2 * j] != key)
             j = (j + 1) & mask;
-        if (t[j] == key) {
+        if (t[2 * j] == key) {
             PyErr_SetString(PyExc_ValueError, "a feature key twice");
             goto done;
         }
-        t[j] = key;
-        v[j] = (int32_t)i;
+        t[2 * j] = key;
+        t[2 * j + 1] = (u64)i;
     }
     out = Py_None;
     Py_INCREF(out);
 done:
+    release(&bs);
+    return out;
+}
+
+PyDoc_STRVAR(gather_doc,
+    "gather(arc_ptr, label_ptr, numbers, heads, labels, label_count) -> bytes of int32: the feature numbers\n"
+    "of the tree's arcs and label sides (tree_numbers' first-order parts, in its order) read from a\n"
+    "sentence's rows (heads, labels: int64 N, labels as label numbers).");
+
+static PyObject *py_gather(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *ao, *lo, *no, *ho, *bo;
+    Py_ssize_t L;
+    if (!PyArg_ParseTuple(args, "OOOOOn", &ao, &lo, &no, &ho, &bo, &L))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Py_ssize_t na, nl, nn, nh, nb;
+    PyObject *out = NULL;
+    const int64_t *ap = get(&bs, ao, 8, &na, 0);
+    const int64_t *lp = ap ? get(&bs, lo, 8, &nl, 0) : NULL;
+    const int32_t *nums = lp ? get(&bs, no, 4, &nn, 0) : NULL;
+    const int64_t *heads = nums ? get(&bs, ho, 8, &nh, 0) : NULL;
+    const int64_t *labels = heads ? get(&bs, bo, 8, &nb, 0) : NULL;
+    if (!labels)
+        goto done;
+    Py_ssize_t N = nh;
+    if (nb != N || na != N * N + 1 || L < 1 || nl != N * L * 4 + 1 || ap[N * N] > nn || lp[N * L * 4] > nn) {
+        PyErr_SetString(PyExc_ValueError, "a tree that does not fit its rows");
+        goto done;
+    }
+    for (Py_ssize_t c = 1; c < N; c++)
+        if (heads[c] < 0 || heads[c] >= N || heads[c] == c || labels[c] < 0 || labels[c] >= L) {
+            PyErr_SetString(PyExc_ValueError, "a head or label out of range");
+            goto done;
+        }
+    Py_ssize_t len = 0;
+    int64_t spans[3][2];
+    for (int pass = 0; pass < 2; pass++) {
+        int32_t *o = pass ? (int32_t *)PyBytes_AS_STRING(out) : NULL;
+        for (Py_ssize_t c = 1, at = 0; c < N; c++) {
+            Py_ssize_t h = heads[c], t = labels[c], left = h < c;
+            spans[0][0] = ap[h * N + c];
+            spans[0][1] = ap[h * N + c + 1];
+            spans[1][0] = lp[((c * L + t) * 2 + left) * 2 + 1];
+            spans[1][1] = lp[((c * L + t) * 2 + left) * 2 + 2];
+            spans[2][0] = lp[((h * L + t) * 2 + left) * 2];
+            spans[2][1] = lp[((h * L + t) * 2 + left) * 2 + 1];
+            for (int i = 0; i < 3; i++) {
+                if (o)
+                    memcpy(o + at, nums + spans[i][0], (spans[i][1] - spans[i][0]) * 4);
+                at += spans[i][1] - spans[i][0];
+            }
+            len = at;
+        }
+        if (!pass && !(out = PyBytes_FromStringAndSize(NULL, len * 4)))
+            goto done;
+    }
+done:
+    release(&bs);
+    return out;
+}
+
+PyDoc_STRVAR(difference_doc,
+    "difference(gold, other, scratch) -> (numbers, values): gold's feature vector minus other's (int32\n"
+    "feature numbers, each once per firing) merged, features of value 0 left out, in the order of\n"
+    "their first firing (gold's, then other's); scratch: float64, one per feature, zero, left zero.");
+
+static PyObject *py_difference(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *go, *oo, *so;
+    if (!PyArg_ParseTuple(args, "OOO", &go, &oo, &so))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Py_ssize_t ng, no_, ns;
+    PyObject *out = NULL, *numbers = NULL, *values = NULL;
+    const int32_t *g = get(&bs, go, 4, &ng, 0);
+    const int32_t *o = g ? get(&bs, oo, 4, &no_, 0) : NULL;
+    double *scratch = o ? get(&bs, so, 8, &ns, 1) : NULL;
+    if (!scratch)
+        goto done;
+    for (Py_ssize_t i = 0; i < ng; i++)
+        if (g[i] < 0 || g[i] >= ns)
+            goto range;
+    for (Py_ssize_t i = 0; i < no_; i++)
+        if (o[i] < 0 || o[i] >= ns)
+            goto range;
+    numbers = PyBytes_FromStringAndSize(NULL, (ng + no_) * 4);
+    values = PyBytes_FromStringAndSize(NULL, (ng + no_) * 8);
+    if (!numbers || !values)
+        goto done;
+    int32_t *nums = (int32_t *)PyBytes_AS_STRING(numbers);
+    double *vals = (double *)PyBytes_AS_STRING(values);
+    Py_ssize_t len = 0;
+    for (Py_ssize_t i = 0; i < ng; i++)
+        scratch[g[i]] += 1;
+    for (Py_ssize_t i = 0; i < no_; i++)
+        scratch[o[i]] -= 1;
+    for (Py_ssize_t i = 0; i < ng + no_; i++) {
+        int32_t f = i < ng ? g[i] : o[i - ng];
+        if (scratch[f] != 0) {
+            nums[len] = f;
+            vals[len++] = scratch[f];
+            scratch[f] = 0;
+        }
+    }
+    if (_PyBytes_Resize(&numbers, len * 4) < 0 || _PyBytes_Resize(&values, len * 8) < 0)
+        goto done;
+    out = PyTuple_Pack(2, numbers, values);
+    goto done;
+range:
+    PyErr_SetString(PyExc_ValueError, "a feature number out of range");
+done:
+    Py_XDECREF(numbers);
+    Py_XDECREF(values);
     release(&bs);
     return out;
 }
@@ -697,6 +839,8 @@ static PyMethodDef methods[] = {
     {"sums", py_sums, METH_VARARGS, sums_doc},
     {"sibling_scores", py_sibling_scores, METH_VARARGS, sibling_scores_doc},
     {"build_table", py_build_table, METH_VARARGS, build_table_doc},
+    {"gather", py_gather, METH_VARARGS, gather_doc},
+    {"difference", py_difference, METH_VARARGS, difference_doc},
     {NULL, NULL, 0, NULL},
 };
 

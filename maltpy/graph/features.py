@@ -148,9 +148,8 @@ class Alphabet:
         size = 2
         while size < 2 * len(keys):
             size *= 2
-        self.tkeys = np.zeros(size, dtype=np.uint64)
-        self.tvals = np.zeros(size, dtype=np.int32)
-        _mst.build_table(keys, self.tkeys, self.tvals)
+        self.table = np.zeros((size, 2), dtype=np.uint64)  # each slot: a key (0: none) and its number
+        _mst.build_table(keys, self.table)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -164,18 +163,27 @@ class Alphabet:
         return cls(every[np.concatenate(([True], every[1:] != every[:-1]))])  # np.unique sorts far slower
 
 
-def tree_keys(sentence: Encoded, heads: np.ndarray, labels: np.ndarray, order: int) -> np.ndarray:
-    """The keys of every part of the tree ``heads`` (int64, N; heads[0] unread) with ``labels``
+#: which parts of a tree ``tree_keys`` and ``tree_numbers`` read: its arcs and their labels, its
+#: sibling parts (second order)
+FIRST, SIBLINGS = 1, 2
+
+
+def parts_of(order: int) -> int:
+    """The parts of a tree a model of ``order`` scores."""
+    return FIRST | (SIBLINGS if order == 2 else 0)
+
+
+def tree_keys(sentence: Encoded, heads: np.ndarray, labels: np.ndarray, parts: int) -> np.ndarray:
+    """The keys of the ``parts`` of the tree ``heads`` (int64, N; heads[0] unread) with ``labels``
     (each word's label atom, uint64, N)."""
-    return np.frombuffer(_mst.tree_keys(sentence.args, heads, labels, order), dtype=np.uint64)
+    return np.frombuffer(_mst.tree_keys(sentence.args, heads, labels, parts), dtype=np.uint64)
 
 
-def tree_numbers(sentence: Encoded, heads: np.ndarray, labels: np.ndarray, order: int,
+def tree_numbers(sentence: Encoded, heads: np.ndarray, labels: np.ndarray, parts: int,
                  alphabet: Alphabet) -> np.ndarray:  # fmt: skip
-    """The feature numbers of every part of the tree, once each time its feature fires (MIRA's
+    """The feature numbers of the ``parts`` of the tree, once each time its feature fires (MIRA's
     feature vector, §2)."""
-    return np.frombuffer(_mst.tree_numbers(sentence.args, heads, labels, order, alphabet.tkeys, alphabet.tvals),
-                         dtype=np.int32)  # fmt: skip
+    return np.frombuffer(_mst.tree_numbers(sentence.args, heads, labels, parts, alphabet.table), dtype=np.int32)
 
 
 @dataclass(slots=True)
@@ -192,9 +200,21 @@ class Rows:
 
 
 def rows(sentence: Encoded, label_atoms: np.ndarray, alphabet: Alphabet) -> Rows:
-    arc_ptr, label_ptr, numbers = _mst.rows(sentence.args, label_atoms, alphabet.tkeys, alphabet.tvals)
+    arc_ptr, label_ptr, numbers = _mst.rows(sentence.args, label_atoms, alphabet.table)
     return Rows(np.frombuffer(arc_ptr, dtype=np.int64), np.frombuffer(label_ptr, dtype=np.int64),
                 np.frombuffer(numbers, dtype=np.int32))  # fmt: skip
+
+
+def gathered(r: Rows, heads: np.ndarray, labels: np.ndarray, label_count: int) -> np.ndarray:
+    """``tree_numbers`` of the tree's arcs and labels (``labels``: label numbers), from its rows."""
+    return np.frombuffer(_mst.gather(r.arc_ptr, r.label_ptr, r.numbers, heads, labels, label_count), dtype=np.int32)
+
+
+def difference(gold: np.ndarray, other: np.ndarray, scratch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """gold's feature vector minus other's, merged: (feature numbers, values), no zero values
+    (``scratch``: zeros, one per feature, left zero)."""
+    numbers, values = _mst.difference(gold, other, scratch)
+    return np.frombuffer(numbers, dtype=np.int32), np.frombuffer(values)
 
 
 def scores(r: Rows, weights: np.ndarray, size: int, labels: int) -> tuple[np.ndarray, np.ndarray]:
@@ -212,5 +232,5 @@ def sibling_scores(sentence: Encoded, alphabet: Alphabet, weights: np.ndarray) -
     side; entries that are no such part hold 0."""
     n = sentence.size
     out = np.zeros((n, n, n))
-    _mst.sibling_scores(sentence.args, alphabet.tkeys, alphabet.tvals, weights, out)
+    _mst.sibling_scores(sentence.args, alphabet.table, weights, out)
     return out

@@ -31,7 +31,22 @@ import numpy as np
 from ..config import Config
 from ..conll import Sentence
 from ..errors import MaltpyError, counted
-from .features import NO_TYPE, Alphabet, Atoms, Encoded, Rows, atom, encode, rows, tree_keys, tree_numbers
+from .features import (
+    NO_TYPE,
+    SIBLINGS,
+    Alphabet,
+    Atoms,
+    Encoded,
+    Rows,
+    atom,
+    difference,
+    encode,
+    gathered,
+    parts_of,
+    rows,
+    tree_keys,
+    tree_numbers,
+)
 
 HILDRETH_STEPS = 10_000  # MSTParser's bound on Hildreth's iterations
 EPSILON = 1e-8
@@ -110,11 +125,10 @@ def one_head_changes(scores: np.ndarray, heads: np.ndarray, k: int) -> list[tupl
     return [(i, j) for _, i, j in best[: min(k, n)]]
 
 
-def hildreth(a: list[np.ndarray], b: np.ndarray) -> np.ndarray:
-    """The step sizes alpha >= 0 maximizing sum(b * alpha) - |sum(alpha_k a_k)|^2 / 2 (MIRA's
-    dual, §2.2; Hildreth's method as MSTParser's ``Parameters.hildreth``); ``a`` given by its Gram
-    matrix, dense."""
-    gram = np.array([[float(x @ y) for y in a] for x in a])
+def hildreth(gram: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The step sizes alpha >= 0 maximizing sum(b * alpha) - |sum(alpha_k a_k)|^2 / 2, given the
+    Gram matrix of the a_k (MIRA's dual, §2.2), by Hildreth's method as MSTParser's
+    ``Parameters.hildreth`` runs it."""
     alpha = np.zeros(len(b))
     f = b.astype(float).copy()
     kkt = f.copy()
@@ -131,16 +145,16 @@ def hildreth(a: list[np.ndarray], b: np.ndarray) -> np.ndarray:
     return alpha
 
 
-def difference(gold: np.ndarray, other: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """gold's feature vector minus other's, merged: (feature numbers, values), no zero values."""
-    numbers = np.concatenate((gold, other))
-    signs = np.concatenate((np.ones(len(gold)), -np.ones(len(other))))
-    order = np.argsort(numbers, kind="stable")
-    numbers, signs = numbers[order], signs[order]
-    starts = np.flatnonzero(np.concatenate(([True], numbers[1:] != numbers[:-1])))
-    values = np.add.reduceat(signs, starts) if len(numbers) else signs
-    keep = values != 0
-    return numbers[starts][keep], values[keep]
+def gram_matrix(a: list[tuple[np.ndarray, np.ndarray]], scratch: np.ndarray) -> np.ndarray:
+    """The dot products of the sparse vectors ``a`` (feature numbers, values; numbers distinct),
+    through ``scratch`` (zeros, one per feature, left zero)."""
+    gram = np.empty((len(a), len(a)))
+    for i, (numbers, values) in enumerate(a):
+        scratch[numbers] = values
+        for j, (other, other_values) in enumerate(a):
+            gram[i, j] = float(scratch[other] @ other_values)
+        scratch[numbers] = 0
+    return gram
 
 
 class Trainer:
@@ -156,9 +170,16 @@ class Trainer:
         self.k = training_k
         self.weights = np.zeros(len(alphabet))
         self.total = np.zeros(len(alphabet))
+        self.scratch = np.zeros(len(alphabet))
 
     def vector(self, tree: Gold, heads: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        return tree_numbers(tree.sentence, heads, self.labels.atoms[labels], self.order, self.alphabet)
+        """The feature numbers of a tree of ``tree``'s sentence: its arcs' and labels' from the rows
+        kept, its sibling parts' looked up."""
+        first = gathered(tree.rows, heads, labels, len(self.labels.names))
+        if self.order < 2:
+            return first
+        atoms = self.labels.atoms[labels]
+        return np.concatenate((first, tree_numbers(tree.sentence, heads, atoms, SIBLINGS, self.alphabet)))
 
     def candidates(self, tree: Gold) -> list[tuple[np.ndarray, np.ndarray]]:
         """The trees MIRA's constraints compare the gold one with, as (heads, labels)."""
@@ -176,24 +197,22 @@ class Trainer:
 
     def step(self, tree: Gold, upd: int) -> None:
         w = self.weights
-        gold_score = float(w[tree.vector].sum())
         a, b = [], []
         for heads, labels in self.candidates(tree):
-            vector = self.vector(tree, heads, labels)
             loss = int(np.count_nonzero(heads[1:] != tree.heads[1:]) + np.count_nonzero(labels[1:] != tree.labels[1:]))
-            numbers, values = difference(tree.vector, vector)
+            numbers, values = difference(tree.vector, self.vector(tree, heads, labels), self.scratch)
             a.append((numbers, values))
-            b.append(loss - (gold_score - float(w[vector].sum())))
+            b.append(loss - float(values @ w[numbers]))  # the loss less the gold tree's margin over this one
         if len(a) == 1:
-            numbers, values = a[0]
+            values = a[0][1]
             norm = float(values @ values)
             alphas = [b[0] / norm if b[0] >= EPSILON and norm > 1e-12 else 0.0]
         else:
-            alphas = list(hildreth_sparse(a, np.array(b)))
+            alphas = list(hildreth(gram_matrix(a, self.scratch), np.array(b)))
         for (numbers, values), alpha in zip(a, alphas):
-            if alpha:
-                np.add.at(w, numbers, alpha * values)
-                np.add.at(self.total, numbers, upd * alpha * values)
+            if alpha:  # the numbers are distinct (``difference``)
+                w[numbers] += alpha * values
+                self.total[numbers] += upd * alpha * values
 
     def train(self, iterations: int, progress: Callable[[str], None] | None) -> np.ndarray:
         """The averaged weights after ``iterations`` passes."""
@@ -205,17 +224,6 @@ class Trainer:
             if progress:
                 progress(f"pass {it} of {iterations}: {time.perf_counter() - started:.1f}s")
         return self.total / (iterations * count)
-
-
-def hildreth_sparse(a: list[tuple[np.ndarray, np.ndarray]], b: np.ndarray) -> np.ndarray:
-    """``hildreth`` for sparse differences (feature numbers, values), their Gram matrix merged."""
-    size = max((int(n.max()) + 1 for n, _ in a if len(n)), default=0)
-    dense = []
-    for numbers, values in a:
-        v = np.zeros(size)
-        v[numbers] = values
-        dense.append(v)
-    return hildreth(dense, b)
 
 
 def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Callable,
@@ -242,12 +250,13 @@ def train(trees: list[Gold], labels: Labels, config: Config,
     statistics."""
     mst = config.mst
     started = time.perf_counter()
-    alphabet = Alphabet.of_trees([tree_keys(t.sentence, t.heads, labels.atoms[t.labels], mst.order) for t in trees])
+    parts = parts_of(mst.order)
+    alphabet = Alphabet.of_trees([tree_keys(t.sentence, t.heads, labels.atoms[t.labels], parts) for t in trees])
     if progress:
         progress(f"{counted(len(alphabet), 'feature')} in the gold trees")
     cached = 0
     for t in trees:
-        t.vector = tree_numbers(t.sentence, t.heads, labels.atoms[t.labels], mst.order, alphabet)
+        t.vector = tree_numbers(t.sentence, t.heads, labels.atoms[t.labels], parts, alphabet)
         t.rows = rows(t.sentence, labels.atoms, alphabet)
         cached += t.rows.nbytes
     indexed = time.perf_counter()

@@ -94,6 +94,17 @@ class GraphModel(Parser):
         graph = dataclasses.replace(self.config.graph, single_root=setting)
         self.config = dataclasses.replace(self.config, graph=graph)
 
+    def set_enforce_tree(self, on: bool) -> None:
+        """Nothing: arc-eager's enforce_tree (``maltpy parse -nt``), which MaltParser's other
+        algorithms ignore too."""
+
+    def bound_degree(self, max_degree: int | None) -> None:
+        """``maltpy parse -cd``, which a graph-based model does not take."""
+        raise MaltpyError("-cd bounds Covington's algorithms only; this model is mst", "GraphModel.bound_degree")
+
+    def write_ignored(self, sentence: Sentence) -> None:
+        """Nothing: a graph-based model writes every column as it is given (a blend asks)."""
+
     def _check_format(self, reader: ConllReader) -> None:
         """Nothing to check: the features read FORM, LEMMA, the two tag columns and FEATS, which
         CoNLL-X and CoNLL-U have alike."""
@@ -143,7 +154,7 @@ class GraphModel(Parser):
             "mst": dict(self.config.to_dict()["mst"]),
             "data_format": self.data_format,
             "labels": sorted(self.labels.names[1:]),
-            "features": len(self.alphabet),
+            "features": len(self.alphabet),  # those with a weight; statistics: those of the gold trees
             "roots": self.roots.as_json(),
             "vocabulary": None if self.vocabulary is None else self.vocabulary.describe(),
             "roots_learned": self.roots_learned,
@@ -229,6 +240,13 @@ def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str,
     counts of them, which also lifts them with pseudo-projective parsing)."""
     from .learn import gold_trees, train
 
+    unused = [(config.guide.features is not None, "guide.features (-F): its features are MSTParser's"),
+              (config.guide.data_split_column is not None, "a data split (-d, -s): it has one set of weights"),
+              (config.singlemalt.parsing_direction != "left-to-right",
+               "singlemalt.parsing_direction (-pd): it scores whole trees, in no direction")]  # fmt: skip
+    for given, why in unused:
+        if given:
+            raise MaltpyError(f"-a mst takes no {why}", name)
     if config.mst.training_k > 1 and config.mst.decode_type == "proj":
         raise MaltpyError("mst.training_k above 1 with projective decoding needs the k best trees of Eisner's "
                           "algorithm, which maltpy does not have yet", name)  # fmt: skip

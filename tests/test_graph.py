@@ -1,0 +1,169 @@
+"""Graph-based parsing (-a mst, maltpy/graph): MSTParser 0.5's features, MIRA and decoding, on real
+treebanks; the decoders themselves are tested in test_decode.py."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from maltpy.config import load_config
+from maltpy.conll import format_sentence
+from maltpy.errors import MaltpyError
+from maltpy.evaluate import attachment_scores
+from maltpy.files import read_conll
+from maltpy.graph.features import Alphabet, Atoms, encode, parts_of, tree_keys
+from maltpy.graph.learn import Labels, gram_matrix, hildreth, one_head_changes
+from maltpy.parser import Parser, learn
+from maltpy.tree import find_cycle, is_projective
+
+from conftest import SHARED, requires_shared
+
+pytestmark = requires_shared
+
+CONLLX = SHARED / "data" / "conllx"
+LINES = SHARED / "data" / "ud" / "UD_English-LinES"
+TRAIN_SENTENCES = 200
+TEST_SENTENCES = 300
+
+
+def _sentences(path, count):
+    with read_conll(str(path), "auto") as reader:
+        return list(itertools.islice(reader, count))
+
+
+def is_tree(heads: list[int]) -> bool:
+    return all(0 <= h < len(heads) and h != d for d, h in enumerate(heads[1:], 1)) and find_cycle(heads) is None
+
+
+def _scores(gold, system):
+    return attachment_scores(_sentences(gold, None), _sentences(system, None), "gold", "system")
+
+
+def _learn(tmp_path_factory, name: str, **options) -> tuple:
+    config = load_config(None, {("singlemalt", "parsing_algorithm"): "mst",
+                                **{("mst", k): str(v) for k, v in options.items()}})  # fmt: skip
+    train = _sentences(LINES / "en_lines-ud-train.conllu", TRAIN_SENTENCES)
+    model = learn(config, train, "conllu", "en_lines-train")
+    path = tmp_path_factory.mktemp("graph") / f"{name}.mpm"
+    model.save(path)
+    return model, path
+
+
+@pytest.fixture(scope="module")
+def first_order(tmp_path_factory):
+    return _learn(tmp_path_factory, "o1", iters=2)
+
+
+@pytest.fixture(scope="module")
+def test_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("graph") / "test.conllu"
+    path.write_text("".join(format_sentence(s) for s in _sentences(LINES / "en_lines-ud-test.conllu", TEST_SENTENCES)),
+                    encoding="utf-8")  # fmt: skip
+    return path
+
+
+def test_the_gold_trees_hold_mstparsers_features():
+    """MSTParser 0.5 (built from its Java sources, order 1) counts 8,314,602 features in the gold
+    trees of la_perseus train: maltpy's templates give the same features, no more, no fewer."""
+    labels, atoms = Labels(), Atoms()
+    keys = []
+    for sentence in _sentences(CONLLX / "la_perseus-ud-train.conllx", None):
+        heads = np.array(sentence.heads, dtype=np.int64)
+        heads[0] = 0
+        names = np.array([0] + [labels.add(w[7]) for w in sentence.words])
+        keys.append(tree_keys(encode(sentence, atoms), heads, labels.atoms[names], parts_of(1)))
+    assert len(Alphabet.of_trees(keys)) == 8_314_602
+
+
+def test_first_order_parses_trees_near_mstparsers_accuracy(first_order, test_file, tmp_path):
+    model, path = first_order
+    out = tmp_path / "out.conllu"
+    Parser.load(path).parse_file(test_file, out)
+    sentences = _sentences(out, None)
+    assert len(sentences) == TEST_SENTENCES
+    for s in sentences:
+        assert is_tree(s.heads)
+        assert sum(h == 0 for h in s.heads[1:]) == 1  # CoNLL-U: one root
+    scores = _scores(test_file, out)
+    # 200 sentences and 2 passes: MSTParser's full en_lines model scores far higher; this one
+    # still parses most words right
+    assert scores.uas > 70 and scores.las > 60
+
+
+def test_every_entry_point_gives_the_same_parse(first_order, test_file, tmp_path):
+    model, path = first_order
+    by_api = tmp_path / "api.conllu"
+    model.parse_file(test_file, by_api)
+    by_cli = tmp_path / "cli.conllu"
+    subprocess.run([sys.executable, "-m", "maltpy", "parse", "-q", "-m", str(path), "-i", str(test_file),
+                    "-o", str(by_cli), "--jobs", "2"], check=True)  # fmt: skip
+    assert by_cli.read_bytes() == by_api.read_bytes()
+    tokens = [[{"form": w[1], "lemma": w[2], "upos": w[3], "xpos": w[4], "feats": w[5]} for w in s.words]
+              for s in _sentences(test_file, 20)]  # fmt: skip
+    expected = [[(int(w[6]), w[7]) for w in s.words] for s in _sentences(by_api, 20)]
+    assert Parser.load(path).parse_tokens(tokens) == expected
+
+
+def test_second_order_non_projective_learns_and_parses_trees(tmp_path_factory, test_file, tmp_path):
+    model, path = _learn(tmp_path_factory, "o2", iters=1, order=2, decode_type="non-proj")
+    out = tmp_path / "out.conllu"
+    Parser.load(path).parse_file(test_file, out)
+    sentences = _sentences(out, None)
+    assert all(is_tree(s.heads) for s in sentences)
+    assert any(not is_projective(s.heads) for s in sentences)  # the search of §4.2 moved some words
+    assert _scores(test_file, out).las > 55
+
+
+def test_hildreth_solves_miras_dual():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        vectors = [(np.arange(6, dtype=np.int32), rng.normal(size=6)) for _ in range(3)]
+        b = rng.normal(size=3) + 1
+        gram = gram_matrix(vectors, np.zeros(6))
+        alpha = hildreth(gram, b)
+        assert (alpha >= 0).all()
+        # the KKT conditions of max b.alpha - alpha.G.alpha / 2 over alpha >= 0
+        gradient = b - gram @ alpha
+        assert np.all(gradient <= 1e-6)
+        assert np.allclose(alpha * gradient, 0, atol=1e-6)
+    one = [(np.array([0, 4], dtype=np.int32), np.array([1.0, -2.0]))]
+    assert hildreth(gram_matrix(one, np.zeros(5)), np.array([2.5])) == pytest.approx([0.5])
+
+
+def test_one_head_changes_keep_a_tree():
+    rng = np.random.default_rng(5)
+    for n in range(2, 9):
+        heads = np.array([0] + [int(rng.integers(0, d)) for d in range(1, n)])
+        for word, head in one_head_changes(rng.normal(size=(n, n)), heads, n):
+            changed = heads.copy()
+            changed[word] = head
+            assert head != heads[word] and is_tree([-1, *changed[1:].tolist()])
+
+
+def test_mst_takes_no_transition_options():
+    config = load_config(None, {("singlemalt", "parsing_algorithm"): "mst", ("singlemalt", "parsing_direction"):
+                                "right-to-left"})  # fmt: skip
+    with pytest.raises(MaltpyError, match="parsing_direction"):
+        learn(config, _sentences(LINES / "en_lines-ud-train.conllu", 3), "conllu", "train")
+
+
+def test_an_archive_of_other_templates_is_refused(first_order, tmp_path):
+    import json
+    import zipfile
+
+    _, path = first_order
+    copy = tmp_path / "other.mpm"
+    with zipfile.ZipFile(path) as z, zipfile.ZipFile(copy, "w") as out:
+        for info in z.infolist():
+            data = z.read(info)
+            if info.filename == "manifest.json":
+                manifest = json.loads(data)
+                manifest["graph"]["templates"] += 1
+                data = json.dumps(manifest).encode()
+            out.writestr(info, data)
+    with pytest.raises(MaltpyError, match="templates"):
+        Parser.load(copy)
