@@ -239,7 +239,10 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ("planar", "no_covered_roots"): Option("bool", "pcov", "no REDUCE of a word without a head (planar and 2planar)"),
     ("2planar", "reduceonswitch"): Option("bool", "2pr", "SWITCH also pops the stack it makes active"),
     ("mst", "order"): Option(
-        "int", "mo", "graph-based parsing (-a mst): arcs scored alone (1) or with their sibling (2)", minimum=1,
+        "int",
+        "mo",
+        "graph-based parsing (-a mst): arcs scored alone (1) or with their sibling (2)",
+        minimum=1,
         maximum=2,
     ),
     ("mst", "decode_type"): Option(
@@ -250,7 +253,9 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ),
     ("mst", "iters"): Option("int", "mi", "graph-based parsing: passes of MIRA over the training treebank", minimum=1),
     ("mst", "loss_type"): Option(
-        "choice", "ml", "graph-based parsing: MIRA's loss counts wrong heads of every word, or of non-punctuation",
+        "choice",
+        "ml",
+        "graph-based parsing: MIRA's loss counts wrong heads of every word, or of non-punctuation",
         ("punc", "nopunc"),
     ),
     ("guide", "features"): Option("path", "F", "feature model file (XML or text)", optional=True),

@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import SHARED, requires_shared
 
 from maltpy.config import load_config
 from maltpy.conll import format_sentence
@@ -19,8 +20,6 @@ from maltpy.graph.features import Alphabet, Atoms, encode, parts_of, tree_keys
 from maltpy.graph.learn import Labels, gram_matrix, hildreth, one_head_changes
 from maltpy.parser import Parser, learn
 from maltpy.tree import find_cycle, is_projective
-
-from conftest import SHARED, requires_shared
 
 pytestmark = requires_shared
 

@@ -13,8 +13,11 @@ current weights (and the labels of its arcs, features.py) is found, with a few m
 - non-projective, second order: the approximate search's tree alone (§4.2).
 
 The weights then move as little as they can for the gold tree to beat each of those trees by its
-loss, the number of words with a wrong head plus the number with a wrong label (MSTParser counts
-both, punctuation included, whatever ``loss-type`` says): Hildreth's method for the quadratic
+loss, the number of words with a wrong head plus the number with a wrong label, punctuation
+included (``mst.loss_type: punc``); with ``nopunc``, words whose POSTAG is punctuation by
+MSTParser's pattern (PUNCTUATION) are not counted. (MSTParser 0.5 never passes its ``loss-type``
+option on, so it always counts punctuation: ``punc`` is the setting that compares with it.)
+Hildreth's method for the quadratic
 program (one tree: its closed form), without a bound on the step. The model keeps the average of
 the weights after every sentence of every pass (MSTParser's ``averageParams``, summed as it sums
 them: each step weighted by the steps left).
@@ -22,6 +25,7 @@ them: each step weighted by the steps left).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import Config
-from ..conll import Sentence
+from ..conll import POSTAG, Sentence
 from ..errors import MaltpyError, counted
 from .features import (
     NO_TYPE,
@@ -48,6 +52,8 @@ from .features import (
     tree_numbers,
 )
 
+#: MSTParser's punctuation, for ``loss-type:nopunc`` (``Parameters.numErrors``): a whole POSTAG of these
+PUNCTUATION = re.compile(r"[,:.'`]+")
 HILDRETH_STEPS = 10_000  # MSTParser's bound on Hildreth's iterations
 EPSILON = 1e-8
 
@@ -59,6 +65,7 @@ class Gold:
     sentence: Encoded
     heads: np.ndarray  # int64 (N), heads[0] = 0
     labels: np.ndarray  # label numbers (N), labels[0] = 0
+    scored: np.ndarray | None = None  # bool (N - 1): the words 1..n the loss counts
     vector: np.ndarray | None = None  # the gold tree's feature numbers
     rows: Rows | None = None
 
@@ -199,7 +206,8 @@ class Trainer:
         w = self.weights
         a, b = [], []
         for heads, labels in self.candidates(tree):
-            loss = int(np.count_nonzero(heads[1:] != tree.heads[1:]) + np.count_nonzero(labels[1:] != tree.labels[1:]))
+            wrong = (heads[1:] != tree.heads[1:]).astype(int) + (labels[1:] != tree.labels[1:])
+            loss = int(wrong.sum() if tree.scored is None else wrong[tree.scored].sum())
             numbers, values = difference(tree.vector, self.vector(tree, heads, labels), self.scratch)
             a.append((numbers, values))
             b.append(loss - float(values @ w[numbers]))  # the loss less the gold tree's margin over this one
@@ -238,7 +246,10 @@ def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Ca
         h = np.array(heads, dtype=np.int64)
         h[0] = 0
         numbers = np.array([0] + [labels.add(label) for label in names[1:]], dtype=np.int64)
-        trees.append(Gold(encode(sentence, atoms), h, numbers))
+        scored = None
+        if config.mst.loss_type == "nopunc":
+            scored = np.array([not PUNCTUATION.fullmatch(w[POSTAG]) for w in sentence.words])
+        trees.append(Gold(encode(sentence, atoms), h, numbers, scored))
     if not trees:
         raise MaltpyError("no training sentences: the treebank has no words", name)
     return trees

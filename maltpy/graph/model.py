@@ -256,4 +256,3 @@ def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str,
     statistics = {**treebank.statistics(name), **statistics}
     return GraphModel(config, alphabet, weights, labels, data_format, statistics, treebank.root_counts.labels(),
                       treebank.vocabulary.vocabulary())  # fmt: skip
-
