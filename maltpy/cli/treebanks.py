@@ -11,6 +11,7 @@ import click
 from ..conll import FORMATS, format_sentence
 from ..errors import MaltpyError
 from ..files import atomic_output, is_std, read_conll, standard_output, write_result
+from ..graph import is_graph_based
 from ..oracle import oracle_statistics, oracle_table
 from ..pseudoproj import (
     COVERED_ROOTS,
@@ -87,6 +88,9 @@ def oracle_command(input_path: str | None, output_path: str | None, as_json: boo
     """
     standard_output()  # the counts (or the trees) go there
     config = config_from(kwargs)
+    if is_graph_based(config.singlemalt.parsing_algorithm):
+        raise MaltpyError(f"{config.singlemalt.parsing_algorithm} is graph-based: it has no transitions, so no oracle "
+                          "(its learning compares whole trees)", "command line")  # fmt: skip
     writing = output_path is not None
     with (
         read_conll(input_path, config.input.format) as reader,

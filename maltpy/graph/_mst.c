@@ -585,6 +585,61 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(scores_doc,
+    "scores(sentence, label_atoms, table, weights, arcs, sides): the sums rows() and sums() give, without\n"
+    "keeping the feature numbers: arcs (float64 N * N) and sides (float64 N * L * 4), laid out as rows'.");
+
+static PyObject *py_scores(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *so, *lo, *to, *wo, *ao, *sdo;
+    if (!PyArg_ParseTuple(args, "OOOOOO", &so, &lo, &to, &wo, &ao, &sdo))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Sent s;
+    Py_ssize_t L, nw, na, nsd;
+    PyObject *out = NULL;
+    Sink k = {.mode = SCORE};
+    if (sentence(&bs, so, &s) < 0 || table(&bs, to, &k) < 0)
+        goto done;
+    const u64 *label_atoms = get(&bs, lo, 8, &L, 0);
+    k.w = label_atoms ? get(&bs, wo, 8, &nw, 0) : NULL;
+    double *arcs = k.w ? get(&bs, ao, 8, &na, 1) : NULL;
+    double *sides = arcs ? get(&bs, sdo, 8, &nsd, 1) : NULL;
+    if (!sides)
+        goto done;
+    Py_ssize_t N = s.N;
+    if (na != N * N || nsd != N * L * 4) {
+        PyErr_SetString(PyExc_ValueError, "scores of another size than the sentence's");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t h = 0; h < N; h++)
+        for (Py_ssize_t c = 0; c < N; c++) {
+            k.acc = 0;
+            if (c > 0 && h != c) {
+                arc(&k, &s, h, c);
+                flush(&k);
+            }
+            arcs[h * N + c] = k.acc;
+        }
+    for (Py_ssize_t w = 0; w < N; w++)
+        for (Py_ssize_t t = 0; t < L; t++)
+            for (int left = 0; left < 2; left++)
+                for (int child = 0; child < 2; child++) {
+                    k.acc = 0;
+                    label_side(&k, &s, w, label_atoms[t], left, child);
+                    flush(&k);
+                    sides[((w * L + t) * 2 + left) * 2 + child] = k.acc;
+                }
+    Py_END_ALLOW_THREADS
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    release(&bs);
+    return out;
+}
+
 PyDoc_STRVAR(sums_doc,
     "sums(ptr, numbers, weights, out): out[r] = the sum of weights[numbers[i]] for ptr[r] <= i < ptr[r + 1]\n"
     "(ptr int64, numbers int32, weights and out float64; numbers are not checked: the caller's).");
@@ -837,6 +892,7 @@ static PyMethodDef methods[] = {
     {"tree_numbers", py_tree_numbers, METH_VARARGS, tree_numbers_doc},
     {"rows", py_rows, METH_VARARGS, rows_doc},
     {"sums", py_sums, METH_VARARGS, sums_doc},
+    {"scores", py_scores, METH_VARARGS, scores_doc},
     {"sibling_scores", py_sibling_scores, METH_VARARGS, sibling_scores_doc},
     {"build_table", py_build_table, METH_VARARGS, build_table_doc},
     {"gather", py_gather, METH_VARARGS, gather_doc},

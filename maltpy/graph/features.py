@@ -219,12 +219,22 @@ def difference(gold: np.ndarray, other: np.ndarray, scratch: np.ndarray) -> tupl
 
 def scores(r: Rows, weights: np.ndarray, size: int, labels: int) -> tuple[np.ndarray, np.ndarray]:
     """The arcs' scores (N x N, [h, c]) and the label sides' (N x L x 2 x 2, [word, label, head
-    left of child, word is the child]) under ``weights``."""
+    left of child, word is the child]) under ``weights``, from a sentence's rows."""
     arcs = np.empty(size * size)
     _mst.sums(r.arc_ptr, r.numbers, weights, arcs)
     sides = np.empty(size * labels * 4)
     _mst.sums(r.label_ptr, r.numbers, weights, sides)
     return arcs.reshape(size, size), sides.reshape(size, labels, 2, 2)
+
+
+def scores_of(sentence: Encoded, label_atoms: np.ndarray, alphabet: Alphabet,
+              weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """``scores`` without rows: each part's features looked up and summed as they come, in
+    O(N²) memory (parsing keeps no rows; a sentence of N words has about 300 N² feature numbers)."""
+    n, labels = sentence.size, len(label_atoms)
+    arcs, sides = np.empty((n, n)), np.empty((n, labels, 2, 2))
+    _mst.scores(sentence.args, label_atoms, alphabet.table, weights, arcs, sides)
+    return arcs, sides
 
 
 def sibling_scores(sentence: Encoded, alphabet: Alphabet, weights: np.ndarray) -> np.ndarray:

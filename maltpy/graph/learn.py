@@ -48,6 +48,7 @@ from .features import (
     gathered,
     parts_of,
     rows,
+    scores,
     tree_keys,
     tree_numbers,
 )
@@ -192,11 +193,12 @@ class Trainer:
         """The trees MIRA's constraints compare the gold one with, as (heads, labels)."""
         from .model import best_tree
 
-        heads, labels, scores, best = best_tree(tree.sentence, tree.rows, self.weights, self.alphabet,
-                                                len(self.labels.names), self.order, self.projective, False)  # fmt: skip
+        arcs, sides = scores(tree.rows, self.weights, tree.sentence.size, len(self.labels.names))
+        heads, labels, scored, best = best_tree(tree.sentence, arcs, sides, self.weights, self.alphabet, self.order,
+                                                self.projective, False)  # fmt: skip
         out = [(heads, labels)]
         if self.order == 1 and not self.projective:
-            for word, head in one_head_changes(scores, heads, self.k):
+            for word, head in one_head_changes(scored, heads, self.k):
                 changed, relabelled = heads.copy(), labels.copy()
                 changed[word], relabelled[word] = head, best[head, word]
                 out.append((changed, relabelled))

@@ -26,33 +26,33 @@ from .. import __version__
 from ..archive import Archive, npz_bytes, write_archive
 from ..config import Config, config_from_dict
 from ..conll import FORMATS, UPOS, ConllReader, Sentence, valid_label
-from ..decode import spanning_tree
+from ..decode import sibling_tree, spanning_tree
 from ..errors import MaltpyError, counted, cut, require
 from ..model_archive import VOCABULARY, checked_roots
 from ..parser import Parser
 from ..pseudoproj import deprojectivize
 from ..tree import UD_ROOT_LABELS, RootLabels, single_root
 from ..vocabulary import Tally, Vocabulary
-from .features import NO_TYPE, TEMPLATES_VERSION, Alphabet, Atoms, Encoded, Rows, encode, rows, scores, sibling_scores
+from .features import NO_TYPE, TEMPLATES_VERSION, Alphabet, Atoms, Encoded, encode, scores_of, sibling_scores
 from .learn import Labels, labelled_arcs
 
 WEIGHTS = "graph/weights.npz"
 MAX_LABELS = 100_000
 
 
-def best_tree(sentence: Encoded, r: Rows, weights: np.ndarray, alphabet: Alphabet, labels: int, order: int,
-              projective: bool, one_root: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
-    """The best tree of ``sentence`` (its feature rows ``r``) under ``weights``: heads and label
-    numbers (int64, N, [0] unread), with the labelled arcs' scores and each arc's best label
-    ([h, c])."""
+Tree = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def best_tree(sentence: Encoded, arcs: np.ndarray, sides: np.ndarray, weights: np.ndarray, alphabet: Alphabet,
+              order: int, projective: bool, one_root: bool) -> Tree:  # fmt: skip
+    """The best tree of ``sentence`` under ``weights``, given its arcs' and label sides' scores
+    (features.scores): heads and label numbers (int64, N, [0] unread), with the labelled arcs'
+    scores and each arc's best label ([h, c])."""
     n = sentence.size
-    arcs, sides = scores(r, weights, n, labels)
     arc_scores, best = labelled_arcs(arcs, sides)
     if order == 1:
         heads = spanning_tree(arc_scores, projective=projective, one_root=one_root)
     else:
-        from ..decode import sibling_tree
-
         heads = sibling_tree(arc_scores, sibling_scores(sentence, alphabet, weights), projective=projective,
                              one_root=one_root)  # fmt: skip
     heads[0] = 0
@@ -124,12 +124,11 @@ class GraphModel(Parser):
         for sentence, view in zip(batch, self.views(batch, watch)):
             rooted = self._single_root(sentence)
             encoded = encode(view, self._atoms)
-            r = rows(encoded, self.labels.atoms, self.alphabet)
-            heads, numbers, arc_scores, best = best_tree(encoded, r, self.weights, self.alphabet, len(names), mst.order,
+            arcs, sides = scores_of(encoded, self.labels.atoms, self.alphabet, self.weights)
+            heads, numbers, arc_scores, best = best_tree(encoded, arcs, sides, self.weights, self.alphabet, mst.order,
                                                          mst.decode_type == "proj", rooted)  # fmt: skip
             labels = [""] + [names[k] for k in numbers[1:].tolist()]
             if NO_TYPE in labels[1:]:
-                _, sides = scores(r, self.weights, encoded.size, len(names))
                 real = labelled_arcs(np.zeros_like(arc_scores), sides[:, 1:])[1] + 1
                 labels = [""] + [names[int(real[heads[c], c])] if labels[c] == NO_TYPE else labels[c]
                                  for c in range(1, len(labels))]  # fmt: skip
