@@ -85,7 +85,7 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     phases = [t["phase"] for t in logged]
     assert phases[0] == "2 algorithm" and "3 features" in phases and "4 learner" in phases
     algorithms = {t["config"]["singlemalt"]["parsing_algorithm"] for t in logged if t["phase"] == "2 algorithm"}
-    assert algorithms == set(SYSTEMS)  # the example has non-projective arcs: all nine
+    assert algorithms == {*SYSTEMS, "mst"}  # the example has non-projective arcs: all nine, and MST
     assert any("pproj" in t["config"] for t in logged)
     assert all(t["words"] == 349 for t in logged)  # 3 folds: every word scored once
     # each trial's LAS is its counts'
@@ -407,3 +407,17 @@ def test_each_root_option_is_its_flag_as_the_command_line_reads_it(algorithm):
         assert tried != getattr(getattr(default_config(), field), key), flag
     assert [flag for flag, _ in root_options(base)][: len(options)] == [flag for flag, _ in options]
     assert (algorithm.startswith("stack")) == (not options)
+
+
+def test_an_mst_setting_is_a_configuration_without_features(tmp_path):
+    from maltpy.optimize import config_text
+    from maltpy.optimize.trials import Setting
+
+    setting = Setting.make({"singlemalt": {"parsing_algorithm": "mst"}, "mst": {"decode_type": "non-proj", "order": 2},
+                            "input": {"format": "conllu"}}, ())  # fmt: skip
+    path = tmp_path / "config.yaml"
+    path.write_text(config_text(setting, "features.txt"), encoding="utf-8")
+    config = load_config(str(path))
+    assert config.singlemalt.parsing_algorithm == "mst" and config.guide.features is None
+    assert (config.mst.order, config.mst.decode_type) == (2, "non-proj")
+    assert [name for name, _ in root_options(setting)] == ["-mo 2"]

@@ -48,6 +48,7 @@ from ..config import OPTIMIZE_THRESHOLD as THRESHOLD
 from ..conll import Sentence
 from ..errors import MaltpyError, counted
 from ..files import atomic_output, check_output_path, make_folder
+from ..graph import is_graph_based
 from ..learner_options import LEARNER_OPTIONS
 from ..transition import SYSTEMS
 from .analysis import Analysis, analyse
@@ -88,8 +89,9 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[R
     """Phase 2: the algorithms with their default features; the pseudo-projective encodings for
     the two best projective ones (where the data have non-projective arcs); the root options."""
     algorithms = analysis.algorithms()
-    settings = [_base_setting(a, learner, analysis.format) for a in algorithms]
-    results = search.evaluate(settings, list(algorithms))
+    graph = graph_settings(analysis)
+    settings = [_base_setting(a, learner, analysis.format) for a in algorithms] + [s for _, s in graph]
+    results = search.evaluate(settings, [*algorithms, *(name for name, _ in graph)])
     scored = [r for r in results if r.las is not None]
     if not scored:
         failed = next((r.error for r in results if r.error is not None), None)
@@ -99,7 +101,8 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[R
     best = max(scored, key=lambda r: r.las)  # max keeps the first of equals: the list's order
     notes = [f"{best.setting.algorithm} of {len(scored)} algorithms"]
     if analysis.nonprojective_arcs:
-        projective = sorted((r for r in scored if SYSTEMS[r.setting.algorithm].projective), key=lambda r: -r.las)[:2]
+        projective = sorted((r for r in scored if not is_graph_based(r.setting.algorithm)
+                             and SYSTEMS[r.setting.algorithm].projective), key=lambda r: -r.las)[:2]  # fmt: skip
         lifted = [r.setting.changed(pproj={"marking_strategy": m}) for r in projective for m in MARKINGS]
         names = [f"{r.setting.algorithm} -pp {m}" for r in projective for m in MARKINGS]
         for r, name in zip(search.evaluate(lifted, names), names):
@@ -113,10 +116,20 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[R
     return best, notes + kept
 
 
+def graph_settings(analysis: Analysis) -> list[tuple[str, Setting]]:
+    """Phase 2's graph-based candidates (maltpy's, beside MaltOptimizer's algorithms): first-order
+    MST, projective, and where the data have non-projective arcs non-projective too."""
+    decodes = ("proj", "non-proj") if analysis.nonprojective_arcs else ("proj",)
+    return [(f"mst -mdt {d}", Setting.make({"singlemalt": {"parsing_algorithm": "mst"}, "mst": {"decode_type": d},
+                                            "input": {"format": analysis.format}}, ())) for d in decodes]  # fmt: skip
+
+
 def root_options(setting: Setting) -> list[tuple[str, Callable[[Setting], Setting]]]:
     """The options MaltOptimizer tries after choosing the algorithm: its system's
     (``root_options``: how the root takes its dependents, REDUCE and SHIFT), and for a
-    pseudo-projective encoding its lifting order."""
+    pseudo-projective encoding its lifting order; for MST, second order."""
+    if is_graph_based(setting.algorithm):
+        return [("-mo 2", lambda s: s.changed(mst={"order": 2}))]
     changes: list[tuple[str, Callable[[Setting], Setting]]] = [
         (flag, lambda s, groups=groups: s.changed(**groups)) for flag, groups in SYSTEMS[setting.algorithm].root_options
     ]
@@ -131,6 +144,8 @@ def phase_features(search: Search, best: Result, analysis: Analysis, sentences: 
     group (``feature_groups``), each change kept when it gains ``search.threshold``. A later round
     (the budget allowing) has no backward step and tries ``wider_groups`` too."""
     kept: list[str] = []
+    if is_graph_based(best.setting.algorithm):  # MSTParser's features are not MaltParser's feature language
+        return best, kept
     if round_ == 1:
         removals = [(f"- {line}", lambda s, line=line: s.with_features(x for x in s.features if x != line))
                     for line in best.setting.features]  # fmt: skip
@@ -154,6 +169,8 @@ def phase_learner(search: Search, best: Result, analysis: Analysis) -> tuple[Res
     per part of speech of the next input word, -T 1000); then the learner's cost C (and LIBSVM's
     gamma) on a grid around the defaults."""
     kept: list[str] = []
+    if is_graph_based(best.setting.algorithm):  # MIRA has no learner options
+        return best, kept
     learner = best.setting.groups["guide"]["learner"]
     if learner == "libsvm":
         column, address = analysis.tag, split_address(best.setting.algorithm)
@@ -187,11 +204,12 @@ def config_text(setting: Setting, features: str, comments: Sequence[str] = ()) -
     """The configuration file of ``setting``, its feature model in the file ``features`` (beside
     it), for ``maltpy learn -c``; ``comments`` first."""
     groups = setting.groups
-    groups.setdefault("guide", {})["features"] = features
     groups.pop("input", None)  # the format is the input's own when learning again
-    options = groups["lib"]["options"]
-    learner = groups["guide"]["learner"]
-    groups["lib"]["options"] = " ".join(f"-{f} {options[f]:g}" for f in LEARNER_OPTIONS[learner] if f in options)
+    if not is_graph_based(setting.algorithm):  # an MST setting has no feature model and no learner
+        groups.setdefault("guide", {})["features"] = features
+        options = groups["lib"]["options"]
+        learner = groups["guide"]["learner"]
+        groups["lib"]["options"] = " ".join(f"-{f} {options[f]:g}" for f in LEARNER_OPTIONS[learner] if f in options)
     order = ("singlemalt", "guide", "lib")
     groups = {name: groups[name] for name in sorted(groups, key=lambda g: (order + (g,)).index(g))}
     return "".join(f"# {line}\n" for line in comments) + yaml.safe_dump(groups, sort_keys=False,
@@ -209,8 +227,9 @@ def write_outputs(out_dir: str, best: Result, header: dict, summary: list[PhaseS
     features = (f"# Feature model chosen by maltpy optimize for {best.setting.algorithm} (LAS {best.las:.2f} on "
                 f"{where}).\n" + "".join(line + "\n" for line in best.setting.features))  # fmt: skip
     with signals_held():  # the two files change together or not at all
-        with atomic_output(os.path.join(out_dir, "features.txt")) as out:
-            out.write(features.encode("utf-8"))
+        if best.setting.features:  # MST has none
+            with atomic_output(os.path.join(out_dir, "features.txt")) as out:
+                out.write(features.encode("utf-8"))
         with atomic_output(os.path.join(out_dir, "config.yaml")) as out:
             out.write(text.encode("utf-8"))
 

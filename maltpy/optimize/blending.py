@@ -23,6 +23,7 @@ import yaml
 from ..conll import ConllReader
 from ..evaluate import attachment_scores
 from ..files import atomic_output, make_folder
+from ..graph import is_graph_based
 from .search import PhaseSummary, Search, signals_held
 from .trials import Result, Setting, _splits
 
@@ -31,7 +32,8 @@ PHASE = "5 blend"
 
 
 def blend_members(search: Search, best: Result) -> list[Setting]:
-    """The best setting and phase 2's best of the next OTHER_ALGORITHMS algorithms, each both ways."""
+    """The best setting and phase 2's best of the next OTHER_ALGORITHMS algorithms, each both ways
+    (MST one way)."""
     records = [r for r in search.cache.values() if r.get("phase") == "2 algorithm" and r.get("las") is not None]
     by_algorithm: dict[str, dict] = {}
     for record in sorted(records, key=lambda r: -r["las"]):  # stable: the first of equals stays first
@@ -40,7 +42,9 @@ def blend_members(search: Search, best: Result) -> list[Setting]:
               if algorithm != best.setting.algorithm][:OTHER_ALGORITHMS]  # fmt: skip
     members = []
     for setting in [best.setting, *others]:
-        members += [setting, setting.changed(singlemalt={"parsing_direction": "right-to-left"})]
+        members.append(setting)
+        if not is_graph_based(setting.algorithm):  # a graph-based parser reads a sentence in no direction
+            members.append(setting.changed(singlemalt={"parsing_direction": "right-to-left"}))
     return members
 
 
@@ -68,7 +72,7 @@ def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callabl
             scores = attachment_scores(split.dev, blend.parse(reader, watch=None), "held-out part", "its parse")
             correct, words = correct + scores.right_both, words + scores.tokens
     las = round(100 * correct / words, 4)
-    names = [f"{s.algorithm}{' right-to-left' if k % 2 else ''}" for k, s in enumerate(members)]
+    names = [f"{s.algorithm}{' right-to-left' if _backward(s) else ''}" for s in members]
     phase = PhaseSummary(PHASE, trials=1, seconds=time.monotonic() - started, start_las=best.las, end_las=las)
     if las > best.las:
         with signals_held():
@@ -93,12 +97,17 @@ def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callabl
     return phase
 
 
+def _backward(setting: Setting) -> bool:
+    return setting.groups["singlemalt"].get("parsing_direction") == "right-to-left"
+
+
 def _write_member(folder: str, k: int, setting: Setting, config_text: Callable[[Setting, str], str]) -> str:
     """Member ``k``'s configuration and feature model in ``folder``; the configuration's path."""
     features = os.path.join(folder, f"features-{k}.txt")
     config = os.path.join(folder, f"member-{k}.yaml")
-    with atomic_output(features) as out:
-        out.write("".join(line + "\n" for line in setting.features).encode("utf-8"))
+    if setting.features:  # an MST member has none
+        with atomic_output(features) as out:
+            out.write("".join(line + "\n" for line in setting.features).encode("utf-8"))
     with atomic_output(config) as out:
         out.write(config_text(setting, os.path.basename(features)).encode("utf-8"))
     return config

@@ -144,9 +144,10 @@ def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) ->
     split = _splits(data)[part]
     groups = json.loads(options)
     with tempfile.TemporaryDirectory(prefix="maltpy-optimize-") as folder:
-        groups.setdefault("guide", {})["features"] = path = os.path.join(folder, "features.txt")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in features))
+        if features:  # an MST setting has none
+            groups.setdefault("guide", {})["features"] = path = os.path.join(folder, "features.txt")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("".join(line + "\n" for line in features))
         config = config_from_dict(groups, "maltpy optimize")
         model = learn(config, split.train, data.data_format, data.train)
     reader = ConllReader(io.BytesIO(split.dev_text), "held-out part", data.data_format, blind=True)
