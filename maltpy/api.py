@@ -23,7 +23,7 @@ from .conll import ConllReader, Sentence, format_sentence
 from .errors import MaltpyError
 from .files import atomic_output
 from .files import read_conll as _reader
-from .parser import Model
+from .parser import Parser
 from .parser import learn as _learn
 from .sentences import gold_sentences, is_token_list
 
@@ -41,7 +41,7 @@ WHERE = "maltpy.learn"  # how an error in learn's options names its place
 
 
 def learn(treebank: str | os.PathLike | Iterable[Any], config: str | os.PathLike | Mapping | None = None,
-          **options: Any) -> Model:  # fmt: skip
+          **options: Any) -> Parser:  # fmt: skip
     """Induce a parser from gold trees, as ``maltpy learn`` does.
 
     ``treebank``: a CoNLL-X or CoNLL-U file's path, or an iterable of sentences (maltpy's
@@ -50,7 +50,8 @@ def learn(treebank: str | os.PathLike | Iterable[Any], config: str | os.PathLike
     ({"guide": {"learner": "libsvm"}}); None for MaltParser's defaults. ``options`` override
     it, each named as in the YAML (``learner="libsvm"``, ``algorithm="stacklazy"``,
     ``options="-c 0.5"`` or ``lib_options={"c": 0.5}``, ``nivre_allow_root=False``; see
-    OPTION_NAMES). Returns the Model; ``Model.save(path)`` writes it."""
+    OPTION_NAMES; ``algorithm="mst", order=2`` for graph-based parsing). Returns the model (a
+    ``Model``, or a ``graph.model.GraphModel`` for ``mst``); its ``save(path)`` writes it."""
     settings = _config(config, options)
     if isinstance(treebank, (str, os.PathLike)):
         with _reader(os.fspath(treebank), settings.input.format) as reader:
