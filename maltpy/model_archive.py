@@ -122,27 +122,72 @@ def write_model(path: str | None, parts: ModelParts) -> bytes | None:
             "labels": model.labels, "positions": model.featuremap.positions,
             "features": model.featuremap.keys(),
         })  # fmt: skip
-    if parts.vocabulary is not None:
-        files[VOCABULARY] = json.dumps(parts.vocabulary.as_json(), ensure_ascii=False,
-                                       separators=(",", ":")).encode("utf-8")  # fmt: skip
+    common, files[VOCABULARY] = common_manifest(parts.config, parts.data_format, parts.roots, parts.statistics,
+                                                parts.vocabulary)  # fmt: skip
+    if files[VOCABULARY] is None:
+        del files[VOCABULARY]
     manifest = {
-        "maltpy_version": __version__,
-        "config": parts.config.to_dict(),
-        "data_format": parts.data_format,
+        **common,
         "feature_model": {
             "source": parts.feature_model.source,
             "text": parts.feature_model.text(),
             "file_order": parts.feature_model.file_order,
         },
         "classes": parts.classes.names(),
-        "roots": parts.roots.as_json(),
         "models": models,
-        "training": parts.statistics,
-        **({"vocabulary": VOCABULARY} if parts.vocabulary is not None else {}),
         **({"ignored_columns": {str(k): v for k, v in parts.ignored_columns.items()}}
            if parts.ignored_columns else {}),
     }  # fmt: skip
     return write_archive(path, manifest, files)
+
+
+def common_manifest(config: Config, data_format: str, roots: RootLabels | None, statistics: dict,
+                    vocabulary: Vocabulary | None) -> tuple[dict, bytes | None]:  # fmt: skip
+    """The manifest's entries every kind of model has (maltpy_version, config, data_format, roots,
+    training, vocabulary), and the vocabulary's member (None without one)."""
+    manifest = {
+        "maltpy_version": __version__,
+        "config": config.to_dict(),
+        "data_format": data_format,
+        "roots": None if roots is None else roots.as_json(),
+        "training": statistics,
+        **({"vocabulary": VOCABULARY} if vocabulary is not None else {}),
+    }
+    member = None if vocabulary is None else json.dumps(vocabulary.as_json(), ensure_ascii=False,
+                                                        separators=(",", ":")).encode("utf-8")  # fmt: skip
+    return manifest, member
+
+
+@dataclass
+class Common:
+    """What every kind of model's manifest holds (``common_manifest``), checked."""
+
+    config: Config
+    data_format: str
+    statistics: dict
+    roots: RootLabels | None
+    vocabulary: Vocabulary | None
+
+
+def checked_common(archive: Archive, path: str) -> Common:
+    """The entries of ``common_manifest`` in ``archive``'s manifest, each checked (ValueError, or
+    another error of a damaged manifest)."""
+    m = archive.manifest
+    require(isinstance(m.get("config"), dict), "no configuration")
+    try:
+        config = config_from_dict(m["config"], path)
+    except MaltpyError as e:
+        raise ValueError(f"its configuration: {e.message}") from None
+    data_format = m.get("data_format")
+    require(data_format in FORMATS, "an unknown data format")
+    statistics = m.get("training", {})
+    require(isinstance(statistics, dict), "training statistics are not a mapping")
+    json.dumps(statistics, allow_nan=False)  # ValueError on NaN: info --json must print JSON
+    vocabulary = None
+    if "vocabulary" in m:  # a model made before the vocabulary was kept has none
+        require(m["vocabulary"] == VOCABULARY, "a vocabulary in another file")
+        vocabulary = Vocabulary.from_json(json.loads(archive.text(VOCABULARY)))
+    return Common(config, data_format, statistics, checked_roots(m.get("roots")), vocabulary)
 
 
 @contextlib.contextmanager
@@ -173,36 +218,24 @@ def read_model(archive: Archive) -> ModelParts:
 def _checked_parts(archive: Archive, path: str) -> ModelParts:
     """The manifest's parts, each checked (ValueError, or another error of a damaged manifest)."""
     m = archive.manifest
-    require(isinstance(m.get("config"), dict), "no configuration")
-    try:
-        config = config_from_dict(m["config"], path)
-    except MaltpyError as e:
-        raise ValueError(f"its configuration: {e.message}") from None
+    common = checked_common(archive, path)
+    config = common.config
     algorithm = config.singlemalt.parsing_algorithm
+    require(algorithm in SYSTEMS, f"a model of {cut(algorithm, 20)} without its parts")
     fm = _checked_feature_model(m.get("feature_model"), config, path)
     classes = _checked_classes(m.get("classes"), SYSTEMS[algorithm].transitions)
-    roots = checked_roots(m.get("roots"))
-    data_format = m.get("data_format")
-    require(data_format in FORMATS, "an unknown data format")
-    statistics = m.get("training", {})
-    require(isinstance(statistics, dict), "training statistics are not a mapping")
-    json.dumps(statistics, allow_nan=False)  # ValueError on NaN: info --json must print JSON
     entries = m.get("models")
     require(isinstance(entries, list) and entries, "no classifiers")
     require(all(isinstance(e, dict) for e in entries), "a classifier is not a mapping")
     _check_names([e.get("name") for e in entries], config.guide.data_split_column is not None)
     atomic = {entry["name"]: _load_classifier(archive, entry, config, classes, fm) for entry in entries}
-    vocabulary = None
-    if "vocabulary" in m:  # a model made before the vocabulary was kept has none
-        require(m["vocabulary"] == VOCABULARY, "a vocabulary in another file")
-        vocabulary = Vocabulary.from_json(json.loads(archive.text(VOCABULARY)))
     ignored = m.get("ignored_columns", {})  # a MaltParser model's IGNORE columns (mco.py)
     require(isinstance(ignored, dict) and all(k in ("8", "9") and isinstance(v, str) and valid_label(v)
                                               for k, v in ignored.items()), "bad ignored columns")  # fmt: skip
     g = config.guide
     guide = guide_of(atomic, data_split(fm, g.data_split_column, g.data_split_structure, g.data_split_threshold))
-    return ModelParts(config, fm, classes, guide, data_format, statistics, roots, vocabulary,
-                      {int(k): v for k, v in ignored.items()})  # fmt: skip
+    return ModelParts(config, fm, classes, guide, common.data_format, common.statistics, common.roots,
+                      common.vocabulary, {int(k): v for k, v in ignored.items()})  # fmt: skip
 
 
 def _checked_feature_model(stored: object, config: Config, path: str) -> FeatureModel:

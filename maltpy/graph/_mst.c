@@ -451,45 +451,12 @@ static PyObject *array_of(Sink *k)
     return out;
 }
 
-PyDoc_STRVAR(tree_keys_doc,
-    "tree_keys(sentence, heads, labels, parts) -> bytes of uint64: the keys of the tree's parts (1: its arcs\n"
-    "and labels, 2: its sibling parts, 3: both).");
+PyDoc_STRVAR(tree_parts_doc,
+    "tree_parts(sentence, heads, labels, parts, table) -> bytes: the features of the tree's parts (1: its arcs\n"
+    "and labels, 2: its sibling parts, 3: both), once each time one fires: with table None their keys\n"
+    "(uint64), else their feature numbers in the table (int32; MIRA's feature vector).");
 
-static PyObject *py_tree_keys(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *so, *ho, *lo;
-    int parts;
-    if (!PyArg_ParseTuple(args, "OOOi", &so, &ho, &lo, &parts))
-        return NULL;
-    Buffers bs = {.n = 0};
-    Sent s;
-    const int64_t *heads;
-    const u64 *labels;
-    PyObject *out = NULL;
-    if (sentence(&bs, so, &s) < 0 || tree_args(&bs, ho, lo, &s, &heads, &labels) < 0)
-        goto done;
-    Sink k = {.mode = KEYS};
-    Py_BEGIN_ALLOW_THREADS
-    tree(&k, &s, heads, labels, parts);
-    flush(&k);
-    Py_END_ALLOW_THREADS
-    if (k.oom) {
-        free(k.keys);
-        PyErr_NoMemory();
-        goto done;
-    }
-    out = array_of(&k);
-done:
-    release(&bs);
-    return out;
-}
-
-PyDoc_STRVAR(tree_numbers_doc,
-    "tree_numbers(sentence, heads, labels, parts, table) -> bytes of int32: the feature numbers of the\n"
-    "tree's parts (as tree_keys; MIRA's feature vector, a number once for each time its feature fires).");
-
-static PyObject *py_tree_numbers(PyObject *self, PyObject *args)
+static PyObject *py_tree_parts(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *so, *ho, *lo, *to;
@@ -501,14 +468,16 @@ static PyObject *py_tree_numbers(PyObject *self, PyObject *args)
     const int64_t *heads;
     const u64 *labels;
     PyObject *out = NULL;
-    Sink k = {.mode = NUMBERS};
-    if (sentence(&bs, so, &s) < 0 || tree_args(&bs, ho, lo, &s, &heads, &labels) < 0 || table(&bs, to, &k) < 0)
+    Sink k = {.mode = to == Py_None ? KEYS : NUMBERS};
+    if (sentence(&bs, so, &s) < 0 || tree_args(&bs, ho, lo, &s, &heads, &labels) < 0 ||
+        (to != Py_None && table(&bs, to, &k) < 0))
         goto done;
     Py_BEGIN_ALLOW_THREADS
     tree(&k, &s, heads, labels, parts);
     flush(&k);
     Py_END_ALLOW_THREADS
     if (k.oom) {
+        free(k.keys);
         free(k.nums);
         PyErr_NoMemory();
         goto done;
@@ -888,8 +857,7 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"tree_keys", py_tree_keys, METH_VARARGS, tree_keys_doc},
-    {"tree_numbers", py_tree_numbers, METH_VARARGS, tree_numbers_doc},
+    {"tree_parts", py_tree_parts, METH_VARARGS, tree_parts_doc},
     {"rows", py_rows, METH_VARARGS, rows_doc},
     {"sums", py_sums, METH_VARARGS, sums_doc},
     {"scores", py_scores, METH_VARARGS, scores_doc},

@@ -176,14 +176,14 @@ def parts_of(order: int) -> int:
 def tree_keys(sentence: Encoded, heads: np.ndarray, labels: np.ndarray, parts: int) -> np.ndarray:
     """The keys of the ``parts`` of the tree ``heads`` (int64, N; heads[0] unread) with ``labels``
     (each word's label atom, uint64, N)."""
-    return np.frombuffer(_mst.tree_keys(sentence.args, heads, labels, parts), dtype=np.uint64)
+    return np.frombuffer(_mst.tree_parts(sentence.args, heads, labels, parts, None), dtype=np.uint64)
 
 
 def tree_numbers(sentence: Encoded, heads: np.ndarray, labels: np.ndarray, parts: int,
                  alphabet: Alphabet) -> np.ndarray:  # fmt: skip
     """The feature numbers of the ``parts`` of the tree, once each time its feature fires (MIRA's
     feature vector, §2)."""
-    return np.frombuffer(_mst.tree_numbers(sentence.args, heads, labels, parts, alphabet.table), dtype=np.int32)
+    return np.frombuffer(_mst.tree_parts(sentence.args, heads, labels, parts, alphabet.table), dtype=np.int32)
 
 
 @dataclass(slots=True)

@@ -16,19 +16,17 @@ the alphabet scores 0), the labels and the version of the templates.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterable
 
 import numpy as np
 
-from .. import __version__
 from ..archive import Archive, npz_bytes, write_archive
-from ..config import Config, config_from_dict
-from ..conll import FORMATS, UPOS, ConllReader, Sentence, valid_label
+from ..config import Config
+from ..conll import UPOS, ConllReader, Sentence, valid_label
 from ..decode import sibling_tree, spanning_tree
 from ..errors import MaltpyError, counted, cut, require
-from ..model_archive import VOCABULARY, checked_roots
+from ..model_archive import VOCABULARY, checked_common, common_manifest
 from ..parser import Parser
 from ..pseudoproj import deprojectivize
 from ..tree import UD_ROOT_LABELS, RootLabels, single_root
@@ -165,18 +163,11 @@ class GraphModel(Parser):
     def _archive(self) -> tuple[dict, dict]:
         kept = self.weights != 0
         files = {WEIGHTS: npz_bytes(keys=self.alphabet.keys[kept], weights=self.weights[kept])}
-        if self.vocabulary is not None:
-            files[VOCABULARY] = json.dumps(self.vocabulary.as_json(), ensure_ascii=False,
-                                           separators=(",", ":")).encode("utf-8")  # fmt: skip
-        manifest = {
-            "maltpy_version": __version__,
-            "config": self.config.to_dict(),
-            "data_format": self.data_format,
-            "graph": {"templates": TEMPLATES_VERSION, "labels": self.labels.names, "weights": WEIGHTS},
-            "roots": self.roots.as_json() if self.roots_learned else None,
-            "training": self.statistics,
-            **({"vocabulary": VOCABULARY} if self.vocabulary is not None else {}),
-        }
+        manifest, vocabulary = common_manifest(self.config, self.data_format, self.roots, self.statistics,
+                                               self.vocabulary)  # fmt: skip
+        if vocabulary is not None:
+            files[VOCABULARY] = vocabulary
+        manifest["graph"] = {"templates": TEMPLATES_VERSION, "labels": self.labels.names, "weights": WEIGHTS}
         return manifest, files
 
     def save(self, path: str | os.PathLike) -> None:
@@ -198,14 +189,10 @@ def read_graph_model(archive: Archive) -> GraphModel:
 
 
 def _checked(archive: Archive) -> GraphModel:
-    m = archive.manifest
-    require(isinstance(m.get("config"), dict), "no configuration")
-    try:
-        config = config_from_dict(m["config"], archive.path)
-    except MaltpyError as e:
-        raise ValueError(f"its configuration: {e.message}") from None
+    common = checked_common(archive, archive.path)
+    config = common.config
     require(config.singlemalt.parsing_algorithm == "mst", "a graph-based model of a transition system")
-    graph = m["graph"]
+    graph = archive.manifest["graph"]
     require(isinstance(graph, dict) and graph.get("weights") == WEIGHTS, "no weights")
     require(graph.get("templates") == TEMPLATES_VERSION,
             f"features of another version of maltpy's templates ({cut(graph.get('templates'), 20)}, "
@@ -220,17 +207,8 @@ def _checked(archive: Archive) -> GraphModel:
             "weights that do not fit their features")  # fmt: skip
     require(bool(np.isfinite(weights).all()), "weights that are not numbers")
     alphabet = Alphabet(keys)  # ValueError unless sorted, distinct and nonzero
-    data_format = m.get("data_format")
-    require(data_format in FORMATS, "an unknown data format")
-    statistics = m.get("training", {})
-    require(isinstance(statistics, dict), "training statistics are not a mapping")
-    json.dumps(statistics, allow_nan=False)
-    vocabulary = None
-    if "vocabulary" in m:
-        require(m["vocabulary"] == VOCABULARY, "a vocabulary in another file")
-        vocabulary = Vocabulary.from_json(json.loads(archive.text(VOCABULARY)))
-    return GraphModel(config, alphabet, weights, Labels(names), data_format, statistics, checked_roots(m.get("roots")),
-                      vocabulary)  # fmt: skip
+    return GraphModel(config, alphabet, weights, Labels(names), common.data_format, common.statistics, common.roots,
+                      common.vocabulary)  # fmt: skip
 
 
 def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
