@@ -13,6 +13,7 @@ import click
 from ..config import OPTIMIZE_ROUNDS, OPTIMIZE_THRESHOLD, dump_config
 from ..errors import MaltpyError, counted, printable, quote
 from ..files import atomic_output, is_std, standard_output, write_result
+from ..graph import is_graph_based
 from .common import ProgressBar, SearchBar, format_option, progress_line, warn
 
 
@@ -106,8 +107,9 @@ def _describe_blend(model_path: str, blend, summary: dict) -> list[str]:
     for k, (member, weight) in enumerate(zip(blend.members, blend.weights.overall), 1):
         c = member.config
         held = f"{100 * weight:12.2f}" if blend.weights.kind != "equal" else f"{'-':>12}"
+        learner = "mira" if is_graph_based(c.singlemalt.parsing_algorithm) else c.guide.learner
         lines.append(f"  {k:>2}      {held}  {c.singlemalt.parsing_algorithm:<14} {c.singlemalt.parsing_direction:<14} "
-                     f"{c.guide.learner:<10} {c.pproj.marking_strategy if c.pproj.active else 'no'}")  # fmt: skip
+                     f"{learner:<10} {c.pproj.marking_strategy if c.pproj.active else 'no'}")  # fmt: skip
     return lines + ["", *_describe_training(summary["training"])]
 
 
