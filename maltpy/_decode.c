@@ -1041,10 +1041,182 @@ done:
     return result;
 }
 
+/* --- the k best projective trees ------------------------------------------------------------------- */
+
+/* kbest(): Eisner's algorithm keeping the k best items of each span instead of the best one
+   (McDonald et al. 2007, §3.1 and §2.2: MIRA's k best trees), as MSTParser's KBestParseForest
+   does: each cell holds up to k items, best first, and a candidate enters only ahead of items
+   that score strictly less (so earlier candidates stay ahead of equal later ones: splits from the
+   left, and for each split the sub-items' ranks in order). Four kinds of cell per span s..t:
+   complete headed by s (K_CR) or by t (K_CL), incomplete with the arc s -> t (K_IR) or t -> s (K_IL).
+   The root heads nothing from the right and is nobody's dependent. */
+
+typedef struct {
+    double score;
+    int32_t r, i, j; /* split point and the two sub-items' ranks; r = -1: a one-word span */
+} Item;
+
+enum { K_CR, K_CL, K_IR, K_IL };
+
+typedef struct {
+    Item *items;  /* 4 * N * N * K */
+    int32_t *len; /* 4 * N * N: items in each cell */
+    Py_ssize_t N, K;
+} Chart;
+
+static inline Py_ssize_t cell(const Chart *c, int kind, Py_ssize_t s, Py_ssize_t t)
+{
+    return ((Py_ssize_t)kind * c->N + s) * c->N + t;
+}
+
+/* add a candidate to a cell (sorted, best first, at most K); 0 when it did not enter */
+static int insert(Chart *c, Py_ssize_t at, double score, int32_t r, int32_t i, int32_t j)
+{
+    Item *items = c->items + at * c->K;
+    int32_t n = c->len[at];
+    if (n == c->K && !(score > items[n - 1].score))
+        return 0;
+    int32_t p = n < c->K ? n : n - 1;
+    while (p > 0 && score > items[p - 1].score) {
+        items[p] = items[p - 1];
+        p--;
+    }
+    items[p] = (Item){score, r, i, j};
+    if (n < c->K)
+        c->len[at] = n + 1;
+    return 1;
+}
+
+/* every pair of items of cells a and b (ranks in order), plus extra, into cell at; a pair that
+   does not enter ends its row (the rest of the row scores no more) */
+static void combine(Chart *c, Py_ssize_t at, Py_ssize_t a, Py_ssize_t b, double extra, int32_t r)
+{
+    const Item *A = c->items + a * c->K, *B = c->items + b * c->K;
+    for (int32_t i = 0; i < c->len[a]; i++)
+        for (int32_t j = 0; j < c->len[b]; j++)
+            if (!insert(c, at, A[i].score + B[j].score + extra, r, i, j))
+                break;
+}
+
+/* the k best projective trees of S (N x N) into heads (K x N, -1 for node 0); their number */
+static Py_ssize_t kbest(const double *S, Py_ssize_t N, Py_ssize_t K, int64_t *heads)
+{
+    Chart c = {malloc(sizeof(Item) * 4 * N * N * K), calloc(4 * N * N, sizeof(int32_t)), N, K};
+    int64_t *stack = malloc(sizeof(int64_t) * 4 * (4 * N + 4));
+    if (!c.items || !c.len || !stack) {
+        free(c.items);
+        free(c.len);
+        free(stack);
+        return -1;
+    }
+    for (Py_ssize_t s = 0; s < N; s++) {
+        insert(&c, cell(&c, K_CR, s, s), 0, -1, 0, 0);
+        insert(&c, cell(&c, K_CL, s, s), 0, -1, 0, 0);
+    }
+    for (Py_ssize_t w = 1; w < N; w++)
+        for (Py_ssize_t s = 0; s + w < N; s++) {
+            Py_ssize_t t = s + w;
+            for (Py_ssize_t r = s; r < t; r++) {
+                combine(&c, cell(&c, K_IR, s, t), cell(&c, K_CR, s, r), cell(&c, K_CL, r + 1, t), S[s * N + t], (int32_t)r);
+                if (s > 0)
+                    combine(&c, cell(&c, K_IL, s, t), cell(&c, K_CR, s, r), cell(&c, K_CL, r + 1, t), S[t * N + s],
+                            (int32_t)r);
+            }
+            for (Py_ssize_t r = s + 1; r <= t; r++)
+                combine(&c, cell(&c, K_CR, s, t), cell(&c, K_IR, s, r), cell(&c, K_CR, r, t), 0, (int32_t)r);
+            if (s > 0)
+                for (Py_ssize_t r = s; r < t; r++)
+                    combine(&c, cell(&c, K_CL, s, t), cell(&c, K_CL, s, r), cell(&c, K_IL, r, t), 0, (int32_t)r);
+        }
+    Py_ssize_t top = cell(&c, K_CR, 0, N - 1), found = N > 1 ? c.len[top] : 1;
+    for (Py_ssize_t k = 0; k < found; k++) {
+        int64_t *h = heads + k * N;
+        h[0] = -1;
+        Py_ssize_t sp = 0;
+        stack[sp++] = K_CR, stack[sp++] = 0, stack[sp++] = N - 1, stack[sp++] = k;
+        while (sp && N > 1) {
+            int64_t rank = stack[--sp], t = stack[--sp], s = stack[--sp], kind = stack[--sp];
+            const Item *it = c.items + cell(&c, (int)kind, s, t) * K + rank;
+            if (it->r < 0)
+                continue;
+            int64_t r = it->r;
+            int64_t parts[2][4];
+            if (kind == K_CR) {
+                int64_t a[4] = {K_IR, s, r, it->i}, b[4] = {K_CR, r, t, it->j};
+                memcpy(parts[0], a, sizeof a), memcpy(parts[1], b, sizeof b);
+            } else if (kind == K_CL) {
+                int64_t a[4] = {K_CL, s, r, it->i}, b[4] = {K_IL, r, t, it->j};
+                memcpy(parts[0], a, sizeof a), memcpy(parts[1], b, sizeof b);
+            } else {
+                if (kind == K_IR)
+                    h[t] = s;
+                else
+                    h[s] = t;
+                int64_t a[4] = {K_CR, s, r, it->i}, b[4] = {K_CL, r + 1, t, it->j};
+                memcpy(parts[0], a, sizeof a), memcpy(parts[1], b, sizeof b);
+            }
+            for (int p = 0; p < 2; p++)
+                for (int q = 0; q < 4; q++)
+                    stack[sp++] = parts[p][q];
+        }
+    }
+    free(c.items);
+    free(c.len);
+    free(stack);
+    return found;
+}
+
+PyDoc_STRVAR(kbest_doc,
+    "kbest(scores, heads) -> count: the k best projective trees of scores (float64 N x N, finite where\n"
+    "read) into heads (int64 k x N), best first; count of them (fewer when the sentence has fewer).");
+
+static PyObject *py_kbest(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *objects[2];
+    if (!PyArg_ParseTuple(args, "OO", &objects[0], &objects[1]))
+        return NULL;
+    Py_buffer views[2];
+    if (get_buffers(objects, views, 1, 0) < 0)
+        return NULL;
+    if (get_buffers(objects + 1, views + 1, 1, 1) < 0) {
+        release_buffers(views, 1);
+        return NULL;
+    }
+    PyObject *result = NULL;
+    Py_ssize_t N = 1;
+    while (N * N * 8 < views[0].len)
+        N++;
+    Py_ssize_t K = N * 8 ? views[1].len / (N * 8) : 0;
+    if (N * N * 8 != views[0].len || K < 1 || K * N * 8 != views[1].len || N > 100000) {
+        PyErr_SetString(PyExc_ValueError, "scores and heads that do not fit together");
+        goto done;
+    }
+    const double *S = views[0].buf;
+    for (Py_ssize_t h = 0; h < N; h++)
+        for (Py_ssize_t d = 1; d < N; d++)
+            if (h != d && !isfinite(S[h * N + d])) {
+                PyErr_Format(PyExc_ValueError, "the score of the arc %zd -> %zd is not finite", h, d);
+                goto done;
+            }
+    Py_ssize_t found;
+    Py_BEGIN_ALLOW_THREADS
+    found = kbest(S, N, K, views[1].buf);
+    Py_END_ALLOW_THREADS
+    if (found < 0)
+        PyErr_NoMemory();
+    else
+        result = PyLong_FromSsize_t(found);
+done:
+    release_buffers(views, 2);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"decode", py_decode, METH_VARARGS, decode_doc},
     {"sibling_decode", py_sibling_decode, METH_VARARGS, sibling_decode_doc},
     {"sibling_score", py_sibling_score, METH_VARARGS, sibling_score_doc},
+    {"kbest", py_kbest, METH_VARARGS, kbest_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -115,6 +115,19 @@ def spanning_tree(scores: np.ndarray, projective: bool = False, one_root: bool =
     return heads
 
 
+def k_best_projective(scores: np.ndarray, k: int) -> list[np.ndarray]:
+    """The ``k`` best projective trees under ``scores`` (best first; fewer if there are fewer), as
+    ``spanning_tree``'s heads: Eisner's algorithm with the k best items of each span (MSTParser's
+    ``KBestParseForest``, for MIRA's k best trees, McDonald et al. 2007, §2.2), ties kept in the
+    order the spans' splits and ranks come (MSTParser's). No single-root constraint (learning only)."""
+    _check("scores", scores, 2)
+    if type(k) is not int or k < 1:
+        raise ValueError(f"k is a whole number from 1, not {k!r}")
+    heads = np.empty((k, len(scores)), dtype=np.int64)
+    found = _decode.kbest(np.ascontiguousarray(scores), heads)
+    return list(heads[:found])
+
+
 def tree_score(scores: np.ndarray, heads: Sequence[int] | np.ndarray) -> float:
     """The score of the tree ``heads`` under ``scores``: the sum of ``scores[heads[d], d]`` for d ≥ 1."""
     heads = np.asarray(heads)

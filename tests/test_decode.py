@@ -14,7 +14,7 @@ import pytest
 from conftest import DATA, requires_shared
 
 from maltpy.conll import ConllReader
-from maltpy.decode import sibling_score, sibling_tree, spanning_tree, tree_score
+from maltpy.decode import k_best_projective, sibling_score, sibling_tree, spanning_tree, tree_score
 from maltpy.tree import find_cycle, is_projective
 
 MODES = [(False, False), (False, True), (True, False), (True, True)]  # (projective, one_root)
@@ -568,3 +568,21 @@ def test_sibling_scores_of_the_wrong_kind_are_a_value_error(sibs):
 def test_sibling_score_of_no_head_assignment_is_a_value_error(heads):
     with pytest.raises(ValueError, match="heads of shape|the head of word"):
         sibling_score(np.zeros((4, 4)), np.zeros((4, 4, 4)), heads)
+
+
+@pytest.mark.parametrize("distribution", ["normal", "integers"])
+def test_the_k_best_projective_trees_are_the_brute_force_k_best(distribution):
+    rng = np.random.default_rng(11)
+    for n in range(1, 7):
+        trees = all_trees(n)[projective(n)]
+        for _ in range(15):
+            size = (n + 1, n + 1)
+            scores = rng.normal(size=size) if distribution == "normal" else rng.integers(0, 3, size).astype(float)
+            every = np.sort(scores[trees[:, 1:], np.arange(1, n + 1)].sum(axis=1))[::-1]
+            for k in (1, 2, 5, 20):
+                found = k_best_projective(scores, k)
+                assert len(found) == min(k, len(trees))
+                assert len({tuple(h) for h in found}) == len(found)  # distinct trees
+                for heads in found:
+                    assert_tree(heads, n, projective_only=True, one_root=False)
+                assert np.allclose([tree_score(scores, h) for h in found], every[: len(found)])

@@ -166,3 +166,12 @@ def test_an_archive_of_other_templates_is_refused(first_order, tmp_path):
             out.writestr(info, data)
     with pytest.raises(MaltpyError, match="templates"):
         Parser.load(copy)
+
+
+def test_mira_over_the_k_best_projective_trees(tmp_path_factory, test_file, tmp_path):
+    model, path = _learn(tmp_path_factory, "k3", iters=1, training_k=3)
+    assert model.statistics["features"] > 0
+    out = tmp_path / "out.conllu"
+    Parser.load(path).parse_file(test_file, out)
+    assert all(is_tree(s.heads) and is_projective(s.heads) for s in _sentences(out, None))
+    assert _scores(test_file, out).las > 55

@@ -6,7 +6,8 @@ The features are those of the gold trees (features.Alphabet), their weights star
 pass over the treebank takes its sentences in order. For each sentence, the best tree under the
 current weights (and the labels of its arcs, features.py) is found, with a few more for MIRA:
 
-- projective, first or second order: the k best trees (``mst.training_k``, 1 by default);
+- projective, first order: the k best trees (``mst.training_k``, 1 by default; decode.k_best_projective);
+- projective, second order: the best tree (maltpy has no k best second-order trees yet);
 - non-projective, first order: the best tree and the trees that change one word's head of it, for
   the k words whose best other head (no descendant of theirs) scores highest (MSTParser's
   ``getKChanges``), so two trees by default;
@@ -34,6 +35,7 @@ import numpy as np
 
 from ..config import Config
 from ..conll import POSTAG, Sentence
+from ..decode import k_best_projective
 from ..errors import MaltpyError, counted
 from .features import (
     NO_TYPE,
@@ -99,6 +101,15 @@ def labelled_arcs(arcs: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.n
     both = np.where(left[:, :, None], by_left[1], by_left[0])
     best = both.argmax(axis=2)
     return arcs + np.take_along_axis(both, best[:, :, None], axis=2)[:, :, 0], best
+
+
+def _labels_of(best: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """The label numbers of a tree's arcs (``best``: each arc's best label), 0 for the root."""
+    heads = heads.copy()
+    heads[0] = 0
+    labels = best[heads, np.arange(len(heads))]
+    labels[0] = 0
+    return labels
 
 
 def descendants(heads: np.ndarray) -> np.ndarray:
@@ -196,6 +207,8 @@ class Trainer:
         arcs, sides = scores(tree.rows, self.weights, tree.sentence.size, len(self.labels.names))
         heads, labels, scored, best = best_tree(tree.sentence, arcs, sides, self.weights, self.alphabet, self.order,
                                                 self.projective, False)  # fmt: skip
+        if self.order == 1 and self.projective and self.k > 1:
+            return [(h, _labels_of(best, h)) for h in k_best_projective(scored, self.k)]
         out = [(heads, labels)]
         if self.order == 1 and not self.projective:
             for word, head in one_head_changes(scored, heads, self.k):

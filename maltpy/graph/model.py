@@ -224,9 +224,9 @@ def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str,
     for given, why in unused:
         if given:
             raise MaltpyError(f"-a mst takes no {why}", name)
-    if config.mst.training_k > 1 and config.mst.decode_type == "proj":
-        raise MaltpyError("mst.training_k above 1 with projective decoding needs the k best trees of Eisner's "
-                          "algorithm, which maltpy does not have yet", name)  # fmt: skip
+    if config.mst.training_k > 1 and config.mst.decode_type == "proj" and config.mst.order == 2:
+        raise MaltpyError("mst.training_k above 1 with projective second-order decoding needs the k best trees of "
+                          "the second-order Eisner algorithm, which maltpy does not have yet", name)  # fmt: skip
     labels = Labels()
     trees = gold_trees(config, sentences, name, treebank.add, labels, Atoms())
     alphabet, weights, statistics = train(trees, labels, config, progress)
