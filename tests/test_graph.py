@@ -166,3 +166,32 @@ def test_an_archive_of_other_templates_is_refused(first_order, tmp_path):
             out.writestr(info, data)
     with pytest.raises(MaltpyError, match="templates"):
         Parser.load(copy)
+
+
+# --- hostile input and damaged archives -------------------------------------------------------------
+
+
+def _mst(**options) -> object:
+    return load_config(None, {("singlemalt", "parsing_algorithm"): "mst", ("mst", "iters"): "1",
+                              **{("mst", k): str(v) for k, v in options.items()}})  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A first-order model of 20 sentences, one pass: an archive to damage."""
+    model = learn(_mst(), _sentences(LINES / "en_lines-ud-train.conllu", 20), "conllu", "train")
+    path = tmp_path_factory.mktemp("graph") / "small.mpm"
+    model.save(path)
+    return path
+
+
+def test_a_gold_label_named_like_msts_root_label_is_refused():
+    """MSTParser's label of the root token, <no-type>, is label 0, never given to a word: a
+    treebank that uses it would learn a label that parsing cannot give (and one whose labels are
+    all <no-type> a model whose parsing fails), so learning refuses it at its line."""
+    sentences = _sentences(LINES / "en_lines-ud-train.conllu", 3)
+    sentences[1].words[2][7] = "<no-type>"
+    with pytest.raises(MaltpyError, match="<no-type>") as error:
+        learn(_mst(), sentences, "conllu", "train")
+    assert error.value.file == "train" and error.value.line == sentences[1].word_line(3)
+

@@ -245,6 +245,9 @@ def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Ca
         heads, names = add(sentence, name)
         if not len(sentence):
             continue
+        if NO_TYPE in names[1:]:
+            raise MaltpyError(f"the label {NO_TYPE} is MSTParser's label of the root token, which -a mst gives no "
+                              "word: rename it", name, sentence.word_line(names.index(NO_TYPE, 1)))  # fmt: skip
         h = np.array(heads, dtype=np.int64)
         h[0] = 0
         numbers = np.array([0] + [labels.add(label) for label in names[1:]], dtype=np.int64)
