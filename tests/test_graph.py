@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SHARED, requires_shared
+from conftest import SHARED, assert_one_line_error, requires_shared, run_maltpy
 
 from maltpy.config import load_config
 from maltpy.conll import format_sentence
@@ -195,3 +195,50 @@ def test_a_gold_label_named_like_msts_root_label_is_refused():
         learn(_mst(), sentences, "conllu", "train")
     assert error.value.file == "train" and error.value.line == sentences[1].word_line(3)
 
+
+def _rewritten(model, path, manifest=None, arrays=None):
+    """A copy of the archive ``model`` at ``path``, its manifest or its weights' arrays changed."""
+    import io
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(model) as z, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in z.infolist():
+            data = z.read(info)
+            if info.filename == "manifest.json" and manifest:
+                changed = json.loads(data)
+                manifest(changed)
+                data = json.dumps(changed).encode()
+            if info.filename == "graph/weights.npz" and arrays:
+                with np.load(io.BytesIO(data)) as npz:
+                    changed = {key: npz[key] for key in npz.files}
+                arrays(changed)
+                buffer = io.BytesIO()
+                np.savez_compressed(buffer, **changed)
+                data = buffer.getvalue()
+            out.writestr(info.filename, data)
+    return path
+
+
+def _huge(arrays):
+    arrays["weights"][:] = 1e308  # each finite, their sums not
+
+
+DAMAGE = {
+    "no label but <no-type>": ({"manifest": lambda m: m["graph"].update(labels=["<no-type>"])}, "labels"),
+    "a templates version that is no integer": ({"manifest": lambda m: m["graph"].update(templates=True)}, "templates"),
+    "a feature count that is no number": ({"manifest": lambda m: m["training"].update(features="many")}, "statistics"),
+    "weights whose sums overflow": ({"arrays": _huge}, "weights"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_a_damaged_graph_archive_is_one_error(small, tmp_path, damage):
+    """Each is refused as it is loaded (before: loaded, then parsing or ``maltpy info`` failed
+    with a traceback), with one error line on the command line."""
+    change, what = DAMAGE[damage]
+    bad = _rewritten(small, tmp_path / "bad.mpm", **change)
+    with pytest.raises(MaltpyError, match=f"damaged model: .*{what}"):
+        Parser.load(bad)
+    result = run_maltpy("info", "--json", "-m", bad)
+    assert_one_line_error(result, f"{bad}: damaged model")

@@ -38,6 +38,10 @@ from .learn import Labels, labelled_arcs
 
 WEIGHTS = "graph/weights.npz"
 MAX_LABELS = 100_000
+#: The largest weight (in magnitude) an archive may hold: MIRA's averaged weights are small numbers
+#: (en_lines, 200 sentences: below 1), and any sum of fewer than 2^62 weights below this one stays
+#: finite, as the decoders need every score to be.
+MAX_WEIGHT = 1e100
 
 
 Tree = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -207,23 +211,24 @@ def _checked(archive: Archive) -> GraphModel:
     require(config.singlemalt.parsing_algorithm == "mst", "a graph-based model of a transition system")
     graph = m["graph"]
     require(isinstance(graph, dict) and graph.get("weights") == WEIGHTS, "no weights")
-    require(graph.get("templates") == TEMPLATES_VERSION,
-            f"features of another version of maltpy's templates ({cut(graph.get('templates'), 20)}, "
+    require(type(graph.get("templates")) is int and graph["templates"] == TEMPLATES_VERSION,
+            f"features of another version of maltpy's templates ({cut(repr(graph.get('templates')), 20)}, "
             f"this maltpy's: {TEMPLATES_VERSION}): learn the model again")  # fmt: skip
     names = graph.get("labels")
-    require(isinstance(names, list) and 0 < len(names) <= MAX_LABELS and names[0] == NO_TYPE
+    require(isinstance(names, list) and 1 < len(names) <= MAX_LABELS and names[0] == NO_TYPE
             and all(isinstance(x, str) and valid_label(x) for x in names) and len(set(names)) == len(names),
             "labels that are not labels")  # fmt: skip
     arrays = archive.arrays(WEIGHTS, ("keys", "weights"))
     keys, weights = arrays["keys"], arrays["weights"]
     require(keys.dtype == np.uint64 and keys.ndim == 1 and weights.dtype == np.float64 and weights.shape == keys.shape,
             "weights that do not fit their features")  # fmt: skip
-    require(bool(np.isfinite(weights).all()), "weights that are not numbers")
+    require(bool((np.abs(weights) <= MAX_WEIGHT).all()), f"weights that are not numbers below {MAX_WEIGHT:g}")
     alphabet = Alphabet(keys)  # ValueError unless sorted, distinct and nonzero
     data_format = m.get("data_format")
     require(data_format in FORMATS, "an unknown data format")
     statistics = m.get("training", {})
     require(isinstance(statistics, dict), "training statistics are not a mapping")
+    require(type(statistics.get("features", 0)) is int, "training statistics whose features are no count")
     json.dumps(statistics, allow_nan=False)
     vocabulary = None
     if "vocabulary" in m:
