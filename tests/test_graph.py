@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import SHARED, assert_one_line_error, requires_shared, run_maltpy
 
+from maltpy.archive import ARCHIVE_VARIABLE
 from maltpy.config import load_config
 from maltpy.conll import format_sentence
 from maltpy.errors import MaltpyError
@@ -242,3 +243,17 @@ def test_a_damaged_graph_archive_is_one_error(small, tmp_path, damage):
         Parser.load(bad)
     result = run_maltpy("info", "--json", "-m", bad)
     assert_one_line_error(result, f"{bad}: damaged model")
+
+
+def test_the_features_of_a_graph_model_are_bounded(small, tmp_path, monkeypatch):
+    """A graph-based model holds at most a 32nd of the archive budget's bytes in features (so its
+    hash table, 16 bytes a slot and twice the features rounded up to a power of two, stays within
+    that budget): an archive that declares more is refused before the table is made, and learning
+    refuses to make one (here a budget of 1 MiB, for 32,768 features, against the 40,000 with a
+    weight of 20 sentences, 57,000 in their gold trees)."""
+    monkeypatch.setenv(ARCHIVE_VARIABLE, str(1 << 20))
+    result = run_maltpy("info", "-m", small)
+    assert "features" in assert_one_line_error(result, f"{small}: damaged model: ")
+    with pytest.raises(MaltpyError, match=f"features.*{ARCHIVE_VARIABLE}") as error:
+        learn(_mst(), _sentences(LINES / "en_lines-ud-train.conllu", 20), "conllu", "train")
+    assert error.value.file == "train"

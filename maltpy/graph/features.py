@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..archive import ARCHIVE_VARIABLE, max_archive_bytes
 from ..conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, Sentence
 from . import _mst
 
@@ -134,12 +135,25 @@ def encode(sentence: Sentence, atoms: Atoms) -> Encoded:
     return Encoded(table, fptr, fval, atoms.specials)
 
 
+def max_features() -> int:
+    """The most features a graph-based model holds: a 32nd of the bytes maltpy reads of one model
+    archive (archive.max_archive_bytes), so that Alphabet's hash table (16 bytes a slot, twice the
+    features rounded up to a power of two) takes no more than that budget (twice, for a budget that
+    is no power of two), nor its keys and weights more than half of it. By default 2^27 features,
+    16 times the 8.3 million of la_perseus's gold trees at order 1, in a table of 4 GiB."""
+    return max_archive_bytes() // 32
+
+
 class Alphabet:
     """The features of the gold trees, numbered (MSTParser's frozen alphabet): their keys, sorted,
     and a hash table from key to number that _mst.c looks keys up in."""
 
     def __init__(self, keys: np.ndarray) -> None:
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        most = max_features()
+        if len(keys) > most:
+            raise ValueError(f"{len(keys):,} features, more than the {most:,} of a graph-based model (a 32nd "
+                             f"of the bytes maltpy reads of one model: {ARCHIVE_VARIABLE} allows more)")  # fmt: skip
         if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
             raise ValueError("feature keys that are not sorted and distinct")
         if len(keys) and keys[0] == 0:

@@ -260,14 +260,18 @@ def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Ca
     return trees
 
 
-def train(trees: list[Gold], labels: Labels, config: Config,
-          progress: Callable[[str], None] | None) -> tuple[Alphabet, np.ndarray, dict]:  # fmt: skip
+def train(trees: list[Gold], labels: Labels, config: Config, progress: Callable[[str], None] | None,
+          name: str) -> tuple[Alphabet, np.ndarray, dict]:  # fmt: skip
     """The alphabet of the gold trees and the averaged weights MIRA learns over them, with
-    statistics."""
+    statistics (a MaltpyError naming the treebank ``name`` if they have more features than a model
+    holds, features.max_features)."""
     mst = config.mst
     started = time.perf_counter()
     parts = parts_of(mst.order)
-    alphabet = Alphabet.of_trees([tree_keys(t.sentence, t.heads, labels.atoms[t.labels], parts) for t in trees])
+    try:
+        alphabet = Alphabet.of_trees([tree_keys(t.sentence, t.heads, labels.atoms[t.labels], parts) for t in trees])
+    except ValueError as e:
+        raise MaltpyError(f"the gold trees have {e}", name) from None
     if progress:
         progress(f"{counted(len(alphabet), 'feature')} in the gold trees")
     cached = 0

@@ -223,7 +223,7 @@ def _checked(archive: Archive) -> GraphModel:
     require(keys.dtype == np.uint64 and keys.ndim == 1 and weights.dtype == np.float64 and weights.shape == keys.shape,
             "weights that do not fit their features")  # fmt: skip
     require(bool((np.abs(weights) <= MAX_WEIGHT).all()), f"weights that are not numbers below {MAX_WEIGHT:g}")
-    alphabet = Alphabet(keys)  # ValueError unless sorted, distinct and nonzero
+    alphabet = Alphabet(keys)  # ValueError unless sorted, distinct, nonzero and not too many
     data_format = m.get("data_format")
     require(data_format in FORMATS, "an unknown data format")
     statistics = m.get("training", {})
@@ -256,7 +256,7 @@ def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str,
                           "algorithm, which maltpy does not have yet", name)  # fmt: skip
     labels = Labels()
     trees = gold_trees(config, sentences, name, treebank.add, labels, Atoms())
-    alphabet, weights, statistics = train(trees, labels, config, progress)
+    alphabet, weights, statistics = train(trees, labels, config, progress, name)
     statistics = {**treebank.statistics(name), **statistics}
     return GraphModel(config, alphabet, weights, labels, data_format, statistics, treebank.root_counts.labels(),
                       treebank.vocabulary.vocabulary())  # fmt: skip
