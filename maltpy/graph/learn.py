@@ -57,6 +57,7 @@ from .features import (
 PUNCTUATION = re.compile(r"[,:.'`]+")
 HILDRETH_STEPS = 10_000  # MSTParser's bound on Hildreth's iterations
 EPSILON = 1e-8
+LABEL_CHOICES = 1 << 21  # (head, child, label) scores weighed at once by labelled_arcs: 16 MB an array
 
 
 @dataclass(slots=True)
@@ -92,13 +93,19 @@ class Labels:
 def labelled_arcs(arcs: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each arc's score with its best label's, and that label ([h, c]; MSTParser's ``getTypes``,
     §7.1): the label t maximizing the child's side (c, t) plus the head's (h, t) for the arc's
-    direction, the lowest-numbered on ties."""
-    n = len(arcs)
-    left = np.triu(np.ones((n, n), dtype=bool), 1)  # h < c: the head left of its child
-    by_left = [sides[:, None, :, d, 0] + sides[None, :, :, d, 1] for d in (0, 1)]  # [h, c, t]
-    both = np.where(left[:, :, None], by_left[1], by_left[0])
-    best = both.argmax(axis=2)
-    return arcs + np.take_along_axis(both, best[:, :, None], axis=2)[:, :, 0], best
+    direction, the lowest-numbered on ties. Weighed for a few heads at a time (LABEL_CHOICES), in
+    memory that does not grow with the words times the labels."""
+    n, count = len(arcs), sides.shape[1]
+    scores, best = np.empty((n, n)), np.empty((n, n), dtype=np.int64)
+    step = max(1, LABEL_CHOICES // max(1, n * count))
+    for start in range(0, n, step):
+        heads = slice(start, start + step)
+        left = np.arange(start, min(n, start + step))[:, None] < np.arange(n)  # h < c: the head left of its child
+        by_left = [sides[heads, None, :, d, 0] + sides[None, :, :, d, 1] for d in (0, 1)]  # [h, c, t]
+        both = np.where(left[:, :, None], by_left[1], by_left[0])
+        best[heads] = both.argmax(axis=2)
+        scores[heads] = arcs[heads] + np.take_along_axis(both, best[heads, :, None], axis=2)[:, :, 0]
+    return scores, best
 
 
 def descendants(heads: np.ndarray) -> np.ndarray:
