@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SHARED, assert_one_line_error, requires_shared, run_maltpy
+from conftest import SHARED, assert_one_line_error, long_sentence, requires_shared, run_maltpy
 
 from maltpy.archive import ARCHIVE_VARIABLE
 from maltpy.config import load_config
@@ -284,3 +284,33 @@ def test_the_labels_of_arcs_are_chosen_in_bounded_memory(monkeypatch):
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 100 << 20  # the N x N x L arrays: 144 MB each
+
+
+def _with_feats(sentence, word: int, values: int):
+    """``sentence`` with ``values`` FEATS values on word ``word``."""
+    sentence.words[word - 1][5] = "|".join(f"F{k}=x" for k in range(values))
+    return sentence
+
+
+def test_a_sentence_too_large_to_score_is_one_error_at_its_line(small, tmp_path):
+    """-a mst pairs every FEATS value of a head with every one of its child's (§8.2; 52 features
+    a pair) and reads every word between an arc's ends (N³ in all): a sentence whose scoring takes
+    more than MAX_SENTENCE_WORK is refused at its line, in parsing (one process or several) as in
+    learning, before anything is scored (before: two words of 5,000 values took minutes, and 2,000
+    words 4 minutes, 64 GB at order 2)."""
+    sentences = _sentences(LINES / "en_lines-ud-test.conllu", 3)
+    _with_feats(sentences[1], 1, 5000)
+    _with_feats(sentences[1], 2, 5000)
+    bomb = tmp_path / "bomb.conllu"
+    bomb.write_text("".join(format_sentence(s) for s in sentences), encoding="utf-8")
+    for jobs in ("1", "2"):
+        command = ["parse", "-m", small, "-i", bomb, "-o", tmp_path / "out.conllu", "--jobs", jobs]
+        result = subprocess.run([sys.executable, "-m", "maltpy", *map(str, command)], capture_output=True, timeout=60)
+        assert "FEATS" in assert_one_line_error(result, f"{bomb}:{sentences[1].line}: ")
+        assert not (tmp_path / "out.conllu").exists()
+    train = _sentences(LINES / "en_lines-ud-train.conllu", 3)
+    long = long_sentence(train, 1500)
+    long.line = 41
+    with pytest.raises(MaltpyError, match=f"{len(long):,} words") as error:
+        learn(_mst(), [*train, long], "conllu", "train")
+    assert (error.value.file, error.value.line) == ("train", 41)

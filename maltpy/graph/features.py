@@ -42,6 +42,7 @@ import numpy as np
 
 from ..archive import ARCHIVE_VARIABLE, max_archive_bytes
 from ..conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, Sentence
+from ..errors import MaltpyError
 from . import _mst
 
 #: The version of the templates' numbering in _mst.c: a model's keys are only good for the same.
@@ -142,6 +143,46 @@ def max_features() -> int:
     is no power of two), nor its keys and weights more than half of it. By default 2^27 features,
     16 times the 8.3 million of la_perseus's gold trees at order 1, in a table of 4 GiB."""
     return max_archive_bytes() // 32
+
+
+#: The most work scoring one sentence may take (``work``): 2^30 steps, some 25 seconds at order 1
+#: (a sentence of 1,000 words, 1.5 billion, took 29 s); under 40 labels, at order 1 a sentence of
+#: about 880 words of one FEATS value (510 of 8 values), at order 2 of about 550 (430), whose sibling
+#: scores then take 1.3 GB. The treebanks in ../shared/data have at most 209 words a sentence, 8
+#: FEATS values a word.
+MAX_SENTENCE_WORK = 1 << 30
+
+
+def work(sentence: Encoded, labels: int, order: int) -> int:
+    """The steps of scoring every part of ``sentence`` under ``labels`` labels at ``order``
+    (``scores_of``, learn.labelled_arcs, ``sibling_scores``): features looked up and labels
+    weighed. Each of the n² arcs h -> c has 148 + 4 d features at distance d (the tags between its
+    words, §5, are 4 a word), and 52 for each pair of a FEATS value of h and one of c (§8.2); each
+    of the N tokens' label sides 14, for each label as head and as child, either way (§7.1), and
+    each arc weighs every label; at order 2, c after each sibling between h and it, or after h, 14
+    (Table 1d)."""
+    n = sentence.size - 1
+    distances = (n - 1) * n * (n + 1) // 3 + n * (n + 1) // 2  # the sum of |h - c| over the arcs
+    values = np.diff(sentence.fptr)  # each token's FEATS values, the root's first
+    total, children = int(values.sum()), int(values[1:].sum())
+    pairs = total * children - int(np.dot(values[1:].astype(float), values[1:]))
+    steps = 148 * n * n + 4 * distances + 52 * pairs + 56 * (n + 1) * labels + (n + 1) ** 2 * labels
+    return steps + (14 * distances if order == 2 else 0)
+
+
+def check_work(sentence: Encoded, labels: int, order: int, where: str, line: int | None) -> None:
+    """A MaltpyError at ``where``:``line`` if scoring ``sentence`` takes more than
+    MAX_SENTENCE_WORK (``work``): MSTParser's features grow with the cube of the words and the
+    square of the FEATS values, so that one sentence could take hours, and at order 2 its sibling
+    scores the cube of the words in memory."""
+    steps = work(sentence, labels, order)
+    if steps > MAX_SENTENCE_WORK:
+        values = int(np.diff(sentence.fptr)[1:].sum())
+        raise MaltpyError(f"a sentence of {sentence.size - 1:,} words and {values:,} FEATS values, whose scoring "
+                          f"takes {steps:,} steps, more than the {MAX_SENTENCE_WORK:,} of -a mst (order {order}): its "
+                          "features read every word between an arc's ends and pair each FEATS value of a head with "
+                          "each of its child's; split the sentence, or parse it with a transition-based model",
+                          where, line or None)  # fmt: skip
 
 
 class Alphabet:

@@ -43,6 +43,7 @@ from .features import (
     Encoded,
     Rows,
     atom,
+    check_work,
     difference,
     encode,
     gathered,
@@ -247,7 +248,7 @@ def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Ca
                labels: Labels, atoms: Atoms) -> list[Gold]:  # fmt: skip
     """The training sentences and their gold trees (``add`` counts each and gives the tree to
     learn: parser's treebank statistics, pseudo-projective lifting)."""
-    trees = []
+    trees, lines = [], []
     for sentence in sentences:
         heads, names = add(sentence, name)
         if not len(sentence):
@@ -262,8 +263,11 @@ def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Ca
         if config.mst.loss_type == "nopunc":
             scored = np.array([not PUNCTUATION.fullmatch(w[POSTAG]) for w in sentence.words])
         trees.append(Gold(encode(sentence, atoms), h, numbers, scored))
+        lines.append(sentence.line)
     if not trees:
         raise MaltpyError("no training sentences: the treebank has no words", name)
+    for tree, line in zip(trees, lines):  # with the model's labels, as parsing checks them
+        check_work(tree.sentence, len(labels.names), config.mst.order, name, line)
     return trees
 
 

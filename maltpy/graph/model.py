@@ -33,7 +33,17 @@ from ..parser import Parser
 from ..pseudoproj import deprojectivize
 from ..tree import UD_ROOT_LABELS, RootLabels, single_root
 from ..vocabulary import Tally, Vocabulary
-from .features import NO_TYPE, TEMPLATES_VERSION, Alphabet, Atoms, Encoded, encode, scores_of, sibling_scores
+from .features import (
+    NO_TYPE,
+    TEMPLATES_VERSION,
+    Alphabet,
+    Atoms,
+    Encoded,
+    check_work,
+    encode,
+    scores_of,
+    sibling_scores,
+)
 from .learn import Labels, labelled_arcs
 
 WEIGHTS = "graph/weights.npz"
@@ -83,6 +93,7 @@ class GraphModel(Parser):
         self.vocabulary = vocabulary
         self.root_label = config.graph.root_label
         self._atoms = Atoms()
+        self._input = "Model.parse"  # what ``parse`` reads, for an error at a sentence's line
 
     @property
     def single_root(self) -> str:
@@ -109,9 +120,17 @@ class GraphModel(Parser):
     def write_ignored(self, sentence: Sentence) -> None:
         """Nothing: a graph-based model writes every column as it is given (a blend asks)."""
 
+    def parse(self, sentences, *args, **kwargs):
+        """Parser.parse; a sentence too large to score (features.check_work) is an error at its
+        line in the input (``Model.parse`` if it is no ConllReader)."""
+        self._input = sentences.name if isinstance(sentences, ConllReader) else "Model.parse"
+        return super().parse(sentences, *args, **kwargs)
+
     def _check_format(self, reader: ConllReader) -> None:
         """Nothing to check: the features read FORM, LEMMA, the two tag columns and FEATS, which
-        CoNLL-X and CoNLL-U have alike."""
+        CoNLL-X and CoNLL-U have alike. The reader's name is kept, for an error at a sentence's
+        line (a blend's member is told of its input here alone)."""
+        self._input = reader.name
 
     def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
         for sentence, (heads, labels) in zip(batch, self.arcs(batch, watch)):
@@ -128,6 +147,7 @@ class GraphModel(Parser):
         for sentence, view in zip(batch, self.views(batch, watch)):
             rooted = self._single_root(sentence)
             encoded = encode(view, self._atoms)
+            check_work(encoded, len(names), mst.order, self._input, sentence.line)
             arcs, sides = scores_of(encoded, self.labels.atoms, self.alphabet, self.weights)
             heads, numbers, arc_scores, best = best_tree(encoded, arcs, sides, self.weights, self.alphabet, mst.order,
                                                          mst.decode_type == "proj", rooted)  # fmt: skip
