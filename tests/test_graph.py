@@ -314,3 +314,24 @@ def test_a_sentence_too_large_to_score_is_one_error_at_its_line(small, tmp_path)
     with pytest.raises(MaltpyError, match=f"{len(long):,} words") as error:
         learn(_mst(), [*train, long], "conllu", "train")
     assert (error.value.file, error.value.line) == ("train", 41)
+
+
+def test_numbers_are_read_as_mstparser_reads_them_in_linear_time(small, tmp_path):
+    """MSTParser's pattern of a number, [0-9]+|[0-9]+\\.[0-9]+|[0-9]+[0-9,]+, backtracks in time
+    quadratic in a word's length (a FORM of 200,000 digits and a letter took minutes); maltpy's is
+    the same set of strings, matched in linear time."""
+    import re
+
+    from maltpy.graph.features import NUMBER
+
+    mstparser = re.compile(r"[0-9]+|[0-9]+\.[0-9]+|[0-9]+[0-9,]+")
+    for size in range(1, 6):
+        for text in map("".join, itertools.product("1,.x", repeat=size)):
+            assert bool(NUMBER.fullmatch(text)) == bool(mstparser.fullmatch(text)), text
+    sentence = _sentences(LINES / "en_lines-ud-test.conllu", 1)[0]
+    sentence.words[0][1] = sentence.words[0][2] = "1" * 200_000 + "x"
+    hostile = tmp_path / "digits.conllu"
+    hostile.write_text(format_sentence(sentence), encoding="utf-8")
+    command = ["parse", "-m", small, "-i", hostile, "-o", tmp_path / "out.conllu"]
+    result = subprocess.run([sys.executable, "-m", "maltpy", *map(str, command)], capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr

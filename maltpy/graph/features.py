@@ -47,8 +47,10 @@ from . import _mst
 
 #: The version of the templates' numbering in _mst.c: a model's keys are only good for the same.
 TEMPLATES_VERSION = 1
-#: MSTParser's number normalization of FORM and LEMMA (``DependencyReader.normalize``).
-NUMBER = re.compile(r"[0-9]+|[0-9]+\.[0-9]+|[0-9]+[0-9,]+")
+#: MSTParser's number normalization of FORM and LEMMA (``DependencyReader.normalize``): its
+#: pattern [0-9]+|[0-9]+\.[0-9]+|[0-9]+[0-9,]+ matches the same strings as this one, but
+#: backtracks in time quadratic in the word's length (minutes for a hostile FORM of 200,000 digits).
+NUMBER = re.compile(r"[0-9][0-9,]*|[0-9]+\.[0-9]+")
 ROOT = ("<root>", "<root-LEMMA>", "<root-CPOS>", "<root-POS>")
 #: MSTParser's fixed strings: a neighbour before the first word, after the last, the other word of
 #: the arc; the tag and the word that stand for the head before its first child.
