@@ -17,7 +17,7 @@ from maltpy.conll import format_sentence
 from maltpy.errors import MaltpyError
 from maltpy.evaluate import attachment_scores
 from maltpy.files import read_conll
-from maltpy.graph.features import Alphabet, Atoms, encode, parts_of, tree_keys
+from maltpy.graph.features import Alphabet, Atoms, atom, encode, parts_of, tree_keys
 from maltpy.graph.learn import Labels, gram_matrix, hildreth, one_head_changes
 from maltpy.parser import Parser, learn
 from maltpy.tree import find_cycle, is_projective
@@ -335,3 +335,13 @@ def test_numbers_are_read_as_mstparser_reads_them_in_linear_time(small, tmp_path
     command = ["parse", "-m", small, "-i", hostile, "-o", tmp_path / "out.conllu"]
     result = subprocess.run([sys.executable, "-m", "maltpy", *map(str, command)], capture_output=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_atoms_kept_between_sentences_are_bounded_in_size():
+    """Parsing keeps the atom (hash) of each string it met, for the next sentences; hostile input
+    of long distinct words (a FORM may have 1 MB) is kept up to a bound in characters, not
+    in strings alone (before: 4 million strings, whatever their length)."""
+    atoms = Atoms()
+    long_words = ["x" * (1 << 20) + str(k) for k in range(100)]
+    assert atoms(long_words) == [atom(w) for w in long_words]
+    assert sum(map(len, atoms.known)) < 64 << 20

@@ -58,6 +58,7 @@ SPECIALS = ("STR", "END", "MID", "STPOS", "STWRD")
 #: MSTParser's label of the root token, its label number 0: no gold arc has it, so it scores 0.
 NO_TYPE = "<no-type>"
 MAX_ATOMS = 1 << 22  # strings whose atoms are kept between sentences
+MAX_ATOM_CHARACTERS = 1 << 25  # and their characters (a FORM may have a million)
 
 
 def atom(text: str) -> int:
@@ -70,17 +71,22 @@ class Atoms:
 
     def __init__(self) -> None:
         self.known: dict[str, int] = {}
+        self.characters = 0  # of the strings known
         self.specials = np.array([atom(s) for s in SPECIALS], dtype=np.uint64)
 
     def __call__(self, texts: Iterable[str]) -> list[int]:
         known = self.known
-        if len(known) > MAX_ATOMS:
-            known.clear()
         out = []
         for text in texts:
             value = known.get(text)
             if value is None:
-                value = known[text] = atom(text)
+                if len(known) >= MAX_ATOMS or self.characters + len(text) > MAX_ATOM_CHARACTERS:
+                    known.clear()
+                    self.characters = 0
+                value = atom(text)
+                if len(text) <= MAX_ATOM_CHARACTERS:
+                    known[text] = value
+                    self.characters += len(text)
             out.append(value)
         return out
 
