@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +121,7 @@ class GraphModel(Parser):
     def write_ignored(self, sentence: Sentence) -> None:
         """Nothing: a graph-based model writes every column as it is given (a blend asks)."""
 
-    def parse(self, sentences, *args, **kwargs):
+    def parse(self, sentences: Iterable[Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
         """Parser.parse; a sentence too large to score (features.check_work) is an error at its
         line in the input (``Model.parse`` if it is no ConllReader)."""
         self._input = sentences.name if isinstance(sentences, ConllReader) else "Model.parse"
