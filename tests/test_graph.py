@@ -9,14 +9,15 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SHARED, requires_shared
+from conftest import SHARED, assert_one_line_error, long_sentence, requires_shared, run_maltpy
 
+from maltpy.archive import ARCHIVE_VARIABLE
 from maltpy.config import load_config
 from maltpy.conll import format_sentence
 from maltpy.errors import MaltpyError
 from maltpy.evaluate import attachment_scores
 from maltpy.files import read_conll
-from maltpy.graph.features import Alphabet, Atoms, encode, parts_of, tree_keys
+from maltpy.graph.features import Alphabet, Atoms, atom, encode, parts_of, tree_keys
 from maltpy.graph.learn import Labels, gram_matrix, hildreth, one_head_changes
 from maltpy.parser import Parser, learn
 from maltpy.tree import find_cycle, is_projective
@@ -175,3 +176,181 @@ def test_mira_over_the_k_best_projective_trees(tmp_path_factory, test_file, tmp_
     Parser.load(path).parse_file(test_file, out)
     assert all(is_tree(s.heads) and is_projective(s.heads) for s in _sentences(out, None))
     assert _scores(test_file, out).las > 55
+
+
+# --- hostile input and damaged archives -------------------------------------------------------------
+
+
+def _mst(**options) -> object:
+    return load_config(None, {("singlemalt", "parsing_algorithm"): "mst", ("mst", "iters"): "1",
+                              **{("mst", k): str(v) for k, v in options.items()}})  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A first-order model of 20 sentences, one pass: an archive to damage."""
+    model = learn(_mst(), _sentences(LINES / "en_lines-ud-train.conllu", 20), "conllu", "train")
+    path = tmp_path_factory.mktemp("graph") / "small.mpm"
+    model.save(path)
+    return path
+
+
+def test_a_gold_label_named_like_msts_root_label_is_refused():
+    """MSTParser's label of the root token, <no-type>, is label 0, never given to a word: a
+    treebank that uses it would learn a label that parsing cannot give (and one whose labels are
+    all <no-type> a model whose parsing fails), so learning refuses it at its line."""
+    sentences = _sentences(LINES / "en_lines-ud-train.conllu", 3)
+    sentences[1].words[2][7] = "<no-type>"
+    with pytest.raises(MaltpyError, match="<no-type>") as error:
+        learn(_mst(), sentences, "conllu", "train")
+    assert error.value.file == "train" and error.value.line == sentences[1].word_line(3)
+
+
+def _rewritten(model, path, manifest=None, arrays=None):
+    """A copy of the archive ``model`` at ``path``, its manifest or its weights' arrays changed."""
+    import io
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(model) as z, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in z.infolist():
+            data = z.read(info)
+            if info.filename == "manifest.json" and manifest:
+                changed = json.loads(data)
+                manifest(changed)
+                data = json.dumps(changed).encode()
+            if info.filename == "graph/weights.npz" and arrays:
+                with np.load(io.BytesIO(data)) as npz:
+                    changed = {key: npz[key] for key in npz.files}
+                arrays(changed)
+                buffer = io.BytesIO()
+                np.savez_compressed(buffer, **changed)
+                data = buffer.getvalue()
+            out.writestr(info.filename, data)
+    return path
+
+
+def _huge(arrays):
+    arrays["weights"][:] = 1e308  # each finite, their sums not
+
+
+DAMAGE = {
+    "no label but <no-type>": ({"manifest": lambda m: m["graph"].update(labels=["<no-type>"])}, "labels"),
+    "a templates version that is no integer": ({"manifest": lambda m: m["graph"].update(templates=True)}, "templates"),
+    "a feature count that is no number": ({"manifest": lambda m: m["training"].update(features="many")}, "statistics"),
+    "weights whose sums overflow": ({"arrays": _huge}, "weights"),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGE)
+def test_a_damaged_graph_archive_is_one_error(small, tmp_path, damage):
+    """Each is refused as it is loaded (before: loaded, then parsing or ``maltpy info`` failed
+    with a traceback), with one error line on the command line."""
+    change, what = DAMAGE[damage]
+    bad = _rewritten(small, tmp_path / "bad.mpm", **change)
+    with pytest.raises(MaltpyError, match=f"damaged model: .*{what}"):
+        Parser.load(bad)
+    result = run_maltpy("info", "--json", "-m", bad)
+    assert_one_line_error(result, f"{bad}: damaged model")
+
+
+def test_the_features_of_a_graph_model_are_bounded(small, tmp_path, monkeypatch):
+    """A graph-based model holds at most a 32nd of the archive budget's bytes in features (so its
+    hash table, 16 bytes a slot and twice the features rounded up to a power of two, stays within
+    that budget): an archive that declares more is refused before the table is made, and learning
+    refuses to make one (here a budget of 1 MiB, for 32,768 features, against the 40,000 with a
+    weight of 20 sentences, 57,000 in their gold trees)."""
+    monkeypatch.setenv(ARCHIVE_VARIABLE, str(1 << 20))
+    result = run_maltpy("info", "-m", small)
+    assert "features" in assert_one_line_error(result, f"{small}: damaged model: ")
+    with pytest.raises(MaltpyError, match=f"features.*{ARCHIVE_VARIABLE}") as error:
+        learn(_mst(), _sentences(LINES / "en_lines-ud-train.conllu", 20), "conllu", "train")
+    assert error.value.file == "train"
+
+
+def test_the_labels_of_arcs_are_chosen_in_bounded_memory(monkeypatch):
+    """Each arc's best label (labelled_arcs) is the label maximizing its two sides' scores, the
+    lowest on ties; chosen a few heads at a time, so that a sentence of N words and L labels takes
+    no N x N x L arrays (three of them were 7 GB for 2,000 words and 50 labels, as many as a
+    crafted archive's 100,000 labels made of 60 words)."""
+    import tracemalloc
+
+    from maltpy.graph import learn as graph_learn
+
+    rng = np.random.default_rng(7)
+    n, labels = 7, 5
+    arcs, sides = rng.normal(size=(n, n)), rng.integers(-2, 3, size=(n, labels, 2, 2)).astype(float)
+    monkeypatch.setattr(graph_learn, "LABEL_CHOICES", 10)  # a head at a time
+    scores, best = graph_learn.labelled_arcs(arcs, sides)
+    for h, c in itertools.permutations(range(n), 2):
+        both = sides[h, :, int(h < c), 0] + sides[c, :, int(h < c), 1]
+        assert best[h, c] == int(np.flatnonzero(both == both.max())[0])
+        assert scores[h, c] == arcs[h, c] + both.max()
+    monkeypatch.undo()
+    n, labels = 60, 5000
+    tracemalloc.start()
+    graph_learn.labelled_arcs(np.zeros((n, n)), rng.normal(size=(n, labels, 2, 2)))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 100 << 20  # the N x N x L arrays: 144 MB each
+
+
+def _with_feats(sentence, word: int, values: int):
+    """``sentence`` with ``values`` FEATS values on word ``word``."""
+    sentence.words[word - 1][5] = "|".join(f"F{k}=x" for k in range(values))
+    return sentence
+
+
+def test_a_sentence_too_large_to_score_is_one_error_at_its_line(small, tmp_path):
+    """-a mst pairs every FEATS value of a head with every one of its child's (§8.2; 52 features
+    a pair) and reads every word between an arc's ends (N³ in all): a sentence whose scoring takes
+    more than MAX_SENTENCE_WORK is refused at its line, in parsing (one process or several) as in
+    learning, before anything is scored (before: two words of 5,000 values took minutes, and 2,000
+    words 4 minutes, 64 GB at order 2)."""
+    sentences = _sentences(LINES / "en_lines-ud-test.conllu", 3)
+    _with_feats(sentences[1], 1, 5000)
+    _with_feats(sentences[1], 2, 5000)
+    bomb = tmp_path / "bomb.conllu"
+    bomb.write_text("".join(format_sentence(s) for s in sentences), encoding="utf-8")
+    for jobs in ("1", "2"):
+        command = ["parse", "-m", small, "-i", bomb, "-o", tmp_path / "out.conllu", "--jobs", jobs]
+        result = subprocess.run([sys.executable, "-m", "maltpy", *map(str, command)], capture_output=True, timeout=60)
+        assert "FEATS" in assert_one_line_error(result, f"{bomb}:{sentences[1].line}: ")
+        assert not (tmp_path / "out.conllu").exists()
+    train = _sentences(LINES / "en_lines-ud-train.conllu", 3)
+    long = long_sentence(train, 1500)
+    long.line = 41
+    with pytest.raises(MaltpyError, match=f"{len(long):,} words") as error:
+        learn(_mst(), [*train, long], "conllu", "train")
+    assert (error.value.file, error.value.line) == ("train", 41)
+
+
+def test_numbers_are_read_as_mstparser_reads_them_in_linear_time(small, tmp_path):
+    """MSTParser's pattern of a number, [0-9]+|[0-9]+\\.[0-9]+|[0-9]+[0-9,]+, backtracks in time
+    quadratic in a word's length (a FORM of 200,000 digits and a letter took minutes); maltpy's is
+    the same set of strings, matched in linear time."""
+    import re
+
+    from maltpy.graph.features import NUMBER
+
+    mstparser = re.compile(r"[0-9]+|[0-9]+\.[0-9]+|[0-9]+[0-9,]+")
+    for size in range(1, 6):
+        for text in map("".join, itertools.product("1,.x", repeat=size)):
+            assert bool(NUMBER.fullmatch(text)) == bool(mstparser.fullmatch(text)), text
+    sentence = _sentences(LINES / "en_lines-ud-test.conllu", 1)[0]
+    sentence.words[0][1] = sentence.words[0][2] = "1" * 200_000 + "x"
+    hostile = tmp_path / "digits.conllu"
+    hostile.write_text(format_sentence(sentence), encoding="utf-8")
+    command = ["parse", "-m", small, "-i", hostile, "-o", tmp_path / "out.conllu"]
+    result = subprocess.run([sys.executable, "-m", "maltpy", *map(str, command)], capture_output=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_atoms_kept_between_sentences_are_bounded_in_size():
+    """Parsing keeps the atom (hash) of each string it met, for the next sentences; hostile input
+    of long distinct words (a FORM may have 1 MB) is kept up to a bound in characters, not
+    in strings alone (before: 4 million strings, whatever their length)."""
+    atoms = Atoms()
+    long_words = ["x" * (1 << 20) + str(k) for k in range(100)]
+    assert atoms(long_words) == [atom(w) for w in long_words]
+    assert sum(map(len, atoms.known)) < 64 << 20

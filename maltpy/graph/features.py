@@ -40,13 +40,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..archive import ARCHIVE_VARIABLE, max_archive_bytes
 from ..conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, Sentence
+from ..errors import MaltpyError
 from . import _mst
 
 #: The version of the templates' numbering in _mst.c: a model's keys are only good for the same.
 TEMPLATES_VERSION = 1
-#: MSTParser's number normalization of FORM and LEMMA (``DependencyReader.normalize``).
-NUMBER = re.compile(r"[0-9]+|[0-9]+\.[0-9]+|[0-9]+[0-9,]+")
+#: MSTParser's number normalization of FORM and LEMMA (``DependencyReader.normalize``): its
+#: pattern [0-9]+|[0-9]+\.[0-9]+|[0-9]+[0-9,]+ matches the same strings as this one, but
+#: backtracks in time quadratic in the word's length (minutes for a hostile FORM of 200,000 digits).
+NUMBER = re.compile(r"[0-9][0-9,]*|[0-9]+\.[0-9]+")
 ROOT = ("<root>", "<root-LEMMA>", "<root-CPOS>", "<root-POS>")
 #: MSTParser's fixed strings: a neighbour before the first word, after the last, the other word of
 #: the arc; the tag and the word that stand for the head before its first child.
@@ -54,6 +58,7 @@ SPECIALS = ("STR", "END", "MID", "STPOS", "STWRD")
 #: MSTParser's label of the root token, its label number 0: no gold arc has it, so it scores 0.
 NO_TYPE = "<no-type>"
 MAX_ATOMS = 1 << 22  # strings whose atoms are kept between sentences
+MAX_ATOM_CHARACTERS = 1 << 25  # and their characters (a FORM may have a million)
 
 
 def atom(text: str) -> int:
@@ -66,17 +71,22 @@ class Atoms:
 
     def __init__(self) -> None:
         self.known: dict[str, int] = {}
+        self.characters = 0  # of the strings known
         self.specials = np.array([atom(s) for s in SPECIALS], dtype=np.uint64)
 
     def __call__(self, texts: Iterable[str]) -> list[int]:
         known = self.known
-        if len(known) > MAX_ATOMS:
-            known.clear()
         out = []
         for text in texts:
             value = known.get(text)
             if value is None:
-                value = known[text] = atom(text)
+                if len(known) >= MAX_ATOMS or self.characters + len(text) > MAX_ATOM_CHARACTERS:
+                    known.clear()
+                    self.characters = 0
+                value = atom(text)
+                if len(text) <= MAX_ATOM_CHARACTERS:
+                    known[text] = value
+                    self.characters += len(text)
             out.append(value)
         return out
 
@@ -134,12 +144,65 @@ def encode(sentence: Sentence, atoms: Atoms) -> Encoded:
     return Encoded(table, fptr, fval, atoms.specials)
 
 
+def max_features() -> int:
+    """The most features a graph-based model holds: a 32nd of the bytes maltpy reads of one model
+    archive (archive.max_archive_bytes), so that Alphabet's hash table (16 bytes a slot, twice the
+    features rounded up to a power of two) takes no more than that budget (twice, for a budget that
+    is no power of two), nor its keys and weights more than half of it. By default 2^27 features,
+    16 times the 8.3 million of la_perseus's gold trees at order 1, in a table of 4 GiB."""
+    return max_archive_bytes() // 32
+
+
+#: The most work scoring one sentence may take (``work``): 2^30 steps, some 30 seconds (measured:
+#: 1,000 words at order 1, 1.6 billion steps, 29 s; 540 words at order 2, 1.0 billion, 39 s and
+#: 1.3 GB). Under 40 labels, at order 1 a sentence of about 880 words of one FEATS value (510 of 8
+#: values), at order 2 of about 550 (430). The treebanks in ../shared/data have at most 209 words
+#: a sentence, 8 FEATS values a word.
+MAX_SENTENCE_WORK = 1 << 30
+
+
+def work(sentence: Encoded, labels: int, order: int) -> int:
+    """The steps of scoring every part of ``sentence`` under ``labels`` labels at ``order``
+    (``scores_of``, learn.labelled_arcs, ``sibling_scores``): features looked up and labels
+    weighed. Each of the n² arcs h -> c has 148 + 4 d features at distance d (the tags between its
+    words, §5, are 4 a word), and 52 for each pair of a FEATS value of h and one of c (§8.2); each
+    of the N tokens' label sides 14, for each label as head and as child, either way (§7.1), and
+    each arc weighs every label; at order 2, c after each sibling between h and it, or after h, 14
+    (Table 1d)."""
+    n = sentence.size - 1
+    distances = (n - 1) * n * (n + 1) // 3 + n * (n + 1) // 2  # the sum of |h - c| over the arcs
+    values = np.diff(sentence.fptr)  # each token's FEATS values, the root's first
+    total, children = int(values.sum()), int(values[1:].sum())
+    pairs = total * children - int(np.dot(values[1:].astype(float), values[1:]))
+    steps = 148 * n * n + 4 * distances + 52 * pairs + 56 * (n + 1) * labels + (n + 1) ** 2 * labels
+    return steps + (14 * distances if order == 2 else 0)
+
+
+def check_work(sentence: Encoded, labels: int, order: int, where: str, line: int | None) -> None:
+    """A MaltpyError at ``where``:``line`` if scoring ``sentence`` takes more than
+    MAX_SENTENCE_WORK (``work``): MSTParser's features grow with the cube of the words and the
+    square of the FEATS values, so that one sentence could take hours, and at order 2 its sibling
+    scores the cube of the words in memory."""
+    steps = work(sentence, labels, order)
+    if steps > MAX_SENTENCE_WORK:
+        values = int(np.diff(sentence.fptr)[1:].sum())
+        raise MaltpyError(f"a sentence of {sentence.size - 1:,} words and {values:,} FEATS values, whose scoring "
+                          f"takes {steps:,} steps, more than the {MAX_SENTENCE_WORK:,} of -a mst (order {order}): its "
+                          "features read every word between an arc's ends and pair each FEATS value of a head with "
+                          "each of its child's; split the sentence, or parse it with a transition-based model",
+                          where, line or None)  # fmt: skip
+
+
 class Alphabet:
     """The features of the gold trees, numbered (MSTParser's frozen alphabet): their keys, sorted,
     and a hash table from key to number that _mst.c looks keys up in."""
 
     def __init__(self, keys: np.ndarray) -> None:
         keys = np.ascontiguousarray(keys, dtype=np.uint64)
+        most = max_features()
+        if len(keys) > most:
+            raise ValueError(f"{len(keys):,} features, more than the {most:,} of a graph-based model (a 32nd "
+                             f"of the bytes maltpy reads of one model: {ARCHIVE_VARIABLE} allows more)")  # fmt: skip
         if len(keys) > 1 and not bool(np.all(keys[1:] > keys[:-1])):
             raise ValueError("feature keys that are not sorted and distinct")
         if len(keys) and keys[0] == 0:

@@ -45,6 +45,7 @@ from .features import (
     Encoded,
     Rows,
     atom,
+    check_work,
     difference,
     encode,
     gathered,
@@ -59,6 +60,7 @@ from .features import (
 PUNCTUATION = re.compile(r"[,:.'`]+")
 HILDRETH_STEPS = 10_000  # MSTParser's bound on Hildreth's iterations
 EPSILON = 1e-8
+LABEL_CHOICES = 1 << 21  # (head, child, label) scores weighed at once by labelled_arcs: 16 MB an array
 
 
 @dataclass(slots=True)
@@ -94,13 +96,19 @@ class Labels:
 def labelled_arcs(arcs: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each arc's score with its best label's, and that label ([h, c]; MSTParser's ``getTypes``,
     §7.1): the label t maximizing the child's side (c, t) plus the head's (h, t) for the arc's
-    direction, the lowest-numbered on ties."""
-    n = len(arcs)
-    left = np.triu(np.ones((n, n), dtype=bool), 1)  # h < c: the head left of its child
-    by_left = [sides[:, None, :, d, 0] + sides[None, :, :, d, 1] for d in (0, 1)]  # [h, c, t]
-    both = np.where(left[:, :, None], by_left[1], by_left[0])
-    best = both.argmax(axis=2)
-    return arcs + np.take_along_axis(both, best[:, :, None], axis=2)[:, :, 0], best
+    direction, the lowest-numbered on ties. Weighed for a few heads at a time (LABEL_CHOICES), in
+    memory that does not grow with the words times the labels."""
+    n, count = len(arcs), sides.shape[1]
+    scores, best = np.empty((n, n)), np.empty((n, n), dtype=np.int64)
+    step = max(1, LABEL_CHOICES // max(1, n * count))
+    for start in range(0, n, step):
+        heads = slice(start, start + step)
+        left = np.arange(start, min(n, start + step))[:, None] < np.arange(n)  # h < c: the head left of its child
+        by_left = [sides[heads, None, :, d, 0] + sides[None, :, :, d, 1] for d in (0, 1)]  # [h, c, t]
+        both = np.where(left[:, :, None], by_left[1], by_left[0])
+        best[heads] = both.argmax(axis=2)
+        scores[heads] = arcs[heads] + np.take_along_axis(both, best[heads, :, None], axis=2)[:, :, 0]
+    return scores, best
 
 
 def _labels_of(best: np.ndarray, heads: np.ndarray) -> np.ndarray:
@@ -253,11 +261,14 @@ def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Ca
                labels: Labels, atoms: Atoms) -> list[Gold]:  # fmt: skip
     """The training sentences and their gold trees (``add`` counts each and gives the tree to
     learn: parser's treebank statistics, pseudo-projective lifting)."""
-    trees = []
+    trees, lines = [], []
     for sentence in sentences:
         heads, names = add(sentence, name)
         if not len(sentence):
             continue
+        if NO_TYPE in names[1:]:
+            raise MaltpyError(f"the label {NO_TYPE} is MSTParser's label of the root token, which -a mst gives no "
+                              "word: rename it", name, sentence.word_line(names.index(NO_TYPE, 1)))  # fmt: skip
         h = np.array(heads, dtype=np.int64)
         h[0] = 0
         numbers = np.array([0] + [labels.add(label) for label in names[1:]], dtype=np.int64)
@@ -265,19 +276,26 @@ def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Ca
         if config.mst.loss_type == "nopunc":
             scored = np.array([not PUNCTUATION.fullmatch(w[POSTAG]) for w in sentence.words])
         trees.append(Gold(encode(sentence, atoms), h, numbers, scored))
+        lines.append(sentence.line)
     if not trees:
         raise MaltpyError("no training sentences: the treebank has no words", name)
+    for tree, line in zip(trees, lines):  # with the model's labels, as parsing checks them
+        check_work(tree.sentence, len(labels.names), config.mst.order, name, line)
     return trees
 
 
-def train(trees: list[Gold], labels: Labels, config: Config,
-          progress: Callable[[str], None] | None) -> tuple[Alphabet, np.ndarray, dict]:  # fmt: skip
+def train(trees: list[Gold], labels: Labels, config: Config, progress: Callable[[str], None] | None,
+          name: str) -> tuple[Alphabet, np.ndarray, dict]:  # fmt: skip
     """The alphabet of the gold trees and the averaged weights MIRA learns over them, with
-    statistics."""
+    statistics (a MaltpyError naming the treebank ``name`` if they have more features than a model
+    holds, features.max_features)."""
     mst = config.mst
     started = time.perf_counter()
     parts = parts_of(mst.order)
-    alphabet = Alphabet.of_trees([tree_keys(t.sentence, t.heads, labels.atoms[t.labels], parts) for t in trees])
+    try:
+        alphabet = Alphabet.of_trees([tree_keys(t.sentence, t.heads, labels.atoms[t.labels], parts) for t in trees])
+    except ValueError as e:
+        raise MaltpyError(f"the gold trees have {e}", name) from None
     if progress:
         progress(f"{counted(len(alphabet), 'feature')} in the gold trees")
     cached = 0

@@ -17,7 +17,8 @@ the alphabet scores 0), the labels and the version of the templates.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -31,11 +32,25 @@ from ..parser import Parser
 from ..pseudoproj import deprojectivize
 from ..tree import UD_ROOT_LABELS, RootLabels, single_root
 from ..vocabulary import Tally, Vocabulary
-from .features import NO_TYPE, TEMPLATES_VERSION, Alphabet, Atoms, Encoded, encode, scores_of, sibling_scores
+from .features import (
+    NO_TYPE,
+    TEMPLATES_VERSION,
+    Alphabet,
+    Atoms,
+    Encoded,
+    check_work,
+    encode,
+    scores_of,
+    sibling_scores,
+)
 from .learn import Labels, labelled_arcs
 
 WEIGHTS = "graph/weights.npz"
 MAX_LABELS = 100_000
+#: The largest weight (in magnitude) an archive may hold: MIRA's averaged weights are small numbers
+#: (1,000 sentences of en_lines, 5 passes: below 0.24), and any sum of fewer than 2^62 weights below
+#: this one stays finite, as the decoders need every score to be.
+MAX_WEIGHT = 1e100
 
 
 Tree = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
@@ -77,6 +92,7 @@ class GraphModel(Parser):
         self.vocabulary = vocabulary
         self.root_label = config.graph.root_label
         self._atoms = Atoms()
+        self._input = "Model.parse"  # what ``parse`` reads, for an error at a sentence's line
 
     @property
     def single_root(self) -> str:
@@ -103,9 +119,17 @@ class GraphModel(Parser):
     def write_ignored(self, sentence: Sentence) -> None:
         """Nothing: a graph-based model writes every column as it is given (a blend asks)."""
 
+    def parse(self, sentences: Iterable[Any], *args: Any, **kwargs: Any) -> Iterator[Any]:
+        """Parser.parse; a sentence too large to score (features.check_work) is an error at its
+        line in the input (``Model.parse`` if it is no ConllReader)."""
+        self._input = sentences.name if isinstance(sentences, ConllReader) else "Model.parse"
+        return super().parse(sentences, *args, **kwargs)
+
     def _check_format(self, reader: ConllReader) -> None:
         """Nothing to check: the features read FORM, LEMMA, the two tag columns and FEATS, which
-        CoNLL-X and CoNLL-U have alike."""
+        CoNLL-X and CoNLL-U have alike. The reader's name is kept, for an error at a sentence's
+        line (a blend's member is told of its input here alone)."""
+        self._input = reader.name
 
     def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
         for sentence, (heads, labels) in zip(batch, self.arcs(batch, watch)):
@@ -122,6 +146,7 @@ class GraphModel(Parser):
         for sentence, view in zip(batch, self.views(batch, watch)):
             rooted = self._single_root(sentence)
             encoded = encode(view, self._atoms)
+            check_work(encoded, len(names), mst.order, self._input, sentence.line)
             arcs, sides = scores_of(encoded, self.labels.atoms, self.alphabet, self.weights)
             heads, numbers, arc_scores, best = best_tree(encoded, arcs, sides, self.weights, self.alphabet, mst.order,
                                                          mst.decode_type == "proj", rooted)  # fmt: skip
@@ -194,19 +219,20 @@ def _checked(archive: Archive) -> GraphModel:
     require(config.singlemalt.parsing_algorithm == "mst", "a graph-based model of a transition system")
     graph = archive.manifest["graph"]
     require(isinstance(graph, dict) and graph.get("weights") == WEIGHTS, "no weights")
-    require(graph.get("templates") == TEMPLATES_VERSION,
-            f"features of another version of maltpy's templates ({cut(graph.get('templates'), 20)}, "
+    require(type(graph.get("templates")) is int and graph["templates"] == TEMPLATES_VERSION,
+            f"features of another version of maltpy's templates ({cut(repr(graph.get('templates')), 20)}, "
             f"this maltpy's: {TEMPLATES_VERSION}): learn the model again")  # fmt: skip
     names = graph.get("labels")
-    require(isinstance(names, list) and 0 < len(names) <= MAX_LABELS and names[0] == NO_TYPE
+    require(isinstance(names, list) and 1 < len(names) <= MAX_LABELS and names[0] == NO_TYPE
             and all(isinstance(x, str) and valid_label(x) for x in names) and len(set(names)) == len(names),
             "labels that are not labels")  # fmt: skip
     arrays = archive.arrays(WEIGHTS, ("keys", "weights"))
     keys, weights = arrays["keys"], arrays["weights"]
     require(keys.dtype == np.uint64 and keys.ndim == 1 and weights.dtype == np.float64 and weights.shape == keys.shape,
             "weights that do not fit their features")  # fmt: skip
-    require(bool(np.isfinite(weights).all()), "weights that are not numbers")
-    alphabet = Alphabet(keys)  # ValueError unless sorted, distinct and nonzero
+    require(bool((np.abs(weights) <= MAX_WEIGHT).all()), f"weights that are not numbers below {MAX_WEIGHT:g}")
+    alphabet = Alphabet(keys)  # ValueError unless sorted, distinct, nonzero and not too many
+    require(type(common.statistics.get("features", 0)) is int, "training statistics whose features are no count")
     return GraphModel(config, alphabet, weights, Labels(names), common.data_format, common.statistics, common.roots,
                       common.vocabulary)  # fmt: skip
 
@@ -229,7 +255,7 @@ def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str,
                           "the second-order Eisner algorithm, which maltpy does not have yet", name)  # fmt: skip
     labels = Labels()
     trees = gold_trees(config, sentences, name, treebank.add, labels, Atoms())
-    alphabet, weights, statistics = train(trees, labels, config, progress)
+    alphabet, weights, statistics = train(trees, labels, config, progress, name)
     statistics = {**treebank.statistics(name), **statistics}
     return GraphModel(config, alphabet, weights, labels, data_format, statistics, treebank.root_counts.labels(),
                       treebank.vocabulary.vocabulary())  # fmt: skip
