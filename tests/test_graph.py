@@ -354,3 +354,16 @@ def test_the_atoms_kept_between_sentences_are_bounded_in_size():
     long_words = ["x" * (1 << 20) + str(k) for k in range(100)]
     assert atoms(long_words) == [atom(w) for w in long_words]
     assert sum(map(len, atoms.known)) < 64 << 20
+
+
+def test_learning_beyond_its_cache_learns_the_same_weights(monkeypatch):
+    """The feature numbers learning keeps are a cache: sentences beyond MALTPY_MST_CACHE_BYTES are
+    looked up again in every pass, to the same weights."""
+    config = load_config(None, {("singlemalt", "parsing_algorithm"): "mst", ("mst", "iters"): "2",
+                                ("mst", "decode_type"): "non-proj"})  # fmt: skip
+    train = _sentences(LINES / "en_lines-ud-train.conllu", 60)
+    kept = learn(config, train, "conllu", "train")
+    monkeypatch.setenv("MALTPY_MST_CACHE_BYTES", "300000")  # a few sentences' rows
+    partly = learn(config, train, "conllu", "train")
+    assert 0 < partly.statistics["bytes_cached"] < kept.statistics["bytes_cached"]
+    assert np.array_equal(kept.weights, partly.weights) and np.array_equal(kept.alphabet.keys, partly.alphabet.keys)

@@ -26,6 +26,7 @@ them: each step weighted by the steps left).
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -58,7 +59,17 @@ from .features import (
 
 #: MSTParser's punctuation, for ``loss-type:nopunc`` (``Parameters.numErrors``): a whole POSTAG of these
 PUNCTUATION = re.compile(r"[,:.'`]+")
-HILDRETH_STEPS = 10_000  # MSTParser's bound on Hildreth's iterations
+HILDRETH_STEPS = 10_000
+#: Learning keeps the feature numbers of every arc and label of the training sentences (``Rows``,
+#: MSTParser's forest file, in memory) up to this many bytes (MALTPY_MST_CACHE_BYTES); it looks up
+#: those of the sentences beyond again in every pass. en_lines train keeps 1.6 GB.
+CACHE_BYTES = 4 << 30
+
+
+def cache_bytes() -> int:
+    """The bytes of feature numbers learning keeps (CACHE_BYTES, or MALTPY_MST_CACHE_BYTES)."""
+    value = os.environ.get("MALTPY_MST_CACHE_BYTES", "")
+    return int(value) if value.isdigit() else CACHE_BYTES  # MSTParser's bound on Hildreth's iterations
 EPSILON = 1e-8
 LABEL_CHOICES = 1 << 21  # (head, child, label) scores weighed at once by labelled_arcs: 16 MB an array
 
@@ -199,20 +210,20 @@ class Trainer:
         self.total = np.zeros(len(alphabet))
         self.scratch = np.zeros(len(alphabet))
 
-    def vector(self, tree: Gold, heads: np.ndarray, labels: np.ndarray) -> np.ndarray:
-        """The feature numbers of a tree of ``tree``'s sentence: its arcs' and labels' from the rows
-        kept, its sibling parts' looked up."""
-        first = gathered(tree.rows, heads, labels, len(self.labels.names))
+    def vector(self, tree: Gold, r: Rows, heads: np.ndarray, labels: np.ndarray) -> np.ndarray:
+        """The feature numbers of a tree of ``tree``'s sentence: its arcs' and labels' from the
+        sentence's rows ``r``, its sibling parts' looked up."""
+        first = gathered(r, heads, labels, len(self.labels.names))
         if self.order < 2:
             return first
         atoms = self.labels.atoms[labels]
         return np.concatenate((first, tree_numbers(tree.sentence, heads, atoms, SIBLINGS, self.alphabet)))
 
-    def candidates(self, tree: Gold) -> list[tuple[np.ndarray, np.ndarray]]:
+    def candidates(self, tree: Gold, r: Rows) -> list[tuple[np.ndarray, np.ndarray]]:
         """The trees MIRA's constraints compare the gold one with, as (heads, labels)."""
         from .model import best_tree
 
-        arcs, sides = scores(tree.rows, self.weights, tree.sentence.size, len(self.labels.names))
+        arcs, sides = scores(r, self.weights, tree.sentence.size, len(self.labels.names))
         heads, labels, scored, best = best_tree(tree.sentence, arcs, sides, self.weights, self.alphabet, self.order,
                                                 self.projective, False)  # fmt: skip
         if self.order == 1 and self.projective and self.k > 1:
@@ -228,10 +239,11 @@ class Trainer:
     def step(self, tree: Gold, upd: int) -> None:
         w = self.weights
         a, b = [], []
-        for heads, labels in self.candidates(tree):
+        r = tree.rows if tree.rows is not None else rows(tree.sentence, self.labels.atoms, self.alphabet)
+        for heads, labels in self.candidates(tree, r):
             wrong = (heads[1:] != tree.heads[1:]).astype(int) + (labels[1:] != tree.labels[1:])
             loss = int(wrong.sum() if tree.scored is None else wrong[tree.scored].sum())
-            numbers, values = difference(tree.vector, self.vector(tree, heads, labels), self.scratch)
+            numbers, values = difference(tree.vector, self.vector(tree, r, heads, labels), self.scratch)
             a.append((numbers, values))
             b.append(loss - float(values @ w[numbers]))  # the loss less the gold tree's margin over this one
         if len(a) == 1:
@@ -298,11 +310,12 @@ def train(trees: list[Gold], labels: Labels, config: Config, progress: Callable[
         raise MaltpyError(f"the gold trees have {e}", name) from None
     if progress:
         progress(f"{counted(len(alphabet), 'feature')} in the gold trees")
-    cached = 0
+    cached, budget = 0, cache_bytes()
     for t in trees:
         t.vector = tree_numbers(t.sentence, t.heads, labels.atoms[t.labels], parts, alphabet)
-        t.rows = rows(t.sentence, labels.atoms, alphabet)
-        cached += t.rows.nbytes
+        if cached < budget:  # the rest are looked up again in every pass
+            t.rows = rows(t.sentence, labels.atoms, alphabet)
+            cached += t.rows.nbytes
     indexed = time.perf_counter()
     trainer = Trainer(trees, labels, alphabet, mst.order, mst.decode_type == "proj", mst.training_k)
     weights = trainer.train(mst.iters, progress)
