@@ -161,6 +161,20 @@ class Parser:
         if batch:
             yield from self._parse_batch(batch, progress, watch)
 
+    def _trained(self, config: Config, data_format: str, statistics: dict, roots: RootLabels | None,
+                 vocabulary: Vocabulary | None) -> None:  # fmt: skip
+        """Keep what every trained parser has: its configuration, the training treebank's format
+        and statistics, the labels of its root words (graph.single_root; UD's for a model without)
+        and the values of the columns its features read (None in a model made before they were
+        kept: how parsing tells input unlike them, see ``vocabulary``)."""
+        self.config = config
+        self.data_format = data_format
+        self.statistics = statistics
+        self.root_label = config.graph.root_label
+        self.roots = roots or UD_ROOT_LABELS
+        self.roots_learned = roots is not None
+        self.vocabulary = vocabulary
+
     def _check_format(self, reader: ConllReader) -> None:
         raise NotImplementedError
 
@@ -244,19 +258,10 @@ class Model(Parser):
                  data_format: str, statistics: dict, roots: RootLabels | None = None,
                  vocabulary: Vocabulary | None = None,
                  ignored_columns: dict[int, str] | None = None) -> None:  # fmt: skip
-        self.config = config
+        self._trained(config, data_format, statistics, roots, vocabulary)
         self.feature_model = feature_model
         self.classes = classes
         self.guide = guide
-        self.data_format = data_format
-        self.statistics = statistics
-        self.root_label = config.graph.root_label
-        #: the training treebank's labels of root words (graph.single_root); UD's for a model without
-        self.roots = roots or UD_ROOT_LABELS
-        self.roots_learned = roots is not None
-        #: the training treebank's values of the columns the features read (None in a model made
-        #: before they were kept): how parsing tells input unlike them (see ``vocabulary``)
-        self.vocabulary = vocabulary
         #: columns (by number) that a parse writes as the given text whatever the input held: a
         #: MaltParser model's data format's IGNORE columns, which MaltParser writes as their
         #: default (PHEAD and PDEPREL, DEPS and MISC: ``_``); none for maltpy's own models

@@ -30,7 +30,7 @@ from ..errors import MaltpyError, counted, cut, require
 from ..model_archive import VOCABULARY, checked_common, common_manifest
 from ..parser import Parser
 from ..pseudoproj import deprojectivize
-from ..tree import UD_ROOT_LABELS, RootLabels, single_root
+from ..tree import RootLabels, single_root
 from ..vocabulary import Tally, Vocabulary
 from .features import (
     NO_TYPE,
@@ -81,16 +81,10 @@ class GraphModel(Parser):
 
     def __init__(self, config: Config, alphabet: Alphabet, weights: np.ndarray, labels: Labels, data_format: str,
                  statistics: dict, roots: RootLabels | None, vocabulary: Vocabulary | None) -> None:  # fmt: skip
-        self.config = config
+        self._trained(config, data_format, statistics, roots, vocabulary)
         self.alphabet = alphabet
         self.weights = weights
         self.labels = labels
-        self.data_format = data_format
-        self.statistics = statistics
-        self.roots = roots or UD_ROOT_LABELS
-        self.roots_learned = roots is not None
-        self.vocabulary = vocabulary
-        self.root_label = config.graph.root_label
         self._atoms = Atoms()
         self._input = "Model.parse"  # what ``parse`` reads, for an error at a sentence's line
 
