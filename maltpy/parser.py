@@ -175,6 +175,16 @@ class Parser:
         self.roots_learned = roots is not None
         self.vocabulary = vocabulary
 
+    def _finished(self, heads: list[int], labels: list[str], view: Sentence,
+                  rooted: bool) -> tuple[list[int], list[str]]:  # fmt: skip
+        """A parse as the user gets it: deprojectivized with pseudo-projective parsing, with one
+        word on the root if ``rooted`` (the sentence ``view``'s tags choose the labels)."""
+        if self.config.pproj.active:
+            heads, labels = deprojectivize(heads, labels, self.config.pproj)
+        if rooted:
+            heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + view.column(UPOS))
+        return heads, labels
+
     def _check_format(self, reader: ConllReader) -> None:
         raise NotImplementedError
 
@@ -352,11 +362,7 @@ class Model(Parser):
                     trees[k] = mirrored(*tree) if backward else tree
         out = []
         for view, rooted, (heads, labels) in zip(views, one_root, trees):
-            if self.config.pproj.active:
-                heads, labels = deprojectivize(heads, labels, self.config.pproj)
-            if rooted:
-                heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + view.column(UPOS))
-            out.append((heads, labels))
+            out.append(self._finished(heads, labels, view, rooted))
         return out
 
     def write_ignored(self, sentence: Sentence) -> None:

@@ -122,7 +122,7 @@ def labelled_arcs(arcs: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.n
     return scores, best
 
 
-def _labels_of(best: np.ndarray, heads: np.ndarray) -> np.ndarray:
+def labels_of(best: np.ndarray, heads: np.ndarray) -> np.ndarray:
     """The label numbers of a tree's arcs (``best``: each arc's best label), 0 for the root."""
     heads = heads.copy()
     heads[0] = 0
@@ -227,7 +227,7 @@ class Trainer:
         heads, labels, scored, best = best_tree(tree.sentence, arcs, sides, self.weights, self.alphabet, self.order,
                                                 self.projective, False)  # fmt: skip
         if self.order == 1 and self.projective and self.k > 1:
-            return [(h, _labels_of(best, h)) for h in k_best_projective(scored, self.k)]
+            return [(h, labels_of(best, h)) for h in k_best_projective(scored, self.k)]
         out = [(heads, labels)]
         if self.order == 1 and not self.projective:
             for word, head in one_head_changes(scored, heads, self.k):

@@ -24,13 +24,12 @@ import numpy as np
 
 from ..archive import Archive, npz_bytes, write_archive
 from ..config import Config
-from ..conll import UPOS, ConllReader, Sentence, valid_label
+from ..conll import ConllReader, Sentence, valid_label
 from ..decode import sibling_tree, spanning_tree
 from ..errors import MaltpyError, counted, cut, require
 from ..model_archive import VOCABULARY, checked_common, common_manifest
 from ..parser import Parser
-from ..pseudoproj import deprojectivize
-from ..tree import RootLabels, single_root
+from ..tree import RootLabels
 from ..vocabulary import Tally, Vocabulary
 from .features import (
     NO_TYPE,
@@ -43,7 +42,7 @@ from .features import (
     scores_of,
     sibling_scores,
 )
-from .learn import Labels, labelled_arcs
+from .learn import Labels, labelled_arcs, labels_of
 
 WEIGHTS = "graph/weights.npz"
 MAX_LABELS = 100_000
@@ -61,7 +60,6 @@ def best_tree(sentence: Encoded, arcs: np.ndarray, sides: np.ndarray, weights: n
     """The best tree of ``sentence`` under ``weights``, given its arcs' and label sides' scores
     (features.scores): heads and label numbers (int64, N, [0] unread), with the labelled arcs'
     scores and each arc's best label ([h, c])."""
-    n = sentence.size
     arc_scores, best = labelled_arcs(arcs, sides)
     if order == 1:
         heads = spanning_tree(arc_scores, projective=projective, one_root=one_root)
@@ -69,9 +67,7 @@ def best_tree(sentence: Encoded, arcs: np.ndarray, sides: np.ndarray, weights: n
         heads = sibling_tree(arc_scores, sibling_scores(sentence, alphabet, weights), projective=projective,
                              one_root=one_root)  # fmt: skip
     heads[0] = 0
-    labels_of = best[heads, np.arange(n)]
-    labels_of[0] = 0
-    return heads, labels_of, arc_scores, best
+    return heads, labels_of(best, heads), arc_scores, best
 
 
 class GraphModel(Parser):
@@ -149,12 +145,7 @@ class GraphModel(Parser):
                 real = labelled_arcs(np.zeros_like(arc_scores), sides[:, 1:])[1] + 1
                 labels = [""] + [names[int(real[heads[c], c])] if labels[c] == NO_TYPE else labels[c]
                                  for c in range(1, len(labels))]  # fmt: skip
-            heads = [-1] + heads[1:].tolist()
-            if self.config.pproj.active:
-                heads, labels = deprojectivize(heads, labels, self.config.pproj)
-            if rooted:
-                heads, labels = single_root(heads, labels, self.roots, self.root_label, [""] + view.column(UPOS))
-            out.append((heads, labels))
+            out.append(self._finished([-1] + heads[1:].tolist(), labels, view, rooted))
         return out
 
     def summary(self) -> str:
