@@ -69,6 +69,7 @@ typedef struct {
     idx *pending;        /* N: one slot of each cycle not contracted yet */
     idx *parent;         /* 2N: the node each node was contracted into, or -1 */
     idx *fu, *fv;        /* 2N: each node's arc in the tree (its cycle arc until expanded) */
+    idx *trove;          /* 6N + 64: mst_mstparser's cycle in Trove's order, its table and spill */
     double *cr, *cl, *b; /* N * N: Eisner's tables */
     idx *stack;          /* 12N: Eisner's backtrace, 3 per item */
 } Work;
@@ -79,7 +80,7 @@ static int reserve(Work *k, Py_ssize_t N, int projective)
     size_t nn = (size_t)N * (size_t)N, n = (size_t)N;
     memset(k, 0, sizeof *k);
     k->doubles = malloc((projective ? 3 * nn : nn + n) * sizeof(double));
-    k->indices = malloc((projective ? 12 * n : 2 * nn + 12 * n) * sizeof(idx));
+    k->indices = malloc((projective ? 12 * n : 2 * nn + 18 * n + 64) * sizeof(idx));
     if (!k->doubles || !k->indices) {
         free(k->doubles);
         free(k->indices);
@@ -94,8 +95,8 @@ static int reserve(Work *k, Py_ssize_t N, int projective)
     }
     k->w = d, k->in = d + nn;
     idx **each[] = {&k->from, &k->to, &k->best, &k->id, &k->live, &k->stamp, &k->cycle, &k->pending, &k->parent,
-                    &k->fu, &k->fv};
-    const size_t size[] = {nn, nn, n, n, n, n, n, n, 2 * n, 2 * n, 2 * n};
+                    &k->fu, &k->fv, &k->trove};
+    const size_t size[] = {nn, nn, n, n, n, n, n, n, 2 * n, 2 * n, 2 * n, 6 * n + 64};
     for (size_t j = 0; j < sizeof size / sizeof *size; j++) {
         *each[j] = i;
         i += size[j];
@@ -317,6 +318,195 @@ static void mst(Work *k, const double *S, Py_ssize_t N, int shift, int one_root,
     }
     heads[0] = -1;
     for (idx d = 1; d <= n; d++)
+        heads[d] = k->fu[d];
+}
+
+/* --- Chu-Liu-Edmonds as MSTParser 0.5 breaks its ties ---------------------------------------------- */
+
+/* The capacities a Trove 1.1 int hash map (GNU Trove 1.1b5, the jar MSTParser 0.5 ships) goes
+   through as it grows, read from the map itself: it starts at 23 slots and moves to the next
+   when it holds more than half of them. A cycle of more than 3,292,489 words would need a score
+   matrix of over 10^13 doubles, so the list is long enough. */
+static const idx trove_capacities[] = {23, 47, 97, 197, 397, 797, 1597, 3203, 6421, 12853, 25717, 51437, 102877,
+                                       205759, 411527, 823117, 1646237, 3292489, 6584983};
+
+/* The slot of v in the open-addressed table (-1 for empty) of cap slots: its own, or the first empty
+   or holding v on the double-hashing probe (Trove's: steps of 1 + v mod (cap - 2), downward). */
+static idx trove_slot(const idx *table, idx cap, idx v)
+{
+    idx i = v % cap;
+    if (table[i] < 0 || table[i] == v)
+        return i;
+    idx probe = 1 + v % (cap - 2);
+    do {
+        i -= probe;
+        if (i < 0)
+            i += cap;
+    } while (table[i] >= 0 && table[i] != v);
+    return i;
+}
+
+/* Writes into out the len distinct nodes of seq (>= 0) in the order in which a Trove int hash map
+   into which they were put in seq's order gives its keys: from its last slot to its first.
+   table holds 4 len + 64 items at least (each capacity is at most twice the last + 63), spill len. */
+static void trove_order(const idx *seq, idx len, idx *out, idx *table, idx *spill)
+{
+    int c = 0;
+    idx cap = trove_capacities[0], size = 0;
+    for (idx i = 0; i < cap; i++)
+        table[i] = -1;
+    for (idx j = 0; j < len; j++) {
+        idx at = trove_slot(table, cap, seq[j]);
+        if (table[at] == seq[j])
+            continue;
+        table[at] = seq[j];
+        if (++size > cap / 2) { /* rehashed into the next capacity, from the last slot down */
+            idx n = 0;
+            for (idx i = cap; i-- > 0;)
+                if (table[i] >= 0)
+                    spill[n++] = table[i];
+            cap = trove_capacities[++c];
+            for (idx i = 0; i < cap; i++)
+                table[i] = -1;
+            for (idx i = 0; i < n; i++)
+                table[trove_slot(table, cap, spill[i])] = spill[i];
+        }
+    }
+    idx n = 0;
+    for (idx i = cap; i-- > 0;)
+        if (table[i] >= 0)
+            out[n++] = table[i];
+}
+
+/* mst()'s tree, with ties broken as MSTParser 0.5's DependencyDecoder.chuLiuEdmonds breaks them
+   (McDonald's recursive form of the algorithm; see decode.py). Each round gives every live slot
+   its best head afresh (the first best from slot 0 up), walks from each slot upward to find
+   one cycle, lists its slots in the order of a Trove map built along it, and contracts it into
+   the first of them: the arc x -> c enters the first member v with the best
+   (s(C) + s(x, v)) - s(a(v), v), the arc c -> y leaves the first with the best s(v, y). The
+   expansion is mst()'s. Without one root; O(n^2) a round, n rounds at most. */
+static void mst_mstparser(Work *k, const double *S, Py_ssize_t N, int shift, int64_t *heads)
+{
+    double *W = k->w;
+    idx *from = k->from, *to = k->to, *best = k->best, *live = k->live, *added = k->stamp,
+        *walk = k->pending, *seq = k->cycle, *cyc = k->trove, *table = k->trove + N, *spill = k->trove + 5 * N + 64;
+    for (Py_ssize_t h = 0; h < N; h++)
+        for (Py_ssize_t d = 0; d < N; d++) {
+            Py_ssize_t a = h * N + d;
+            W[a] = shift ? ldexp(S[a], -shift) : S[a];
+            from[a] = (idx)h;
+            to[a] = (idx)d;
+        }
+    for (idx y = 0; y < (idx)N; y++) {
+        live[y] = 1; /* live[slot]: still in the graph */
+        k->id[y] = y;
+        k->parent[y] = -1;
+        walk[y] = -1;
+    }
+    idx next_id = (idx)N, walks = 0;
+    for (;;) {
+        best[0] = -1;
+        for (idx i = 1; i < (idx)N; i++) {
+            if (!live[i])
+                continue;
+            double v = W[i];
+            best[i] = 0;
+            for (idx j = 1; j < (idx)N; j++)
+                if (j != i && live[j] && W[(Py_ssize_t)j * N + i] > v) {
+                    v = W[(Py_ssize_t)j * N + i];
+                    best[i] = j;
+                }
+        }
+        /* one cycle: walking up from each slot not yet walked through, the first that closes */
+        idx first = -1;
+        for (idx i = 0; i < (idx)N; i++)
+            added[i] = 0;
+        for (idx i = 0; i < (idx)N && first < 0; i++) {
+            if (added[i] || !live[i])
+                continue;
+            added[i] = 1;
+            walk[i] = ++walks;
+            for (idx l = i;;) {
+                if (best[l] < 0)
+                    break;
+                if (walk[best[l]] == walks) {
+                    first = best[l];
+                    break;
+                }
+                l = best[l];
+                if (added[l] && walk[l] != walks)
+                    break;
+                added[l] = 1;
+                walk[l] = walks;
+            }
+        }
+        if (first < 0)
+            break;
+        idx len = 0, v = first;
+        do {
+            seq[len++] = v;
+            v = best[v];
+        } while (v != first);
+        trove_order(seq, len, cyc, table, spill);
+        idx rep = cyc[0], c = next_id++;
+        ++walks; /* marks the cycle's slots */
+        double weight = 0.0;
+        for (idx j = 0; j < len; j++) {
+            idx m = cyc[j], node = k->id[m];
+            Py_ssize_t arc = (Py_ssize_t)best[m] * N + m;
+            weight += W[arc];
+            k->fu[node] = from[arc];
+            k->fv[node] = to[arc];
+            k->parent[node] = c;
+            walk[m] = walks;
+        }
+        k->parent[c] = -1;
+        for (idx i = 0; i < (idx)N; i++) {
+            if (!live[i] || walk[i] == walks)
+                continue;
+            Py_ssize_t into = (Py_ssize_t)i * N, out = (Py_ssize_t)rep * N;
+            idx in_at = -1, out_at = -1;
+            double in = -INFINITY, outward = -INFINITY;
+            for (idx j = 0; j < len; j++) {
+                idx m = cyc[j];
+                double t = weight + W[into + m] - W[(Py_ssize_t)best[m] * N + m];
+                if (in_at < 0 || t > in) {
+                    in = t;
+                    in_at = m;
+                }
+                if (i && (out_at < 0 || W[(Py_ssize_t)m * N + i] > outward)) { /* no arc into the root */
+                    outward = W[(Py_ssize_t)m * N + i];
+                    out_at = m;
+                }
+            }
+            if (i) {
+                W[out + i] = outward;
+                from[out + i] = from[(Py_ssize_t)out_at * N + i];
+                to[out + i] = to[(Py_ssize_t)out_at * N + i];
+            }
+            W[into + rep] = in;
+            from[into + rep] = from[into + in_at];
+            to[into + rep] = to[into + in_at];
+        }
+        for (idx j = 1; j < len; j++)
+            live[cyc[j]] = 0;
+        k->id[rep] = c;
+    }
+    for (idx y = 1; y < (idx)N; y++)
+        if (live[y]) {
+            Py_ssize_t arc = (Py_ssize_t)best[y] * N + y;
+            k->fu[k->id[y]] = from[arc];
+            k->fv[k->id[y]] = to[arc];
+        }
+    for (idx c = next_id - 1; c >= (idx)N; c--) {
+        idx w = k->fv[c];
+        while (k->parent[w] != c)
+            w = k->parent[w];
+        k->fu[w] = k->fu[c];
+        k->fv[w] = k->fv[c];
+    }
+    heads[0] = -1;
+    for (idx d = 1; d < (idx)N; d++)
         heads[d] = k->fu[d];
 }
 
@@ -722,29 +912,54 @@ static void sibling_eisner(Work2 *k, const double *A, const double *T, Py_ssize_
 
 /* What word j adds to the score as a dependent of i, after a and before b (b -1: the farthest)
    among i's dependents on its side (a = i: the closest). */
-static inline double attach(const double *A, const double *T, Py_ssize_t N, double scale, Py_ssize_t i, Py_ssize_t j,
-                            Py_ssize_t a, Py_ssize_t b)
+/* MSTParser's parts beside A and T, for the search (decode.sibling_search): the label's score of
+   each arc, L[h * N + c], and the sibling pairs', P[(s * N + c) * 2 + k] (k = 0: s is c's head, c
+   its closest dependent on its side; 1: s a sibling before c), each added to the arc's and to T's
+   where it is read; NULL when there are none. */
+typedef struct {
+    const double *L, *P;
+} Parts;
+
+#define LAB(h, d) (parts->L ? parts->L[(Py_ssize_t)(h) * N + (d)] * scale : 0.0)
+#define PAIR(s, c, k) (parts->P ? parts->P[((Py_ssize_t)(s) * N + (c)) * 2 + (k)] * scale : 0.0)
+
+/* What moving word c away from head h takes from the tree's score (a: c's inner neighbour among
+   h's dependents on its side, h if none; b: its outer one, -1 if none), and what putting it under
+   h adds, each summed in the order and grouping in which MSTParser 0.5's rearrange sums it, so
+   that a change whose gain is zero up to rounding falls the same way. */
+static inline double removal(const double *A, const double *T, const Parts *parts, Py_ssize_t N, double scale,
+                             Py_ssize_t h, Py_ssize_t c, Py_ssize_t a, Py_ssize_t b)
 {
-    double v = ARC(i, j) + SIB(i, a, j);
-    return b < 0 ? v : v + (SIB(i, j, b) - SIB(i, a, b));
+    int ka = a != h;
+    return 0.0 - ARC(h, c) - SIB(h, a, c) - PAIR(a, c, ka) - (b >= 0 ? SIB(h, c, b) + PAIR(c, b, 1) : 0.0) -
+           LAB(h, c) + (b >= 0 ? SIB(h, a, b) + PAIR(a, b, ka) : 0.0);
+}
+
+static inline double addition(const double *A, const double *T, const Parts *parts, Py_ssize_t N, double scale,
+                              Py_ssize_t h, Py_ssize_t c, Py_ssize_t a, Py_ssize_t b)
+{
+    int ka = a != h;
+    return 0.0 + ARC(h, c) + SIB(h, a, c) + PAIR(a, c, ka) + (b >= 0 ? SIB(h, c, b) + PAIR(c, b, 1) : 0.0) +
+           LAB(h, c) - (b >= 0 ? SIB(h, a, b) + PAIR(a, b, ka) : 0.0);
 }
 
 /* McDonald et al. (2007), §4.2, Fig. 12 (McDonald & Pereira 2006): from the tree heads, changes the
    head of one word at a time, the change that raises the score most among those that leave a tree
    (and with one root, keep one word on the root), while one raises it. Each pass is O(n^2): what
-   each word j adds where it is (gain[j]) and where a head i would put it (after near[j], before
-   far[j] among i's dependents on j's side), i not in j's subtree (the tour's enter and leave
-   times). A change is made only if the tree's score, summed afresh, rises (so the search ends
-   whatever the rounding); ties go to the lowest word j, then the lowest head i (Fig. 12's loops). */
-static void climb(Work2 *k, const double *A, const double *T, Py_ssize_t N, double scale, int one_root,
-                  int64_t *heads)
+   each word j takes away where it is (gain[j]) and adds where a head i would put it (after
+   near[j], before far[j] among i's dependents on j's side), i not in j's subtree (the tour's enter
+   and leave times). Ties go to the lowest word j, then the lowest head i (Fig. 12's loops). The
+   gains are MSTParser's sums (removal, addition), so that it makes MSTParser's changes, those
+   whose gain is rounding too; as rounding could then lead round a cycle, which MSTParser would
+   follow for ever, the search stops after N^2 changes. */
+static void climb(Work2 *k, const double *A, const double *T, const Parts *parts, Py_ssize_t N, double scale,
+                  int one_root, int64_t *heads)
 {
     Py_ssize_t n = N - 1;
     idx *first = k->first, *kids = k->kids, *enter = k->enter, *leave = k->leave, *near = k->near, *far = k->far,
         *prev = k->prev, *next = k->next, *last = k->last, *trail = k->trail;
     double *gain = k->gain;
-    double score = tree_score2(A, T, N, scale, heads, last);
-    for (;;) {
+    for (Py_ssize_t moves = 0; moves < N * N; moves++) {
         /* each node's dependents, ascending */
         memset(first, 0, (size_t)(N + 1) * sizeof *first);
         for (Py_ssize_t d = 1; d <= n; d++)
@@ -785,7 +1000,7 @@ static void climb(Work2 *k, const double *A, const double *T, Py_ssize_t N, doub
             }
         }
         for (Py_ssize_t d = 1; d <= n; d++)
-            gain[d] = attach(A, T, N, scale, heads[d], d, prev[d], next[d]);
+            gain[d] = removal(A, T, parts, N, scale, heads[d], d, prev[d], next[d]);
         double best = 0.0;
         Py_ssize_t bi = -1, bj = -1;
         for (Py_ssize_t i = one_root ? 1 : 0; i <= n; i++) {
@@ -812,7 +1027,7 @@ static void climb(Work2 *k, const double *A, const double *T, Py_ssize_t N, doub
             for (Py_ssize_t j = 1; j <= n; j++) {
                 if (j == i || heads[j] == i || (enter[j] <= enter[i] && enter[i] < leave[j]))
                     continue;
-                double delta = attach(A, T, N, scale, i, j, near[j], far[j]) - gain[j];
+                double delta = gain[j] + addition(A, T, parts, N, scale, i, j, near[j], far[j]);
                 if (delta > best || (delta == best && j < bj)) {
                     best = delta;
                     bi = i;
@@ -822,17 +1037,12 @@ static void climb(Work2 *k, const double *A, const double *T, Py_ssize_t N, doub
         }
         if (bj < 0)
             return;
-        int64_t old = heads[bj];
         heads[bj] = bi;
-        double changed = tree_score2(A, T, N, scale, heads, last);
-        if (!(changed > score)) {
-            heads[bj] = old;
-            return;
-        }
-        score = changed;
     }
 }
 
+#undef LAB
+#undef PAIR
 #undef ARC
 #undef SIB
 
@@ -840,7 +1050,7 @@ static void climb(Work2 *k, const double *A, const double *T, Py_ssize_t N, doub
 
 /* Decodes one matrix, without the GIL; 0, -1 when out of memory, or 1 with *bad_arc (h * N + d)
    the first score read that is not finite. */
-static int run(const double *scores, int64_t *heads, Py_ssize_t N, int projective, int one_root,
+static int run(const double *scores, int64_t *heads, Py_ssize_t N, int projective, int one_root, int mstparser,
                Py_ssize_t *bad_arc)
 {
     Work k;
@@ -855,6 +1065,8 @@ static int run(const double *scores, int64_t *heads, Py_ssize_t N, int projectiv
     status = 0;
     if (projective)
         status = eisner(&k, scores, N, shift, one_root, heads);
+    else if (mstparser && !one_root)
+        mst_mstparser(&k, scores, N, shift, heads);
     else
         mst(&k, scores, N, shift, one_root, heads);
     release(&k);
@@ -876,16 +1088,56 @@ static int run2(const double *A, const double *T, int64_t *heads, Py_ssize_t N, 
     if (reserve2(&k, N) < 0)
         return -1;
     sibling_eisner(&k, A, T, N, scale, one_root, heads);
+    const Parts none = {NULL, NULL};
     if (!projective)
-        climb(&k, A, T, N, scale, one_root, heads);
+        climb(&k, A, T, &none, N, scale, one_root, heads);
+    release2(&k);
+    return 0;
+}
+
+/* The first pair score read (P[(s * N + c) * 2 + k], c >= 1, s != c) that is not finite, or -1;
+   raises *largest to their largest magnitude. */
+static Py_ssize_t check_pairs(const double *P, Py_ssize_t N, double *largest)
+{
+    for (Py_ssize_t i = 0; i < N * N * 2; i++) {
+        Py_ssize_t s = i / 2 / N, c = i / 2 % N;
+        if (c == 0 || s == c)
+            continue;
+        if (!isfinite(P[i]))
+            return i;
+        *largest = fabs(P[i]) > *largest ? fabs(P[i]) : *largest;
+    }
+    return -1;
+}
+
+/* The search alone, from the tree heads, with MSTParser's parts; run2's statuses, 3 with *bad the
+   first label score not finite, 4 the first pair score. */
+static int search2(const double *A, const double *L, const double *T, const double *P, int64_t *heads,
+                   Py_ssize_t N, int one_root, Py_ssize_t *bad)
+{
+    double largest = 0.0;
+    if ((*bad = check_arcs(A, N, &largest)) >= 0)
+        return 1;
+    if ((*bad = check_sibs(T, N, one_root, &largest)) >= 0)
+        return 2;
+    if (L && (*bad = check_arcs(L, N, &largest)) >= 0)
+        return 3;
+    if (P && (*bad = check_pairs(P, N, &largest)) >= 0)
+        return 4;
+    double scale = ldexp(1.0, -shift_for(4.0 * largest, N));
+    Work2 k;
+    if (reserve2(&k, N) < 0)
+        return -1;
+    const Parts parts = {L, P};
+    climb(&k, A, T, &parts, N, scale, one_root, heads);
     release2(&k);
     return 0;
 }
 
 PyDoc_STRVAR(decode_doc,
-    "decode(scores, heads, projective, one_root): writes into heads (int64, N items) the best tree of\n"
-    "scores (float64, C-contiguous, N x N), as maltpy.decode.spanning_tree says; a score read that is\n"
-    "not finite (any but column 0 and the diagonal) is a ValueError.");
+    "decode(scores, heads, projective, one_root, mstparser): writes into heads (int64, N items) the best\n"
+    "tree of scores (float64, C-contiguous, N x N), as maltpy.decode.spanning_tree says (mstparser: its\n"
+    "ties=\"mstparser\"); a score read that is not finite (any but column 0 and the diagonal) is a ValueError.");
 
 /* Gets the C-contiguous buffers of count objects, the last one writable if asked; -1 with an error
    set and none held. */
@@ -941,8 +1193,8 @@ static PyObject *py_decode(PyObject *self, PyObject *args)
 {
     (void)self;
     PyObject *objects[2];
-    int projective, one_root;
-    if (!PyArg_ParseTuple(args, "OOpp", &objects[0], &objects[1], &projective, &one_root))
+    int projective, one_root, mstparser;
+    if (!PyArg_ParseTuple(args, "OOppp", &objects[0], &objects[1], &projective, &one_root, &mstparser))
         return NULL;
     Py_buffer v[2];
     if (get_buffers(objects, v, 2, 1) < 0)
@@ -953,7 +1205,7 @@ static PyObject *py_decode(PyObject *self, PyObject *args)
         goto done;
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = run(v[0].buf, v[1].buf, N, projective, one_root, &bad);
+    status = run(v[0].buf, v[1].buf, N, projective, one_root, mstparser, &bad);
     Py_END_ALLOW_THREADS
     if (status < 0) {
         PyErr_NoMemory();
@@ -1001,6 +1253,69 @@ static PyObject *py_sibling_decode(PyObject *self, PyObject *args)
     }
 done:
     release_buffers(v, 3);
+    return result;
+}
+
+PyDoc_STRVAR(sibling_search_doc,
+    "sibling_search(arcs, labels, sibs, pairs, heads, one_root): the search of sibling_decode from the tree\n"
+    "heads (int64, N items, changed in place), with the parts labels (N x N or None) and pairs (N x N x 2\n"
+    "or None), as maltpy.decode.sibling_search says; a score read that is not finite is a ValueError.");
+
+static PyObject *py_sibling_search(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *given[5];
+    int one_root;
+    if (!PyArg_ParseTuple(args, "OOOOOp", &given[0], &given[1], &given[2], &given[3], &given[4], &one_root))
+        return NULL;
+    PyObject *objects[5];
+    int count = 0, at[5] = {-1, -1, -1, -1, -1};
+    for (int i = 0; i < 5; i++)
+        if (given[i] != Py_None) {
+            at[i] = count;
+            objects[count++] = given[i];
+        }
+    if (at[0] < 0 || at[2] < 0 || at[4] < 0) {
+        PyErr_SetString(PyExc_TypeError, "arcs, sibs and heads are arrays");
+        return NULL;
+    }
+    Py_buffer v[5];
+    if (get_buffers(objects, v, count, 1) < 0)
+        return NULL;
+    PyObject *result = NULL;
+    Py_buffer *h = &v[at[4]];
+    Py_ssize_t N, bad = -1;
+    if ((N = nodes(h, &v[at[0]], 2, "arcs")) < 0 || (N = nodes(h, &v[at[2]], 3, "sibs")) < 0 ||
+        (at[1] >= 0 && (N = nodes(h, &v[at[1]], 2, "labels")) < 0))
+        goto done;
+    if (at[3] >= 0 && v[at[3]].len != N * N * 2 * 8) {
+        PyErr_Format(PyExc_ValueError, "pairs of %zd bytes for heads of %zd bytes", v[at[3]].len, h->len);
+        goto done;
+    }
+    const double *L = at[1] >= 0 ? v[at[1]].buf : NULL, *P = at[3] >= 0 ? v[at[3]].buf : NULL;
+    int status;
+    Py_BEGIN_ALLOW_THREADS
+    status = search2(v[at[0]].buf, L, v[at[2]].buf, P, h->buf, N, one_root, &bad);
+    Py_END_ALLOW_THREADS
+    if (status < 0) {
+        PyErr_NoMemory();
+    } else if (status == 1 || status == 3) {
+        bad_score(status == 1 ? v[at[0]].buf : L, bad, N, 2);
+    } else if (status == 2) {
+        bad_score(v[at[2]].buf, bad, N, 3);
+    } else if (status == 4) {
+        PyObject *value = PyFloat_FromDouble(P[bad]);
+        if (value) {
+            PyErr_Format(PyExc_ValueError, "the pair score pairs[%zd, %zd, %zd] is %R", bad / 2 / N, bad / 2 % N,
+                         bad % 2, value);
+            Py_DECREF(value);
+        }
+    } else {
+        result = Py_None;
+        Py_INCREF(result);
+    }
+done:
+    release_buffers(v, count);
     return result;
 }
 
@@ -1216,6 +1531,7 @@ static PyMethodDef methods[] = {
     {"decode", py_decode, METH_VARARGS, decode_doc},
     {"sibling_decode", py_sibling_decode, METH_VARARGS, sibling_decode_doc},
     {"sibling_score", py_sibling_score, METH_VARARGS, sibling_score_doc},
+    {"sibling_search", py_sibling_search, METH_VARARGS, sibling_search_doc},
     {"kbest", py_kbest, METH_VARARGS, kbest_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -43,6 +43,18 @@ the first best point, the one nearest the span's left end. With all scores equal
 Chu-Liu-Edmonds puts every word on the root (with one root: word 1 on the root, every other word
 under it), and Eisner's algorithm makes a chain, each word headed by the one before it.
 
+``ties="mstparser"`` breaks the ties of Chu-Liu-Edmonds (without one root) as MSTParser 0.5 does,
+so that ``-a mst`` learns and parses as it does to the word: its trees have the same score, and
+ties are frequent early in learning, when most features' weights are still 0. MSTParser's
+implementation (McDonald's, ``DependencyDecoder.chuLiuEdmonds``) is the recursive form of the
+reader's Fig. 9: each round gives every node its best head afresh (the lowest-numbered best),
+finds one cycle, walking up from each node in turn from the root, and contracts it into one of
+its members, the first of them in the order in which a GNU Trove 1.1 int hash map built along
+the cycle lists its keys (from its last slot to its first: for small numbers the highest first).
+The same order picks, of the members, the one a contracted arc enters or leaves on ties, and the
+arc into the cycle scores (s(C) + s(x, v)) - s(a(v), v), rounded as it rounds. A round costs
+O(n²), so O(n³) in all at worst.
+
 Second order (the reader's §4; McDonald & Pereira 2006) scores pairs of adjacent arcs as well:
 ``sibling_tree(arcs, sibs)``, with ``arcs`` a matrix as above and ``sibs`` an (n + 1)³ array in
 which ``sibs[h, s, c]`` is the score of c being h's next dependent after s on the same side of
@@ -62,15 +74,18 @@ s(i, k, j) is ``arcs[i, j] + sibs[i, k, j]``: it folds the arc's score in, which
   starts from the best projective tree and makes, while one raises the score, the change of one
   word's head that raises it most and leaves a tree. A word's part in the score is local (its
   arc, and the sibling scores beside it on its head's side), so each pass weighs all n² changes
-  in O(n²) time. The reader bounds the number of changes by a constant M for an
-  O(n³ + Mn²) time, but uses no bound, nor does MSTParser 0.5, nor this: each change raises the
-  score, summed afresh over the tree (so that rounding cannot make the search cycle), and there
-  are finitely many trees; in practice a few changes follow the projective parse. What the
-  search guarantees: a tree; a local optimum, that no change of one word's head that leaves a
-  tree (and one root, if asked) raises its score; a score at least the projective tree's, and
-  higher if it changed anything, so that its tree is then non-projective (§4.2's argument). It
-  need not be the best tree: with ``sibs`` all zero it climbs first-order scores from Eisner's
-  tree, to a score between Eisner's and Chu-Liu-Edmonds', not always the latter.
+  in O(n²) time. A change's gain is summed from the parts it changes as MSTParser 0.5 sums it
+  (``sibling_search``), so that the changes whose gain is rounding, not score (frequent while
+  learning, when many scores are equal), fall as they fall there. The reader bounds the number of
+  changes by a constant M for an O(n³ + Mn²) time, but uses no bound, nor does MSTParser: each
+  change raises the score, and there are finitely many trees, but a gain of rounding could lead
+  round a cycle, so this stops after (n + 1)² changes; in practice a few follow the projective
+  parse. What the search guarantees, up to rounding: a tree; a local optimum, that no change of
+  one word's head that leaves a tree (and one root, if asked) raises its score; a score at least
+  the projective tree's, and higher if it changed anything, so that its tree is then
+  non-projective (§4.2's argument). It need not be the best tree: with ``sibs`` all zero it
+  climbs first-order scores from Eisner's tree, to a score between Eisner's and
+  Chu-Liu-Edmonds', not always the latter.
 
 ``one_root=True`` again gives one word on the root. Projective, exactly: with r alone on the
 root, the best tree is ``arcs[0, r] + sibs[0, 0, r]`` plus the best complete spans 1..r and r..n
@@ -102,16 +117,21 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _decode
+from .tree import find_cycle
 
 
-def spanning_tree(scores: np.ndarray, projective: bool = False, one_root: bool = False) -> np.ndarray:
+def spanning_tree(scores: np.ndarray, projective: bool = False, one_root: bool = False,
+                  ties: str = "lowest") -> np.ndarray:  # fmt: skip
     """The best dependency tree under ``scores`` (see the module's docstring), as heads in maltpy's
     convention (``tree``): an int64 array of length n + 1, ``heads[0] = -1``, ``heads[d]`` in 0..n.
     Chu-Liu-Edmonds, or Eisner's algorithm if ``projective``; exactly one word on the root if
-    ``one_root``. A 1 x 1 matrix (no word) gives ``[-1]``."""
+    ``one_root``. ``ties``: "lowest", or "mstparser" for MSTParser 0.5's (non-projective without
+    one root; Eisner's ties are its already). A 1 x 1 matrix (no word) gives ``[-1]``."""
     _check("scores", scores, 2)
+    if ties not in ("lowest", "mstparser"):
+        raise ValueError(f"ties are 'lowest' or 'mstparser', not {ties!r}")
     heads = np.empty(len(scores), dtype=np.int64)
-    _decode.decode(np.ascontiguousarray(scores), heads, projective, one_root)
+    _decode.decode(np.ascontiguousarray(scores), heads, projective, one_root, ties == "mstparser")
     return heads
 
 
@@ -145,6 +165,39 @@ def sibling_tree(arcs: np.ndarray, sibs: np.ndarray, projective: bool = True, on
     _check("sibs", sibs, 3, len(arcs))
     heads = np.empty(len(arcs), dtype=np.int64)
     _decode.sibling_decode(np.ascontiguousarray(arcs), np.ascontiguousarray(sibs), heads, projective, one_root)
+    return heads
+
+
+def sibling_search(heads: Sequence[int] | np.ndarray, arcs: np.ndarray, sibs: np.ndarray,
+                   labels: np.ndarray | None = None, pairs: np.ndarray | None = None,
+                   one_root: bool = False) -> np.ndarray:  # fmt: skip
+    """The search of ``sibling_tree`` (§4.2, Fig. 12) alone, from the tree ``heads`` (a tree in
+    ``spanning_tree``'s convention, with one word on the root if ``one_root``), under MSTParser
+    0.5's parts of the scores: an arc's score is ``arcs[h, c] + labels[h, c]`` (its label's), a
+    sibling part's ``sibs[h, s, c] + pairs[s, c, k]`` (k = 0 if s is h, c its closest dependent,
+    else 1); ``labels`` and ``pairs`` may be None (none). Each change's gain is summed from them in
+    the order and grouping of MSTParser's ``rearrange``, so that the changes that gain nothing but
+    rounding fall as they fall there; the search stops after (n + 1)² changes, where MSTParser's
+    could go round a cycle of such changes for ever. The tree found, as new heads."""
+    _check("arcs", arcs, 2)
+    _check("sibs", sibs, 3, len(arcs))
+    if labels is not None:
+        _check("labels", labels, 2, len(arcs))
+    if pairs is not None and (not isinstance(pairs, np.ndarray) or pairs.dtype != np.float64
+                              or pairs.shape != (len(arcs), len(arcs), 2)):  # fmt: skip
+        raise ValueError(f"pairs: a {len(arcs)} x {len(arcs)} x 2 float64 array is needed, not {_kind(pairs)}")
+    heads = np.array(heads, dtype=np.int64)
+    n = len(arcs) - 1
+    words = heads[1:]
+    if heads.shape != (n + 1,) or ((words < 0) | (words > n) | (words == np.arange(1, n + 1))).any():
+        raise ValueError(f"heads {heads.tolist()[:20]} are not a tree of {n} words")
+    if find_cycle([-1, *words.tolist()]) is not None or (one_root and (words == 0).sum() != 1):
+        raise ValueError(f"heads {heads.tolist()[:20]} are not a tree of {n} words" + (" with one root" if one_root
+                                                                                          else ""))  # fmt: skip
+    heads[0] = -1
+    _decode.sibling_search(np.ascontiguousarray(arcs), None if labels is None else np.ascontiguousarray(labels),
+                           np.ascontiguousarray(sibs), None if pairs is None else np.ascontiguousarray(pairs), heads,
+                           one_root)  # fmt: skip
     return heads
 
 

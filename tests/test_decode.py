@@ -14,7 +14,14 @@ import pytest
 from conftest import DATA, requires_shared
 
 from maltpy.conll import ConllReader
-from maltpy.decode import k_best_projective, sibling_score, sibling_tree, spanning_tree, tree_score
+from maltpy.decode import (
+    k_best_projective,
+    sibling_score,
+    sibling_search,
+    sibling_tree,
+    spanning_tree,
+    tree_score,
+)
 from maltpy.tree import find_cycle, is_projective
 
 MODES = [(False, False), (False, True), (True, False), (True, True)]  # (projective, one_root)
@@ -121,6 +128,10 @@ def test_the_best_tree_scores_the_brute_force_maximum(distribution):
                     assert got == best, (n, projective_only, one_root, values, heads)
                 else:
                     assert math.isclose(got, best, rel_tol=1e-12), (n, projective_only, one_root, values, heads)
+            heads = spanning_tree(scores, ties="mstparser")  # MSTParser's ties: a best tree all the same
+            assert_tree(heads, n, False, False)
+            got, best = values[heads[1:], np.arange(1, n + 1)].sum(), brute_force(values, False, False)
+            assert got == best if factor else math.isclose(got, best, rel_tol=1e-12), (n, values, heads)
 
 
 def reference_mst(scores: np.ndarray, root_children: list[int] | None = None) -> float:
@@ -168,9 +179,10 @@ def test_chu_liu_edmonds_scores_the_textbook_algorithm_on_longer_sentences():
     for n in (15, 30, 60):
         for high in (3, 1000):
             scores = rng.integers(0, high, (n + 1, n + 1)).astype(float)
-            heads = spanning_tree(scores)
-            assert_tree(heads, n, False, False)
-            assert tree_score(scores, heads) == reference_mst(scores)
+            for ties in ("lowest", "mstparser"):
+                heads = spanning_tree(scores, ties=ties)
+                assert_tree(heads, n, False, False)
+                assert tree_score(scores, heads) == reference_mst(scores)
     # one word on the root: the best of the trees with each word alone on the root
     for n in (8, 20):
         scores = rng.integers(0, 5, (n + 1, n + 1)).astype(float)
@@ -246,6 +258,7 @@ def test_the_root_column_and_the_diagonal_are_not_read():
             spanning_tree(odd, projective_only, one_root).tolist()
             == spanning_tree(scores, projective_only, one_root).tolist()
         )
+    assert spanning_tree(odd, ties="mstparser").tolist() == spanning_tree(scores, ties="mstparser").tolist()
 
 
 def test_ties_go_to_the_lowest_head_and_the_first_split():
@@ -256,6 +269,36 @@ def test_ties_go_to_the_lowest_head_and_the_first_split():
     for (projective_only, one_root), heads in expected.items():
         assert spanning_tree(scores, projective_only, one_root).tolist() == heads
         assert spanning_tree(np.asfortranarray(scores), projective_only, one_root).tolist() == heads
+
+
+def test_mstparser_ties_fall_to_the_cycle_member_first_in_trove_order():
+    # Cycles of two words (5 each way), every other arc 0: the ties below are between the two
+    # members, and MSTParser gives them to the first in a Trove 1.1 int hash map's key order, from
+    # the last of its 23 slots down (a number v in slot v mod 23, or on along its probe if taken).
+    def scores(n, arcs):
+        s = np.zeros((n + 1, n + 1))
+        for (h, d), v in arcs.items():
+            s[h, d] = v
+        return s
+
+    def heads_of(s, words, ties):
+        heads = spanning_tree(s, ties=ties)
+        return {w: int(heads[w]) for w in words}
+
+    # {4, 7}: slots 4 and 7, so 7 comes first: it takes the root's arc and word 2 (lowest: 4)
+    s = scores(8, {(4, 7): 5, (7, 4): 5, (4, 2): 3, (7, 2): 3})
+    assert heads_of(s, (2, 4, 7), "mstparser") == {2: 7, 4: 7, 7: 0}
+    assert heads_of(s, (2, 4, 7), "lowest") == {2: 4, 4: 0, 7: 4}
+    # {5, 28} among 28 words: 28 mod 23 = 5 as well, so the one put in second moves on, by
+    # 1 + v mod 21, downward: 28 to slot 20 if 5 came first, 5 to slot 22 if 28 did. The map is
+    # built along the cycle from where the walk up from the lowest word entered it: word 2 under 5
+    # enters at 5 (28 comes first), word 2 under 28 at 28 (5 comes first).
+    s = scores(28, {(5, 28): 5, (28, 5): 5, (5, 2): 3, (28, 2): 3})
+    assert heads_of(s, (2, 5, 28), "mstparser") == {2: 28, 5: 28, 28: 0}
+    s = scores(28, {(5, 28): 5, (28, 5): 5, (28, 2): 3, (5, 3): 3, (28, 3): 3})
+    assert heads_of(s, (2, 3, 5, 28), "mstparser") == {2: 28, 3: 5, 5: 0, 28: 5}
+    with pytest.raises(ValueError, match="ties"):
+        spanning_tree(s, ties="highest")
 
 
 @pytest.mark.parametrize(
@@ -448,6 +491,47 @@ def test_the_search_makes_the_changes_of_fig_12(distribution):
             start = sibling_tree(arcs_seen, sibs_seen, True, one_root).tolist()
             expected = fig_12(arcs, sibs, start, one_root)
             assert sibling_tree(arcs_seen, sibs_seen, False, one_root).tolist() == expected, (n, one_root)
+
+
+def test_the_search_from_parts_is_the_search_from_their_sums():
+    # With integer scores every sum is exact: MSTParser's parts (labels beside the arcs, pairs
+    # beside the trips) give the tree that their sums give, read at the same places
+    rng = np.random.default_rng(44)
+    for n in (*range(2, 9), 15, 15):
+        arcs, labels = rng.integers(-9, 10, (2, n + 1, n + 1)).astype(float)
+        trips, pairs = rng.integers(-9, 10, (n + 1,) * 3).astype(float), rng.integers(-9, 10, (n + 1, n + 1, 2)) * 1.0
+        sums = trips + np.where(np.arange(n + 1)[:, None, None] == np.arange(n + 1)[None, :, None],
+                                pairs[None, :, :, 0], pairs[None, :, :, 1])  # [h, s, c]: pairs[s, c, s != h]
+        for one_root in (False, True):
+            start = sibling_tree(arcs + labels, sums, True, one_root)
+            searched = sibling_search(start, arcs, trips, labels=labels, pairs=pairs, one_root=one_root)
+            assert searched.tolist() == sibling_tree(arcs + labels, sums, False, one_root).tolist()
+            assert sibling_search(start, arcs + labels, sums, one_root=one_root).tolist() == searched.tolist()
+
+
+def test_the_search_sums_a_change_as_mstparser_does():
+    # Word 2 under word 1, or after word 1 under the root: the same score, but MSTParser sums the
+    # change as (0.0 - 0.1 - 0.1) + (((0.0 + 0.1) + 0.2) + -0.1) = 2.8e-17 > 0, and moves it
+    arcs, labels = np.full((3, 3), -5.0), np.zeros((3, 3))
+    trips, pairs = np.zeros((3, 3, 3)), np.zeros((3, 3, 2))
+    arcs[0, 1] = 0.0
+    arcs[1, 2], labels[1, 2] = 0.1, 0.1
+    arcs[0, 2], trips[0, 1, 2], labels[0, 2] = 0.1, 0.2, -0.1
+    assert sibling_search([-1, 0, 1], arcs, trips, labels=labels, pairs=pairs).tolist() == [-1, 0, 0]
+    # summed first into arcs + labels (0.2, 0.0), the change gains 0.0 - 0.2 + (0.0 + 0.2) = 0
+    assert sibling_search([-1, 0, 1], arcs + labels, trips).tolist() == [-1, 0, 1]
+
+
+@pytest.mark.parametrize("heads", [[-1, 2, 1], [-1, 0, 3], [-1, 1, 0], [-1, 0]])
+def test_the_search_starts_from_a_tree(heads):
+    with pytest.raises(ValueError, match="not a tree"):
+        sibling_search(heads, np.zeros((3, 3)), np.zeros((3, 3, 3)))
+    with pytest.raises(ValueError, match="one root"):
+        sibling_search([-1, 0, 0], np.zeros((3, 3)), np.zeros((3, 3, 3)), one_root=True)
+    with pytest.raises(ValueError, match="pair score"):
+        pairs = np.zeros((3, 3, 2))
+        pairs[0, 2, 0] = np.nan
+        sibling_search([-1, 0, 1], np.zeros((3, 3)), np.zeros((3, 3, 3)), pairs=pairs)
 
 
 def test_without_sibling_scores_the_search_climbs_between_eisner_and_chu_liu_edmonds():
