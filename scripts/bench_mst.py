@@ -3,7 +3,8 @@
 peak memory of learning and of parsing, and whether the two parsers' trees are the same.
 
 Each run learns from a treebank and parses its test file, as issue 32 sets them (la_perseus and
-en_lines train -> test, da_ddt dev -> test), for order 1 and 2 and projective and non-projective
+en_lines train -> test, da_ddt dev -> test; and, named, sv_talbanken dev -> test and en_partut
+train -> test, outside ../shared/reference), for order 1 and 2 and projective and non-projective
 decoding. maltpy runs alone, unless --mst-classpath names MSTParser 0.5's classes and Trove's jar
 (built by the user from its Java sources, outside this repository): then each command runs as
 maltpy, MSTParser, maltpy, MSTParser ... (--repeat times each) and the table gives medians of
@@ -33,6 +34,11 @@ TREEBANKS = {
     "la_perseus": ("la_perseus-ud-train.conllx", "la_perseus-ud-test.conllx"),
     "en_lines": ("en_lines-ud-train.conllx", "en_lines-ud-test.conllx"),
     "da_ddt": ("da_ddt-ud-dev.conllx", "da_ddt-ud-test.conllx"),
+}
+#: Treebanks outside ../shared/reference, run when named
+UNSEEN = {
+    "sv_talbanken": ("sv_talbanken-ud-dev.conllx", "sv_talbanken-ud-test.conllx"),
+    "en_partut": ("en_partut-ud-train.conllx", "en_partut-ud-test.conllx"),
 }
 
 
@@ -82,7 +88,8 @@ def scores(gold: Path, system: Path) -> tuple[float, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("treebanks", nargs="*", help=f"of {', '.join(TREEBANKS)} (default: all)")
+    parser.add_argument("treebanks", nargs="*",
+                        help=f"of {', '.join(TREEBANKS | UNSEEN)} (default: {', '.join(TREEBANKS)})")  # fmt: skip
     parser.add_argument("--order", type=int, choices=(1, 2), action="append")
     parser.add_argument("--decode", choices=("proj", "non-proj"), action="append")
     parser.add_argument("--mst-classpath", help="MSTParser 0.5's classes and Trove's jar, to run side by side")
@@ -90,16 +97,16 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="runs of each command (medians are printed)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     args = parser.parse_args()
-    unknown = [t for t in args.treebanks if t not in TREEBANKS]
+    unknown = [t for t in args.treebanks if t not in TREEBANKS | UNSEEN]
     if unknown:
-        parser.error(f"unknown treebank {unknown[0]}: one of {', '.join(TREEBANKS)}")
+        parser.error(f"unknown treebank {unknown[0]}: one of {', '.join(TREEBANKS | UNSEEN)}")
     work = Path(tempfile.mkdtemp(prefix="bench_mst."))
     maltpy = [sys.executable, "-m", "maltpy"]
     rows = []
     for name, order, decode in itertools.product(
         args.treebanks or list(TREEBANKS), args.order or (1, 2), args.decode or ("proj", "non-proj")
     ):
-        train, test = (DATA / f for f in TREEBANKS[name])
+        train, test = (DATA / f for f in (TREEBANKS | UNSEEN)[name])
         cell = work / f"{name}.o{order}.{decode}"
         runs: dict[str, list[tuple[float, float]]] = {}
         commands = {

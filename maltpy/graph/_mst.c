@@ -695,6 +695,62 @@ done:
     return out;
 }
 
+PyDoc_STRVAR(sibling_parts_doc,
+    "sibling_parts(sentence, table, weights, trips, pairs): sibling_scores' scores in MSTParser's two parts:\n"
+    "trips (float64 N x N x N) [h, s, c] its trip features' (other entries left as they are), and pairs\n"
+    "(N x N x 2) [s, c, k] the sibling pair's, k = 0 for c the closest dependent of its head s, 1 for c\n"
+    "after its sibling s (for every s != c, c >= 1; other entries left as they are).");
+
+static PyObject *py_sibling_parts(PyObject *self, PyObject *args)
+{
+    (void)self;
+    PyObject *so, *to, *wo, *tro, *po;
+    if (!PyArg_ParseTuple(args, "OOOOO", &so, &to, &wo, &tro, &po))
+        return NULL;
+    Buffers bs = {.n = 0};
+    Sent s;
+    Sink k = {.mode = SCORE};
+    Py_ssize_t nw, nt, np_;
+    PyObject *out = NULL;
+    if (sentence(&bs, so, &s) < 0 || table(&bs, to, &k) < 0)
+        goto done;
+    k.w = get(&bs, wo, 8, &nw, 0);
+    double *trips = k.w ? get(&bs, tro, 8, &nt, 1) : NULL;
+    double *pairs = trips ? get(&bs, po, 8, &np_, 1) : NULL;
+    if (!pairs)
+        goto done;
+    Py_ssize_t N = s.N;
+    if (nt != N * N * N || np_ != N * N * 2) {
+        PyErr_SetString(PyExc_ValueError, "sibling parts of another size than the sentence's");
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t h = 0; h < N; h++)
+        for (Py_ssize_t c = 1; c < N; c++) {
+            if (c == h)
+                continue;
+            Py_ssize_t lo = h < c ? h : c + 1, hi = h < c ? c - 1 : h;
+            for (Py_ssize_t p = lo; p <= hi; p++) {
+                k.acc = 0;
+                trip(&k, &s, h, p, c);
+                flush(&k);
+                trips[(h * N + p) * N + c] = k.acc;
+            }
+            for (int first = 0; first < 2; first++) { /* [h, c, 0]: c first under h; [h, c, 1]: c after h */
+                k.acc = 0;
+                sib(&k, &s, h, c, !first);
+                flush(&k);
+                pairs[(h * N + c) * 2 + first] = k.acc;
+            }
+        }
+    Py_END_ALLOW_THREADS
+    out = Py_None;
+    Py_INCREF(out);
+done:
+    release(&bs);
+    return out;
+}
+
 PyDoc_STRVAR(build_table_doc,
     "build_table(keys, table): fill the hash table (uint64, 2 x a power of two at least twice the keys,\n"
     "zero) with keys[i] -> i; keys distinct and nonzero.");
@@ -862,6 +918,7 @@ static PyMethodDef methods[] = {
     {"sums", py_sums, METH_VARARGS, sums_doc},
     {"scores", py_scores, METH_VARARGS, scores_doc},
     {"sibling_scores", py_sibling_scores, METH_VARARGS, sibling_scores_doc},
+    {"sibling_parts", py_sibling_parts, METH_VARARGS, sibling_parts_doc},
     {"build_table", py_build_table, METH_VARARGS, build_table_doc},
     {"gather", py_gather, METH_VARARGS, gather_doc},
     {"difference", py_difference, METH_VARARGS, difference_doc},

@@ -307,3 +307,17 @@ def sibling_scores(sentence: Encoded, alphabet: Alphabet, weights: np.ndarray) -
     out = np.zeros((n, n, n))
     _mst.sibling_scores(sentence.args, alphabet.table, weights, out)
     return out
+
+
+def sibling_parts(sentence: Encoded, alphabet: Alphabet, weights: np.ndarray,
+                  trips: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """``sibling_scores`` in MSTParser's two parts, as its second-order search sums them
+    (decode.sibling_search): [h, s, c] the trip features' score ("trips"), [s, c, k] the sibling
+    pair's (k = 0: c its head s's closest dependent, 1: c after s). ``trips``: an N x N x N array to
+    write into (a sibling_scores array no longer needed: the entries that are no part keep what
+    they hold)."""
+    n = sentence.size
+    trips = np.zeros((n, n, n)) if trips is None else trips
+    pairs = np.zeros((n, n, 2))
+    _mst.sibling_parts(sentence.args, alphabet.table, weights, trips, pairs)
+    return trips, pairs

@@ -104,13 +104,13 @@ class Labels:
         return k
 
 
-def labelled_arcs(arcs: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each arc's score with its best label's, and that label ([h, c]; MSTParser's ``getTypes``,
-    §7.1): the label t maximizing the child's side (c, t) plus the head's (h, t) for the arc's
-    direction, the lowest-numbered on ties. Weighed for a few heads at a time (LABEL_CHOICES), in
-    memory that does not grow with the words times the labels."""
+def labelled_arcs(arcs: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each arc's score with its best label's, that label, and the label's score alone ([h, c];
+    MSTParser's ``getTypes``, §7.1): the label t maximizing the child's side (c, t) plus the head's
+    (h, t) for the arc's direction, the lowest-numbered on ties. Weighed for a few heads at a time
+    (LABEL_CHOICES), in memory that does not grow with the words times the labels."""
     n, count = len(arcs), sides.shape[1]
-    scores, best = np.empty((n, n)), np.empty((n, n), dtype=np.int64)
+    scores, best, label = np.empty((n, n)), np.empty((n, n), dtype=np.int64), np.empty((n, n))
     step = max(1, LABEL_CHOICES // max(1, n * count))
     for start in range(0, n, step):
         heads = slice(start, start + step)
@@ -118,8 +118,9 @@ def labelled_arcs(arcs: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.n
         by_left = [sides[heads, None, :, d, 0] + sides[None, :, :, d, 1] for d in (0, 1)]  # [h, c, t]
         both = np.where(left[:, :, None], by_left[1], by_left[0])
         best[heads] = both.argmax(axis=2)
-        scores[heads] = arcs[heads] + np.take_along_axis(both, best[heads, :, None], axis=2)[:, :, 0]
-    return scores, best
+        label[heads] = np.take_along_axis(both, best[heads, :, None], axis=2)[:, :, 0]
+        scores[heads] = arcs[heads] + label[heads]
+    return scores, best, label
 
 
 def labels_of(best: np.ndarray, heads: np.ndarray) -> np.ndarray:

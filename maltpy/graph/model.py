@@ -25,7 +25,7 @@ import numpy as np
 from ..archive import Archive, npz_bytes, write_archive
 from ..config import Config
 from ..conll import ConllReader, Sentence, valid_label
-from ..decode import sibling_tree, spanning_tree
+from ..decode import sibling_search, sibling_tree, spanning_tree
 from ..errors import MaltpyError, counted, cut, require
 from ..model_archive import VOCABULARY, checked_common, common_manifest
 from ..parser import Parser
@@ -40,6 +40,7 @@ from .features import (
     check_work,
     encode,
     scores_of,
+    sibling_parts,
     sibling_scores,
 )
 from .learn import Labels, labelled_arcs, labels_of
@@ -59,13 +60,19 @@ def best_tree(sentence: Encoded, arcs: np.ndarray, sides: np.ndarray, weights: n
               order: int, projective: bool, one_root: bool) -> Tree:  # fmt: skip
     """The best tree of ``sentence`` under ``weights``, given its arcs' and label sides' scores
     (features.scores): heads and label numbers (int64, N, [0] unread), with the labelled arcs'
-    scores and each arc's best label ([h, c])."""
-    arc_scores, best = labelled_arcs(arcs, sides)
+    scores and each arc's best label ([h, c]). Ties fall as in MSTParser 0.5: Chu-Liu-Edmonds
+    breaks them as it does, and the second-order search (§4.2) sums its gains from its parts
+    (the arc's and label's, the trip's and sibling pair's), where the Eisner algorithms give its
+    trees already."""
+    arc_scores, best, label = labelled_arcs(arcs, sides)
     if order == 1:
-        heads = spanning_tree(arc_scores, projective=projective, one_root=one_root)
+        heads = spanning_tree(arc_scores, projective=projective, one_root=one_root, ties="mstparser")
     else:
-        heads = sibling_tree(arc_scores, sibling_scores(sentence, alphabet, weights), projective=projective,
-                             one_root=one_root)  # fmt: skip
+        sibs = sibling_scores(sentence, alphabet, weights)
+        heads = sibling_tree(arc_scores, sibs, projective=True, one_root=one_root)
+        if not projective:
+            trips, pairs = sibling_parts(sentence, alphabet, weights, trips=sibs)  # sibs' memory, no longer needed
+            heads = sibling_search(heads, arcs, trips, labels=label, pairs=pairs, one_root=one_root)
     heads[0] = 0
     return heads, labels_of(best, heads), arc_scores, best
 
