@@ -146,6 +146,35 @@ static int shift_for(double largest, Py_ssize_t N)
 
 /* --- Chu-Liu-Edmonds ---------------------------------------------------------------------------- */
 
+/* The scores S into the contracted graph's matrix (divided by 2^shift), each arc its own original. */
+static void load(Work *k, const double *S, Py_ssize_t N, int shift)
+{
+    for (Py_ssize_t h = 0; h < N; h++)
+        for (Py_ssize_t d = 0; d < N; d++) {
+            Py_ssize_t a = h * N + d;
+            k->w[a] = shift ? ldexp(S[a], -shift) : S[a];
+            k->from[a] = (idx)h;
+            k->to[a] = (idx)d;
+        }
+}
+
+/* The expansion, once every node left has its arc (fu, fv): each contracted node, the last first,
+   gives its arc to the member it enters (the one above the arc's original dependent), the other
+   members keeping their cycle arcs; the words' arcs are the tree. */
+static void expand(Work *k, Py_ssize_t N, idx next_id, int64_t *heads)
+{
+    for (idx c = next_id - 1; c >= (idx)N; c--) {
+        idx w = k->fv[c];
+        while (k->parent[w] != c)
+            w = k->parent[w];
+        k->fu[w] = k->fu[c];
+        k->fv[w] = k->fv[c];
+    }
+    heads[0] = -1;
+    for (idx d = 1; d < (idx)N; d++)
+        heads[d] = k->fu[d];
+}
+
 /* Gives slot y its best incoming arc among the live slots (and the root, last resort with one root). */
 static void choose(Work *k, Py_ssize_t N, idx n_live, idx y, int one_root)
 {
@@ -247,13 +276,7 @@ static void mst(Work *k, const double *S, Py_ssize_t N, int shift, int one_root,
 {
     double *W = k->w;
     idx *from = k->from, *to = k->to;
-    for (Py_ssize_t h = 0; h < N; h++)
-        for (Py_ssize_t d = 0; d < N; d++) {
-            Py_ssize_t a = h * N + d;
-            W[a] = shift ? ldexp(S[a], -shift) : S[a];
-            from[a] = (idx)h;
-            to[a] = (idx)d;
-        }
+    load(k, S, N, shift);
     idx n = (idx)(N - 1), n_live = n;
     for (idx y = 1; y <= n; y++) {
         k->live[y - 1] = y;
@@ -309,16 +332,7 @@ static void mst(Work *k, const double *S, Py_ssize_t N, int shift, int one_root,
         k->fu[k->id[y]] = from[arc];
         k->fv[k->id[y]] = to[arc];
     }
-    for (idx c = next_id - 1; c >= (idx)N; c--) {
-        idx w = k->fv[c];
-        while (k->parent[w] != c)
-            w = k->parent[w];
-        k->fu[w] = k->fu[c];
-        k->fv[w] = k->fv[c];
-    }
-    heads[0] = -1;
-    for (idx d = 1; d <= n; d++)
-        heads[d] = k->fu[d];
+    expand(k, N, next_id, heads);
 }
 
 /* --- Chu-Liu-Edmonds as MSTParser 0.5 breaks its ties ---------------------------------------------- */
@@ -390,13 +404,7 @@ static void mst_mstparser(Work *k, const double *S, Py_ssize_t N, int shift, int
     double *W = k->w;
     idx *from = k->from, *to = k->to, *best = k->best, *live = k->live, *added = k->stamp,
         *walk = k->pending, *seq = k->cycle, *cyc = k->trove, *table = k->trove + N, *spill = k->trove + 5 * N + 64;
-    for (Py_ssize_t h = 0; h < N; h++)
-        for (Py_ssize_t d = 0; d < N; d++) {
-            Py_ssize_t a = h * N + d;
-            W[a] = shift ? ldexp(S[a], -shift) : S[a];
-            from[a] = (idx)h;
-            to[a] = (idx)d;
-        }
+    load(k, S, N, shift);
     for (idx y = 0; y < (idx)N; y++) {
         live[y] = 1; /* live[slot]: still in the graph */
         k->id[y] = y;
@@ -498,16 +506,7 @@ static void mst_mstparser(Work *k, const double *S, Py_ssize_t N, int shift, int
             k->fu[k->id[y]] = from[arc];
             k->fv[k->id[y]] = to[arc];
         }
-    for (idx c = next_id - 1; c >= (idx)N; c--) {
-        idx w = k->fv[c];
-        while (k->parent[w] != c)
-            w = k->parent[w];
-        k->fu[w] = k->fu[c];
-        k->fv[w] = k->fv[c];
-    }
-    heads[0] = -1;
-    for (idx d = 1; d < (idx)N; d++)
-        heads[d] = k->fu[d];
+    expand(k, N, next_id, heads);
 }
 
 /* --- Eisner ------------------------------------------------------------------------------------- */

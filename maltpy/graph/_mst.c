@@ -648,29 +648,32 @@ done:
 }
 
 PyDoc_STRVAR(sibling_scores_doc,
-    "sibling_scores(sentence, table, weights, out): out (float64 N x N x N) [h, s, c] = the score of\n"
-    "c as h's next child after s on the same side (s == h: its first), for s between h and c\n"
-    "or s == h; other entries are left as they are.");
+    "sibling_scores(sentence, table, weights, out, pairs): out (float64 N x N x N) [h, s, c] = the score of\n"
+    "c as h's next child after s on the same side (s == h: its first), for s between h and c or s == h;\n"
+    "other entries are left as they are. With pairs (N x N x 2, not None), MSTParser's two parts apart:\n"
+    "out the trip features' score, pairs [s, c, k] the sibling pair's, k = 0 for c the closest dependent\n"
+    "of its head s, 1 for c after its sibling s (for every s != c, c >= 1).");
 
 static PyObject *py_sibling_scores(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *so, *to, *wo, *oo;
-    if (!PyArg_ParseTuple(args, "OOOO", &so, &to, &wo, &oo))
+    PyObject *so, *to, *wo, *oo, *po;
+    if (!PyArg_ParseTuple(args, "OOOOO", &so, &to, &wo, &oo, &po))
         return NULL;
     Buffers bs = {.n = 0};
     Sent s;
     Sink k = {.mode = SCORE};
-    Py_ssize_t nw, no_;
+    Py_ssize_t nw, no_, np_ = 0;
     PyObject *out = NULL;
     if (sentence(&bs, so, &s) < 0 || table(&bs, to, &k) < 0)
         goto done;
     k.w = get(&bs, wo, 8, &nw, 0);
     double *o = k.w ? get(&bs, oo, 8, &no_, 1) : NULL;
-    if (!o)
+    double *pairs = o && po != Py_None ? get(&bs, po, 8, &np_, 1) : NULL;
+    if (!o || (po != Py_None && !pairs))
         goto done;
     Py_ssize_t N = s.N;
-    if (no_ != N * N * N) {
+    if (no_ != N * N * N || (pairs && np_ != N * N * 2)) {
         PyErr_SetString(PyExc_ValueError, "sibling scores of another size than the sentence's");
         goto done;
     }
@@ -682,61 +685,14 @@ static PyObject *py_sibling_scores(PyObject *self, PyObject *args)
             Py_ssize_t lo = h < c ? h : c + 1, hi = h < c ? c - 1 : h;
             for (Py_ssize_t p = lo; p <= hi; p++) {
                 k.acc = 0;
-                sibling_part(&k, &s, h, p, c);
+                if (pairs)
+                    trip(&k, &s, h, p, c);
+                else
+                    sibling_part(&k, &s, h, p, c);
                 flush(&k);
                 o[(h * N + p) * N + c] = k.acc;
             }
-        }
-    Py_END_ALLOW_THREADS
-    out = Py_None;
-    Py_INCREF(out);
-done:
-    release(&bs);
-    return out;
-}
-
-PyDoc_STRVAR(sibling_parts_doc,
-    "sibling_parts(sentence, table, weights, trips, pairs): sibling_scores' scores in MSTParser's two parts:\n"
-    "trips (float64 N x N x N) [h, s, c] its trip features' (other entries left as they are), and pairs\n"
-    "(N x N x 2) [s, c, k] the sibling pair's, k = 0 for c the closest dependent of its head s, 1 for c\n"
-    "after its sibling s (for every s != c, c >= 1; other entries left as they are).");
-
-static PyObject *py_sibling_parts(PyObject *self, PyObject *args)
-{
-    (void)self;
-    PyObject *so, *to, *wo, *tro, *po;
-    if (!PyArg_ParseTuple(args, "OOOOO", &so, &to, &wo, &tro, &po))
-        return NULL;
-    Buffers bs = {.n = 0};
-    Sent s;
-    Sink k = {.mode = SCORE};
-    Py_ssize_t nw, nt, np_;
-    PyObject *out = NULL;
-    if (sentence(&bs, so, &s) < 0 || table(&bs, to, &k) < 0)
-        goto done;
-    k.w = get(&bs, wo, 8, &nw, 0);
-    double *trips = k.w ? get(&bs, tro, 8, &nt, 1) : NULL;
-    double *pairs = trips ? get(&bs, po, 8, &np_, 1) : NULL;
-    if (!pairs)
-        goto done;
-    Py_ssize_t N = s.N;
-    if (nt != N * N * N || np_ != N * N * 2) {
-        PyErr_SetString(PyExc_ValueError, "sibling parts of another size than the sentence's");
-        goto done;
-    }
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t h = 0; h < N; h++)
-        for (Py_ssize_t c = 1; c < N; c++) {
-            if (c == h)
-                continue;
-            Py_ssize_t lo = h < c ? h : c + 1, hi = h < c ? c - 1 : h;
-            for (Py_ssize_t p = lo; p <= hi; p++) {
-                k.acc = 0;
-                trip(&k, &s, h, p, c);
-                flush(&k);
-                trips[(h * N + p) * N + c] = k.acc;
-            }
-            for (int first = 0; first < 2; first++) { /* [h, c, 0]: c first under h; [h, c, 1]: c after h */
+            for (int first = 0; pairs && first < 2; first++) { /* [h, c, 0]: c first under h; 1: c after h */
                 k.acc = 0;
                 sib(&k, &s, h, c, !first);
                 flush(&k);
@@ -918,7 +874,6 @@ static PyMethodDef methods[] = {
     {"sums", py_sums, METH_VARARGS, sums_doc},
     {"scores", py_scores, METH_VARARGS, scores_doc},
     {"sibling_scores", py_sibling_scores, METH_VARARGS, sibling_scores_doc},
-    {"sibling_parts", py_sibling_parts, METH_VARARGS, sibling_parts_doc},
     {"build_table", py_build_table, METH_VARARGS, build_table_doc},
     {"gather", py_gather, METH_VARARGS, gather_doc},
     {"difference", py_difference, METH_VARARGS, difference_doc},

@@ -305,7 +305,7 @@ def sibling_scores(sentence: Encoded, alphabet: Alphabet, weights: np.ndarray) -
     side; entries that are no such part hold 0."""
     n = sentence.size
     out = np.zeros((n, n, n))
-    _mst.sibling_scores(sentence.args, alphabet.table, weights, out)
+    _mst.sibling_scores(sentence.args, alphabet.table, weights, out, None)
     return out
 
 
@@ -319,5 +319,5 @@ def sibling_parts(sentence: Encoded, alphabet: Alphabet, weights: np.ndarray,
     n = sentence.size
     trips = np.zeros((n, n, n)) if trips is None else trips
     pairs = np.zeros((n, n, 2))
-    _mst.sibling_parts(sentence.args, alphabet.table, weights, trips, pairs)
+    _mst.sibling_scores(sentence.args, alphabet.table, weights, trips, pairs)
     return trips, pairs
