@@ -84,6 +84,7 @@ class Gold:
     scored: np.ndarray | None = None  # bool (N - 1): the words 1..n the loss counts
     vector: np.ndarray | None = None  # the gold tree's feature numbers
     rows: Rows | None = None
+    counted: tuple[np.ndarray, np.ndarray] | None = None  # occurrences(vector), once needed
 
 
 class Labels:
@@ -164,6 +165,12 @@ def one_head_changes(scores: np.ndarray, heads: np.ndarray, k: int) -> list[tupl
     return [(i, j) for _, i, j in best[: min(k, n)]]
 
 
+def occurrences(vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A tree's features (``vector``: feature numbers, one for each occurrence) and how often each
+    occurs."""
+    return np.unique(vector, return_counts=True)
+
+
 def hildreth(gram: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The step sizes alpha >= 0 maximizing sum(b * alpha) - |sum(alpha_k a_k)|^2 / 2, given the
     Gram matrix of the a_k (MIRA's dual, §2.2), by Hildreth's method as MSTParser's
@@ -239,24 +246,43 @@ class Trainer:
 
     def step(self, tree: Gold, upd: int) -> None:
         w = self.weights
-        a, b = [], []
+        a, b, others = [], [], []
         r = tree.rows if tree.rows is not None else rows(tree.sentence, self.labels.atoms, self.alphabet)
         for heads, labels in self.candidates(tree, r):
             wrong = (heads[1:] != tree.heads[1:]).astype(int) + (labels[1:] != tree.labels[1:])
             loss = int(wrong.sum() if tree.scored is None else wrong[tree.scored].sum())
-            numbers, values = difference(tree.vector, self.vector(tree, r, heads, labels), self.scratch)
+            other = self.vector(tree, r, heads, labels)
+            numbers, values = difference(tree.vector, other, self.scratch)
             a.append((numbers, values))
             b.append(loss - float(values @ w[numbers]))  # the loss less the gold tree's margin over this one
+            others.append(other)
         if len(a) == 1:
             values = a[0][1]
             norm = float(values @ values)
             alphas = [b[0] / norm if b[0] >= EPSILON and norm > 1e-12 else 0.0]
         else:
             alphas = list(hildreth(gram_matrix(a, self.scratch), np.array(b)))
-        for (numbers, values), alpha in zip(a, alphas):
-            if alpha:  # the numbers are distinct (``difference``)
-                w[numbers] += alpha * values
-                self.total[numbers] += upd * alpha * values
+        for other, alpha in zip(others, alphas):
+            if alpha:
+                if tree.counted is None:
+                    tree.counted = occurrences(tree.vector)
+                self.add(tree.counted, alpha, upd)
+                self.add(occurrences(other), -alpha, upd)
+
+    def add(self, counted: tuple[np.ndarray, np.ndarray], alpha: float, upd: int) -> None:
+        """Adds ``alpha`` to the weight of each feature of a tree (``counted``: its features and
+        how often each occurs), and ``upd`` times it to its total, once for each occurrence, as
+        MSTParser's update does (the gold tree's, then the other's, taken away): a feature of both
+        trees gets +alpha, then -alpha, which need not leave its weight as it was, and a feature
+        twice in a tree alpha twice, not 2 alpha once. So a step's weights are MSTParser's to the
+        last bit, and so are its choices where two labels or trees score the same but for
+        rounding."""
+        features, counts = counted
+        step = upd * alpha
+        for times in range(1, int(counts.max(initial=0)) + 1):
+            each = features[counts >= times]
+            self.weights[each] += alpha
+            self.total[each] += step
 
     def train(self, iterations: int, progress: Callable[[str], None] | None) -> np.ndarray:
         """The averaged weights after ``iterations`` passes."""
@@ -267,7 +293,7 @@ class Trainer:
                 self.step(tree, iterations * count - (count * (it - 1) + (i + 1)) + 1)
             if progress:
                 progress(f"pass {it} of {iterations}: {time.perf_counter() - started:.1f}s")
-        return self.total / (iterations * count)
+        return self.total * (1.0 / (iterations * count))  # as MSTParser averages: times the reciprocal
 
 
 def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Callable,
