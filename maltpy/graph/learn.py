@@ -279,10 +279,12 @@ class Trainer:
         rounding."""
         features, counts = counted
         step = upd * alpha
-        for times in range(1, int(counts.max(initial=0)) + 1):
-            each = features[counts >= times]
-            self.weights[each] += alpha
-            self.total[each] += step
+        times = 1
+        while len(features):  # the features that occur at least ``times`` times
+            self.weights[features] += alpha
+            self.total[features] += step
+            more = counts > times
+            features, counts, times = features[more], counts[more], times + 1
 
     def train(self, iterations: int, progress: Callable[[str], None] | None) -> np.ndarray:
         """The averaged weights after ``iterations`` passes."""
