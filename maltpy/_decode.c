@@ -909,8 +909,6 @@ static void sibling_eisner(Work2 *k, const double *A, const double *T, Py_ssize_
 #undef PUSH
 }
 
-/* What word j adds to the score as a dependent of i, after a and before b (b -1: the farthest)
-   among i's dependents on its side (a = i: the closest). */
 /* MSTParser's parts beside A and T, for the search (decode.sibling_search): the label's score of
    each arc, L[h * N + c], and the sibling pairs', P[(s * N + c) * 2 + k] (k = 0: s is c's head, c
    its closest dependent on its side; 1: s a sibling before c), each added to the arc's and to T's
@@ -1072,28 +1070,6 @@ static int run(const double *scores, int64_t *heads, Py_ssize_t N, int projectiv
     return status;
 }
 
-/* Decodes one sentence at second order, without the GIL; 0, -1 when out of memory, 1 with *bad
-   the first arc score read that is not finite (h * N + d), 2 with the first sibling score. */
-static int run2(const double *A, const double *T, int64_t *heads, Py_ssize_t N, int projective, int one_root,
-                Py_ssize_t *bad)
-{
-    double largest = 0.0;
-    if ((*bad = check_arcs(A, N, &largest)) >= 0)
-        return 1;
-    if ((*bad = check_sibs(T, N, one_root, &largest)) >= 0)
-        return 2;
-    double scale = ldexp(1.0, -shift_for(largest, N));
-    Work2 k;
-    if (reserve2(&k, N) < 0)
-        return -1;
-    sibling_eisner(&k, A, T, N, scale, one_root, heads);
-    const Parts none = {NULL, NULL};
-    if (!projective)
-        climb(&k, A, T, &none, N, scale, one_root, heads);
-    release2(&k);
-    return 0;
-}
-
 /* The first pair score read (P[(s * N + c) * 2 + k], c >= 1, s != c) that is not finite, or -1;
    raises *largest to their largest magnitude. */
 static Py_ssize_t check_pairs(const double *P, Py_ssize_t N, double *largest)
@@ -1109,10 +1085,12 @@ static Py_ssize_t check_pairs(const double *P, Py_ssize_t N, double *largest)
     return -1;
 }
 
-/* The search alone, from the tree heads, with MSTParser's parts; run2's statuses, 3 with *bad the
-   first label score not finite, 4 the first pair score. */
-static int search2(const double *A, const double *L, const double *T, const double *P, int64_t *heads,
-                   Py_ssize_t N, int one_root, Py_ssize_t *bad)
+/* At second order, without the GIL: the best projective tree into heads if decode, then the search
+   from heads if search, with MSTParser's parts L and P if not NULL. 0, -1 when out of memory, or
+   with *bad the first score read that is not finite: 1 an arc's (h * N + d), 2 a sibling's, 3 a
+   label's, 4 a pair's. */
+static int run2(const double *A, const double *L, const double *T, const double *P, int64_t *heads,
+                Py_ssize_t N, int decode, int search, int one_root, Py_ssize_t *bad)
 {
     double largest = 0.0;
     if ((*bad = check_arcs(A, N, &largest)) >= 0)
@@ -1123,12 +1101,15 @@ static int search2(const double *A, const double *L, const double *T, const doub
         return 3;
     if (P && (*bad = check_pairs(P, N, &largest)) >= 0)
         return 4;
-    double scale = ldexp(1.0, -shift_for(4.0 * largest, N));
+    double scale = ldexp(1.0, -shift_for(L || P ? 4.0 * largest : largest, N)); /* parts: longer sums */
     Work2 k;
     if (reserve2(&k, N) < 0)
         return -1;
+    if (decode)
+        sibling_eisner(&k, A, T, N, scale, one_root, heads);
     const Parts parts = {L, P};
-    climb(&k, A, T, &parts, N, scale, one_root, heads);
+    if (search)
+        climb(&k, A, T, &parts, N, scale, one_root, heads);
     release2(&k);
     return 0;
 }
@@ -1240,7 +1221,7 @@ static PyObject *py_sibling_decode(PyObject *self, PyObject *args)
         goto done;
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = run2(v[0].buf, v[1].buf, v[2].buf, N, projective, one_root, &bad);
+    status = run2(v[0].buf, NULL, v[1].buf, NULL, v[2].buf, N, 1, !projective, one_root, &bad);
     Py_END_ALLOW_THREADS
     if (status < 0) {
         PyErr_NoMemory();
@@ -1257,51 +1238,40 @@ done:
 
 PyDoc_STRVAR(sibling_search_doc,
     "sibling_search(arcs, labels, sibs, pairs, heads, one_root): the search of sibling_decode from the tree\n"
-    "heads (int64, N items, changed in place), with the parts labels (N x N or None) and pairs (N x N x 2\n"
-    "or None), as maltpy.decode.sibling_search says; a score read that is not finite is a ValueError.");
+    "heads (int64, N items, changed in place), with the parts labels (N x N) and pairs (N x N x 2), as\n"
+    "maltpy.decode.sibling_search says; a score read that is not finite is a ValueError.");
 
 static PyObject *py_sibling_search(PyObject *self, PyObject *args)
 {
     (void)self;
-    PyObject *given[5];
-    int one_root;
-    if (!PyArg_ParseTuple(args, "OOOOOp", &given[0], &given[1], &given[2], &given[3], &given[4], &one_root))
-        return NULL;
     PyObject *objects[5];
-    int count = 0, at[5] = {-1, -1, -1, -1, -1};
-    for (int i = 0; i < 5; i++)
-        if (given[i] != Py_None) {
-            at[i] = count;
-            objects[count++] = given[i];
-        }
-    if (at[0] < 0 || at[2] < 0 || at[4] < 0) {
-        PyErr_SetString(PyExc_TypeError, "arcs, sibs and heads are arrays");
+    int one_root;
+    if (!PyArg_ParseTuple(args, "OOOOOp", &objects[0], &objects[1], &objects[2], &objects[3], &objects[4],
+                          &one_root))
         return NULL;
-    }
     Py_buffer v[5];
-    if (get_buffers(objects, v, count, 1) < 0)
+    if (get_buffers(objects, v, 5, 1) < 0)
         return NULL;
     PyObject *result = NULL;
-    Py_buffer *h = &v[at[4]];
     Py_ssize_t N, bad = -1;
-    if ((N = nodes(h, &v[at[0]], 2, "arcs")) < 0 || (N = nodes(h, &v[at[2]], 3, "sibs")) < 0 ||
-        (at[1] >= 0 && (N = nodes(h, &v[at[1]], 2, "labels")) < 0))
+    if ((N = nodes(&v[4], &v[0], 2, "arcs")) < 0 || (N = nodes(&v[4], &v[1], 2, "labels")) < 0 ||
+        (N = nodes(&v[4], &v[2], 3, "sibs")) < 0)
         goto done;
-    if (at[3] >= 0 && v[at[3]].len != N * N * 2 * 8) {
-        PyErr_Format(PyExc_ValueError, "pairs of %zd bytes for heads of %zd bytes", v[at[3]].len, h->len);
+    if (v[3].len != N * N * 2 * 8) {
+        PyErr_Format(PyExc_ValueError, "pairs of %zd bytes for heads of %zd bytes", v[3].len, v[4].len);
         goto done;
     }
-    const double *L = at[1] >= 0 ? v[at[1]].buf : NULL, *P = at[3] >= 0 ? v[at[3]].buf : NULL;
+    const double *P = v[3].buf;
     int status;
     Py_BEGIN_ALLOW_THREADS
-    status = search2(v[at[0]].buf, L, v[at[2]].buf, P, h->buf, N, one_root, &bad);
+    status = run2(v[0].buf, v[1].buf, v[2].buf, P, v[4].buf, N, 0, 1, one_root, &bad);
     Py_END_ALLOW_THREADS
     if (status < 0) {
         PyErr_NoMemory();
     } else if (status == 1 || status == 3) {
-        bad_score(status == 1 ? v[at[0]].buf : L, bad, N, 2);
+        bad_score(v[status - 1].buf, bad, N, 2);
     } else if (status == 2) {
-        bad_score(v[at[2]].buf, bad, N, 3);
+        bad_score(v[2].buf, bad, N, 3);
     } else if (status == 4) {
         PyObject *value = PyFloat_FromDouble(P[bad]);
         if (value) {
@@ -1314,7 +1284,7 @@ static PyObject *py_sibling_search(PyObject *self, PyObject *args)
         Py_INCREF(result);
     }
 done:
-    release_buffers(v, count);
+    release_buffers(v, 5);
     return result;
 }
 

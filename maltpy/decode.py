@@ -175,7 +175,7 @@ def sibling_search(heads: Sequence[int] | np.ndarray, arcs: np.ndarray, sibs: np
     ``spanning_tree``'s convention, with one word on the root if ``one_root``), under MSTParser
     0.5's parts of the scores: an arc's score is ``arcs[h, c] + labels[h, c]`` (its label's), a
     sibling part's ``sibs[h, s, c] + pairs[s, c, k]`` (k = 0 if s is h, c its closest dependent,
-    else 1); ``labels`` and ``pairs`` may be None (none). Each change's gain is summed from them in
+    else 1); ``labels`` and ``pairs`` may be None (all 0). Each change's gain is summed from them in
     the order and grouping of MSTParser's ``rearrange``, so that the changes that gain nothing but
     rounding fall as they fall there; the search stops after (n + 1)² changes, where MSTParser's
     could go round a cycle of such changes for ever. The tree found, as new heads."""
@@ -189,15 +189,15 @@ def sibling_search(heads: Sequence[int] | np.ndarray, arcs: np.ndarray, sibs: np
     heads = np.array(heads, dtype=np.int64)
     n = len(arcs) - 1
     words = heads[1:]
-    if heads.shape != (n + 1,) or ((words < 0) | (words > n) | (words == np.arange(1, n + 1))).any():
-        raise ValueError(f"heads {heads.tolist()[:20]} are not a tree of {n} words")
-    if find_cycle([-1, *words.tolist()]) is not None or (one_root and (words == 0).sum() != 1):
-        raise ValueError(f"heads {heads.tolist()[:20]} are not a tree of {n} words" + (" with one root" if one_root
-                                                                                          else ""))  # fmt: skip
+    tree = (heads.shape == (n + 1,) and not ((words < 0) | (words > n) | (words == np.arange(1, n + 1))).any()
+            and find_cycle([-1, *words.tolist()]) is None)  # fmt: skip
+    if not tree or (one_root and (words == 0).sum() != 1):
+        rooted = " with one root" if one_root else ""
+        raise ValueError(f"heads {heads.tolist()[:20]} are not a tree of {n} words{rooted}")
     heads[0] = -1
-    _decode.sibling_search(np.ascontiguousarray(arcs), None if labels is None else np.ascontiguousarray(labels),
-                           np.ascontiguousarray(sibs), None if pairs is None else np.ascontiguousarray(pairs), heads,
-                           one_root)  # fmt: skip
+    labels = np.zeros_like(arcs) if labels is None else np.ascontiguousarray(labels)
+    pairs = np.zeros((n + 1, n + 1, 2)) if pairs is None else np.ascontiguousarray(pairs)
+    _decode.sibling_search(np.ascontiguousarray(arcs), labels, np.ascontiguousarray(sibs), pairs, heads, one_root)
     return heads
 
 

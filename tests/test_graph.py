@@ -150,7 +150,7 @@ def _first_trees(monkeypatch, sentences, count: int, **mst) -> str:
 
     def recorded(self, tree, r):
         trees = candidates(self, tree, r)
-        seen.append(" || ".join(" ".join(f"{h[c]}|{c}:{l[c]}" for c in range(1, len(h))) for h, l in trees))
+        seen.append(" || ".join(" ".join(f"{h[c]}|{c}:{lab[c]}" for c in range(1, len(h))) for h, lab in trees))
         if len(seen) == count:
             raise _Enough
         return trees
