@@ -6,8 +6,8 @@ The file mirrors MaltParser 1.9.2's option file: top-level keys are its option g
 and the keys inside them are its option names, with its defaults. The group ``mst`` holds the
 graph-based parser's options (``-a mst``, maltpy/graph) under MSTParser 0.5's own names. Every option also has
 MaltParser's command-line flag (``-a``, ``-l``, ``-F``, ``-nr`` ...), through which the command
-line overrides the file. ``covington.max_degree`` (Nivre 2007, §3) and
-``singlemalt.parsing_direction`` (direction.py) are maltpy's own.
+line overrides the file. ``covington.max_degree`` (Nivre 2007, §3),
+``singlemalt.parsing_direction`` and ``singlemalt.root_position`` (direction.py) are maltpy's own.
 
 An unknown group or key, a value of the wrong type or an illegal value is a ``MaltpyError``
 naming the file, the line and the key.
@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from .conll import valid_label
-from .direction import DIRECTIONS
+from .direction import DIRECTIONS, ROOT_POSITIONS
 from .errors import MaltpyError, cut
 from .files import read_file
 from .graph import GRAPH_ALGORITHMS, MAX_TRAINING_K
@@ -66,6 +66,7 @@ class SingleMalt:
     parsing_algorithm: str = "nivreeager"
     null_value: str = "one"
     parsing_direction: str = DIRECTIONS[0]
+    root_position: str = ROOT_POSITIONS[0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +199,14 @@ OPTIONS: dict[tuple[str, str], Option] = {
         "each sentence read left to right, or right to left with the tree mapped back, in learning and so in the "
         "model's parsing (maltpy's own, as Hall et al. 2007's blended parser: MaltParser has no such option)",
         DIRECTIONS,
+    ),
+    ("singlemalt", "root_position"): Option(
+        "choice",
+        "rp",
+        "where the root stands: before the first word (start, MaltParser's place) or after the last (end); a parser "
+        "reading right to left meets a root at the start last, as a left-to-right one meets a root at the end "
+        "(maltpy's own)",
+        ROOT_POSITIONS,
     ),
     ("input", "format"): Option("choice", "if", "input data format", ("auto", "conllx", "conllu")),
     ("graph", "root_label"): Option("label", "grl", "label of words attached to the root after parsing"),

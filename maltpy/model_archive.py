@@ -28,12 +28,13 @@ import contextlib
 import json
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import __version__
 from .archive import Archive, write_archive
 from .config import Config, config_from_dict
 from .conll import FORMATS, valid_label
+from .direction import END, RIGHT_TO_LEFT
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel, feature_model_from_text
 from .learners import LEARNERS, AtomicModel, map_class
@@ -178,6 +179,10 @@ def checked_common(archive: Archive, path: str) -> Common:
         config = config_from_dict(m["config"], path)
     except MaltpyError as e:
         raise ValueError(f"its configuration: {e.message}") from None
+    singlemalt = config.singlemalt
+    if singlemalt.parsing_direction == RIGHT_TO_LEFT and "root_position" not in m["config"].get("singlemalt", {}):
+        # made before singlemalt.root_position existed, when a right-to-left model read the root first
+        config = replace(config, singlemalt=replace(singlemalt, root_position=END))
     data_format = m.get("data_format")
     require(data_format in FORMATS, "an unknown data format")
     statistics = m.get("training", {})

@@ -4,8 +4,9 @@ The oracle is replayed over each gold tree as learning replays it (``transition.
 with pseudo-projective parsing, over the projectivized tree, Nivre & Nilsson 2005), and the
 tree it builds is compared with the gold tree. A projective system rebuilds what it can of a
 non-projective tree; the planar systems rebuild the planar and 2-planar trees (Gómez-Rodríguez
-& Nivre 2010), which are counted beside. With a right-to-left direction the oracle replays the
-mirrored tree, and the tree it builds is mirrored back (``direction``), as in learning.
+& Nivre 2010), which are counted beside. The oracle replays the tree as the parser reads it, mirrored
+right to left, with a word for the root if it reads the root last, and the tree it builds is mapped
+back (``direction.Reading``), as in learning.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterable
 
 from .config import Config
 from .conll import Sentence
-from .direction import RIGHT_TO_LEFT, mirrored
+from .direction import Reading
 from .errors import MaltpyError
 from .pseudoproj import deprojectivize, projectivize
 from .transition import SYSTEMS, system_for
@@ -35,10 +36,12 @@ def oracle_statistics(config: Config, sentences: Iterable[Sentence], name: str,
         config = dataclasses.replace(config, nivre=dataclasses.replace(config.nivre, enforce_tree=False))
     system = system_for(config)  # bounded by -cd: what the bounded system can build
     pproj = config.pproj
-    backward = config.singlemalt.parsing_direction == RIGHT_TO_LEFT
+    reading = Reading.of(config)
+    root_label = config.graph.root_label
     stats = {
         "algorithm": system.name,
         "parsing_direction": config.singlemalt.parsing_direction,
+        "root_position": config.singlemalt.root_position,
         "sentences": 0,
         "tokens": 0,
         "nonprojective": 0,
@@ -61,12 +64,10 @@ def oracle_statistics(config: Config, sentences: Iterable[Sentence], name: str,
             stats["lifted_sentences"] += lifted.lifted > 0
             stats["lifted_arcs"] += lifted.lifted
             taught_heads, taught_labels = lifted.heads, lifted.labels
-        if backward:
-            taught_heads, taught_labels = mirrored(taught_heads, taught_labels)
+        taught_heads, taught_labels = reading.tree(taught_heads, taught_labels, root_label)
         transitions, swaps, c = count_oracle(system, Gold(taught_heads, taught_labels))
         rebuilt_heads, rebuilt_labels = finish(c.arcs, config.graph.root_label)
-        if backward:
-            rebuilt_heads, rebuilt_labels = mirrored(rebuilt_heads, rebuilt_labels)
+        rebuilt_heads, rebuilt_labels = reading.back(rebuilt_heads, rebuilt_labels)
         if pproj.active:
             rebuilt_heads, rebuilt_labels = deprojectivize(rebuilt_heads, rebuilt_labels, pproj)
         stats["sentences"] += 1
@@ -98,6 +99,7 @@ def oracle_table(stats: dict) -> str:
     return (
         f"algorithm              {stats['algorithm']}\n"
         f"direction              {stats['parsing_direction']}\n"
+        f"root                   {stats['root_position']}\n"
         f"sentences              {stats['sentences']}\n"
         f"tokens                 {stats['tokens']}\n"
         f"non-projective         {stats['nonprojective']}{share('nonprojective')}\n"

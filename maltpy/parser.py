@@ -16,7 +16,8 @@ gold tree first and learns its marked labels as classes (``RA~obj|nsubj%``), whi
 features see the plain labels; parsing deprojectivizes each parsed tree by its labels' marks.
 
 A right-to-left model (``singlemalt.parsing_direction``, Hall et al. 2007) learns and parses each
-sentence reversed (``direction.reversed_sentence``); parsing mirrors each tree back first.
+sentence reversed, and a model that reads the root last (``singlemalt.root_position``) with a word
+standing for it after the last word (``direction.Reading``); parsing maps each tree back first.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import Config
 from .conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
-from .direction import RIGHT_TO_LEFT, mirrored, reversed_sentence
+from .direction import Reading
 from .errors import MaltpyError, counted, cut
 from .features import FeatureModel, load_feature_model
 from .features.spec import FORMAT_NAMES
@@ -291,6 +292,7 @@ class Model(Parser):
         if not self.rooted_system.one_root:
             self.rooted_system = self.system
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
+        self.reading = Reading.of(self.config)
 
     def _encoder(self, model: AtomicModel) -> Callable | None:
         """How a binarized classifier gets an instance's columns from a configuration and the
@@ -349,17 +351,19 @@ class Model(Parser):
         training never saw."""
         views = self.views(batch, watch)
         one_root = [self._single_root(s) for s in batch]
-        # what the transitions and features read: a right-to-left model's sentences reversed, and
-        # their trees mirrored back before anything else sees them (direction.py)
-        backward = self.config.singlemalt.parsing_direction == RIGHT_TO_LEFT
-        read = [reversed_sentence(v) for v in views] if backward else views
+        # what the transitions and features read: a right-to-left model's sentences reversed, a
+        # root read last a word of its own, and their trees mapped back before anything else sees
+        # them (direction.py); the transitions' single-root constraint is on node 0, so not with
+        # a root read last, whose words the final step makes one
+        reading = self.reading
+        read = [reading.sentence(v, self.root_label) for v in views]
         trees: list = [None] * len(batch)
         for rooted in (False, True):  # a batch is one file's, so nearly always one of the two
             members = [k for k, flag in enumerate(one_root) if flag == rooted]
             if members:
-                constrained = rooted and self.constrain_root
+                constrained = rooted and self.constrain_root and not reading.root_last
                 for k, tree in zip(members, self._trees([read[k] for k in members], constrained)):
-                    trees[k] = mirrored(*tree) if backward else tree
+                    trees[k] = reading.back(*tree)
         out = []
         for view, rooted, (heads, labels) in zip(views, one_root, trees):
             out.append(self._finished(heads, labels, view, rooted))
@@ -498,6 +502,7 @@ class Model(Parser):
         return {
             "algorithm": self.config.singlemalt.parsing_algorithm,
             "parsing_direction": self.config.singlemalt.parsing_direction,
+            "root_position": self.config.singlemalt.root_position,
             "learner": self.config.guide.learner,
             "data_format": self.data_format,
             "pseudo_projective": dataclasses.asdict(self.config.pproj) if self.config.pproj.active else None,
@@ -562,13 +567,13 @@ def learn(
     treebank = _Treebank(pproj, fm.input_columns(guide.data_split_column))
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
     replay = _Replay(fm, system, split.feature, instances, arrays, lambda: treebank.report(progress, instances))
-    backward = config.singlemalt.parsing_direction == RIGHT_TO_LEFT
+    reading = Reading.of(config)
+    root_label = config.graph.root_label
     for sentence in sentences:
         heads, labels = treebank.add(sentence, name)
         split.count(sentence)
-        if backward:  # the oracle and the features see the tree right to left (direction.py)
-            sentence, (heads, labels) = reversed_sentence(sentence), mirrored(heads, labels)
-        replay.add(sentence, heads, labels)
+        # the oracle and the features see the sentence as the parser reads it (direction.py)
+        replay.add(reading.sentence(sentence, root_label), *reading.tree(heads, labels, root_label))
         if treebank.sentences % 500 == 0:
             treebank.report(progress, instances)
     replay.flush()

@@ -23,7 +23,7 @@ from test_jobs import run_in_small_batches
 from maltpy.api import learn
 from maltpy.config import FLAGS, Config, load_config
 from maltpy.conll import ConllReader
-from maltpy.direction import mirrored, reversed_sentence
+from maltpy.direction import Reading, mirrored, reversed_sentence
 from maltpy.errors import MaltpyError
 from maltpy.evaluate import attachment_scores
 from maltpy.oracle import oracle_statistics
@@ -51,6 +51,31 @@ def reversed_text(text: str) -> str:
             row[0] = str(n + 1 - int(row[0]))
             row[6] = row[6] if row[6] in ("0", "_") else str(n + 1 - int(row[6]))
         sentences.append("".join("\t".join(row) + "\n" for row in reversed(rows)))
+    return "\n".join(sentences) + "\n"
+
+
+def root_word_text(text: str) -> str:
+    """CoNLL-X text with a word after each sentence's last that stands for the root, as the module
+    defines it: #ROOT# from FORM to FEATS, headed by the root with the label ROOT (MaltParser's
+    -grl), and heading the words the root heads. ``root_word_back`` reads a parse of it back."""
+    sentences = []
+    for block in text.strip("\n").split("\n\n"):
+        rows = [line.split("\t") for line in block.split("\n")]
+        n = len(rows)
+        for row in rows:
+            row[6] = str(n + 1) if row[6] == "0" else row[6]
+        rows.append([str(n + 1)] + ["#ROOT#"] * 5 + ["0", "ROOT", "_", "_"])
+        sentences.append("".join("\t".join(row) + "\n" for row in rows))
+    return "\n".join(sentences) + "\n"
+
+
+def root_word_back(parsed: str) -> str:
+    sentences = []
+    for block in parsed.strip("\n").split("\n\n"):
+        rows = [line.split("\t") for line in block.split("\n")][:-1]
+        for row in rows:
+            row[6] = "0" if row[6] == str(len(rows) + 1) else row[6]
+        sentences.append("".join("\t".join(row) + "\n" for row in rows))
     return "\n".join(sentences) + "\n"
 
 
@@ -97,6 +122,13 @@ def test_the_mirror_of_a_tree_and_the_reversed_view_of_a_sentence():
     back = mirrored(heads, labels)
     assert back == ([-1, 7, 6, 5, 3, 8, 7, 0, 7, 8], ["", "P", "ADV", "PC", "DET", "NMOD", "VG", "ROOT", "SBJ", "DET"])
     assert mirrored(*back) == (heads, labels)
+    # read right to left with the root last: the mirror, and word 10 standing for the root
+    reading = Reading(backward=True, root_last=True)
+    read = reading.tree(heads, labels, "ROOT")
+    assert read == ([-1, 7, 6, 5, 3, 8, 7, 10, 7, 8, 0], [*back[1], "ROOT"])
+    assert reading.back(*read) == (heads, labels)
+    assert Reading(root_last=True).tree(heads, labels, "R") == ([*heads[:3], 10, *heads[4:], 0], [*labels, "R"])
+    assert Reading().tree(heads, labels, "R") == Reading().back(heads, labels) == (heads, labels)
     text = "# a comment\n1-2\tA hearing\t_\t_\t_\t_\t_\t_\t_\t_\n" + "".join(
         f"{i}\tw{i}\t_\tX\tX\t_\t{h}\t{lab}\t_\t_\n" for i, (h, lab) in enumerate(zip(heads[1:], labels[1:]), 1)
     )
@@ -107,24 +139,35 @@ def test_the_mirror_of_a_tree_and_the_reversed_view_of_a_sentence():
     assert (view.heads, view.labels) == back
     assert view.extra == [] and view.line == sentence.line == 1 and view.format == "conllu"
     assert sentence.heads == heads and sentence.words[0][1] == "w1"  # the sentence itself untouched
+    read = reading.sentence(sentence, "ROOT")
+    assert [w[:6] + w[7:] for w in read.words[:9]] == [w[:6] + w[7:] for w in view.words]
+    assert (read.heads, read.labels) == reading.tree(heads, labels, "ROOT")
+    assert read.words[9] == ["10", *["#ROOT#"] * 5, "0", "ROOT", "_", "_"]
 
 
 @requires_shared
+@pytest.mark.parametrize("root", ["start", "end"])
 @pytest.mark.parametrize("algorithm", SYSTEMS)
-def test_the_oracle_right_to_left_rebuilds_each_tree_its_system_builds(algorithm):
+def test_the_oracle_right_to_left_rebuilds_each_tree_its_system_builds(algorithm, root):
     text = SWEMALT_TRAIN.read_text(encoding="utf-8")
     gold = heads_of(text)
     rebuilt: list[list[int]] = []
-    stats = oracle_statistics(config("-a", algorithm, "-pd", R2L), reader(text), "t", lambda s: rebuilt.append(s.heads))
+    flags = ("-a", algorithm, "-pd", R2L, "-rp", root)
+    stats = oracle_statistics(config(*flags), reader(text), "t", lambda s: rebuilt.append(s.heads))
     builds = BUILDS[algorithm]
     for heads, again in zip(gold, rebuilt, strict=True):
         assert is_tree(again)
         if builds is None or builds(heads):
             assert again == heads
-    assert stats["rebuilt"] == sum(builds is None or builds(h) for h in gold)
+    built = sum(builds is None or builds(h) for h in gold)
+    # read last, the root is a word's place in the planar system's stack: a tree whose root arc
+    # crosses another arc may be built too (1 of swemalt's)
+    assert stats["rebuilt"] == built or root == "start" and algorithm == "planar" and stats["rebuilt"] > built
     # the oracle really ran right to left: its transitions are the left-to-right oracle's over the
-    # reversed sentences
-    reverse = oracle_statistics(config("-a", algorithm), reader(reversed_text(text)), "reversed")
+    # reversed sentences, with the root at their end if it is at the sentence's start
+    flipped = {"start": "end", "end": "start"}[root]
+    reverse = oracle_statistics(config("-a", algorithm, "-rp", flipped), reader(reversed_text(text)), "reversed")
+    assert stats["root_position"] == root and reverse["root_position"] == flipped
     assert (stats["transitions"], stats["swaps"]) == (reverse["transitions"], reverse["swaps"])
 
 
@@ -147,16 +190,39 @@ LEARNED = [(a, "liblinear") for a in SYSTEMS] + [("nivreeager", "libsvm"), ("sta
 def test_a_right_to_left_model_is_a_left_to_right_one_of_the_reversed_sentences(algorithm, learner):
     # A right-to-left model learned from a treebank parses as a left-to-right model learned from
     # its reversed sentences parses them, its trees read back: every algorithm (the arrays form
-    # for Nivre's systems, the per-sentence path for the others) and every learner.
+    # for Nivre's systems, the per-sentence path for the others) and every learner. The root at
+    # the sentence's start is at the reversed sentences' end.
     size = 50 if learner == "libsvm" else 80  # any treebank has the property; LIBSVM's training grows fast
     train, test = first_sentences(SWEMALT_TRAIN, size), first_sentences(SWEMALT_TEST, 40)
     backward = learn(reader(train), algorithm=algorithm, learner=learner, parsing_direction=R2L)
-    forward = learn(reader(reversed_text(train)), algorithm=algorithm, learner=learner)
+    forward = learn(reader(reversed_text(train)), algorithm=algorithm, learner=learner, root_position="end")
     assert backward.classes.items == forward.classes.items
     for key in ("sentences", "tokens", "nonprojective_sentences", "instances"):
         assert backward.statistics[key] == forward.statistics[key]
     parsed = backward.parse_conll(test)
     assert parsed == reversed_text(forward.parse_conll(reversed_text(test)))
+    assert all(is_tree(h) for h in heads_of(parsed))
+
+
+ROOT_AT_END = [("nivreeager", "left-to-right"), ("covnonproj", "left-to-right"), ("nivrestandard", R2L)]
+
+
+@requires_shared
+@pytest.mark.parametrize("algorithm, direction", ROOT_AT_END)
+def test_the_root_at_the_end(algorithm, direction):
+    # Left to right, a root at the end is read last, as a word that stands for it after the last
+    # word (root_word_text; the arrays form and the per-sentence path); right to left, it is read
+    # first, as node 0 of the reversed sentence (as right-to-left models read before the option).
+    train, test = first_sentences(SWEMALT_TRAIN, 80), first_sentences(SWEMALT_TEST, 40)
+    model = learn(reader(train), algorithm=algorithm, parsing_direction=direction, root_position="end")
+    parsed = model.parse_conll(test)
+    if direction == R2L:
+        forward = learn(reader(reversed_text(train)), algorithm=algorithm)
+        assert parsed == reversed_text(forward.parse_conll(reversed_text(test)))
+    else:
+        rooted = learn(reader(root_word_text(train)), algorithm=algorithm)
+        assert parsed == root_word_back(rooted.parse_conll(root_word_text(test)))
+        assert parsed != learn(reader(train), algorithm=algorithm).parse_conll(test)  # the place is used
     assert all(is_tree(h) for h in heads_of(parsed))
 
 
@@ -216,20 +282,36 @@ def test_the_direction_through_the_archive(swemalt_models, tmp_path):
     again = Model.load("again", backward.to_bytes())
     assert again.parse_conll(test) == backward.parse_conll(test)
     info = run_maltpy("info", "-m", swemalt_models[R2L]).stdout.decode()
-    assert "direction          right-to-left" in info and "parsing_direction: right-to-left" in info
+    assert "direction          right-to-left, the root at the start" in info
+    assert "parsing_direction: right-to-left" in info and "root_position: start" in info
     # an archive written before the option existed has no such key: left-to-right
-    old = tmp_path / "old.mpm"
-    with zipfile.ZipFile(swemalt_models["left-to-right"]) as z, zipfile.ZipFile(old, "w", zipfile.ZIP_DEFLATED) as o:
+    old = without_key(swemalt_models["left-to-right"], tmp_path / "old.mpm", "parsing_direction")
+    before = Model.load(old)
+    assert before.config.singlemalt.parsing_direction == "left-to-right"
+    assert before.parse_conll(test) == Model.load(swemalt_models["left-to-right"]).parse_conll(test)
+    # one made right to left before singlemalt.root_position existed read the root first, as a
+    # right-to-left model with the root at the end does now
+    end = tmp_path / "end.mpm"
+    learn(SWEMALT_TRAIN, parsing_direction=R2L, root_position="end").save(end)
+    before = Model.load(without_key(end, tmp_path / "old-r2l.mpm", "root_position"))
+    assert before.config.singlemalt.root_position == "end"
+    assert before.parse_conll(test) == Model.load(end).parse_conll(test) != backward.parse_conll(test)
+    assert Model.load(without_key(swemalt_models["left-to-right"], tmp_path / "l2r.mpm",
+                                  "root_position")).config.singlemalt.root_position == "start"  # fmt: skip
+
+
+def without_key(model: Path, out: Path, key: str) -> Path:
+    """A copy of the archive ``model`` whose configuration lacks singlemalt.``key``, as archives
+    written before the option existed."""
+    with zipfile.ZipFile(model) as z, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as o:
         for name in z.namelist():
             data = z.read(name)
             if name == "manifest.json":
                 manifest = json.loads(data)
-                del manifest["config"]["singlemalt"]["parsing_direction"]
+                del manifest["config"]["singlemalt"][key]
                 data = json.dumps(manifest).encode()
             o.writestr(name, data)
-    before = Model.load(old)
-    assert before.config.singlemalt.parsing_direction == "left-to-right"
-    assert before.parse_conll(test) == Model.load(swemalt_models["left-to-right"]).parse_conll(test)
+    return out
 
 
 @requires_shared

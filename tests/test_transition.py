@@ -297,6 +297,7 @@ def test_oracle_command_writes_rebuilt_trees(tmp_path):
     assert stats == {
         "algorithm": "nivreeager",
         "parsing_direction": "left-to-right",
+        "root_position": "start",
         "sentences": 1,
         "tokens": 9,
         "nonprojective": 1,

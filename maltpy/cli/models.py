@@ -42,7 +42,7 @@ def info_command(model_path: str, as_json: bool) -> None:
     lines = [
         f"model              {model_path}",
         f"algorithm          {summary['algorithm']}",
-        f"direction          {summary['parsing_direction']}",
+        f"direction          {summary['parsing_direction']}, the root at the {summary['root_position']}",
         f"learner            {summary['learner']}",
         f"trained on         {summary['data_format']} ({summary['training'].get('treebank', '?')})",
         f"pseudo-projective  {_describe_pproj(model.config.pproj)}",
@@ -102,14 +102,15 @@ def _describe_blend(model_path: str, blend, summary: dict) -> list[str]:
         f"and the {blend.decoder} maximum spanning tree",
         f"trained on         {summary['data_format']} ({summary['training'].get('treebank', '?')})",
         "",
-        "members:  held-out LAS  algorithm      direction      learner    pseudo-projective",
+        "members:  held-out LAS  algorithm      direction      root   learner    pseudo-projective",
     ]
     for k, (member, weight) in enumerate(zip(blend.members, blend.weights.overall), 1):
         c = member.config
         held = f"{100 * weight:12.2f}" if blend.weights.kind != "equal" else f"{'-':>12}"
         learner = "mira" if is_graph_based(c.singlemalt.parsing_algorithm) else c.guide.learner
-        lines.append(f"  {k:>2}      {held}  {c.singlemalt.parsing_algorithm:<14} {c.singlemalt.parsing_direction:<14} "
-                     f"{learner:<10} {c.pproj.marking_strategy if c.pproj.active else 'no'}")  # fmt: skip
+        single, pproj = c.singlemalt, c.pproj.marking_strategy if c.pproj.active else "no"
+        lines.append(f"  {k:>2}      {held}  {single.parsing_algorithm:<14} {single.parsing_direction:<14} "
+                     f"{single.root_position:<6} {learner:<10} {pproj}")  # fmt: skip
     return lines + ["", *_describe_training(summary["training"])]
 
 

@@ -238,7 +238,9 @@ def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str,
     unused = [(config.guide.features is not None, "guide.features (-F): its features are MSTParser's"),
               (config.guide.data_split_column is not None, "a data split (-d, -s): it has one set of weights"),
               (config.singlemalt.parsing_direction != "left-to-right",
-               "singlemalt.parsing_direction (-pd): it scores whole trees, in no direction")]  # fmt: skip
+               "singlemalt.parsing_direction (-pd): it scores whole trees, in no direction"),
+              (config.singlemalt.root_position != "start",
+               "singlemalt.root_position (-rp): its root is MSTParser's, before the first word")]  # fmt: skip
     for given, why in unused:
         if given:
             raise MaltpyError(f"-a mst takes no {why}", name)
