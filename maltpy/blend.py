@@ -56,6 +56,7 @@ MAX_MEMBERS = 64
 MAX_TAGS = 100_000  # tags with a weight, per member, in an archive
 MAX_FEATURES = 1_000_000  # features of a learned arc scorer, in an archive
 MAX_FEATURE_NAME = 400
+MAX_SUMS = 1 << 18  # feature groups whose weights a scorer keeps summed
 #: the learned scorer's regularization: LogisticRegression's C (inverse strength); 0.03 to 1 score
 #: within 0.1 LAS of each other on en_lines, da_ddt and la_perseus (scripts/bench_blend.py)
 SCORER_C = 0.1
@@ -68,49 +69,80 @@ Tree = tuple[list[int], list[str]]  # heads (index 0: -1, the root) and labels (
 
 
 def arc_features(trees: Sequence[Tree], tags: Sequence[str]) -> Iterator[tuple[int, int, list[str]]]:
-    """Each arc h -> d some member proposes, with the names of its features for the learned scorer:
-    how many members and which propose it, and each of those with the dependent's tag (Hall et
-    al.'s per-tag weights), the head's tag, the arc's direction and length, and the label it
-    gives the arc; the arc's direction, length, the two tags and the tags around and between them
-    (``_context``) without the members. ``tags[d - 1]`` is word d's tag."""
+    """Each arc h -> d some member proposes, with the names of its features for the learned scorer
+    (``arc_feature_groups``' groups, one after another). ``tags[d - 1]`` is word d's tag."""
+    for h, d, groups in arc_feature_groups(trees, tags):
+        yield h, d, [name for group in groups for name in group]
+
+
+def arc_feature_groups(trees: Sequence[Tree], tags: Sequence[str]) -> Iterator[tuple[int, int, list[tuple[str, ...]]]]:
+    """Each arc h -> d some member proposes, with the names of its features in groups that recur
+    from arc to arc (``_names``): how many members and which propose it, the arc's direction and
+    length and the two tags (``_arc``); the tags around and between its ends (``_around``,
+    ``_between``); and for each member proposing it, the member with the dependent's tag (Hall et
+    al.'s per-tag weights), the head's tag, the arc's direction and length, and the label it gives
+    the arc (``_member``)."""
     n = len(tags)
+    padded = ["<s>", ROOT_TAG, *tags, "<s>"]  # word i's tag at i + 1, "<s>" beyond the sentence
+    members = len(trees)
     for d in range(1, n + 1):
         voters: dict[int, list[int]] = {}
         for m, (heads, _) in enumerate(trees):
             voters.setdefault(heads[d], []).append(m)
-        dep = tags[d - 1]
+        dep, after_dep, before_dep = padded[d + 1], padded[d + 2], padded[d]
         for h, ms in voters.items():
-            head = ROOT_TAG if h == 0 else tags[h - 1]
-            span = f"{'L' if h < d else 'R'}{min(abs(h - d), 6) if h else 'r'}"
-            votes = len(ms)
-            bits = ["0"] * len(trees)
-            for m in ms:
-                bits[m] = "1"
-            pattern = "".join(bits)
-            names = [f"n={votes}", f"n={votes}|d={dep}", f"a={span}", f"a={span}|h={head}|d={dep}",
-                     f"h={head}|d={dep}", f"v={pattern}", *_context(tags, h, d)]  # fmt: skip
-            for m in ms:
-                names += [f"m{m}", f"m{m}|d={dep}", f"m{m}|h={head}", f"m{m}|a={span}", f"m{m}|l={trees[m][1][d]}"]
-            yield h, d, names
+            head = padded[h + 1]
+            left = h < d
+            side = "L" if left else "R"
+            span = _span(side, min(abs(h - d), 6) if h else "r")
+            groups = [_arc(len(ms), dep, span, head, _pattern(tuple(ms), members)),
+                      _around(head, padded[h + 2], padded[h], dep, after_dep, before_dep, side)]  # fmt: skip
+            low, high = (h, d) if left else (d, h)
+            if high - low < 30:
+                groups.append(_between(head, dep, tuple(dict.fromkeys(tags[low : high - 1]))))
+            groups += [_member(m, dep, head, span, trees[m][1][d]) for m in ms]
+            yield h, d, groups
 
 
-def _context(tags: Sequence[str], h: int, d: int) -> list[str]:
-    """The tags around an arc h -> d: its two ends' with their neighbours' (the four windows of
-    McDonald et al.'s 2005 first-order features), and each tag between them, with the arc's
-    direction."""
-    n = len(tags)
+_names = functools.lru_cache(maxsize=1 << 16)  # the feature groups of a parse's arcs recur, mostly
 
-    def tag(i: int) -> str:
-        return ROOT_TAG if i == 0 else tags[i - 1] if 0 < i <= n else "<s>"
 
-    side = "L" if h < d else "R"
-    th, td, h1, h_1, d1, d_1 = tag(h), tag(d), tag(h + 1), tag(h - 1), tag(d + 1), tag(d - 1)
-    names = [f"c1={th}|{h1}|{d_1}|{td}|{side}", f"c2={h_1}|{th}|{td}|{d1}|{side}",
-             f"c3={th}|{h1}|{td}|{d1}|{side}", f"c4={h_1}|{th}|{d_1}|{td}|{side}"]  # fmt: skip
-    low, high = min(h, d), max(h, d)
-    if high - low < 30:
-        names += [f"b={th}|{b}|{td}" for b in dict.fromkeys(tags[low : high - 1])]
-    return names
+@_names
+def _span(side: str, length: int | str) -> str:
+    return f"{side}{length}"
+
+
+@_names
+def _pattern(proposing: tuple[int, ...], members: int) -> str:
+    return "".join("1" if m in proposing else "0" for m in range(members))
+
+
+@_names
+def _arc(votes: int, dep: str, span: str, head: str, pattern: str) -> tuple[str, ...]:
+    return (f"n={votes}", f"n={votes}|d={dep}", f"a={span}", f"a={span}|h={head}|d={dep}", f"h={head}|d={dep}",
+            f"v={pattern}")  # fmt: skip
+
+
+@_names
+def _around(head: str, after_head: str, before_head: str, dep: str, after_dep: str, before_dep: str,
+            side: str) -> tuple[str, ...]:  # fmt: skip
+    """The four windows of an arc's ends and their neighbours' tags, with its direction (McDonald
+    et al. 2005's first-order features of the tags around an arc)."""
+    return (f"c1={head}|{after_head}|{before_dep}|{dep}|{side}",
+            f"c2={before_head}|{head}|{dep}|{after_dep}|{side}",
+            f"c3={head}|{after_head}|{dep}|{after_dep}|{side}",
+            f"c4={before_head}|{head}|{before_dep}|{dep}|{side}")  # fmt: skip
+
+
+@_names
+def _between(head: str, dep: str, between: tuple[str, ...]) -> tuple[str, ...]:
+    """Each tag between an arc's ends (of an arc shorter than 30 words) with the two ends' tags."""
+    return tuple(f"b={head}|{b}|{dep}" for b in between)
+
+
+@_names
+def _member(m: int, dep: str, head: str, span: str, label: str) -> tuple[str, ...]:
+    return f"m{m}", f"m{m}|d={dep}", f"m{m}|h={head}", f"m{m}|a={span}", f"m{m}|l={label}"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,11 +160,23 @@ class ArcScorer:
         for the others."""
         n = len(tags)
         scores = np.full((n + 1, n + 1), UNPROPOSED)
-        weight, nothing = self.weights.get, itertools.repeat(0.0)
-        for h, d, names in arc_features(trees, tags):
-            z = self.intercept + sum(map(weight, names, nothing))
+        weight, nothing, sums = self.weights.get, itertools.repeat(0.0), self._sums
+        for h, d, groups in arc_feature_groups(trees, tags):
+            z = self.intercept
+            for group in groups:
+                total = sums.get(group)
+                if total is None:
+                    total = sums[group] = sum(map(weight, group, nothing))
+                    if len(sums) > MAX_SUMS:
+                        sums.clear()
+                z += total
             scores[h, d] = max(-math.log1p(math.exp(-z)) if z > -700 else z, LOG_FLOOR)
         return scores
+
+    @functools.cached_property
+    def _sums(self) -> dict[tuple[str, ...], float]:
+        """The weight of each feature group met so far (``arc_feature_groups``)."""
+        return {}
 
     @functools.cached_property
     def weights(self) -> dict[str, float]:

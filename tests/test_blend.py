@@ -103,6 +103,34 @@ def test_the_learned_scorer_prefers_the_member_that_was_right_on_held_out_text()
     )
 
 
+def sentence(tags: str, heads: list[int]) -> Sentence:
+    return Sentence([[str(i), "w", "_", t, t, "_", str(h), "root" if h == 0 else "dep", "_", "_"]
+                     for i, (t, h) in enumerate(zip(tags, heads), 1)])  # fmt: skip
+
+
+@pytest.mark.parametrize("signal", ["label", "context"])
+def test_the_learned_scorer_reads_the_members_labels_and_the_tags_around_an_arc(signal):
+    # Member 0 always hangs word 3 on word 2, member 1 on word 1; each is right on half the
+    # held-out sentences, so which member proposes an arc tells nothing. What tells is the label
+    # member 0 gives its arc ("good" where it is right), or the tag of the word after word 3 (X
+    # where member 0 is right): the scorer must follow it.
+    def members(right: bool) -> tuple[list, list[str]]:
+        tags = "NVN" + ("X" if right or signal == "label" else "Y")
+        label = "good" if right or signal == "context" else "bad"
+        return [tree([2, 0, 2, 2], ["dep", "root", label, "dep"]), tree([2, 0, 1, 2], "dxdd")], list(tags)
+
+    gold, parses = [], [[], []]
+    for k in range(40):
+        trees, tags = members(right=k % 2 == 0)
+        gold.append(sentence("".join(tags), trees[0][0][1:] if k % 2 == 0 else trees[1][0][1:]))
+        for m in (0, 1):
+            parses[m].append(trees[m])
+    weights = Weights.estimate("learned", gold, parses)
+    for right in (True, False):
+        trees, tags = members(right)
+        assert combine(trees, tags, weights, False, False)[0][3] == (2 if right else 1)
+
+
 def test_arc_features_name_each_proposed_arc_once():
     a, b = tree([2, 0, 2], "xyz"), tree([3, 0, 2], "xyz")
     arcs = [(h, d) for h, d, _ in arc_features([a, b], ["N", "V", "N"])]
@@ -135,6 +163,40 @@ def blended(members, tmp_path_factory) -> Path:
     result = run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", path, "--held-out", HELD_OUT, *args)
     assert result.returncode == 0, result.stderr.decode()
     return path
+
+
+@requires_shared
+def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_the_other(monkeypatch):
+    # The weights come from every training sentence, once, parsed by members that did not learn
+    # from it; the members then learn from all of them.
+    from maltpy import blend, parser
+    from maltpy.conll import ConllReader
+
+    with open(SWEMALT_TRAIN, "rb") as f:
+        sentences = list(ConllReader(f, "train", "conllx"))[:60]
+    learned_from: list[list[str]] = []
+    real_learn = parser.learn
+
+    def learn(config, given, data_format, name):
+        given = list(given)
+        learned_from.append([s.words[0][1] + str(len(s)) for s in given])
+        return real_learn(config, iter(given), data_format, name)
+
+    weighed: list = []
+    real_estimate = Weights.estimate
+    monkeypatch.setattr("maltpy.parser.learn", learn)
+    monkeypatch.setattr(Weights, "estimate", lambda kind, gold, parses: weighed.append((gold, parses))
+                        or real_estimate(kind, gold, parses))  # fmt: skip
+    members = [blend.Member.parse(f, "test") for f in ("-a nivreeager", "-a nivreeager -pd right-to-left")]
+    treebank = blend.Treebank(lambda: iter(sentences), "train", "conllx")
+    model = blend.learn_blend(treebank, members, "learned", "non-projective")
+    gold, parses = weighed[0]
+    assert sorted(map(id, gold)) == sorted(map(id, sentences))  # each sentence once
+    assert all(len(p) == len(sentences) for p in parses)
+    every = [s.words[0][1] + str(len(s)) for s in sentences]
+    # each fold left out in turn, by each member; then all, by each
+    assert learned_from == [every[1::2], every[1::2], every[::2], every[::2], every, every]
+    assert model.statistics["held_out"] == "the treebank in 2 folds"
 
 
 def las(gold: Path, parsed: bytes) -> float:

@@ -159,6 +159,9 @@ def splits(text: str, n: int) -> list[tuple[str, ...]]:
     """Every way to cut ``text`` at n - 1 of its "~" into n parts."""
     if n == 1:
         return [(text,)]
+    cuts = text.count("~")
+    if cuts <= n - 1:  # none, or the one (nearly every key of a model: loading is quicker)
+        return [tuple(text.split("~"))] if cuts == n - 1 else []
     out = []
     start = 0
     while (k := text.find("~", start)) >= 0:
