@@ -354,3 +354,15 @@ def test_a_blends_batches_are_a_share_for_the_workers(blended, members, tmp_path
     one = run_maltpy("parse", "-q", "-m", blended, "-i", big)
     three = run_in_small_batches(60_000, "parse", "-q", "-m", blended, "-i", big, "--jobs", "3")
     assert one.returncode == 0 and three.returncode == 0 and three.stdout == one.stdout, three.stderr
+    # a learned scorer can make a blend's manifest megabytes long (en_lines': 1.7 MB); it is a
+    # blend all the same
+    long = tmp_path / "long.mpm"
+    with zipfile.ZipFile(blended) as z, zipfile.ZipFile(long, "w") as o:
+        for name in z.namelist():
+            data = z.read(name)
+            if name == "manifest.json":
+                manifest = json.loads(data)
+                manifest["training"]["padding"] = "x" * (2 << 20)
+                data = json.dumps(manifest).encode()
+            o.writestr(name, data)
+    assert jobs.batch_limit(str(long)) == 20_000
