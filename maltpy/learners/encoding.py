@@ -11,6 +11,7 @@ symbol, numbered per feature in order of first appearance; a value never seen in
 
 from __future__ import annotations
 
+import itertools
 from array import array
 from collections.abc import Callable
 from operator import itemgetter
@@ -59,12 +60,14 @@ class FeatureMap:
         slot = {p: i for i, p in enumerate(positions)}
         if not isinstance(keys, list):
             raise ValueError("a feature map is not a list")
+        tables = fmap.tables
         for column, key in enumerate(keys):
-            if not (isinstance(key, (list, tuple)) and len(key) >= 2 and key[0] in slot
-                    and all(isinstance(value, str) for value in key[1:])):  # fmt: skip
+            if not (isinstance(key, (list, tuple)) and len(key) >= 2 and key[0] in slot):
                 raise ValueError(f"feature map column {column} is not a (feature, value) pair of the classifier")
-            table = fmap.tables[slot[key[0]]]
-            for value in key[1:]:
+            table = tables[slot[key[0]]]
+            for value in itertools.islice(key, 1, None):  # one pass: a model's load is mostly this
+                if not isinstance(value, str):
+                    raise ValueError(f"feature map column {column} is not a (feature, value) pair of the classifier")
                 if value in table:
                     raise ValueError(f"feature map column {column} repeats a value")
                 table[value] = column
