@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import SWEMALT, SWEMALT_TRAIN, assert_one_line_error, conll_columns, requires_shared, run_maltpy
+from test_damaged_models import with_manifest
 from test_jobs import run_in_small_batches
 
 from maltpy.blend import ArcScorer, Weights, arc_features, combine
@@ -357,12 +358,5 @@ def test_a_blends_batches_are_a_share_for_the_workers(blended, members, tmp_path
     # a learned scorer can make a blend's manifest megabytes long (en_lines': 1.7 MB); it is a
     # blend all the same
     long = tmp_path / "long.mpm"
-    with zipfile.ZipFile(blended) as z, zipfile.ZipFile(long, "w") as o:
-        for name in z.namelist():
-            data = z.read(name)
-            if name == "manifest.json":
-                manifest = json.loads(data)
-                manifest["training"]["padding"] = "x" * (2 << 20)
-                data = json.dumps(manifest).encode()
-            o.writestr(name, data)
+    with_manifest(blended, long, lambda manifest: manifest["training"].update(padding="x" * (2 << 20)))
     assert jobs.batch_limit(str(long)) == 20_000

@@ -11,13 +11,12 @@ tokens).
 from __future__ import annotations
 
 import io
-import json
-import zipfile
 from pathlib import Path
 
 import pytest
 from conftest import DATA, EXAMPLE, SWEMALT, SWEMALT_TRAIN, requires_shared, run_maltpy
 from test_batch import parse_both_ways
+from test_damaged_models import with_manifest
 from test_jobs import run_in_small_batches
 
 from maltpy.api import learn
@@ -303,14 +302,7 @@ def test_the_direction_through_the_archive(swemalt_models, tmp_path):
 def without_key(model: Path, out: Path, key: str) -> Path:
     """A copy of the archive ``model`` whose configuration lacks singlemalt.``key``, as archives
     written before the option existed."""
-    with zipfile.ZipFile(model) as z, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as o:
-        for name in z.namelist():
-            data = z.read(name)
-            if name == "manifest.json":
-                manifest = json.loads(data)
-                del manifest["config"]["singlemalt"][key]
-                data = json.dumps(manifest).encode()
-            o.writestr(name, data)
+    with_manifest(model, out, lambda manifest: manifest["config"]["singlemalt"].pop(key))
     return out
 
 
