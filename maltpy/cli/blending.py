@@ -31,14 +31,16 @@ def _blend_choices(option: str) -> click.Choice:
                    "'-m FILE', a model learned before. Repeat for each (default: MaltBlender's six, see the "
                    "README).")  # fmt: skip
 @click.option("--weights", "weighting", type=_blend_choices("weights"), default=None,
-              help="Each member's vote: its held-out labelled accuracy by the dependent's coarse tag (pos), "
-                   "over all words (model), or one each (equal). Default: pos.")  # fmt: skip
+              help="What the members' arcs score: a logistic regression over what the members say of each arc and "
+                   "the tags around it (learned, the default), or votes worth a member's held-out labelled accuracy "
+                   "by the dependent's coarse tag (pos), over all words (model), or one each (equal).")  # fmt: skip
 @click.option("--decoder", type=_blend_choices("decoder"), default=None,
               help="The tree over the votes: Chu-Liu-Edmonds' (non-projective) or Eisner's (projective). "
                    "Default: non-projective.")  # fmt: skip
 @click.option("--held-out", "held_out", metavar="FILE",
-              help="Gold trees the members' weights come from (default: every 10th sentence of -i, parsed by the "
-                   "members learned from the rest, which then learn from all of -i).")  # fmt: skip
+              help="Gold trees the members' weights come from (default: -i itself in two folds, odd and even "
+                   "sentences, each parsed by the members learned from the other; they then learn from all of "
+                   "-i).")  # fmt: skip
 @format_option()
 @click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
 def blend_command(train: str, model_path: str, config_path: str | None, members: tuple[str, ...],
@@ -112,8 +114,9 @@ def _blend_settings(path: str | None) -> dict:
 @click.argument("arguments", nargs=-1, type=click.UNPROCESSED, metavar="SYS1 SYS2 ... [--weights-from GOLD SYS1' ...]")
 @click.option("-o", "--output", "output_path", metavar="FILE", help="Output (default: standard output).")
 @click.option("--weights", "weighting", type=_blend_choices("weights"), default=None,
-              help="Each system's vote, from --weights-from: by the dependent's coarse tag (pos, the default with "
-                   "--weights-from), over all words (model), or one each (equal, the default without).")  # fmt: skip
+              help="What each system's arcs score, from --weights-from: learned (the default with --weights-from), "
+                   "or votes by the dependent's coarse tag (pos), over all words (model), or one each (equal, the "
+                   "default without).")  # fmt: skip
 @click.option(
     "--decoder",
     type=_blend_choices("decoder"),

@@ -4,7 +4,7 @@ system; blend.py).
 The members: the best configuration of the search, and the best configurations of phase 2 for
 the two best other algorithms (with the pseudo-projective encoding phase 2 found for them), each
 left to right and right to left. The blend is learned on each training part and scored on its
-held-out part as a trial is (its weights come from every tenth sentence of the training part),
+held-out part as a trial is (its weights come from the training part, in two folds),
 so that its LAS and the best configuration's are over the same words. If it scores higher, the
 phase writes DIR/blend.yaml (``maltpy blend -c`` takes it) and DIR/blend/, each member's
 configuration and feature model.
