@@ -94,7 +94,7 @@ def arc_feature_groups(trees: Sequence[Tree], tags: Sequence[str]) -> Iterator[t
             head = padded[h + 1]
             left = h < d
             side = "L" if left else "R"
-            span = _span(side, min(abs(h - d), 6) if h else "r")
+            span = f"{side}{min(abs(h - d), 6) if h else 'r'}"
             groups = [_arc(len(ms), dep, span, head, _pattern(tuple(ms), members)),
                       _around(head, padded[h + 2], padded[h], dep, after_dep, before_dep, side)]  # fmt: skip
             low, high = (h, d) if left else (d, h)
@@ -105,11 +105,6 @@ def arc_feature_groups(trees: Sequence[Tree], tags: Sequence[str]) -> Iterator[t
 
 
 _names = functools.lru_cache(maxsize=1 << 16)  # the feature groups of a parse's arcs recur, mostly
-
-
-@_names
-def _span(side: str, length: int | str) -> str:
-    return f"{side}{length}"
 
 
 @_names

@@ -66,7 +66,7 @@ def oracle_statistics(config: Config, sentences: Iterable[Sentence], name: str,
             taught_heads, taught_labels = lifted.heads, lifted.labels
         taught_heads, taught_labels = reading.tree(taught_heads, taught_labels, root_label)
         transitions, swaps, c = count_oracle(system, Gold(taught_heads, taught_labels))
-        rebuilt_heads, rebuilt_labels = finish(c.arcs, config.graph.root_label)
+        rebuilt_heads, rebuilt_labels = finish(c.arcs, root_label)
         rebuilt_heads, rebuilt_labels = reading.back(rebuilt_heads, rebuilt_labels)
         if pproj.active:
             rebuilt_heads, rebuilt_labels = deprojectivize(rebuilt_heads, rebuilt_labels, pproj)
