@@ -1,4 +1,4 @@
-"""Parsing a batch of sentences in arrays: Nivre's systems, their features and the ranked choice.
+"""Parsing a batch of sentences in arrays: the transition systems, their features and the ranked choice.
 
 The per-sentence definitions (``transition.nivre``, ``features.functions``) are the reference;
 this module computes the same thing for a whole batch at once, so that a configuration costs a
@@ -6,18 +6,21 @@ few array operations instead of a Python dictionary look-up per feature:
 
 - A token's column values are turned into symbol numbers once, when its sentence enters the
   batch (one dictionary look-up per token and column read by the model).
-- The configurations of the batch keep their stacks, buffers and partial trees in flat arrays,
-  and move by the arrays form of their system (``transition.nivre_arrays``).
+- The configurations of the batch keep their partial trees and their systems' own state (stacks
+  and buffers, Covington's i and j) in flat arrays, and move by the arrays form of their system
+  (``transition.arrays``, ``nivre_arrays``, ``covington_arrays``).
 - An address is a gather over those arrays (``features.arrays``, beside the definitions); a
   feature value is a symbol; a classifier's column is a gather over a table from symbols to
   columns (a Merge's through the sorted codes of its parts' symbol tuples).
 - Each classifier answers one sparse matrix per step; the best class is applied where allowed,
   and the rare rows whose best class is not allowed take MaltParser's ranked fallback one by one.
 
-The batch form covers the nivre family (arc-eager, arc-standard) with the feature functions
-InputColumn (text columns), OutputColumn and Merge/Merge3 of them over the addresses Stack,
-Input, head, ldep, rdep, pred and succ, for the binarized learners (LIBLINEAR, LIBSVM), with or
-without a data split on a text column: MaltParser's default models and the papers'.
+The batch form covers the nivre family (arc-eager, arc-standard) and Covington's systems
+(covproj, covnonproj without a bound on the degree of non-projectivity) with the feature functions
+InputColumn (text columns), OutputColumn and Merge/Merge3 of them over their systems' base
+addresses (Stack and Input; Left, Right, LeftContext and RightContext) and head, ldep, rdep, pred
+and succ, for the binarized learners (LIBLINEAR, LIBSVM), with or without a data split on a text
+column: MaltParser's default models and the papers'.
 ``BatchParser.supports`` says whether a model is covered; others take the per-sentence path.
 Tests check the batch form against the per-sentence definitions on real treebanks.
 """
@@ -40,27 +43,28 @@ from .features.arrays import (
     symbol_source,
 )
 from .features.spec import Feature
-from .transition.base import LA, RA, SH
-from .transition.nivre import NivreConfiguration
-from .transition.nivre_arrays import MOVES, SHIFT, NivreConfigurations, NivreGold, arrays_form
+from .transition.arrays import Configurations, Gold, arrays_form
+from .transition.base import LA, RA
+from .transition.nivre_arrays import SHIFT
 
 
 class _Classifier:
     """A classifier with its columns, its classes as moves and labels, and its row selection."""
 
-    def __init__(self, model, features: list[Feature], symbols: Symbols, classes) -> None:
+    def __init__(self, model, features: list[Feature], symbols: Symbols, classes, moves: tuple[str, ...]) -> None:
         self.model = model
         fmap = model.featuremap
         self.columns = [Column(features[p], t, fmap.skip, symbols) for p, t in zip(fmap.positions, fmap.tables)]
-        moves = [classes.items[label] for label in model.labels]
-        self.move = np.array([MOVES.index(name) for name, _ in moves], dtype=np.int64)
+        classes_of = [classes.items[label] for label in model.labels]
+        self.move = np.array([moves.index(name) for name, _ in classes_of], dtype=np.int64)
         self.label = np.array(model.labels, dtype=np.int64)
         #: each class as (move, class number), what the ranked fallback tries
-        self.transitions = [(name, number) for (name, _), number in zip(moves, model.labels)]
+        self.transitions = [(name, number) for (name, _), number in zip(classes_of, model.labels)]
 
 
-class _Arrays(FeatureArrays, NivreConfigurations):
-    """A batch of Nivre configurations in arrays, with the addresses and values of features."""
+class _Arrays(FeatureArrays, Configurations):
+    """A batch of configurations in arrays (of the arrays form ``system``), with the addresses
+    and values of features."""
 
     def __init__(self, null_value: str) -> None:
         self._init_features(null_value)
@@ -69,6 +73,7 @@ class _Arrays(FeatureArrays, NivreConfigurations):
         """The initial configurations of the sentences; their tokens' values as symbols (new
         values get new symbols if ``grow``, else the unknown one)."""
         self.start(np.array([len(s) for s in sentences], dtype=np.int64))
+        self.system.start(self)
         self.values = {}
         for column in self.input_columns:
             source = f"IN{column}"
@@ -116,7 +121,8 @@ class BatchParser(_Arrays):
         symbols = self.symbols
         features = [s.feature for s in model.feature_model.specs]
         guide = model.guide
-        self.classifiers = [_Classifier(m, features, symbols, model.classes) for m in guide.all_models()]
+        moves = self.forms[0].moves
+        self.classifiers = [_Classifier(m, features, symbols, model.classes, moves) for m in guide.all_models()]
         self.split = split_feature(config)
         if self.split is not None:
             source = symbol_source(self.split)
@@ -150,7 +156,7 @@ class BatchParser(_Arrays):
             self.split_value = self._plan([self.split])[0]
 
     def parse(self, sentences: list, label_texts: list, root_label: str, one_root: bool = False,
-              narrow: int = 0) -> list[tuple[list[int], list] | NivreConfiguration]:  # fmt: skip
+              narrow: int = 0) -> list[tuple[list[int], list] | object]:  # fmt: skip
         """Each sentence's tree, as ``transition.base.finish`` gives it: heads and labels (the
         texts of the classes' labels, ``label_texts``), index 0 the root's; words left without a
         head go to the root with ``root_label``. ``one_root``: the single-root constraint of Nivre's
@@ -177,7 +183,7 @@ class BatchParser(_Arrays):
         places = zip(self.offset.tolist(), self.n.tolist())
         trees: list = [(heads[o : o + n + 1], labels[o : o + n + 1]) for o, n in places]
         for b in active.tolist():
-            trees[b] = self.configuration(b, texts)
+            trees[b] = system.configuration(self, b, texts)
         return trees
 
     def _step(self, rows: np.ndarray) -> None:
@@ -216,28 +222,32 @@ class BatchParser(_Arrays):
     def _fallback(self, b: int, classifier: _Classifier | None, row: np.ndarray | None) -> None:
         """MaltParser's ranked choice for one configuration (see ``Model._apply_ranked``): the
         best-ranked allowed class, or without a classifier the model's first class if allowed;
-        else the nivre systems' default move, SHIFT."""
-        ok = self.system.allowed(self, np.array([b]))[0]
-        allowed = [MOVES[k] for k in range(4) if ok[k]]
+        else the system's default move."""
+        system = self.system
+        ok = system.allowed(self, np.array([b]))[0]
+        allowed = [name for name, k in zip(system.moves, ok) if k]
         if classifier is None:
             candidates = [(self.model.classes.items[0][0], 0)]
         else:
             candidates = ranked(row, classifier.transitions)
-        default = (RA, self.default_label) if self.end[b] else (SH, -1)  # nivre.py's default
-        name, number = next(((n, k) for n, k in candidates if n in allowed), default)
-        label = number if name in (LA, RA) else -1
-        self.system.apply(self, np.array([b]), np.array([MOVES.index(name)]), np.array([label]))
+        name, number = next(((n, k) for n, k in candidates if n in allowed), (None, -1))
+        if name is None:
+            move, number = system.default(self, b, self.default_label)
+        else:
+            move = system.moves.index(name)
+        label = number if system.moves[move] in (LA, RA) else -1
+        system.apply(self, np.array([b]), np.array([move]), np.array([label]))
 
 
 @dataclass
 class Replay:
     """The transitions of a chunk of sentences in order (sentence by sentence, each in its
-    order): ``moves`` (0..3 for SH, RE, RA, LA; the asked ones are instances, the deterministic
-    ones None in ``asked``), ``labels`` (the arc label's text or None); for the instances, each
+    order): ``moves`` (their names; the asked ones are instances, the deterministic ones, SHIFT,
+    not in ``asked``), ``labels`` (the arc label's text or None); for the instances, each
     feature's values (``values[p]``: a number per instance and the text, or None, of each
     number) and the split values."""
 
-    moves: list[int]
+    moves: list[str]
     labels: list[str | None]
     asked: list[bool]
     values: list[tuple[np.ndarray, list]]
@@ -268,10 +278,10 @@ class BatchLearner(_Arrays):
 
     def replay(self, golds: list[tuple[list[int], list[str]]], sentences: list) -> Replay:
         """Replay the oracle over gold trees (heads and labels, index 0 the root's) of ``sentences``:
-        ``transition.base.replay_oracle`` in arrays for Nivre's systems, the same transitions and
+        ``transition.base.replay_oracle`` in arrays, the same transitions and
         instances in the same order (tests/test_batch.py compares the two)."""
         self._start(sentences, grow=True)
-        gold = NivreGold(self, golds, self._label_code)
+        gold = Gold(self, golds, self._label_code)
         steps: list[tuple] = []  # (rows, step, moves, labels, values; None for deterministic moves)
         step = 0
         active = np.arange(len(sentences))
@@ -323,7 +333,8 @@ class BatchLearner(_Arrays):
         if self.split is not None:
             table = inverse[symbol_source(self.split)]
             split_values = [table[k] for k in symbols[self.split_value].tolist()]
-        return Replay(moves[order].tolist(), label_list, asked[order].tolist(), values, split_values)
+        names = self.system.moves
+        return Replay([names[k] for k in moves[order].tolist()], label_list, asked[order].tolist(), values, split_values)
 
 
 def ranked(row: np.ndarray, transitions: list[tuple]):

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from .archive import Archive
-from .batch import MOVES, BatchLearner, BatchParser, covered, ranked
+from .batch import BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
 from .config import Config
 from .conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
@@ -644,10 +644,10 @@ class _Replay:
     """The oracle of ``system`` replayed over each gold tree, its instances collected in the
     trees' order: the feature values of each configuration where the oracle chose the
     transition, and the class it chose (Nivre 2008, §6.1), the classes numbered in order of
-    registration, the system's first class first. With ``arrays`` (Nivre's systems), a chunk of
-    trees is replayed at a time in arrays (``batch.BatchLearner.replay``); without it (the other
-    systems, k-NN, the instance files of -li), and for long sentences, configuration by
-    configuration (``transition.base.replay_oracle``)."""
+    registration, the system's first class first. With ``arrays`` (the systems with an arrays
+    form: Nivre's and Covington's), a chunk of trees is replayed at a time in arrays
+    (``batch.BatchLearner.replay``); without it (the other systems, k-NN, the instance files of
+    -li), and for long sentences, configuration by configuration (``transition.base.replay_oracle``)."""
 
     def __init__(self, fm: FeatureModel, system: TransitionSystem, split: Callable | None, instances: Instances,
                  arrays: BatchLearner | None, chunk_done: Callable[[], None]) -> None:  # fmt: skip
@@ -686,8 +686,7 @@ class _Replay:
             return
         replay = self.arrays.replay([(h, lab) for _, h, lab in self.chunk], [s for s, _, _ in self.chunk])
         asked = []
-        for move, label, instance in zip(replay.moves, replay.labels, replay.asked):
-            name = MOVES[move]
+        for name, label, instance in zip(replay.moves, replay.labels, replay.asked):
             number = self.classes.add(name, label if name in (LA, RA) else None)
             if instance:
                 asked.append(number)

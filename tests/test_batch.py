@@ -24,7 +24,7 @@ from maltpy.files import read_conll
 from maltpy.parser import Model
 from maltpy.parser import learn as learn_model
 from maltpy.transition import SYSTEMS
-from maltpy.transition.nivre_arrays import ARRAYS_FORMS
+from maltpy.transition.arrays import forms
 
 TRAIN = DATA / "conllx" / "da_ddt-ud-dev.conllx"
 TEST = DATA / "conllx" / "da_ddt-ud-test.conllx"
@@ -44,6 +44,28 @@ OutputColumn(DEPREL, head(Stack[0]))
 OutputColumn(DEPREL, rdep(Stack[1]))
 Merge(InputColumn(POSTAG, Stack[0]), OutputColumn(DEPREL, ldep(Input[0])))
 Merge3(OutputColumn(DEPREL, Stack[0]), InputColumn(FORM, Input[0]), InputColumn(POSTAG, pred(Stack[0])))
+"""
+
+# The same for Covington's systems: their base addresses, the words between Left[0] and Right[0],
+# and graph addresses over them.
+WIDE_COVINGTON_MODEL = """\
+InputColumn(POSTAG, Left[0])
+InputColumn(POSTAG, Right[0])
+InputColumn(CPOSTAG, Left[2])
+InputColumn(POSTAG, Right[3])
+InputColumn(POSTAG, LeftContext[0])
+InputColumn(FORM, LeftContext[1])
+InputColumn(POSTAG, RightContext[0])
+InputColumn(LEMMA, RightContext[2])
+InputColumn(FORM, head(head(Left[0])))
+InputColumn(POSTAG, pred(Right[0]))
+InputColumn(POSTAG, succ(Left[0]))
+InputColumn(FEATS, rdep(ldep(Right[0])))
+OutputColumn(DEPREL, Left[0])
+OutputColumn(DEPREL, rdep(Left[1]))
+OutputColumn(DEPREL, head(LeftContext[0]))
+Merge(InputColumn(POSTAG, Left[0]), OutputColumn(DEPREL, ldep(Right[0])))
+Merge3(OutputColumn(DEPREL, Left[0]), InputColumn(FORM, Right[0]), InputColumn(POSTAG, RightContext[0]))
 """
 
 
@@ -84,15 +106,21 @@ CASES = {
     "data split on the stack": ["-a", "nivrestandard", "-d", "CPOSTAG", "-s", "Stack[0]", "-T", "300"],
     "wide model, null value none": ["-a", "nivreeager", "-F", "WIDE", "-nv", "none"],
     "wide model, null value novalue": ["-a", "nivrestandard", "-F", "WIDE", "-nv", "novalue"],
+    "covnonproj": ["-a", "covnonproj"],
+    "covnonproj without root arcs, with SHIFT, wide model": ["-a", "covnonproj", "-cr", "false", "-cs", "true",
+                                                              "-F", "WIDE_COVINGTON"],
+    "covproj with SHIFT, wide model, data split": ["-a", "covproj", "-cs", "true", "-F", "WIDE_COVINGTON",
+                                                   "-d", "POSTAG", "-s", "Right[0]", "-T", "300"],
 }
 
 
 @requires_shared
 @pytest.mark.parametrize("options", CASES.values(), ids=CASES.keys())
 def test_the_batch_form_parses_as_the_definitions_do(tmp_path, options):
-    features = tmp_path / "wide.txt"
-    features.write_text(WIDE_MODEL)
-    options = [str(features) if o == "WIDE" else o for o in options]
+    wide = {"WIDE": WIDE_MODEL, "WIDE_COVINGTON": WIDE_COVINGTON_MODEL}
+    for name, text in wide.items():
+        (tmp_path / f"{name}.txt").write_text(text)
+    options = [str(tmp_path / f"{o}.txt") if o in wide else o for o in options]
     # the command line's flags, learned in this process (two maltpy processes a case cost more)
     config = load_config(None, {FLAGS[f.removeprefix("-")]: v for f, v in zip(options[::2], options[1::2])})
     model, slow = tmp_path / "m.mpm", tmp_path / "slow.mpm"
@@ -231,6 +259,36 @@ def test_the_sentences_the_arrays_form_leaves_parse_on_as_they_would(en_lines_mo
         assert model._trees(sentences, one_root) == one_by_one._trees(sentences, one_root)
 
 
+@pytest.fixture(scope="module")
+def covington_model(tmp_path_factory) -> Path:
+    """A covnonproj model of the first 800 sentences of en_lines' training set."""
+    folder = tmp_path_factory.mktemp("covington")
+    train, path = folder / "train.conllu", folder / "cov.mpm"
+    train.write_text("\n\n".join((EN_LINES_UD / "en_lines-ud-train.conllu").read_text().split("\n\n")[:800]) + "\n\n")
+    learn(train, algorithm="covnonproj").save(path)
+    return path
+
+
+@requires_shared
+def test_covington_sentences_the_arrays_form_leaves_parse_on_as_they_would(covington_model):
+    # As above for Covington's arrays form, whose configurations go over with i, j and the
+    # components of their partial graphs: with a 150-token sentence (thousands of transitions)
+    # among ordinary ones, arrays alone, handing over in the middle of the long one (16) and of
+    # many (300), and the definitions alone.
+    test = en_lines_test()
+    sentences = test[:200] + [long_sentence(test, 150)] + test[200:300]
+    trees = []
+    for rows in (0, 16, 300, None):
+        model = Model.load(covington_model)
+        assert model._batch is not None
+        if rows is None:
+            model._batch = None
+        else:
+            model.narrow_rows = rows
+        trees.append(model._trees(sentences, False))
+    assert trees[0] == trees[1] == trees[2] == trees[3]
+
+
 @requires_shared
 def test_a_sentence_of_10000_tokens_parses_as_the_definitions_parse_it(en_lines_model, tmp_path, monkeypatch):
     # In a file with the test set, the arrays form takes the long sentence's first steps in lock
@@ -267,7 +325,7 @@ def test_a_long_gold_tree_learns_to_the_same_model_without_steps_alone(tmp_path,
     train.write_text("".join(format_sentence(s) for s in [*test[:300], long_sentence(test, 3000), *test[300:400]]))
     model = tmp_path / "m.mpm"
     steps = []
-    form = ARRAYS_FORMS[SYSTEMS[algorithm]]
+    form = forms()[SYSTEMS[algorithm]]
     oracle = form.oracle
 
     def counted(self, c, gold, rows):

@@ -140,6 +140,11 @@ def _left(i: int, family: str) -> BaseFn:
     return left
 
 
+def _left_arrays(b, rows: np.ndarray, i: int) -> np.ndarray:
+    k = b.left[rows] - i
+    return np.where(k >= 0, k, -1)
+
+
 def _right(i: int, family: str) -> BaseFn:
     """Right[i]: Covington's word i places right of the current right word."""
 
@@ -148,6 +153,11 @@ def _right(i: int, family: str) -> BaseFn:
         return k if k <= c.n else -1
 
     return right
+
+
+def _right_arrays(b, rows: np.ndarray, i: int) -> np.ndarray:
+    k = b.right[rows] + i
+    return np.where(k <= b.n[rows], k, -1)
 
 
 def _context(ascending: bool) -> Callable[[int, str], BaseFn]:
@@ -170,6 +180,29 @@ def _context(ascending: bool) -> Callable[[int, str], BaseFn]:
         return context
 
     return compile_context
+
+
+def _context_arrays(ascending: bool) -> Callable[..., np.ndarray]:
+    """LeftContext[i] and RightContext[i] of each row: the words between its left and right word
+    one after another (``Configurations.stretches``), and the i-th of those outside them."""
+
+    def context(b, rows: np.ndarray, i: int) -> np.ndarray:
+        lo, hi = b.left[rows], b.right[rows]
+        count = np.maximum(hi - lo - 1, 0)
+        owner, node = b.stretches(rows, hi - 1, count)  # from the right word down
+        if ascending:
+            node = lo[owner] + hi[owner] - node  # the same words from the left word up
+        h = b.heads[b.offset[rows][owner] + node]
+        outside = (h == -1) | (h < lo[owner]) | (h > hi[owner])
+        seen = np.zeros(len(owner) + 1, dtype=np.int64)
+        np.cumsum(outside, out=seen[1:])  # outside words before each place, of all rows
+        before = seen[np.cumsum(count) - count]  # ... before each row's first
+        found = np.full(len(rows), -1, dtype=np.int64)
+        pick = outside & (seen[1:] - before[owner] == i + 1)
+        found[owner[pick]] = node[pick]
+        return found
+
+    return context
 
 
 # --- graph addresses ---------------------------------------------------------------------------
@@ -293,10 +326,11 @@ ADDRESS_FUNCTIONS: dict[str, AddressFunction] = {
     "InactiveStack": AddressFunction(_inactive_stack, fast=_base(fast.INACTIVE)),
     "Input": AddressFunction(_input, _input_arrays, _input_fast),
     "Lookahead": AddressFunction(_lookahead, fast=_base(fast.LOOKAHEAD)),
-    "Left": AddressFunction(_left, fast=_base(fast.LEFT)),
-    "Right": AddressFunction(_right, fast=_base(fast.RIGHT)),
-    "LeftContext": AddressFunction(_context(ascending=True), fast=_base(fast.LEFT_CONTEXT)),
-    "RightContext": AddressFunction(_context(ascending=False), fast=_base(fast.RIGHT_CONTEXT)),
+    "Left": AddressFunction(_left, _left_arrays, _base(fast.LEFT)),
+    "Right": AddressFunction(_right, _right_arrays, _base(fast.RIGHT)),
+    "LeftContext": AddressFunction(_context(ascending=True), _context_arrays(ascending=True), _base(fast.LEFT_CONTEXT)),
+    "RightContext": AddressFunction(_context(ascending=False), _context_arrays(ascending=False),
+                                    _base(fast.RIGHT_CONTEXT)),
     "head": AddressFunction(_head, _head_arrays, fast.HEAD),
     "ldep": AddressFunction(_ldep, _ldep_arrays, fast.LDEP),
     "rdep": AddressFunction(_rdep(skip_root=False), _rdep_arrays, fast.RDEP),

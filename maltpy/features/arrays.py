@@ -11,8 +11,9 @@ layout); this module computes their features there, by the arrays forms that
   through the sorted codes of its parts' symbol tuples).
 
 Covered (``covered``): InputColumn of text columns, OutputColumn, and Merge/Merge3 of them, over
-the addresses that have an arrays form (Stack, Input, head, ldep, rdep, pred, succ): MaltParser's
-default models for Nivre's systems and the papers'. Tests check the arrays form against the
+the addresses that have an arrays form (the system's base addresses: Stack and Input, or Left,
+Right, LeftContext and RightContext; head, ldep, rdep, pred and succ): MaltParser's default models
+for Nivre's and Covington's systems and the papers'. Tests check the arrays form against the
 definitions on real treebanks (tests/test_batch.py).
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..transition.nivre_arrays import ARRAYS_FORMS
+from ..transition.arrays import covers, forms
 from . import spec
 from .addresses import ADDRESS_FUNCTIONS
 from .functions import FEATURE_FUNCTIONS, NULL_SYMBOLS
@@ -30,25 +31,28 @@ UNKNOWN = 0  # the symbol of a value no table knows
 MAX_MERGE_SPLITS = 1 << 22  # cuts of a model's Merge keys into parts (real models: one per key)
 
 
-def _address_ok(a: Address) -> bool:
-    """Whether the address and the addresses inside it have arrays forms."""
-    return ADDRESS_FUNCTIONS[a.name].arrays is not None and (a.inner is None or _address_ok(a.inner))
+def _address_ok(a: Address, bases: frozenset[str]) -> bool:
+    """Whether the address and the addresses inside it have arrays forms (a base address: one of
+    ``bases``, those the system's configurations have in arrays)."""
+    if a.inner is None:
+        return a.name in bases and ADDRESS_FUNCTIONS[a.name].arrays is not None
+    return ADDRESS_FUNCTIONS[a.name].arrays is not None and _address_ok(a.inner, bases)
 
 
-def _part_ok(f: Feature) -> bool:
+def _part_ok(f: Feature, bases: frozenset[str]) -> bool:
     """Whether the feature is a value with an arrays form (a text column, or the arc label) at
     an address with one."""
     if FEATURE_FUNCTIONS[f.name].arrays is None or f.args[0] in INTEGER_COLUMNS:
         return False
-    return _address_ok(f.args[1])
+    return _address_ok(f.args[1], bases)
 
 
-def _feature_ok(f: Feature) -> bool:
+def _feature_ok(f: Feature, bases: frozenset[str]) -> bool:
     """Whether the feature is covered: a value with an arrays form, or a Merge of such values
     (whose arrays form is Column's, over its parts' symbols)."""
     if f.name in ("Merge", "Merge3"):
-        return all(_part_ok(p) for p in f.args)
-    return _part_ok(f)
+        return all(_part_ok(p, bases) for p in f.args)
+    return _part_ok(f, bases)
 
 
 def symbol_source(f: Feature) -> str:
@@ -274,11 +278,12 @@ class FeatureArrays:
 def covered(system, feature_model, split: Feature | None) -> bool:
     """Does the arrays form cover this transition system, feature model and data split feature
     (``spec.split_feature``, None without a split)?"""
-    if type(system) not in ARRAYS_FORMS or not feature_model.plain:
+    if not covers(system) or not feature_model.plain:
         return False
-    if split is not None and (split.args[0] in INTEGER_COLUMNS or not _address_ok(split.args[1])):
+    bases = forms()[type(system)].addresses
+    if split is not None and (split.args[0] in INTEGER_COLUMNS or not _address_ok(split.args[1], bases)):
         return False
-    return all(_feature_ok(s.feature) for s in feature_model.specs)
+    return all(_feature_ok(s.feature, bases) for s in feature_model.specs)
 
 
 def split_feature(config) -> Feature | None:

@@ -1,13 +1,11 @@
 """Nivre's systems in arrays: nivre.py's rules for a batch of configurations at once (Nivre 2008,
 §4.1 and §4.2), which ``batch.py`` parses and learns with.
 
-``NivreConfigurations`` is the arrays form of ``nivre.NivreConfiguration``: the configurations of
-a batch keep their stacks, buffers and partial trees in flat arrays, one stretch per sentence from
-``offset[b]`` (its nodes 0..n and one place past the end; the stack's places are the same). The
+A batch of ``nivre.NivreConfiguration`` in arrays is the partial trees of ``arrays.Configurations``
+and a stack per sentence in the same places as its nodes (``stack``, ``depth``). The
 buffer is its front ``front[b]`` followed by the words ``rest[b]..n[b]`` (in arc-eager ``front + 1``;
 arc-standard's RIGHT-ARC puts the head back in front, and the end phase's UNSHIFT puts the top back
-in front of an empty buffer, ``rest`` past ``n``); ``heads``, ``labels`` (class numbers, -1 for
-none), ``ldep`` and ``rdep`` (the leftmost left and rightmost right dependent) per node.
+in front of an empty buffer, ``rest`` past ``n``); ``end`` marks the end phase.
 
 ``NivreEagerArrays`` and ``NivreStandardArrays`` are the arrays forms of ``NivreEager`` and
 ``NivreStandard``, made from one of them with its options (``arrays_form``). Each method takes the
@@ -22,106 +20,66 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .base import LA, RA, RE, SH, Arcs
+from .arrays import Configurations, Gold
+from .base import LA, RA, RE, SH
 from .nivre import NivreConfiguration, NivreEager, NivreStandard
 
 MOVES = (SH, RE, RA, LA)  # the transitions by their number in arrays
 SHIFT, REDUCE, RIGHT_ARC, LEFT_ARC, UNSHIFT = range(5)  # UNSHIFT: nivre.USH, never a class
 
 
-class NivreConfigurations:
-    """A batch of ``NivreConfiguration`` in flat arrays (see the module's docstring)."""
-
-    def start(self, lengths: np.ndarray) -> None:
-        """The initial configurations of sentences of ``lengths`` words (``_Nivre.initial``): the
-        root on the stack, every word in the buffer, no arc."""
-        B = len(lengths)
-        self.offset = np.zeros(B, dtype=np.int64)
-        np.cumsum(lengths[:-1] + 2, out=self.offset[1:])
-        size = int(lengths.sum()) + 2 * B
-        self.n = lengths
-        self.stack = np.zeros(size, dtype=np.int64)
-        self.depth = np.ones(B, dtype=np.int64)
-        self.end = np.zeros(B, dtype=bool)  # the end phase: the buffer has been emptied
-        self.front = np.ones(B, dtype=np.int64)
-        self.rest = np.full(B, 2, dtype=np.int64)
-        self.heads = np.full(size, -1, dtype=np.int64)
-        self.labels = np.full(size, -1, dtype=np.int64)
-        self.ldep = np.full(size, -1, dtype=np.int64)
-        self.rdep = np.full(size, -1, dtype=np.int64)
-
-    def top(self, rows: np.ndarray) -> np.ndarray:
-        """The node on top of each row's stack (``c.stack[-1]``)."""
-        return self.stack[self.offset[rows] + self.depth[rows] - 1]
-
-    def add(self, offset: np.ndarray, head: np.ndarray, dependent: np.ndarray, label: np.ndarray) -> None:
-        """The arcs head → dependent, one a row of the sentences at ``offset`` (``Arcs.add``)."""
-        self.heads[offset + dependent] = head
-        self.labels[offset + dependent] = label
-        left = dependent < head
-        hl, dl = (offset + head)[left], dependent[left]
-        old = self.ldep[hl]
-        self.ldep[hl] = np.where((old < 0) | (dl < old), dl, old)
-        hr, dr = (offset + head)[~left], dependent[~left]
-        old = self.rdep[hr]
-        self.rdep[hr] = np.where(dr > old, dr, old)
-
-    def configuration(self, b: int, texts: list) -> NivreConfiguration:
-        """Row b's configuration as ``NivreConfiguration`` holds it (labels: the texts of the
-        class numbers, ``texts``)."""
-        o, n = int(self.offset[b]), int(self.n[b])
-        heads = self.heads[o : o + n + 1].tolist()
-        labels = [texts[k] if k >= 0 else None for k in self.labels[o : o + n + 1].tolist()]
-        arcs = Arcs(heads, labels, [[] for _ in heads], [[] for _ in heads])
-        for d, h in enumerate(heads):  # dependents in word order, as Arcs.add keeps them
-            if h >= 0:
-                (arcs.left[h] if d < h else arcs.right[h]).append(d)
-        front, rest = int(self.front[b]), int(self.rest[b])
-        buffer = list(range(n, rest - 1, -1)) + ([front] if front <= n else [])
-        stack = self.stack[o : o + int(self.depth[b])].tolist()
-        return NivreConfiguration(stack, buffer, arcs, bool(self.end[b]))
-
-
-class NivreGold:
-    """The gold trees of a batch in arrays (``base.Gold``): per node place, its gold head and
-    label (a number), and its leftmost left and rightmost right gold dependent (-1: none)."""
-
-    def __init__(self, c: NivreConfigurations, golds: list[tuple[list[int], list[str]]],
-                 label_number: Callable[[str], int]) -> None:  # fmt: skip
-        size = len(c.heads)
-        self.heads = np.full(size, -1, dtype=np.int64)
-        self.labels = np.full(size, -1, dtype=np.int64)
-        for o, (heads, labels) in zip(c.offset.tolist(), golds):
-            self.heads[o : o + len(heads)] = heads
-            self.labels[o + 1 : o + len(heads)] = [label_number(t) for t in labels[1:]]
-        self.heads[c.offset] = -1
-        dependent = np.flatnonzero(self.heads >= 0)
-        owner = np.repeat(c.offset, c.n + 2)[dependent]
-        head, position = self.heads[dependent], dependent - owner
-        left = position < head
-        self.ldep = np.full(size, size, dtype=np.int64)
-        np.minimum.at(self.ldep, (owner + head)[left], position[left])
-        self.ldep[self.ldep == size] = -1
-        self.rdep = np.full(size, -1, dtype=np.int64)
-        np.maximum.at(self.rdep, (owner + head)[~left], position[~left])
+def stack_top(c, rows: np.ndarray) -> np.ndarray:
+    """The node on top of each row's stack (``c.stack[-1]``)."""
+    return c.stack[c.offset[rows] + c.depth[rows] - 1]
 
 
 class _NivreArrays:
     """What the two systems share (``_Nivre``): the end, the deterministic moves, the arcs."""
+
+    moves = MOVES
+    addresses = frozenset({"Stack", "Input"})
 
     def __init__(self, system: NivreEager | NivreStandard) -> None:
         self.allow_root = system.allow_root
         self.end_phase = system.end_phase
         self.one_root = system.one_root
 
-    def unfinished(self, c: NivreConfigurations, rows: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def covers(system: NivreEager | NivreStandard) -> bool:
+        return True
+
+    def start(self, c: Configurations) -> None:
+        """The initial configurations (``_Nivre.initial``): the root on the stack, every word in
+        the buffer."""
+        B = len(c.n)
+        c.stack = np.zeros(len(c.heads), dtype=np.int64)
+        c.depth = np.ones(B, dtype=np.int64)
+        c.end = np.zeros(B, dtype=bool)  # the end phase: the buffer has been emptied
+        c.front = np.ones(B, dtype=np.int64)
+        c.rest = np.full(B, 2, dtype=np.int64)
+
+    def configuration(self, c: Configurations, b: int, texts: list) -> NivreConfiguration:
+        """Row b's configuration as ``NivreConfiguration`` holds it (labels: the texts of the
+        class numbers, ``texts``)."""
+        o, n = int(c.offset[b]), int(c.n[b])
+        front, rest = int(c.front[b]), int(c.rest[b])
+        buffer = list(range(n, rest - 1, -1)) + ([front] if front <= n else [])
+        stack = c.stack[o : o + int(c.depth[b])].tolist()
+        return NivreConfiguration(stack, buffer, c.arcs(b, texts), bool(c.end[b]))
+
+    def default(self, c: Configurations, b: int, end_label: int) -> tuple[int, int]:
+        """The move (and label number) when no ranked one is allowed (``_Nivre.default``):
+        RIGHT-ARC with the root label (``end_label``) in the end phase, else SHIFT."""
+        return (RIGHT_ARC, end_label) if c.end[b] else (SHIFT, -1)
+
+    def unfinished(self, c: Configurations, rows: np.ndarray) -> np.ndarray:
         """The rows not terminal (``_Nivre.is_terminal``): the buffer holds a word (or, in the
         end phase, the stack holds more than the root)."""
         if self.end_phase:
             return rows[(c.front[rows] <= c.n[rows]) | (c.depth[rows] > 1)]
         return rows[c.front[rows] <= c.n[rows]]
 
-    def deterministic(self, c: NivreConfigurations, rows: np.ndarray,
+    def deterministic(self, c: Configurations, rows: np.ndarray,
                       record: Callable[[np.ndarray], None] | None = None) -> None:  # fmt: skip
         """Make the moves MaltParser makes without the classifier, as long as there are any
         (``_Nivre.deterministic``): SHIFT while the root is on top and ``allow_root`` is off
@@ -133,11 +91,11 @@ class _NivreArrays:
             now = self.unfinished(c, rows)
             move = np.full(len(now), -1)
             if not self.allow_root:
-                move[(c.top(now) == 0) & ~c.end[now]] = SHIFT
+                move[(stack_top(c, now) == 0) & ~c.end[now]] = SHIFT
             if self.end_phase:  # only the rows whose buffer is empty, few
                 emptied = np.flatnonzero(c.front[now] > c.n[now])
                 rows_emptied = now[emptied]
-                headless = c.heads[c.offset[rows_emptied] + c.top(rows_emptied)] == -1
+                headless = c.heads[c.offset[rows_emptied] + stack_top(c, rows_emptied)] == -1
                 move[emptied] = np.where(headless, UNSHIFT, REDUCE)
             chosen = move >= 0
             now, move = now[chosen], move[chosen]
@@ -147,14 +105,14 @@ class _NivreArrays:
                 record(now)
             self.apply(c, now, move, np.full(len(now), -1))
 
-    def _end_phase(self, c: NivreConfigurations, rows: np.ndarray, ok: np.ndarray) -> None:
+    def _end_phase(self, c: Configurations, rows: np.ndarray, ok: np.ndarray) -> None:
         """In the end phase SHIFT is no longer allowed, and RIGHT-ARC is, from the root too
         (``allowed``'s ``moves[1:] if c.end``)."""
         end = c.end[rows]
         ok[:, SHIFT] = ~end
         ok[:, RIGHT_ARC] |= end
 
-    def _arcs(self, c: NivreConfigurations, offset: np.ndarray, top: np.ndarray, front: np.ndarray,
+    def _arcs(self, c: Configurations, offset: np.ndarray, top: np.ndarray, front: np.ndarray,
               move: np.ndarray, label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
         """The arcs of both systems: LEFT-ARC front → top, RIGHT-ARC top → front (``_move``'s
         ``arcs.add``); the rows' LEFT-ARC and RIGHT-ARC masks."""
@@ -174,9 +132,9 @@ class NivreEagerArrays(_NivreArrays):
         super().__init__(system)
         self.allow_reduce = system.allow_reduce
 
-    def allowed(self, c: NivreConfigurations, rows: np.ndarray) -> np.ndarray:
+    def allowed(self, c: Configurations, rows: np.ndarray) -> np.ndarray:
         """Which of ``MOVES`` each row allows (``NivreEager.allowed``)."""
-        top = c.top(rows)
+        top = stack_top(c, rows)
         at_root = top == 0
         headless = c.heads[c.offset[rows] + top] == -1
         ok = np.zeros((len(rows), 4), dtype=bool)
@@ -193,12 +151,12 @@ class NivreEagerArrays(_NivreArrays):
             ok[:, REDUCE] &= ~(rooted & (c.depth[rows] == 2) & buffer)
         return ok
 
-    def apply(self, c: NivreConfigurations, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
+    def apply(self, c: Configurations, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
         """Apply one move to each row (``NivreEager._move``, and ``_Nivre.apply``'s UNSHIFT and
         end phase): SHIFT and RIGHT-ARC push the front, LEFT-ARC and REDUCE pop."""
         if not len(rows):
             return
-        offset, depth, top = c.offset[rows], c.depth[rows], c.top(rows)
+        offset, depth, top = c.offset[rows], c.depth[rows], stack_top(c, rows)
         front, rest = c.front[rows], c.rest[rows]
         la, ra = self._arcs(c, offset, top, front, move, label)
         push = (move == SHIFT) | ra
@@ -214,10 +172,10 @@ class NivreEagerArrays(_NivreArrays):
         if self.end_phase:
             c.end[rows[push & (rest > c.n[rows])]] = True
 
-    def oracle(self, c: NivreConfigurations, gold: NivreGold, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def oracle(self, c: Configurations, gold: Gold, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The static oracle's move and label number for each row (``NivreEager.oracle``)."""
         o = c.offset[rows]
-        i, j = c.top(rows), c.front[rows]
+        i, j = stack_top(c, rows), c.front[rows]
         head_i, head_j = gold.heads[o + i], gold.heads[o + j]
         move = np.full(len(rows), SHIFT)
         label = np.full(len(rows), -1)
@@ -238,9 +196,9 @@ class NivreEagerArrays(_NivreArrays):
 class NivreStandardArrays(_NivreArrays):
     """``NivreStandard`` in arrays (Nivre 2008, §4.1, Fig. 3, with MaltParser's RIGHT-ARC)."""
 
-    def allowed(self, c: NivreConfigurations, rows: np.ndarray) -> np.ndarray:
+    def allowed(self, c: Configurations, rows: np.ndarray) -> np.ndarray:
         """Which of ``MOVES`` each row allows (``NivreStandard.allowed``; REDUCE never)."""
-        at_root = c.top(rows) == 0
+        at_root = stack_top(c, rows) == 0
         ok = np.zeros((len(rows), 4), dtype=bool)
         ok[:, SHIFT] = True
         ok[:, RIGHT_ARC] = ~at_root | self.allow_root
@@ -251,13 +209,13 @@ class NivreStandardArrays(_NivreArrays):
             ok[:, RIGHT_ARC] &= ~at_root | (c.rest[rows] > c.n[rows])
         return ok
 
-    def apply(self, c: NivreConfigurations, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
+    def apply(self, c: Configurations, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
         """Apply one move to each row (``NivreStandard._move``, and ``_Nivre.apply``'s UNSHIFT and
         end phase): SHIFT pushes the front; RIGHT-ARC moves the top back to the front (the root
         stays, and the buffer moves on); LEFT-ARC pops."""
         if not len(rows):
             return
-        offset, depth, top = c.offset[rows], c.depth[rows], c.top(rows)
+        offset, depth, top = c.offset[rows], c.depth[rows], stack_top(c, rows)
         front, rest = c.front[rows], c.rest[rows]
         la, ra = self._arcs(c, offset, top, front, move, label)
         shift = move == SHIFT
@@ -273,11 +231,11 @@ class NivreStandardArrays(_NivreArrays):
         if self.end_phase:
             c.end[rows[advance & (rest > c.n[rows])]] = True
 
-    def oracle(self, c: NivreConfigurations, gold: NivreGold, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def oracle(self, c: Configurations, gold: Gold, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The static oracle's move and label number for each row (``NivreStandard.oracle``:
         ``base.arc_standard_oracle``)."""
         o = c.offset[rows]
-        i, j = c.top(rows), c.front[rows]
+        i, j = stack_top(c, rows), c.front[rows]
         move = np.full(len(rows), SHIFT)
         label = np.full(len(rows), -1)
         la = (i != 0) & (gold.heads[o + i] == j)
@@ -285,12 +243,3 @@ class NivreStandardArrays(_NivreArrays):
         move[la], label[la] = LEFT_ARC, gold.labels[(o + i)[la]]
         move[ra], label[ra] = RIGHT_ARC, gold.labels[(o + j)[ra]]
         return move, label
-
-
-#: The systems with an arrays form, and that form.
-ARRAYS_FORMS: dict[type, type[_NivreArrays]] = {NivreEager: NivreEagerArrays, NivreStandard: NivreStandardArrays}
-
-
-def arrays_form(system: NivreEager | NivreStandard) -> NivreEagerArrays | NivreStandardArrays:
-    """The arrays form of ``system``, with its options."""
-    return ARRAYS_FORMS[type(system)](system)
