@@ -19,6 +19,9 @@ definitions on real treebanks (tests/test_batch.py).
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
+
 import numpy as np
 
 from ..transition.arrays import covers, forms
@@ -29,6 +32,10 @@ from .spec import COLUMNS, INTEGER_COLUMNS, Address, Feature
 
 UNKNOWN = 0  # the symbol of a value no table knows
 MAX_MERGE_SPLITS = 1 << 22  # cuts of a model's Merge keys into parts (real models: one per key)
+#: a Merge whose parts' symbols make at most this many codes finds its columns in a table indexed
+#: by code (4 bytes a code), others by a binary search of its keys' codes: tags and labels make
+#: tens of thousands, word forms millions
+DENSE_CODES = 1 << 18
 
 
 def _address_ok(a: Address, bases: frozenset[str]) -> bool:
@@ -76,11 +83,14 @@ class Symbols:
         return t
 
     def add(self, source: str, value: str) -> int:
+        """The value's symbol: a new one, the next number, for a value the source has not had."""
         t = self.table(source)
-        code = t.get(value)
-        if code is None:
-            code = t[value] = len(t) + 1
-        return code
+        return t.setdefault(value, len(t) + 1)
+
+    def numbers(self, source: str, values: Iterable[str]) -> list[int]:
+        """Each value's symbol, as ``add`` gives it, in one pass."""
+        t = self.table(source)
+        return [t.setdefault(v, len(t) + 1) for v in values]
 
     def size(self, source: str) -> int:
         return len(self.table(source)) + 1
@@ -103,20 +113,19 @@ class Column:
 
     def __init__(self, feature: Feature, table: dict, skip: frozenset, symbols: Symbols) -> None:
         if feature.name not in ("Merge", "Merge3"):
-            source = symbol_source(feature)
             self.parts = [feature]
-            self.map = {symbols.add(source, v): c for v, c in table.items() if v not in skip}
+            keys = [v for v in table if v not in skip]
+            self.map = dict(zip(symbols.numbers(symbol_source(feature), keys), map(table.__getitem__, keys)))
             return
         # A Merge's value is its parts' values joined by "~": a table key may split into parts in
         # several ways when values hold "~"; every split is registered, so that any parts whose
         # joined text is a key find its column, as the text would.
         self.parts = list(feature.args)
-        sources = [symbol_source(p) for p in self.parts]
+        cut = [(split, column) for key, column in table.items() for split in splits(key, len(self.parts))]
+        parts = [symbols.numbers(symbol_source(p), [split[k] for split, _ in cut]) for k, p in enumerate(self.parts)]
         pieces: dict[tuple[int, ...], int] = {}
-        for key, column in table.items():
-            for split in splits(key, len(sources)):
-                codes = tuple(symbols.add(s, v) for s, v in zip(sources, split))
-                pieces.setdefault(codes, column)
+        for codes, (_, column) in zip(zip(*parts), cut):
+            pieces.setdefault(codes, column)
         self.map = pieces
 
     def freeze(self, symbols: Symbols) -> None:
@@ -138,6 +147,13 @@ class Column:
         self.sorted_codes = codes[order]
         self.columns = np.fromiter(self.map.values(), dtype=np.int64, count=len(self.map))[order]
         self.null_masks = [symbols.nulls(symbol_source(p)) for p in self.parts]
+        self.dense = None
+        if math.prod(self.radix) <= DENSE_CODES:
+            dense = np.full(math.prod(self.radix), -1, dtype=np.int32)
+            dense[self.sorted_codes] = self.columns
+            nulls = [np.flatnonzero(mask) for mask in self.null_masks]
+            dense[self._code([a.ravel() for a in np.meshgrid(*nulls, indexing="ij")])] = -1  # all null: none
+            self.dense = dense
 
     def _code(self, parts: list[np.ndarray]) -> np.ndarray:
         code = parts[0].astype(np.int64)
@@ -150,6 +166,8 @@ class Column:
         if len(self.parts) == 1:
             return self.lookup[values[0]]
         code = self._code(values)
+        if self.dense is not None:
+            return self.dense[code]
         where = np.searchsorted(self.sorted_codes, code)
         where[where == len(self.sorted_codes)] = 0
         found = self.sorted_codes[where] == code if len(self.sorted_codes) else np.zeros(len(code), dtype=bool)
