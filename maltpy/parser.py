@@ -563,7 +563,7 @@ def learn(
     symbolic = LEARNERS[guide.learner].symbolic
     keep_symbols = save_instances is not None
     arrays = (BatchLearner(fm, system, split.written)
-              if not (symbolic or keep_symbols) and covered(system, fm, split.written) else None)  # fmt: skip
+              if not (symbolic or keep_symbols) and covered(system, fm, split.written, learning=True) else None)  # fmt: skip
     treebank = _Treebank(pproj, fm.input_columns(guide.data_split_column))
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
     replay = _Replay(fm, system, split.feature, instances, arrays, lambda: treebank.report(progress, instances))
@@ -645,7 +645,7 @@ class _Replay:
     trees' order: the feature values of each configuration where the oracle chose the
     transition, and the class it chose (Nivre 2008, §6.1), the classes numbered in order of
     registration, the system's first class first. With ``arrays`` (the systems with an arrays
-    form: Nivre's and Covington's), a chunk of trees is replayed at a time in arrays
+    form that learns: Nivre's), a chunk of trees is replayed at a time in arrays
     (``batch.BatchLearner.replay``); without it (the other systems, k-NN, the instance files of
     -li), and for long sentences, configuration by configuration (``transition.base.replay_oracle``)."""
 

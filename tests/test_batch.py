@@ -106,6 +106,7 @@ CASES = {
     "data split on the stack": ["-a", "nivrestandard", "-d", "CPOSTAG", "-s", "Stack[0]", "-T", "300"],
     "wide model, null value none": ["-a", "nivreeager", "-F", "WIDE", "-nv", "none"],
     "wide model, null value novalue": ["-a", "nivrestandard", "-F", "WIDE", "-nv", "novalue"],
+    # Covington's systems learn configuration by configuration both ways (the arrays form parses)
     "covnonproj right to left, the root read last (a blend's member)": ["-a", "covnonproj", "-pd", "right-to-left"],
     "covnonproj without root arcs, with SHIFT, wide model": ["-a", "covnonproj", "-cr", "false", "-cs", "true",
                                                               "-F", "WIDE_COVINGTON"],

@@ -293,10 +293,10 @@ class FeatureArrays:
         return numbers, texts
 
 
-def covered(system, feature_model, split: Feature | None) -> bool:
+def covered(system, feature_model, split: Feature | None, learning: bool = False) -> bool:
     """Does the arrays form cover this transition system, feature model and data split feature
-    (``spec.split_feature``, None without a split)?"""
-    if not covers(system) or not feature_model.plain:
+    (``spec.split_feature``, None without a split), for parsing or for ``learning``?"""
+    if not covers(system, learning) or not feature_model.plain:
         return False
     bases = forms()[type(system)].addresses
     if split is not None and (split.args[0] in INTEGER_COLUMNS or not _address_ok(split.args[1], bases)):

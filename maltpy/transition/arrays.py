@@ -11,8 +11,9 @@ and learns with them, and ``features.arrays`` reads them.
 An arrays form has, beside its system's rules for a batch of ``rows``: ``moves`` (the transitions
 by number), ``addresses`` (the base addresses its configurations have in arrays), ``covers(system)``
 (whether its options are all in the arrays form), ``start(c)``, ``unfinished``, ``deterministic``,
-``allowed``, ``apply``, ``default`` (the move when no ranked one is allowed), ``oracle`` and
-``configuration`` (one row as the per-sentence system holds it).
+``allowed``, ``apply``, ``default`` (the move when no ranked one is allowed) and ``configuration``
+(one row as the per-sentence system holds it); and where learning replays the oracle in arrays
+(``learns``), ``oracle``.
 """
 
 from __future__ import annotations
@@ -108,10 +109,11 @@ def forms() -> dict[type, type]:
             CovingtonNonProjective: CovingtonNonProjectiveArrays, CovingtonProjective: CovingtonProjectiveArrays}  # fmt: skip
 
 
-def covers(system) -> bool:
-    """Whether ``system``, with its options, has an arrays form."""
+def covers(system, learning: bool = False) -> bool:
+    """Whether ``system``, with its options, has an arrays form (for ``learning``: one that
+    replays the oracle)."""
     form = forms().get(type(system))
-    return form is not None and form.covers(system)
+    return form is not None and form.covers(system) and (form.learns or not learning)
 
 
 def arrays_form(system):

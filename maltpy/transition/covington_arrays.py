@@ -1,5 +1,5 @@
 """Covington's systems in arrays: covington.py's rules for a batch of configurations at once
-(Nivre 2008, §5.1 and §5.2), which ``batch.py`` parses and learns with.
+(Nivre 2008, §5.1 and §5.2), which ``batch.py`` parses with.
 
 A batch of ``covington.CovingtonConfiguration`` in arrays is the partial trees of
 ``arrays.Configurations`` with, per sentence, its current left word i (``left``) and right word j
@@ -14,7 +14,10 @@ left of i, every row's at once (``Configurations.stretches``); the first word le
 most rows, and only the others search further.
 
 ``covers``: the systems' options -cr and -cs; covnonproj with a bound on the degree of
-non-projectivity (-cd) takes the per-sentence path.
+non-projectivity (-cd) takes the per-sentence path. Learning replays the oracle configuration by
+configuration (``learns`` is false): in arrays it took as long, Covington's many instances a word
+held in memory a chunk at a time (en_lines: 7.3 s against 6.8 s of feature extraction, 1.66 GB
+against 1.28 GB at the peak).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .arrays import Configurations, Gold
+from .arrays import Configurations
 from .base import LA, NA, RA, SH, Arcs
 from .covington import CovingtonConfiguration, CovingtonNonProjective, CovingtonProjective
 
@@ -36,6 +39,7 @@ class CovingtonNonProjectiveArrays:
 
     moves = MOVES
     addresses = frozenset({"Left", "Right", "LeftContext", "RightContext"})
+    learns = False
 
     def __init__(self, system: CovingtonNonProjective) -> None:
         self.allow_shift = system.allow_shift
@@ -151,29 +155,6 @@ class CovingtonNonProjectiveArrays:
             found[far] = best
         c.left[rows[found >= 0]] = found[found >= 0]
         self._next_right(c, rows[~near & (found < 0)])
-
-    def oracle(self, c: Configurations, gold: Gold, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The oracle's move and label number for each row (``oracle``): LEFT-ARC or RIGHT-ARC
-        for a gold arc between i and j where allowed, NO-ARC where not; with -cs, SHIFT when j
-        has no gold arc with i or a word left of i; NO-ARC otherwise."""
-        o = c.offset[rows]
-        i, j = c.left[rows], c.right[rows]
-        ok = self.allowed(c, rows)
-        move = np.full(len(rows), NO_ARC)
-        label = np.full(len(rows), -1)
-        head_i, head_j = gold.heads[o + i], gold.heads[o + j]
-        left_gold = (i != 0) & (head_i == j)
-        right_gold = ~left_gold & (head_j == i)
-        la, ra = left_gold & ok[:, LEFT_ARC], right_gold & ok[:, RIGHT_ARC]
-        move[la], label[la] = LEFT_ARC, gold.labels[(o + i)[la]]
-        move[ra], label[ra] = RIGHT_ARC, gold.labels[(o + j)[ra]]
-        if self.allow_shift:
-            leftmost = gold.ldep[o + j]
-            left_dependent = (leftmost > -1) & (leftmost < i)
-            head_further_left = (head_j < i) & ((head_j != 0) | (self.leftstop == 0))
-            shift = ~left_gold & ~right_gold & ~left_dependent & ~head_further_left
-            move[shift] = SHIFT
-        return move, label
 
 
 class CovingtonProjectiveArrays(CovingtonNonProjectiveArrays):

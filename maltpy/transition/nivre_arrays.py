@@ -38,6 +38,7 @@ class _NivreArrays:
 
     moves = MOVES
     addresses = frozenset({"Stack", "Input"})
+    learns = True
 
     def __init__(self, system: NivreEager | NivreStandard) -> None:
         self.allow_root = system.allow_root
