@@ -10,6 +10,8 @@ with one word on the root where the single-root rule applies. Each word takes th
 most weight among the members that proposed its chosen arc (ties: the label of the member listed
 first); an arc no member proposed, which the tree may need, takes the weighted vote of all the
 members' labels of that word, or, on the root, of the labels the members gave their root words.
+With learned weights, a label scorer chooses among the labels instead (see below), but on an arc
+to the root that no member proposed.
 
 Weights, learned from held-out text parsed by each member (``Weights.estimate``):
 
@@ -22,8 +24,10 @@ Weights, learned from held-out text parsed by each member (``Weights.estimate``)
     equal   one vote per member
     learned (the default) no votes: each proposed arc scores the log-probability that it is
             right, by logistic regression over what the members say of it and the tags and
-            morphological features (FEATS) around it (``arc_features``, ``ArcScorer``); labels are
-            voted as with pos
+            morphological features (FEATS) around it (``arc_features``, ``ArcScorer``); where
+            the members proposing the chosen arc give it more than one label, a second
+            regression picks one (``label_features``, ``LabelScorer``); other labels are voted
+            as with pos
 
 ``Blend`` is a parser like ``parser.Model``: ``maltpy parse``, the API, ``--jobs`` and Dask take
 it, and its archive (``write_blend``) holds each member's archive whole.
@@ -178,6 +182,36 @@ def _member(m: int, dep: str, head: str, span: str, label: str) -> tuple[str, ..
     return f"m{m}", f"m{m}|d={dep}", f"m{m}|h={head}", f"m{m}|a={span}", f"m{m}|l={label}"
 
 
+def label_features(label: str, proposing: Sequence[int], trees: Sequence[Tree], h: int, d: int,
+                   tags: Sequence[str], feats: Sequence[str] | None = None) -> list[str]:  # fmt: skip
+    """The names of the features of ``label`` as word d's label on the arc h -> d, which the
+    members ``proposing`` propose (``trees``: the members' trees; ``tags`` and ``feats`` as
+    ``arc_feature_groups`` takes them), for the learned label scorer: the label alone, with the
+    dependent's tag, and with both tags and the arc's direction; how many of the proposing
+    members give it, and which (each with the dependent's tag); and the label with each of the
+    dependent's morphological features (alone and with the head's tag) and each of the head's
+    (with the dependent's tag). A word's case tells its label where the members disagree (a
+    nominative noun is nsubj, an accusative obj) as it tells its head."""
+    dep, head = tags[d - 1], tags[h - 1] if h else ROOT_TAG
+    side = "L" if h < d else "R"
+    giving = [m for m in proposing if trees[m][1][d] == label]
+    dep_pairs = _feature_pairs(feats[d - 1]) if feats is not None else {}
+    head_pairs = _feature_pairs(feats[h - 1]) if feats is not None and h else {}
+    return [f"l={label}", f"l={label}|d={dep}", f"l={label}|h={head}|d={dep}|{side}",
+            f"l={label}|n={len(giving)}|of={len(proposing)}",
+            *(f"l={label}|m{m}" for m in giving), *(f"l={label}|m{m}|d={dep}" for m in giving),
+            *(f"l={label}|df={k}={v}" for k, v in dep_pairs.items()),
+            *(f"l={label}|df={k}={v}|h={head}" for k, v in dep_pairs.items()),
+            *(f"l={label}|hf={k}={v}|d={dep}" for k, v in head_pairs.items())]  # fmt: skip
+
+
+def label_candidates(trees: Sequence[Tree], h: int, d: int) -> tuple[list[int], list[str]]:
+    """The members proposing the arc h -> d (all members if none does) and the labels they give
+    word d, each once, in the members' order."""
+    proposing = [m for m, (heads, _) in enumerate(trees) if heads[d] == h] or list(range(len(trees)))
+    return proposing, list(dict.fromkeys(trees[m][1][d] for m in proposing))
+
+
 @dataclasses.dataclass(frozen=True)
 class ArcScorer:
     """The probability that an arc some member proposes is right: logistic regression over its
@@ -248,17 +282,36 @@ class ArcScorer:
         return cls({f: k for k, f in enumerate(features)}, np.array(coef, dtype=float), float(intercept))
 
 
+class LabelScorer(ArcScorer):
+    """The probability that a label some member gives an arc is the word's: logistic regression
+    over its ``label_features``, fitted to the members' labels of the held-out words whose gold
+    head they propose, where they give more than one (``ArcScorer.fit``, with other rows)."""
+
+    def choose(self, trees: Sequence[Tree], h: int, d: int, tags: Sequence[str],
+               feats: Sequence[str] | None = None) -> str:  # fmt: skip
+        """Word d's label on the arc h -> d: of the labels the members proposing it give it (all
+        members' labels, if none does), the one of highest score (ties: the earliest member's)."""
+        proposing, labels = label_candidates(trees, h, d)
+        if len(labels) == 1:
+            return labels[0]
+        weight = self.weights.get
+        scores = [sum(weight(f, 0.0) for f in label_features(label, proposing, trees, h, d, tags, feats))
+                  for label in labels]  # fmt: skip
+        return labels[scores.index(max(scores))]
+
+
 @dataclasses.dataclass(frozen=True)
 class Weights:
     """What each member's arcs and labels are worth (see the module's docstring): ``overall``
     and ``by_tag``, each member's held-out labelled accuracy on all words and by the dependent's
     coarse tag (which weigh the label votes of "learned" and "pos"), and with "learned" the arc
-    scorer."""
+    scorer and the label scorer (None in an archive made before it: labels are voted)."""
 
     kind: str
     overall: tuple[float, ...]
     by_tag: tuple[Mapping[str, float], ...]
     scorer: ArcScorer | None = None
+    labeler: LabelScorer | None = None
 
     def __len__(self) -> int:
         return len(self.overall)
@@ -298,6 +351,7 @@ class Weights:
         counts: dict[str, int] = {}
         right: list[dict[str, int]] = [{} for _ in range(members)]
         rows: list[tuple[list[str], bool]] = []
+        label_rows: list[tuple[list[str], bool]] = []
         for sentence, *trees in zip(gold, *parses, strict=True):
             gold_heads, gold_labels = sentence.heads, sentence.labels
             tags = sentence.column(CPOSTAG)
@@ -307,8 +361,9 @@ class Weights:
                     if heads[d] == gold_heads[d] and labels[d] == gold_labels[d]:
                         right[m][tag] = right[m].get(tag, 0) + 1
             if kind == "learned":
-                rows.extend((names, gold_heads[d] == h)
-                            for h, d, names in arc_features(trees, tags, sentence.column(FEATS)))  # fmt: skip
+                feats = sentence.column(FEATS)
+                rows.extend((names, gold_heads[d] == h) for h, d, names in arc_features(trees, tags, feats))
+                label_rows.extend(_label_rows(trees, gold_heads, gold_labels, tags, feats))
         words = sum(counts.values())
         if not words:
             raise MaltpyError("no held-out words to weigh the members by", "blend")
@@ -317,10 +372,14 @@ class Weights:
                        for r, whole in zip(right, overall))  # fmt: skip
         if kind == "model":
             by_tag = tuple({} for _ in range(members))
-        return cls(kind, overall, by_tag, ArcScorer.fit(rows) if kind == "learned" else None)
+        if kind != "learned":
+            return cls(kind, overall, by_tag)
+        return cls(kind, overall, by_tag, ArcScorer.fit(rows), LabelScorer.fit(label_rows) if label_rows else None)
 
     def as_json(self) -> dict:
         scorer = {"scorer": self.scorer.as_json()} if self.scorer is not None else {}
+        if self.labeler is not None:
+            scorer["labeler"] = self.labeler.as_json()
         return {"kind": self.kind, "overall": list(self.overall), "by_tag": [dict(t) for t in self.by_tag], **scorer}
 
     @classmethod
@@ -338,8 +397,25 @@ class Weights:
                     "a blend weight that is not a tag's number from 0 to 1")  # fmt: skip
         learned = stored["kind"] == "learned"
         require(("scorer" in stored) == learned, "learned blend weights without their scorer, or the reverse")
+        require(learned or "labeler" not in stored, "a label scorer in blend weights that are not learned")
         scorer = ArcScorer.from_json(stored["scorer"]) if learned else None
-        return cls(stored["kind"], tuple(float(w) for w in overall), tuple(by_tag), scorer)
+        labeler = LabelScorer.from_json(stored["labeler"]) if "labeler" in stored else None
+        return cls(stored["kind"], tuple(float(w) for w in overall), tuple(by_tag), scorer, labeler)
+
+
+def _label_rows(trees: Sequence[Tree], gold_heads: list[int], gold_labels: list[str], tags: Sequence[str],
+                feats: Sequence[str]) -> Iterator[tuple[list[str], bool]]:  # fmt: skip
+    """The label scorer's rows of one held-out sentence: for each word whose gold head some
+    members propose, giving it more than one label, each of those labels' features and whether
+    it is the gold one."""
+    for d in range(1, len(tags) + 1):
+        h = gold_heads[d]
+        if not any(heads[d] == h for heads, _ in trees):
+            continue
+        proposing, labels = label_candidates(trees, h, d)
+        if len(labels) > 1:
+            for label in labels:
+                yield label_features(label, proposing, trees, h, d, tags, feats), label == gold_labels[d]
 
 
 def _weight(value: object) -> bool:
@@ -360,7 +436,11 @@ def combine(trees: Sequence[Tree], tags: Sequence[str], weights: Weights, projec
     scores = weights.arc_scores(trees, tags, votes, feats)
     best = spanning_tree(scores, projective=projective, one_root=one_root).tolist()
     labels = [""]
+    labeler = weights.labeler
     for d in range(1, n + 1):
+        if labeler is not None and (best[d] != 0 or any(heads[d] == 0 for heads, _ in trees)):
+            labels.append(labeler.choose(trees, best[d], d, tags, feats))
+            continue
         tally: dict[str, float] = {}
         for m, (member_heads, member_labels) in enumerate(trees):
             if member_heads[d] == best[d]:
