@@ -35,6 +35,7 @@ it, and its archive (``write_blend``) holds each member's archive whole.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import itertools
@@ -172,9 +173,14 @@ def _morphology(head: str, dep: str, side: str, head_feats: str, dep_feats: str)
             *(f"hf={k}={v}|d={dep}|{side}" for k, v in head_pairs.items()), *agree)  # fmt: skip
 
 
+@_names
 def _feature_pairs(feats: str) -> dict[str, str]:
-    """The features of a FEATS field, each name's value ("_": none)."""
-    return dict(pair.split("=", 1) for pair in feats.split("|") if "=" in pair)
+    """The features of a FEATS field, each name's value ("_": none; a feature without "=", as
+    CoNLL-X treebanks write them, "gen|sg", is a name with the empty value; the dict is shared,
+    not to be changed)."""
+    if feats == "_":
+        return {}
+    return dict(pair.partition("=")[::2] for pair in feats.split("|") if pair)
 
 
 @_names
@@ -256,6 +262,14 @@ class ArcScorer:
         from scipy.sparse import csr_matrix
         from sklearn.linear_model import LogisticRegression
 
+        # what an archive keeps (from_json): names of at most MAX_FEATURE_NAME characters (a longer
+        # one, from a long tag or FEATS, weighs nothing), and the MAX_FEATURES most frequent
+        counts = collections.Counter(f for names, _ in rows for f in names)
+        kept = {f: k for f, k in counts.items() if len(f) <= MAX_FEATURE_NAME}
+        if len(kept) > MAX_FEATURES:
+            kept = dict(collections.Counter(kept).most_common(MAX_FEATURES))
+        if len(kept) < len(counts):
+            rows = [([f for f in names if f in kept], right) for names, right in rows]
         index: dict[str, int] = {}
         columns = [index.setdefault(f, len(index)) for names, _ in rows for f in names]
         pointers = np.cumsum([0] + [len(names) for names, _ in rows])

@@ -13,6 +13,7 @@ from conftest import SWEMALT, SWEMALT_TRAIN, assert_one_line_error, conll_column
 from test_damaged_models import with_manifest
 from test_jobs import run_in_small_batches
 
+from maltpy import blend
 from maltpy.blend import ArcScorer, Weights, arc_features, combine
 from maltpy.conll import Sentence
 from maltpy.errors import MaltpyError
@@ -394,3 +395,22 @@ def test_a_blends_batches_are_a_share_for_the_workers(blended, members, tmp_path
     long = tmp_path / "long.mpm"
     with_manifest(blended, long, lambda manifest: manifest["training"].update(padding="x" * (2 << 20)))
     assert jobs.batch_limit(str(long)) == 20_000
+
+
+def test_a_scorer_keeps_what_an_archive_can_hold(monkeypatch):
+    # A treebank's tag or FEATS can make a feature name longer than an archive keeps, and a big
+    # treebank more features: the scorer leaves out the long names and keeps the most frequent,
+    # so that the archive it goes into loads.
+    long_name = "df=Case=" + "x" * 500
+    rows = [(["n=2", long_name, "rare", "common"], True), (["n=1", "common"], False), (["n=2", "common"], False)]
+    monkeypatch.setattr(blend, "MAX_FEATURES", 2)
+    scorer = ArcScorer.fit(rows)
+    assert list(scorer.index) == ["n=2", "common"]
+    again = ArcScorer.from_json(json.loads(json.dumps(scorer.as_json())))
+    assert again.index == scorer.index and list(again.coef) == list(scorer.coef)
+
+
+def test_features_without_values_as_conll_x_writes_them():
+    assert blend._feature_pairs("gen=utr|num=sin") == {"gen": "utr", "num": "sin"}
+    assert blend._feature_pairs("utr|sin|ind") == {"utr": "", "sin": "", "ind": ""}
+    assert blend._feature_pairs("_") == {}
