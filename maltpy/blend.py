@@ -49,14 +49,13 @@ import numpy as np
 
 from . import __version__
 from .archive import Archive, write_archive
+from .blend_options import DECODERS, WEIGHTINGS
 from .conll import CPOSTAG, FEATS, Sentence, valid_label
 from .decode import spanning_tree
 from .errors import MaltpyError, cut, require
 from .parser import Model, Parser, one_root_for
 from .transition import SYSTEMS
 
-WEIGHTINGS = ("learned", "pos", "model", "equal")
-DECODERS = ("non-projective", "projective")
 SMOOTHING = 5.0
 MAX_MEMBERS = 64
 MAX_TAGS = 100_000  # tags with a weight, per member, in an archive

@@ -9,14 +9,13 @@ from contextlib import ExitStack
 import click
 import yaml
 
+from ..blend_options import DECODERS, WEIGHTINGS
 from ..errors import MaltpyError, counted, cut, quote
 from ..files import atomic_output, check_output_path, is_std, read_conll, read_file
 from .common import format_option, progress_line
 
 
 def _blend_choices(option: str) -> click.Choice:
-    from ..blend import DECODERS, WEIGHTINGS
-
     return click.Choice({"weights": WEIGHTINGS, "decoder": DECODERS}[option])
 
 
@@ -84,7 +83,6 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
 
 def _blend_settings(path: str | None) -> dict:
     """The 'blend' group of a YAML file, checked: members (strings), weights, decoder, held_out."""
-    from ..blend import DECODERS, WEIGHTINGS
 
     if path is None:
         return {}
