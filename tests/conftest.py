@@ -7,16 +7,19 @@ it skip, saying so, only when that folder is absent.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from in_process import call_main
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("MALTPY_SHARED", ROOT.parent / "shared"))
@@ -85,6 +88,30 @@ def run_maltpy_measured(*args: str, timeout: float = 300) -> Measured:
     head, _, rest = wrapper.stdout.partition(b"\n")
     out_length, err_length, status, peak = map(int, head.split())
     return Measured(status, rest[:out_length], rest[out_length : out_length + err_length], peak, seconds)
+
+
+def run_in_process(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
+    """``maltpy ARGS`` by the command line's main in the test's process, with what a process of it
+    would take and give on its standard streams (tests/in_process.py): for the many runs that
+    check a message, where a process start would add half a second to each."""
+    return call_main(*args, input=input)
+
+
+def run_maltpy_measured_together(runs: list[list], timeout: float = 600) -> list[Measured]:
+    """Each of ``runs`` (argument lists of ``maltpy``) by the command line's main, in turn, in one
+    fresh process that measures itself (tests/in_process.py): each run's status, stdout, stderr
+    and wall time, with the process's peak memory as every run's ``peak_kb``. That peak bounds
+    the peak of each run alone: a run in a process of its own would start from no more memory
+    than this one had when the run began."""
+    with tempfile.TemporaryDirectory() as folder:
+        runs_path, results_path = Path(folder) / "runs.json", Path(folder) / "results.json"
+        runs_path.write_text(json.dumps([[str(a) for a in args] for args in runs]), encoding="utf-8")
+        process = subprocess.run([sys.executable, Path(__file__).parent / "in_process.py", runs_path, results_path],
+                                 capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)  # fmt: skip
+        assert process.returncode == 0 and results_path.exists(), process.stderr.decode("utf-8", "replace")
+        results = json.loads(results_path.read_text(encoding="utf-8"))
+    return [Measured(r["status"], r["stdout"].encode("latin-1"), r["stderr"].encode("latin-1"), results["peak_kb"],
+                     r["seconds"]) for r in results["runs"]]  # fmt: skip
 
 
 def parses_while_the_pipe_stays_open(*args: str, text: bytes, sentences: int, seconds: float) -> bytes:

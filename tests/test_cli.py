@@ -19,6 +19,7 @@ from conftest import (
     assert_one_line_error,
     parses_while_the_pipe_stays_open,
     requires_shared,
+    run_in_process,
     run_maltpy,
 )
 
@@ -124,16 +125,30 @@ def test_eval_of_files_that_do_not_line_up(tmp_path):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_malformed_input_makes_convert_and_eval_fail_cleanly(tmp_path, name):
+    # by main in this process (the runs check the reader's messages through the command line, as
+    # a process gives them); convert and eval run as processes in the tests around this one
     line, fragment = CASES[name]
     bad = tmp_path / name
     bad.write_bytes((MALFORMED / name).read_bytes())
     out = tmp_path / "out.conll"
-    err = assert_one_line_error(run_maltpy("convert", "-i", bad, "-o", out, "--to", "conllu"), f"{bad}:{line}: ")
+    err = assert_one_line_error(run_in_process("convert", "-i", bad, "-o", out, "--to", "conllu"), f"{bad}:{line}: ")
     assert fragment in err
     assert sorted(os.listdir(tmp_path)) == [name]  # no output, no temporary file left behind
     good = EXAMPLE / "en-test.conllu"
-    assert_one_line_error(run_maltpy("eval", bad, good), f"{bad}:{line}: ")
-    assert_one_line_error(run_maltpy("eval", good, bad), f"{bad}:{line}: ")
+    assert_one_line_error(run_in_process("eval", bad, good), f"{bad}:{line}: ")
+    assert_one_line_error(run_in_process("eval", good, bad), f"{bad}:{line}: ")
+
+
+def test_a_malformed_file_is_one_error_line_from_a_process_too(tmp_path):
+    # the runs above, as processes, for one case of each command
+    name = sorted(CASES)[0]
+    line, fragment = CASES[name]
+    bad = tmp_path / name
+    bad.write_bytes((MALFORMED / name).read_bytes())
+    err = assert_one_line_error(run_maltpy("convert", "-i", bad, "-o", tmp_path / "out", "--to", "conllu"),
+                                f"{bad}:{line}: ")  # fmt: skip
+    assert fragment in err and sorted(os.listdir(tmp_path)) == [name]
+    assert_one_line_error(run_maltpy("eval", EXAMPLE / "en-test.conllu", bad), f"{bad}:{line}: ")
 
 
 def test_a_failed_convert_keeps_the_old_output(tmp_path):
