@@ -100,9 +100,9 @@ def run_in_process(*args: str, input: bytes | None = None) -> subprocess.Complet
 def run_maltpy_measured_together(runs: list[list], timeout: float = 600) -> list[Measured]:
     """Each of ``runs`` (argument lists of ``maltpy``) by the command line's main, in turn, in one
     fresh process that measures itself (tests/in_process.py): each run's status, stdout, stderr
-    and wall time, with the process's peak memory as every run's ``peak_kb``. That peak bounds
-    the peak of each run alone: a run in a process of its own would start from no more memory
-    than this one had when the run began."""
+    and wall time, and as its ``peak_kb`` the process's peak memory when the run ended. That
+    peak bounds the run's own: in a process of its own, the run would have started from no more
+    memory than this process held when it began."""
     with tempfile.TemporaryDirectory() as folder:
         runs_path, results_path = Path(folder) / "runs.json", Path(folder) / "results.json"
         runs_path.write_text(json.dumps([[str(a) for a in args] for args in runs]), encoding="utf-8")
@@ -110,8 +110,8 @@ def run_maltpy_measured_together(runs: list[list], timeout: float = 600) -> list
                                  capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)  # fmt: skip
         assert process.returncode == 0 and results_path.exists(), process.stderr.decode("utf-8", "replace")
         results = json.loads(results_path.read_text(encoding="utf-8"))
-    return [Measured(r["status"], r["stdout"].encode("latin-1"), r["stderr"].encode("latin-1"), results["peak_kb"],
-                     r["seconds"]) for r in results["runs"]]  # fmt: skip
+    return [Measured(r["status"], r["stdout"].encode("latin-1"), r["stderr"].encode("latin-1"), r["peak_kb"],
+                     r["seconds"]) for r in results]  # fmt: skip
 
 
 def parses_while_the_pipe_stays_open(*args: str, text: bytes, sentences: int, seconds: float) -> bytes:
