@@ -66,8 +66,11 @@ def call_main(*args, input: bytes | None = None) -> subprocess.CompletedProcess:
             os.dup2(err.fileno(), 2)
             # held here too: main puts a wrapper of its own around stderr's buffer, which the
             # garbage collector would close with this one
-            streams = (open(0, encoding="utf-8", closefd=False), open(1, "w", encoding="utf-8", closefd=False),
-                       open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False))  # fmt: skip
+            streams = (
+                open(0, encoding="utf-8", closefd=False),
+                open(1, "w", encoding="utf-8", closefd=False),
+                open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False),
+            )
             sys.stdin, sys.stdout, sys.stderr = streams
             try:
                 status = main(args)
