@@ -28,6 +28,7 @@ REFERENCE = SHARED / "reference" / "maltparser-1.9.2"
 EXAMPLE = ROOT / "maltpy" / "example"
 SWEMALT = DATA / "maltparser-examples" / "swemalt-mini"
 SWEMALT_TRAIN = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll"
+SWEMALT_HELD_OUT = SWEMALT / "gold" / "sv-stb-dep-mini-test-00.conll"
 
 
 def _bench_script(name: str):
@@ -216,3 +217,24 @@ def swemalt_model(tmp_path_factory):
         return learned[algorithm, learner]
 
     return model
+
+
+@pytest.fixture(scope="session")
+def swemalt_blend_members(tmp_path_factory, swemalt_model) -> list[Path]:
+    """Three models of swemalt-mini's training file: arc-eager, and Covington's non-projective
+    algorithm both ways (LIBLINEAR, the default; the first two are swemalt_model's)."""
+    path = tmp_path_factory.mktemp("members") / "m2.mpm"
+    result = run_maltpy("learn", "-q", "-a", "covnonproj", "-pd", "right-to-left", "-i", SWEMALT_TRAIN, "-m", path)
+    assert result.returncode == 0, result.stderr.decode()
+    return [swemalt_model("nivreeager", "liblinear"), swemalt_model("covnonproj", "liblinear"), path]
+
+
+@pytest.fixture(scope="session")
+def swemalt_blend(swemalt_blend_members, tmp_path_factory) -> Path:
+    """``maltpy blend`` of those three members, weighed (learned, the default) on the held-out
+    file SWEMALT_HELD_OUT: learned once for the blend and Dask tests."""
+    path = tmp_path_factory.mktemp("blend") / "blend.mpm"
+    args = [a for m in swemalt_blend_members for a in ("--member", f"-m {m}")]
+    result = run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", path, "--held-out", SWEMALT_HELD_OUT, *args)
+    assert result.returncode == 0, result.stderr.decode()
+    return path

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import (
     SWEMALT,
+    SWEMALT_HELD_OUT,
     SWEMALT_TRAIN,
     assert_one_line_error,
     conll_columns,
@@ -27,7 +28,7 @@ from maltpy.errors import MaltpyError
 from maltpy.tree import find_cycle
 
 GOLD = SWEMALT / "gold"
-HELD_OUT = GOLD / "sv-stb-dep-mini-test-00.conll"
+HELD_OUT = SWEMALT_HELD_OUT  # the blend's (conftest.swemalt_blend)
 TEST = GOLD / "sv-stb-dep-mini-test-01.conll"
 
 
@@ -150,14 +151,9 @@ def test_arc_features_name_each_proposed_arc_once():
 
 
 @pytest.fixture(scope="module")
-def members(tmp_path_factory, swemalt_model) -> list[Path]:
-    """Three models learned from swemalt-mini's training file: arc-eager, and Covington's
-    non-projective algorithm both ways (LIBLINEAR, the default; the first two are the session's
-    models of the parser tests, learned by the same command)."""
-    path = tmp_path_factory.mktemp("members") / "m2.mpm"
-    result = run_maltpy("learn", "-q", "-a", "covnonproj", "-pd", "right-to-left", "-i", SWEMALT_TRAIN, "-m", path)
-    assert result.returncode == 0, result.stderr.decode()
-    return [swemalt_model("nivreeager", "liblinear"), swemalt_model("covnonproj", "liblinear"), path]
+def members(swemalt_blend_members) -> list[Path]:
+    """conftest's three members: arc-eager, and Covington's non-projective algorithm both ways."""
+    return swemalt_blend_members
 
 
 @pytest.fixture(scope="module")
@@ -175,12 +171,9 @@ def member_parses(members, tmp_path_factory) -> dict[Path, list[Path]]:
 
 
 @pytest.fixture(scope="module")
-def blended(members, tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("blend") / "blend.mpm"
-    args = [a for m in members for a in ("--member", f"-m {m}")]
-    result = run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", path, "--held-out", HELD_OUT, *args)
-    assert result.returncode == 0, result.stderr.decode()
-    return path
+def blended(swemalt_blend) -> Path:
+    """conftest's blend of the three, weighed on HELD_OUT."""
+    return swemalt_blend
 
 
 @pytest.fixture(scope="module")
