@@ -95,7 +95,7 @@ def run_in_process(*args: str, input: bytes | None = None) -> subprocess.Complet
     """``maltpy ARGS`` by the command line's main in the test's process, with what a process of it
     would take and give on its standard streams (tests/in_process.py): for the many runs that
     check a message, where a process start would add half a second to each."""
-    return call_main(*args, input=input)
+    return call_main(*args, input=input, timeout=600)
 
 
 def run_maltpy_measured_together(runs: list[list], timeout: float = 600) -> list[Measured]:

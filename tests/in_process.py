@@ -3,16 +3,17 @@ run it: its standard input, output and error are the process's file descriptors 
 the call (a pipe holding the input, or /dev/null; two temporary files), so that what anything
 writes there, Python or C, is what the call gave; the streams, descriptors, environment (the
 thread variables main sets) and signal handlers are put back after it. An exception that would
-end a process with a traceback ends the call with status 1 and the traceback on its stderr.
+end a process with a traceback ends the call with status 1 and the traceback on its stderr; a
+call that runs past its timeout raises subprocess.TimeoutExpired, as subprocess.run would.
 
 Where many runs each check a message (not how a process starts), this saves a process start
 (about half a second) per run. Each entry point keeps tests of real processes elsewhere.
 
 Run as a script, ``python in_process.py RUNS.json RESULTS.json`` runs each of RUNS (lists of
 arguments) in turn in that one fresh process and writes each one's status, stdout, stderr and
-wall time, and the process's peak memory when it ended (in kB): a bound on that peak bounds the
-run's, since the run alone, in a process of its own, would have started from no more than this
-process held when the run began.
+wall time, and this process's own peak memory (VmHWM, in kB) when the run ended: a bound on that
+peak bounds the run's, since the run alone, in a process of its own, would have started from no
+more than this process held when the run began.
 """
 
 from __future__ import annotations
@@ -31,6 +32,14 @@ import traceback
 _SIGNALS = [getattr(signal, name) for name in ("SIGTERM", "SIGHUP", "SIGINT", "SIGPIPE") if hasattr(signal, name)]
 
 
+class _TimedOut(BaseException):
+    """The call ran past its timeout (raised by SIGALRM, past main's handlers)."""
+
+
+def _time_out(signum, frame) -> None:
+    raise _TimedOut
+
+
 def _feed(fd: int, data: bytes) -> None:
     try:
         view = memoryview(data)
@@ -42,7 +51,7 @@ def _feed(fd: int, data: bytes) -> None:
         os.close(fd)
 
 
-def call_main(*args, input: bytes | None = None) -> subprocess.CompletedProcess:
+def call_main(*args, input: bytes | None = None, timeout: float = 600) -> subprocess.CompletedProcess:
     """``maltpy ARGS`` by ``maltpy.cli.main`` in this process: its exit status, stdout and stderr."""
     from maltpy.cli import main
 
@@ -50,7 +59,7 @@ def call_main(*args, input: bytes | None = None) -> subprocess.CompletedProcess:
     saved_fds = {fd: os.dup(fd) for fd in (0, 1, 2)}
     saved_streams = sys.stdin, sys.stdout, sys.stderr
     saved_environ = dict(os.environ)
-    saved_handlers = {s: signal.getsignal(s) for s in _SIGNALS}
+    saved_handlers = {s: signal.getsignal(s) for s in (*_SIGNALS, signal.SIGALRM)}
     feeder = None
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
@@ -72,6 +81,8 @@ def call_main(*args, input: bytes | None = None) -> subprocess.CompletedProcess:
                 open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1, closefd=False),
             )
             sys.stdin, sys.stdout, sys.stderr = streams
+            signal.signal(signal.SIGALRM, _time_out)
+            signal.setitimer(signal.ITIMER_REAL, timeout)
             try:
                 status = main(args)
             except SystemExit as e:
@@ -84,7 +95,10 @@ def call_main(*args, input: bytes | None = None) -> subprocess.CompletedProcess:
                     stream.flush()
                 except (OSError, ValueError):
                     pass
+        except _TimedOut:
+            raise subprocess.TimeoutExpired(args, timeout) from None
         finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
             for fd, copy in saved_fds.items():
                 os.dup2(copy, fd)
                 os.close(copy)
