@@ -7,16 +7,19 @@ it skip, saying so, only when that folder is absent.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from in_process import call_main
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("MALTPY_SHARED", ROOT.parent / "shared"))
@@ -25,6 +28,7 @@ REFERENCE = SHARED / "reference" / "maltparser-1.9.2"
 EXAMPLE = ROOT / "maltpy" / "example"
 SWEMALT = DATA / "maltparser-examples" / "swemalt-mini"
 SWEMALT_TRAIN = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll"
+SWEMALT_HELD_OUT = SWEMALT / "gold" / "sv-stb-dep-mini-test-00.conll"
 
 
 def _bench_script(name: str):
@@ -85,6 +89,30 @@ def run_maltpy_measured(*args: str, timeout: float = 300) -> Measured:
     head, _, rest = wrapper.stdout.partition(b"\n")
     out_length, err_length, status, peak = map(int, head.split())
     return Measured(status, rest[:out_length], rest[out_length : out_length + err_length], peak, seconds)
+
+
+def run_in_process(*args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
+    """``maltpy ARGS`` by the command line's main in the test's process, with what a process of it
+    would take and give on its standard streams (tests/in_process.py): for the many runs that
+    check a message, where a process start would add half a second to each."""
+    return call_main(*args, input=input, timeout=600)
+
+
+def run_maltpy_measured_together(runs: list[list], timeout: float = 600) -> list[Measured]:
+    """Each of ``runs`` (argument lists of ``maltpy``) by the command line's main, in turn, in one
+    fresh process that measures itself (tests/in_process.py): each run's status, stdout, stderr
+    and wall time, and as its ``peak_kb`` the process's peak memory when the run ended. That
+    peak bounds the run's own: in a process of its own, the run would have started from no more
+    memory than this process held when it began."""
+    with tempfile.TemporaryDirectory() as folder:
+        runs_path, results_path = Path(folder) / "runs.json", Path(folder) / "results.json"
+        runs_path.write_text(json.dumps([[str(a) for a in args] for args in runs]), encoding="utf-8")
+        process = subprocess.run([sys.executable, Path(__file__).parent / "in_process.py", runs_path, results_path],
+                                 capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)  # fmt: skip
+        assert process.returncode == 0 and results_path.exists(), process.stderr.decode("utf-8", "replace")
+        results = json.loads(results_path.read_text(encoding="utf-8"))
+    return [Measured(r["status"], r["stdout"].encode("latin-1"), r["stderr"].encode("latin-1"), r["peak_kb"],
+                     r["seconds"]) for r in results]  # fmt: skip
 
 
 def parses_while_the_pipe_stays_open(*args: str, text: bytes, sentences: int, seconds: float) -> bytes:
@@ -189,3 +217,24 @@ def swemalt_model(tmp_path_factory):
         return learned[algorithm, learner]
 
     return model
+
+
+@pytest.fixture(scope="session")
+def swemalt_blend_members(tmp_path_factory, swemalt_model) -> list[Path]:
+    """Three models of swemalt-mini's training file: arc-eager, and Covington's non-projective
+    algorithm both ways (LIBLINEAR, the default; the first two are swemalt_model's)."""
+    path = tmp_path_factory.mktemp("members") / "m2.mpm"
+    result = run_maltpy("learn", "-q", "-a", "covnonproj", "-pd", "right-to-left", "-i", SWEMALT_TRAIN, "-m", path)
+    assert result.returncode == 0, result.stderr.decode()
+    return [swemalt_model("nivreeager", "liblinear"), swemalt_model("covnonproj", "liblinear"), path]
+
+
+@pytest.fixture(scope="session")
+def swemalt_blend(swemalt_blend_members, tmp_path_factory) -> Path:
+    """``maltpy blend`` of those three members, weighed (learned, the default) on the held-out
+    file SWEMALT_HELD_OUT: learned once for the blend and Dask tests."""
+    path = tmp_path_factory.mktemp("blend") / "blend.mpm"
+    args = [a for m in swemalt_blend_members for a in ("--member", f"-m {m}")]
+    result = run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", path, "--held-out", SWEMALT_HELD_OUT, *args)
+    assert result.returncode == 0, result.stderr.decode()
+    return path

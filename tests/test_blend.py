@@ -9,7 +9,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SWEMALT, SWEMALT_TRAIN, assert_one_line_error, conll_columns, requires_shared, run_maltpy
+from conftest import (
+    SWEMALT,
+    SWEMALT_HELD_OUT,
+    SWEMALT_TRAIN,
+    assert_one_line_error,
+    conll_columns,
+    requires_shared,
+    run_in_process,
+    run_maltpy,
+)
 from test_damaged_models import with_manifest
 from test_jobs import run_in_small_batches
 
@@ -20,7 +29,7 @@ from maltpy.errors import MaltpyError
 from maltpy.tree import find_cycle
 
 GOLD = SWEMALT / "gold"
-HELD_OUT = GOLD / "sv-stb-dep-mini-test-00.conll"
+HELD_OUT = SWEMALT_HELD_OUT  # the blend's (conftest.swemalt_blend)
 TEST = GOLD / "sv-stb-dep-mini-test-01.conll"
 
 
@@ -175,28 +184,37 @@ def test_arc_features_name_each_proposed_arc_once():
 
 
 @pytest.fixture(scope="module")
-def members(tmp_path_factory) -> list[Path]:
-    """Three models learned from swemalt-mini's training file: arc-eager, and Covington's
-    non-projective algorithm both ways."""
-    folder = tmp_path_factory.mktemp("members")
-    paths = []
-    for k, flags in enumerate(
-        (["-a", "nivreeager"], ["-a", "covnonproj"], ["-a", "covnonproj", "-pd", "right-to-left"])
-    ):
-        path = folder / f"m{k}.mpm"
-        result = run_maltpy("learn", "-q", *flags, "-i", SWEMALT_TRAIN, "-m", path)
-        assert result.returncode == 0, result.stderr.decode()
-        paths.append(path)
-    return paths
+def members(swemalt_blend_members) -> list[Path]:
+    """conftest's three members: arc-eager, and Covington's non-projective algorithm both ways."""
+    return swemalt_blend_members
 
 
 @pytest.fixture(scope="module")
-def blended(members, tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("blend") / "blend.mpm"
-    args = [a for m in members for a in ("--member", f"-m {m}")]
-    result = run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", path, "--held-out", HELD_OUT, *args)
+def member_parses(members, tmp_path_factory) -> dict[Path, list[Path]]:
+    """Each member's parse of the test file and of the held-out file: {file: [parse by each]}."""
+    folder = tmp_path_factory.mktemp("member_parses")
+    parses: dict[Path, list[Path]] = {TEST: [], HELD_OUT: []}
+    for k, m in enumerate(members):
+        for source, into in parses.items():
+            out = folder / f"{source.stem}-{k}.conll"
+            result = run_maltpy("parse", "-q", "-m", m, "-i", source, "-o", out)
+            assert result.returncode == 0, result.stderr.decode()
+            into.append(out)
+    return parses
+
+
+@pytest.fixture(scope="module")
+def blended(swemalt_blend) -> Path:
+    """conftest's blend of the three, weighed on HELD_OUT."""
+    return swemalt_blend
+
+
+@pytest.fixture(scope="module")
+def blend_parse(blended) -> bytes:
+    """``maltpy parse`` of the test file with the blend, to stdout."""
+    result = run_maltpy("parse", "-m", blended, "-i", TEST)
     assert result.returncode == 0, result.stderr.decode()
-    return path
+    return result.stdout
 
 
 @requires_shared
@@ -241,37 +259,31 @@ def las(gold: Path, parsed: bytes) -> float:
 
 
 @requires_shared
-def test_a_blend_parses_into_trees_above_each_of_its_members(members, blended, tmp_path):
-    parsed = run_maltpy("parse", "-m", blended, "-i", TEST)
-    assert parsed.returncode == 0, parsed.stderr.decode()
-    for sentence in conll_columns(parsed.stdout.decode().splitlines(keepends=True)):
+def test_a_blend_parses_into_trees_above_each_of_its_members(member_parses, blend_parse):
+    assert conll_columns(blend_parse.decode().splitlines(keepends=True))
+    for sentence in conll_columns(blend_parse.decode().splitlines(keepends=True)):
         assert find_cycle([-1] + [int(w[6]) for w in sentence]) is None
-    alone = [las(TEST, run_maltpy("parse", "-m", m, "-i", TEST).stdout) for m in members]
-    assert las(TEST, parsed.stdout) > max(alone), (las(TEST, parsed.stdout), alone)
+    alone = [las(TEST, parse.read_bytes()) for parse in member_parses[TEST]]
+    assert las(TEST, blend_parse) > max(alone), (las(TEST, blend_parse), alone)
 
 
 @requires_shared
-def test_combine_of_the_members_parses_is_the_blend(members, blended, tmp_path):
+def test_combine_of_the_members_parses_is_the_blend(member_parses, blend_parse):
     """`maltpy combine` of the members' parses, weighed by their parses of the held-out file,
     writes the blend's bytes (the issue's acceptance)."""
-    test_parses, held_parses = [], []
-    for k, m in enumerate(members):
-        for source, into in ((TEST, test_parses), (HELD_OUT, held_parses)):
-            out = tmp_path / f"{source.stem}-{k}.conll"
-            assert run_maltpy("parse", "-q", "-m", m, "-i", source, "-o", out).returncode == 0
-            into.append(out)
+    test_parses, held_parses = member_parses[TEST], member_parses[HELD_OUT]
     combined = run_maltpy("combine", *test_parses, "--weights-from", HELD_OUT, *held_parses)
     assert combined.returncode == 0, combined.stderr.decode()
-    assert combined.stdout == run_maltpy("parse", "-m", blended, "-i", TEST).stdout
+    assert combined.stdout == blend_parse
     pos = run_maltpy("combine", "--weights", "pos", *test_parses, "--weights-from", HELD_OUT, *held_parses)
     assert pos.returncode == 0 and pos.stdout != combined.stdout  # the weighting is really used
 
 
 @requires_shared
-def test_every_way_in_gives_the_blends_parse(blended, tmp_path):
+def test_every_way_in_gives_the_blends_parse(blended, blend_parse, tmp_path):
     from maltpy import load_model
 
-    by_file = run_maltpy("parse", "-m", blended, "-i", TEST).stdout
+    by_file = blend_parse
     assert run_maltpy("parse", "-m", blended, input=TEST.read_bytes()).stdout == by_file
     jobs = run_maltpy("parse", "-m", blended, "-i", TEST, "--jobs", "2")
     assert jobs.returncode == 0 and jobs.stdout == by_file
@@ -319,27 +331,24 @@ def test_a_damaged_blend_is_one_error_line(blended, tmp_path):
     }
     for name, change in cases.items():
         path = damaged(change)
-        result = run_maltpy("parse", "-m", path, "-i", TEST)
+        result = run_in_process("parse", "-m", path, "-i", TEST)  # a process's stderr and status
         err = assert_one_line_error(result, str(path))
         assert "damaged model" in err or "not a maltpy model" in err, (name, err)
 
 
 @requires_shared
-def test_combine_refuses_files_that_do_not_line_up(members, tmp_path):
-    parsed = tmp_path / "a.conll"
-    assert run_maltpy("parse", "-q", "-m", members[0], "-i", TEST, "-o", parsed).returncode == 0
-    other = tmp_path / "b.conll"
-    assert run_maltpy("parse", "-q", "-m", members[0], "-i", HELD_OUT, "-o", other).returncode == 0
+def test_combine_refuses_files_that_do_not_line_up(member_parses, tmp_path):
+    parsed, other = member_parses[TEST][0], member_parses[HELD_OUT][0]
     assert_one_line_error(run_maltpy("combine", parsed, other), str(other))
+    # the other refusals by main in this process: a process's status and stderr
     err = assert_one_line_error(
-        run_maltpy("combine", parsed, parsed, "--weights-from", HELD_OUT, other), "command line"
+        run_in_process("combine", parsed, parsed, "--weights-from", HELD_OUT, other), "command line"
     )
     assert "3 files, not 2" in err
-    assert_one_line_error(run_maltpy("combine", parsed), "command line")
-    assert_one_line_error(run_maltpy("combine", "--weights", "pos", parsed, parsed), "command line")
-    out = tmp_path / "out.conll"
-    assert_one_line_error(run_maltpy("combine", parsed, GOLD.parent / "input" / "sv-stb-dep-mini-test-blind-01.conll",
-                                     "-o", out), str(GOLD.parent / "input"))  # fmt: skip
+    assert_one_line_error(run_in_process("combine", parsed), "command line")
+    assert_one_line_error(run_in_process("combine", "--weights", "pos", parsed, parsed), "command line")
+    out, blind = tmp_path / "out.conll", GOLD.parent / "input" / "sv-stb-dep-mini-test-blind-01.conll"
+    assert_one_line_error(run_in_process("combine", parsed, blind, "-o", out), str(GOLD.parent / "input"))
     assert not out.exists()
 
 
@@ -352,12 +361,13 @@ def test_blend_option_errors_are_one_line(members, tmp_path):
         (["--member", f"-m {members[0]}"], "command line"),  # a given model needs --held-out to be weighed
         (["--member", "-a nivreeager -m x.mpm"], "command line"),
     ]
-    for args, where in cases:
-        assert_one_line_error(run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, *args), where)
+    for k, (args, where) in enumerate(cases):  # the first as a process, the others by main in this one
+        run = run_maltpy if k == 0 else run_in_process
+        assert_one_line_error(run("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, *args), where)
         assert not out.exists()
     config = tmp_path / "blend.yaml"
     config.write_text("blend:\n  weights: loud\n")
-    assert_one_line_error(run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "-c", config), str(config))
+    assert_one_line_error(run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "-c", config), str(config))
 
 
 def test_scorer_of_one_class_scores_every_proposed_arc_alike():

@@ -19,6 +19,7 @@ from conftest import (
     assert_one_line_error,
     parses_while_the_pipe_stays_open,
     requires_shared,
+    run_in_process,
     run_maltpy,
 )
 
@@ -48,11 +49,12 @@ def test_version_and_the_console_script():
 
 def test_usage_errors_are_one_line_too():
     assert_one_line_error(run_maltpy("eval", "only-one-file"), "command line: Missing argument")
-    assert_one_line_error(run_maltpy("convert", "--to", "xml"), "command line: Invalid value")
-    assert_one_line_error(run_maltpy("frobnicate"), "command line: No such command")
-    assert_one_line_error(run_maltpy("parse", "-m", "m.mpm", "--bogus"), "command line: No such option")
-    assert_one_line_error(run_maltpy("eval", "-", "-"), "command line: only one of GOLD and SYSTEM")
-    assert_one_line_error(run_maltpy("convert", "-i", "", "--to", "conllu"), "command line: the file name is empty")
+    # the others by main in this process: a process's status and stderr, without a start each
+    assert_one_line_error(run_in_process("convert", "--to", "xml"), "command line: Invalid value")
+    assert_one_line_error(run_in_process("frobnicate"), "command line: No such command")
+    assert_one_line_error(run_in_process("parse", "-m", "m.mpm", "--bogus"), "command line: No such option")
+    assert_one_line_error(run_in_process("eval", "-", "-"), "command line: only one of GOLD and SYSTEM")
+    assert_one_line_error(run_in_process("convert", "-i", "", "--to", "conllu"), "command line: the file name is empty")
     no_command = run_maltpy()
     assert no_command.returncode == 2 and b"Commands:" in no_command.stderr and not no_command.stdout
 
@@ -124,16 +126,30 @@ def test_eval_of_files_that_do_not_line_up(tmp_path):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_malformed_input_makes_convert_and_eval_fail_cleanly(tmp_path, name):
+    # by main in this process (the runs check the reader's messages through the command line, as
+    # a process gives them); convert and eval run as processes in the tests around this one
     line, fragment = CASES[name]
     bad = tmp_path / name
     bad.write_bytes((MALFORMED / name).read_bytes())
     out = tmp_path / "out.conll"
-    err = assert_one_line_error(run_maltpy("convert", "-i", bad, "-o", out, "--to", "conllu"), f"{bad}:{line}: ")
+    err = assert_one_line_error(run_in_process("convert", "-i", bad, "-o", out, "--to", "conllu"), f"{bad}:{line}: ")
     assert fragment in err
     assert sorted(os.listdir(tmp_path)) == [name]  # no output, no temporary file left behind
     good = EXAMPLE / "en-test.conllu"
-    assert_one_line_error(run_maltpy("eval", bad, good), f"{bad}:{line}: ")
-    assert_one_line_error(run_maltpy("eval", good, bad), f"{bad}:{line}: ")
+    assert_one_line_error(run_in_process("eval", bad, good), f"{bad}:{line}: ")
+    assert_one_line_error(run_in_process("eval", good, bad), f"{bad}:{line}: ")
+
+
+def test_a_malformed_file_is_one_error_line_from_a_process_too(tmp_path):
+    # the runs above, as processes, for one case of each command
+    name = sorted(CASES)[0]
+    line, fragment = CASES[name]
+    bad = tmp_path / name
+    bad.write_bytes((MALFORMED / name).read_bytes())
+    err = assert_one_line_error(run_maltpy("convert", "-i", bad, "-o", tmp_path / "out", "--to", "conllu"),
+                                f"{bad}:{line}: ")  # fmt: skip
+    assert fragment in err and sorted(os.listdir(tmp_path)) == [name]
+    assert_one_line_error(run_maltpy("eval", EXAMPLE / "en-test.conllu", bad), f"{bad}:{line}: ")
 
 
 def test_a_failed_convert_keeps_the_old_output(tmp_path):
@@ -302,8 +318,8 @@ def test_config_refuses_what_learn_would_refuse(tmp_path):
     assert_one_line_error(run_maltpy("config", "-F", missing), f"{missing}: no such feature model file")
     bad = tmp_path / "bad.txt"
     bad.write_text("InputColumn(POSTAG, Stack[0])\nSplit(InputColumn(FEATS, Input[0]), [^|]+)\n")
-    assert_one_line_error(run_maltpy("config", "-F", bad), f"{bad}:2: bad feature")
-    assert_one_line_error(run_maltpy("config", "-lo", "-e 0"), "command line: lib.options: -e 0")
+    assert_one_line_error(run_in_process("config", "-F", bad), f"{bad}:2: bad feature")
+    assert_one_line_error(run_in_process("config", "-lo", "-e 0"), "command line: lib.options: -e 0")
 
 
 def test_read_and_write_errors_name_their_file(tmp_path):
@@ -390,27 +406,28 @@ def test_every_option_of_every_command_names_its_choices_and_default():
     # blend, combine
     assert len(cli.commands) == 15
     assert _options_without_choices_or_default() == []
-    for command in cli.commands:
-        result = run_maltpy(command, "--help")
+    for command in cli.commands:  # by main in this process (maltpy --help runs as a process above)
+        result = run_in_process(command, "--help")
         assert result.returncode == 0 and f"Usage: maltpy {command}".encode() in result.stdout
-    learn = run_maltpy("learn", "--help").stdout.decode()
+    learn = run_in_process("learn", "--help").stdout.decode()
     assert "nivreeager, nivrestandard, covproj, covnonproj" in learn and "(default: nivreeager)" in learn
-    assert "standard input" in run_maltpy("eval", "--help").stdout.decode()
+    assert "standard input" in run_in_process("eval", "--help").stdout.decode()
 
 
 def test_format_and_if_are_the_same_option_everywhere(tmp_path):
-    """Every command that reads CoNLL takes its format as --format and as -if."""
+    """Every command that reads CoNLL takes its format as --format and as -if (by main in this
+    process: the commands' options are what is checked; each command runs as a process elsewhere)."""
     gold = EXAMPLE / "en-test.conllu"
     as_x = tmp_path / "en.conllx"
-    assert run_maltpy("convert", "-if", "conllu", "-i", gold, "--to", "conllx", "-o", as_x).returncode == 0
+    assert run_in_process("convert", "-if", "conllu", "-i", gold, "--to", "conllx", "-o", as_x).returncode == 0
     for flag in ("-if", "--format"):
-        assert run_maltpy("eval", flag, "conllx", as_x, as_x).returncode == 0
-        assert run_maltpy("view", flag, "conllx", "-i", as_x, "--first", "1").returncode == 0
-        assert run_maltpy("oracle", flag, "conllx", "-i", as_x).returncode == 0
-        assert run_maltpy("config", flag, "conllx").stdout.decode().count("format: conllx") == 1
-        assert run_maltpy("proj", flag, "conllx", "-i", as_x, "-pp", "head", "-q").returncode == 0
+        assert run_in_process("eval", flag, "conllx", as_x, as_x).returncode == 0
+        assert run_in_process("view", flag, "conllx", "-i", as_x, "--first", "1").returncode == 0
+        assert run_in_process("oracle", flag, "conllx", "-i", as_x).returncode == 0
+        assert run_in_process("config", flag, "conllx").stdout.decode().count("format: conllx") == 1
+        assert run_in_process("proj", flag, "conllx", "-i", as_x, "-pp", "head", "-q").returncode == 0
         # the format is a promise about the file: conllu input read as CoNLL-X is an error at its first comment
-        assert_one_line_error(run_maltpy("eval", flag, "conllx", gold, gold), f"{gold}:1:")
+        assert_one_line_error(run_in_process("eval", flag, "conllx", gold, gold), f"{gold}:1:")
 
 
 def _under_a_terminal(args, stdout_too):
@@ -615,10 +632,12 @@ def assert_quoted(result: subprocess.CompletedProcess, path, then: str) -> None:
 def test_a_file_name_reaches_an_error_line_quoted(tmp_path, kind):
     bad = tmp_path / FORGING_NAMES[kind]  # a file with a fault on its line 2
     bad.write_text("# sent_id = 1\n1\tno\ttabs enough\n")
-    assert_quoted(run_maltpy("convert", "--to", "conllx", "-i", bad), bad, ":2: expected 10 tab-separated columns")
+    run = run_maltpy if kind == "newline" else run_in_process  # one as a process, the others by main here
+    assert_quoted(run("convert", "--to", "conllx", "-i", bad), bad, ":2: expected 10 tab-separated columns")
 
 
 def test_every_command_quotes_the_file_names_of_its_errors(tmp_path):
+    # by main in this process: a process's status and stderr, without a start each
     name = tmp_path / "no\tsuch" / "a\nmaltpy: error: \x1b[31mforged"
     for arguments, then in [
         (["parse", "-m", name], ": no such model file"),
@@ -633,12 +652,12 @@ def test_every_command_quotes_the_file_names_of_its_errors(tmp_path):
         (["optimize", "-i", name, "-o", tmp_path / "opt"], ": no such file"),
         (["knn", "-f", name, "-t", name], ": no such file"),
     ]:
-        assert_quoted(run_maltpy(*arguments), name, then)
+        assert_quoted(run_in_process(*arguments), name, then)
     # a name inside a message is quoted as well
-    err = assert_one_line_error(run_maltpy("convert", "--to", "conllx", "-i", EXAMPLE / "en-test.conllu", "-o", name),
-                                repr(str(name)))  # fmt: skip
+    converted = run_in_process("convert", "--to", "conllx", "-i", EXAMPLE / "en-test.conllu", "-o", name)
+    err = assert_one_line_error(converted, repr(str(name)))
     assert f"no such folder {repr(str(name.parent))}" in err and err[:-1].isprintable(), err
-    # and so is a name in another line on stderr: learn's summary
+    # and so is a name in another line on stderr: learn's summary (as a process)
     model = tmp_path / "m\nmaltpy: error: \x1b[31mforged.mpm"
     learned = run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", model)
     summary = learned.stderr.decode()

@@ -13,6 +13,7 @@ from conftest import (
     conll_columns,
     long_sentence,
     requires_shared,
+    run_in_process,
     run_maltpy,
     run_maltpy_measured,
 )
@@ -191,16 +192,18 @@ def test_words_xml_cannot_hold_are_drawn_as_replacement_characters(tmp_path):
 def test_sentence_choices_are_checked(tmp_path):
     gold = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
     parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed.conll"
+    # by main in this process: a process's status, stdout and stderr (view and eval run as
+    # processes in the tests above)
     for odd in ("\u00b2", "9" * 5000, "", "-1", "0"):
-        assert_one_line_error(run_maltpy("view", "-i", parsed, "--sentence", odd, "-o", tmp_path / "x.svg"),
+        assert_one_line_error(run_in_process("view", "-i", parsed, "--sentence", odd, "-o", tmp_path / "x.svg"),
                               f"{parsed}: no sentence has sent_id")  # fmt: skip
-    drawn = run_maltpy("view", "-i", parsed, "--sentence", "03").stdout
+    drawn = run_in_process("view", "-i", parsed, "--sentence", "03").stdout
     assert b">sentence 3, line" in drawn
-    assert_one_line_error(run_maltpy("eval", gold, parsed, "--sentence", "3"), "command line: --sentence chooses")
-    assert_one_line_error(run_maltpy("eval", gold, parsed, "--show", "3"), "command line: --show chooses")
-    assert_one_line_error(run_maltpy("eval", gold, parsed, "--html", "-"), "command line: --html needs a file")
-    assert_one_line_error(run_maltpy("view", "-i", parsed, "-o", ""), "command line: the output file name is empty")
-    result = run_maltpy("eval", gold, parsed, "--json", "--html", tmp_path / "r.html")
+    assert_one_line_error(run_in_process("eval", gold, parsed, "--sentence", "3"), "command line: --sentence chooses")
+    assert_one_line_error(run_in_process("eval", gold, parsed, "--show", "3"), "command line: --show chooses")
+    assert_one_line_error(run_in_process("eval", gold, parsed, "--html", "-"), "command line: --html needs a file")
+    assert_one_line_error(run_in_process("view", "-i", parsed, "-o", ""), "command line: the output file name is empty")
+    result = run_in_process("eval", gold, parsed, "--json", "--html", tmp_path / "r.html")
     assert result.returncode == 0 and "by" not in json.loads(result.stdout)  # the report has them, not the JSON
 
 

@@ -554,24 +554,27 @@ def test_the_largest_index_and_leading_zeros_are_read():
 
 
 def test_learn_and_config_refuse_a_huge_index_or_deep_address_in_one_line(tmp_path):
-    from conftest import EXAMPLE, assert_one_line_error, run_maltpy
+    # by main in this process: a process's status and stderr (learn's refusals of a feature file
+    # run as processes in test_a_deep_or_endless_feature_model_is_one_line_error)
+    from conftest import EXAMPLE, assert_one_line_error, run_in_process
 
     for i, text in enumerate([f"InputColumn(POSTAG, Input[{HUGE}])", f"InputColumn(POSTAG, {DEEP})"]):
         features = tmp_path / f"f{i}.txt"
         features.write_text(f"InputColumn(FORM, Stack[0])\n{text}\n")
-        learned = run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-F", features)
+        learned = run_in_process("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-F", features)
         assert_one_line_error(learned, f"{features}:2: bad feature")
-        assert_one_line_error(run_maltpy("config", "-F", features), f"{features}:2: bad feature")
+        assert_one_line_error(run_in_process("config", "-F", features), f"{features}:2: bad feature")
     assert not (tmp_path / "m.mpm").exists()
 
 
 def test_a_feature_on_a_column_the_treebanks_format_lacks_is_refused_at_learn_time(tmp_path):
     """CoNLL-X's 9th and 10th columns are PHEAD and PDEPREL, CoNLL-U's DEPS and MISC: a feature
-    naming the other format's would read the values of a column it does not name."""
-    from conftest import EXAMPLE, assert_one_line_error, run_maltpy
+    naming the other format's would read the values of a column it does not name. The refusals
+    by main in this process (a process's status and stderr), the model's by processes."""
+    from conftest import EXAMPLE, assert_one_line_error, run_in_process, run_maltpy
 
     conllu, conllx = EXAMPLE / "en-train.conllu", tmp_path / "en-train.conllx"
-    assert run_maltpy("convert", "-i", conllu, "-o", conllx, "--to", "conllx").returncode == 0
+    assert run_in_process("convert", "-i", conllu, "-o", conllx, "--to", "conllx").returncode == 0
     for feature, treebank, message in [
         ("InputColumn(MISC, Input[0])", conllx, "MISC is a column of CoNLL-U; CoNLL-X's column 10 is PDEPREL"),
         ("Merge(InputColumn(POSTAG, Stack[0]), InputColumn(DEPS, Input[0]))", conllx, "DEPS is a column of CoNLL-U"),
@@ -581,12 +584,12 @@ def test_a_feature_on_a_column_the_treebanks_format_lacks_is_refused_at_learn_ti
     ]:
         features = tmp_path / "f.txt"
         features.write_text(f"InputColumn(POSTAG, Stack[0])\n{feature}\n")
-        err = assert_one_line_error(run_maltpy("learn", "-i", treebank, "-m", tmp_path / "m.mpm", "-F", features),
+        err = assert_one_line_error(run_in_process("learn", "-i", treebank, "-m", tmp_path / "m.mpm", "-F", features),
                                     f"{features}:2: bad feature")  # fmt: skip
         assert message in err, err
         fmt = "conllx" if treebank == conllx else "conllu"
-        assert message in assert_one_line_error(run_maltpy("config", "-F", features, "-if", fmt), f"{features}:2:")
-        assert run_maltpy("config", "-F", features).returncode == 0  # no format given: none to check against
+        assert message in assert_one_line_error(run_in_process("config", "-F", features, "-if", fmt), f"{features}:2:")
+        assert run_in_process("config", "-F", features).returncode == 0  # no format given: none to check against
     assert not (tmp_path / "m.mpm").exists()
     # PHEAD of CoNLL-X is learned from; the model refuses CoNLL-U input, whose 9th column is DEPS
     features.write_text("InputColumn(POSTAG, Stack[0])\nInputColumn(PHEAD, Input[0])\n")

@@ -46,6 +46,7 @@ TREEBANKS = {  # (training file, test file) in each format; da_ddt has no train 
     },
 }  # fmt: skip
 TRAIN_SENTENCES, TEST_SENTENCES = 1500, 200  # enough for a real model, few enough for the suite
+# (en_lines' models are of its whole training files, learned once for other tests too)
 FORMATS = ("conllx", "conllu")
 
 
@@ -72,16 +73,29 @@ def arcs_of_tokens(parsed) -> list[list[tuple[int, str]]]:
     return [[(int(t["head"]), t["deprel"]) for t in s if isinstance(t.get("id", 1), int)] for s in parsed]
 
 
+@pytest.fixture(scope="module")
+def en_lines_conllx_model(tmp_path_factory):
+    """``maltpy learn`` of en_lines' CoNLL-X training file."""
+    model_path = tmp_path_factory.mktemp("en_lines_conllx") / "en.mpm"
+    result = run_maltpy("learn", "-q", "-i", TREEBANKS["en_lines"]["conllx"][0], "-m", model_path)
+    assert result.returncode == 0, result.stderr.decode()
+    return model_path
+
+
 @pytest.fixture(scope="module", params=[(t, f) for t in TREEBANKS for f in FORMATS], ids=lambda p: f"{p[0]}-{p[1]}")
 def case(request, tmp_path_factory):
-    """A model learned from a treebank's training file in one format, and its test file's first
-    sentences in both formats."""
+    """A model learned from a treebank's training file in one format (en_lines': the whole file,
+    conftest's en_lines_model for CoNLL-U; da_ddt's: its first TRAIN_SENTENCES sentences), and its
+    test file's first sentences in both formats."""
     treebank, train_format = request.param
     folder = tmp_path_factory.mktemp(f"{treebank}-{train_format}")
-    train = folder / f"train.{train_format}"
-    train.write_text(head_of(TREEBANKS[treebank][train_format][0], TRAIN_SENTENCES), encoding="utf-8")
-    model_path = folder / "model.mpm"
-    maltpy.learn(train).save(model_path)
+    if treebank == "en_lines":
+        model_path = request.getfixturevalue("en_lines_model" if train_format == "conllu" else "en_lines_conllx_model")
+    else:
+        train = folder / f"train.{train_format}"
+        train.write_text(head_of(TREEBANKS[treebank][train_format][0], TRAIN_SENTENCES), encoding="utf-8")
+        model_path = folder / "model.mpm"
+        maltpy.learn(train).save(model_path)
     inputs = {}
     for fmt in FORMATS:
         inputs[fmt] = folder / f"test.{fmt}"
@@ -176,12 +190,10 @@ def test_every_entry_point_and_format_gives_the_same_parse(case):
     assert auto["TokenLists"] == expected
 
 
-def test_a_conllx_model_parses_conllu_as_it_parses_conllx(tmp_path):
+def test_a_conllx_model_parses_conllu_as_it_parses_conllx(en_lines_conllx_model, tmp_path):
     """The issue's own case, whole: en_lines learned from CoNLL-X scored 79.77 on its CoNLL-X test
     file and 2.50 on the CoNLL-U one; now the same (the words' heads and labels are the same)."""
-    model_path = tmp_path / "en.mpm"
-    result = run_maltpy("learn", "-q", "-i", TREEBANKS["en_lines"]["conllx"][0], "-m", model_path)
-    assert result.returncode == 0, result.stderr.decode()
+    model_path = en_lines_conllx_model
     scores = {}
     for fmt in FORMATS:
         gold = TREEBANKS["en_lines"][fmt][1]

@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import SHARED, assert_one_line_error, long_sentence, requires_shared, run_maltpy
+from conftest import SHARED, assert_one_line_error, long_sentence, requires_shared, run_in_process, run_maltpy
 
 from maltpy.archive import ARCHIVE_VARIABLE
 from maltpy.config import load_config
@@ -336,7 +336,7 @@ def test_a_damaged_graph_archive_is_one_error(small, tmp_path, damage):
     bad = _rewritten(small, tmp_path / "bad.mpm", **change)
     with pytest.raises(MaltpyError, match=f"damaged model: .*{what}"):
         Parser.load(bad)
-    result = run_maltpy("info", "--json", "-m", bad)
+    result = run_in_process("info", "--json", "-m", bad)  # by main here: a process's status and stderr
     assert_one_line_error(result, f"{bad}: damaged model")
 
 

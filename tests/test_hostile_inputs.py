@@ -1,11 +1,14 @@
 """Hostile configurations, options and inputs to ``maltpy learn``: each is one line
 ``maltpy: error: WHERE...``, exit 2, no traceback, no model file, in bounded memory and time,
-and refused before any training. (Damaged model archives: test_damaged_models.py.)"""
+and refused before any training. (Damaged model archives: test_damaged_models.py.)
+
+The cases run by the command line's main one after another in one fresh process that reports its
+peak memory as each ends (tests/in_process.py), one of them in a process of its own too."""
 
 from __future__ import annotations
 
 import pytest
-from conftest import EXAMPLE, run_maltpy_measured
+from conftest import EXAMPLE, run_maltpy_measured, run_maltpy_measured_together
 
 TRAIN = EXAMPLE / "en-train.conllu"
 PEAK_LIMIT_KB = 500 * 1024
@@ -59,15 +62,16 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_a_hostile_configuration_or_option_is_refused_before_training(tmp_path, case):
-    text, extra, expected = CASES[case]
-    config = tmp_path / "c.yaml"
-    regex, deep = tmp_path / "regex.txt", tmp_path / "deep.txt"
+def arguments_of(case: str, folder) -> tuple[list, dict]:
+    """The case's ``maltpy learn`` arguments, its files made in ``folder``; and the names its
+    message may hold."""
+    text, extra, _ = CASES[case]
+    config = folder / "c.yaml"
+    regex, deep = folder / "regex.txt", folder / "deep.txt"
     regex.write_text("Split(InputColumn(FEATS, Stack[0]), [^!]*[^!]*[^!]*[^!]*[^!]*!)\n")
     deep.write_text("Merge(" * 50_000 + "InputColumn(POSTAG, Stack[0])" + ", InputColumn(POSTAG, Stack[0]))" * 50_000)
     names = {"config": config, "regex": regex, "deep": deep}
-    arguments = ["-i", TRAIN, "-m", tmp_path / "m.mpm"]
+    arguments = ["-i", TRAIN, "-m", folder / "m.mpm"]
     if text is not None:
         config.write_text(text)
         arguments += ["-c", config]
@@ -77,12 +81,43 @@ def test_a_hostile_configuration_or_option_is_refused_before_training(tmp_path, 
             if flag in extra:
                 at = arguments.index(flag)
                 del arguments[at : at + 2]
-    result = run_maltpy_measured("learn", *arguments, timeout=120)
+    return arguments, names
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Each case's ``maltpy learn``, the cases one after another by the command line's main in one
+    fresh process that measures itself: {case: (its folder, the names in its message, its run)}.
+    A case's peak is that process's when the case ended, no less than its own alone would be."""
+    folders, names, arguments = {}, {}, []
+    for case in CASES:
+        folders[case] = tmp_path_factory.mktemp("hostile")
+        args, names[case] = arguments_of(case, folders[case])
+        arguments.append(["learn", *args])
+    results = run_maltpy_measured_together(arguments, timeout=600)
+    return {case: (folders[case], names[case], result) for case, result in zip(CASES, results)}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_hostile_configuration_or_option_is_refused_before_training(runs, case):
+    folder, names, result = runs[case]
+    expected = CASES[case][2]
     err_lines = result.stderr.decode("utf-8", "replace").splitlines()
     err, status = "\n".join(err_lines), result.returncode
     assert status == 2 and len(err_lines) == 1 and "Traceback" not in err, err
     assert err.startswith("maltpy: error: " + expected.format(**names)), err
     assert len(err) < 800, err
-    assert not (tmp_path / "m.mpm").exists() and TRAIN.read_bytes().startswith(b"# sent_id")
+    assert not (folder / "m.mpm").exists() and TRAIN.read_bytes().startswith(b"# sent_id")
     assert result.peak_kb < PEAK_LIMIT_KB, f"peak {result.peak_kb} kB"
     assert result.seconds < TIME_LIMIT_S, f"{result.seconds:.1f} s"
+
+
+def test_a_hostile_option_is_refused_by_a_process_of_its_own(tmp_path):
+    # the runs above, for one case, as a process alone: what a user meets
+    arguments, names = arguments_of("yaml-alias-bomb", tmp_path)
+    result = run_maltpy_measured("learn", *arguments, timeout=120)
+    err = result.stderr.decode("utf-8", "replace")
+    assert result.returncode == 2 and err.count("\n") == 1, err
+    assert err.startswith("maltpy: error: " + CASES["yaml-alias-bomb"][2].format(**names)), err
+    assert not (tmp_path / "m.mpm").exists()
+    assert result.peak_kb < PEAK_LIMIT_KB and result.seconds < TIME_LIMIT_S, (result.peak_kb, result.seconds)

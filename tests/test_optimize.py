@@ -16,7 +16,15 @@ import tempfile
 import time
 
 import pytest
-from conftest import DATA, EXAMPLE, as_from_a_terminal, assert_one_line_error, requires_shared, run_maltpy
+from conftest import (
+    DATA,
+    EXAMPLE,
+    as_from_a_terminal,
+    assert_one_line_error,
+    requires_shared,
+    run_in_process,
+    run_maltpy,
+)
 
 from maltpy.config import FLAGS, config_from_dict, default_config, load_config
 from maltpy.conll import ConllReader
@@ -178,21 +186,22 @@ def test_resume_reuses_the_log_and_ends_where_an_uncut_search_ends(searched, tmp
 
 
 def test_refusals(searched, tmp_path):
+    # after the first, by main in this process: a process's status and stderr, without a start each
     out, _ = searched
     again = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--budget", "1")
     assert again.returncode == 2 and b"--resume" in again.stderr and b"Traceback" not in again.stderr
-    other = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--resume", *FOLDS, "--seed", "2", "--budget", "1")
+    other = run_in_process("optimize", "-i", TRAIN, "-o", out, "--resume", *FOLDS, "--seed", "2", "--budget", "1")
     assert other.returncode == 2 and b"seed" in other.stderr
-    both = run_maltpy("optimize", "-i", TRAIN, "-d", TEST, "--folds", "3", "-o", tmp_path / "x")
+    both = run_in_process("optimize", "-i", TRAIN, "-d", TEST, "--folds", "3", "-o", tmp_path / "x")
     assert both.returncode == 2 and b"exclude" in both.stderr
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "trials.jsonl").write_text('{"log": 1}\nnot json\n')
-    bad = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "bad", "--resume")
+    bad = run_in_process("optimize", "-i", TRAIN, "-o", tmp_path / "bad", "--resume")
     assert bad.returncode == 2
     assert bad.stderr.decode().startswith(f"maltpy: error: {tmp_path / 'bad' / 'trials.jsonl'}:1:")
     unparsed = tmp_path / "blind.conllu"
     unparsed.write_text("1\tDogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n\n")
-    blind = run_maltpy("optimize", "-i", unparsed, "-o", tmp_path / "y")
+    blind = run_in_process("optimize", "-i", unparsed, "-o", tmp_path / "y")
     assert blind.returncode == 2 and blind.stderr.decode().startswith(f"maltpy: error: {unparsed}:1: ")
     assert not (tmp_path / "y" / "config.yaml").exists()
 
@@ -283,6 +292,7 @@ def test_candidates_that_never_vary_for_the_algorithm_are_not_tried():
 
 
 def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
+    # the refusals by main in this process (a process's status and stderr), the resumed search a process
     out, _ = searched
     header, first, *_ = (out / "trials.jsonl").read_bytes().split(b"\n")
     trial = json.loads(first)
@@ -298,7 +308,7 @@ def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
         folder = tmp_path / name.replace(" ", "_")
         folder.mkdir()
         (folder / "trials.jsonl").write_bytes(header + b"\n" + line + b"\n")
-        r = run_maltpy("optimize", "-i", TRAIN, "-o", folder, "--resume", *FOLDS, "--budget", "1")
+        r = run_in_process("optimize", "-i", TRAIN, "-o", folder, "--resume", *FOLDS, "--budget", "1")
         assert r.returncode == 2, name
         assert r.stderr.decode().startswith(f"maltpy: error: {folder / 'trials.jsonl'}:2: not a trial log"), name
         assert r.stderr.count(b"\n") == 1
@@ -306,7 +316,7 @@ def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
     (tmp_path / "victim.txt").write_text("keep me")
     (tmp_path / "link").mkdir()
     (tmp_path / "link" / "trials.jsonl").symlink_to(tmp_path / "victim.txt")
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "link", "--resume", "--budget", "1")
+    r = run_in_process("optimize", "-i", TRAIN, "-o", tmp_path / "link", "--resume", "--budget", "1")
     assert r.returncode == 2 and b"not a regular file" in r.stderr
     assert (tmp_path / "victim.txt").read_text() == "keep me"
     # a carriage return inside a line (JSON white space) is no line end: nothing is cut, and the
@@ -324,18 +334,19 @@ def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
 
 
 def test_inputs_it_cannot_search_are_refused_before_any_trial(tmp_path):
+    # after the first, by main in this process: a process's status and stderr, without a start each
     r = run_maltpy("optimize", "-i", "-", "-o", tmp_path / "o", input=TRAIN.read_bytes())
     assert r.returncode == 2 and r.stderr.decode().startswith("maltpy: error: -: no such file")
     one = tmp_path / "one.conllu"
     one.write_text(TRAIN.read_text().split("\n\n")[0] + "\n\n")
-    r = run_maltpy("optimize", "-i", one, "-o", tmp_path / "o1")
+    r = run_in_process("optimize", "-i", one, "-o", tmp_path / "o1")
     assert r.returncode == 2 and b"at least 2 sentences" in r.stderr
     (tmp_path / "o2" / "config.yaml").mkdir(parents=True)
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "o2")
+    r = run_in_process("optimize", "-i", TRAIN, "-o", tmp_path / "o2")
     assert r.returncode == 2 and b"is a directory" in r.stderr
     assert not (tmp_path / "o2" / "trials.jsonl").exists()
     for address in ("foo://bar", "tcp://127.0.0.1:notaport"):
-        r = run_maltpy("optimize", "-i", TRAIN, "-o", tmp_path / "o3", "--scheduler", address)
+        r = run_in_process("optimize", "-i", TRAIN, "-o", tmp_path / "o3", "--scheduler", address)
         assert r.returncode == 2 and r.stderr.decode().startswith("maltpy: error: command line: --scheduler"), address
         assert b"Traceback" not in r.stderr
 

@@ -17,6 +17,7 @@ from conftest import (
     SWEMALT_TRAIN,
     assert_one_line_error,
     requires_shared,
+    run_in_process,
     run_maltpy,
 )
 
@@ -244,43 +245,45 @@ def test_info_shows_the_model(config_model):
 
 
 def test_damaged_and_foreign_models_are_one_line_errors(config_model, tmp_path):
+    # after the first, by main in this process: a process's status and stderr, without a start each
     text = tmp_path / "text.mpm"
     text.write_text("not a model")
     assert_one_line_error(run_maltpy("parse", "-m", text, input=b""), f"{text}: not a maltpy model")
     foreign = tmp_path / "foreign.mpm"
     with zipfile.ZipFile(foreign, "w") as z:
         z.writestr("hello.txt", "hi")
-    assert_one_line_error(run_maltpy("info", "-m", foreign), f"{foreign}: damaged model: manifest.json is missing")
+    assert_one_line_error(run_in_process("info", "-m", foreign), f"{foreign}: damaged model: manifest.json is missing")
     truncated = tmp_path / "truncated.mpm"
     truncated.write_bytes(config_model.read_bytes()[:-300])
-    assert_one_line_error(run_maltpy("parse", "-m", truncated, input=b""), f"{truncated}:")
+    assert_one_line_error(run_in_process("parse", "-m", truncated, input=b""), f"{truncated}:")
     broken = tmp_path / "broken.mpm"
     with zipfile.ZipFile(config_model) as src, zipfile.ZipFile(broken, "w") as dst:
         manifest = json.loads(src.read("manifest.json"))
         manifest["models"][0]["file"] = "classifiers/missing.npz"
         dst.writestr("manifest.json", json.dumps(manifest))
-    assert_one_line_error(run_maltpy("parse", "-m", broken, input=b""), f"{broken}: damaged model")
-    assert_one_line_error(run_maltpy("parse", "-m", tmp_path / "absent.mpm"), f"{tmp_path / 'absent.mpm'}: no such")
+    assert_one_line_error(run_in_process("parse", "-m", broken, input=b""), f"{broken}: damaged model")
+    assert_one_line_error(run_in_process("parse", "-m", tmp_path / "absent.mpm"), f"{tmp_path / 'absent.mpm'}: no such")
 
 
 def test_learning_errors(tmp_path):
+    # after the first, by main in this process: a process's status and stderr, without a start each
     blind = tmp_path / "blind.conll"
     blind.write_text("1\tHi\t_\tX\tX\t_\t_\t_\t_\t_\n")
     err = assert_one_line_error(run_maltpy("learn", "-i", blind, "-m", tmp_path / "m.mpm"), f"{blind}:1: ")
     assert "gold trees" in err and not (tmp_path / "m.mpm").exists()
     assert_one_line_error(
-        run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-a", "3planar"),
+        run_in_process("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-a", "3planar"),
         "command line: singlemalt.parsing_algorithm",
     )
     bad = tmp_path / "bad.txt"
     bad.write_text("InputColumn(POSTAG, Stack[0])\nInputColumn(POSTAG, Left[0])\n")
     err = assert_one_line_error(
-        run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-F", bad), f"{bad}:2: "
+        run_in_process("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-F", bad), f"{bad}:2: "
     )
     assert "Left[...] is not an address of nivreeager" in err
     split = ("-a", "covproj", "-d", "POSTAG", "-s", "Input[0]")  # Input: not an address of Covington's
     assert_one_line_error(
-        run_maltpy("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", *split),
+        run_in_process("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", *split),
         "command line: guide.data_split_structure: Input[...] is not an address of covproj",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "blind.conll"]

@@ -7,7 +7,15 @@ import json
 import random
 
 import pytest
-from conftest import DATA, REFERENCE, assert_one_line_error, long_sentence, requires_shared, run_maltpy
+from conftest import (
+    DATA,
+    REFERENCE,
+    assert_one_line_error,
+    long_sentence,
+    requires_shared,
+    run_in_process,
+    run_maltpy,
+)
 from test_parser import assert_trees, learn_and_parse, reference
 
 from maltpy import pseudoproj as pseudoproj_module
@@ -334,18 +342,19 @@ def test_proj_keeps_every_other_column_and_line_of_conllu(tmp_path):
 
 
 def test_proj_and_deproj_errors(tmp_path):
+    # after the first, by main in this process: a process's status and stderr, without a start each
     blind = tmp_path / "blind.conll"
     blind.write_text("1\ta\ta\tN\tN\t_\t_\t_\t_\t_\n\n")
     out = tmp_path / "out.conll"
     assert_one_line_error(run_maltpy("proj", "-i", blind, "-o", out, "-pp", "head"), f"{blind}:1: ")
-    assert_one_line_error(run_maltpy("deproj", "-i", blind, "-o", out, "-pp", "head"), f"{blind}:1: ")
+    assert_one_line_error(run_in_process("deproj", "-i", blind, "-o", out, "-pp", "head"), f"{blind}:1: ")
     marked = tmp_path / "marked.conll"
     marked.write_text("1\ta\ta\tN\tN\t_\t0\troot\t_\t_\n2\tb\tb\tN\tN\t_\t1\tx|y\t_\t_\n\n")
-    err = assert_one_line_error(run_maltpy("proj", "-i", marked, "-o", out, "-pp", "head"), f"{marked}:2: ")
+    err = assert_one_line_error(run_in_process("proj", "-i", marked, "-o", out, "-pp", "head"), f"{marked}:2: ")
     assert "'|'" in err
-    assert run_maltpy("proj", "-i", marked, "-o", out, "-pp", "baseline").returncode == 0  # baseline marks nothing
+    assert run_in_process("proj", "-i", marked, "-o", out, "-pp", "baseline").returncode == 0  # baseline marks nothing
     out.unlink()
-    result = run_maltpy("proj", "-i", marked, "-o", out, "-pp", "sideways")
+    result = run_in_process("proj", "-i", marked, "-o", out, "-pp", "sideways")
     assert result.returncode == 2 and b"Traceback" not in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["blind.conll", "marked.conll"]
 
@@ -473,9 +482,10 @@ def test_the_deproj_command_keeps_a_label_of_separators_whole(tmp_path):
 def test_a_root_label_holding_a_mark_is_refused_when_labels_carry_marks(tmp_path):
     from conftest import EXAMPLE
 
-    for label, options in [("a|b", ["-pp", "head"]), ("%", ["-pp", "path"]), ("x|", ["-pcr", "left"])]:
+    for k, (label, options) in enumerate([("a|b", ["-pp", "head"]), ("%", ["-pp", "path"]), ("x|", ["-pcr", "left"])]):
         for command in (["config"], ["learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm"]):
-            err = assert_one_line_error(run_maltpy(*command, "-grl", label, *options), "command line: graph.root_label")
+            run = run_maltpy if k == 0 else run_in_process  # the first as processes, the others by main here
+            err = assert_one_line_error(run(*command, "-grl", label, *options), "command line: graph.root_label")
             assert "which pseudo-projective labels use for their marks" in err
-    assert run_maltpy("config", "-grl", "a|b", "-pp", "baseline").returncode == 0  # baseline marks nothing
+    assert run_in_process("config", "-grl", "a|b", "-pp", "baseline").returncode == 0  # baseline marks nothing
     assert not (tmp_path / "m.mpm").exists()
