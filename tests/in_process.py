@@ -4,7 +4,10 @@ the call (a pipe holding the input, or /dev/null; two temporary files), so that 
 writes there, Python or C, is what the call gave; the streams, descriptors, environment (the
 thread variables main sets) and signal handlers are put back after it. An exception that would
 end a process with a traceback ends the call with status 1 and the traceback on its stderr; a
-call that runs past its timeout raises subprocess.TimeoutExpired, as subprocess.run would.
+call that runs past its timeout raises subprocess.TimeoutExpired, as subprocess.run would. A
+SIGTERM or SIGHUP that main takes while it runs here was sent to this process (the commands run
+here are sent none): it is sent again once the handlers are back, so that it ends the process
+as it would have without the call.
 
 Where many runs each check a message (not how a process starts), this saves a process start
 (about half a second) per run. Each entry point keeps tests of real processes elsewhere.
@@ -109,6 +112,8 @@ def call_main(*args, input: bytes | None = None, timeout: float = 600) -> subpro
                 signal.signal(s, handler)
             if feeder is not None:
                 feeder.join(timeout=60)
+        if status in (128 + signal.SIGTERM, 128 + signal.SIGHUP):
+            os.kill(os.getpid(), status - 128)
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(args, status, out.read(), err.read())
