@@ -30,7 +30,9 @@ Weights, learned from held-out text parsed by each member (``Weights.estimate``)
             as with pos
 
 ``Blend`` is a parser like ``parser.Model``: ``maltpy parse``, the API, ``--jobs`` and Dask take
-it, and its archive (``write_blend``) holds each member's archive whole.
+it, and its archive (``write_blend``) holds each member's archive whole. With ``--jobs``, a team of
+workers parses each batch, each with its share of the members (``shares``): the first combines the
+trees, the others send it theirs (jobs.py).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import json
 import math
 import os
 import shlex
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -71,6 +74,38 @@ UNPROPOSED = -30.0  # ... above what an arc no member proposed scores
 ROOT_TAG = "<root>"  # the head tag of an arc from the root, in the scorer's features
 
 Tree = tuple[list[int], list[str]]  # heads (index 0: -1, the root) and labels (index 0: "")
+
+#: what a member's parse of a sentence costs, against one of Nivre's systems (1), by its
+#: algorithm, where the archive does not keep its parse's seconds (``member_costs``):
+#: nivreeager and nivrestandard take 0.13 to 0.25 s over en_lines' test file in one process,
+#: covnonproj 0.54 to 0.87 s
+PARSE_COSTS = {"covnonproj": 4.0, "covproj": 4.0}
+
+
+def member_costs(algorithms: Sequence[str], seconds: object) -> list[float]:
+    """What each member's parse costs: ``seconds``, the seconds each took to parse the held-out
+    text as the blend was learned (its training statistics), if they are that (a number above 0
+    for each member); else by its algorithm (PARSE_COSTS, 1 for others). Only ``shares`` reads
+    them: a wrong figure costs time, never a tree."""
+    if (isinstance(seconds, list) and len(seconds) == len(algorithms)
+            and all(type(x) in (int, float) and 0 < x < 1e9 for x in seconds)):  # fmt: skip
+        return [float(x) for x in seconds]
+    return [PARSE_COSTS.get(a, 1.0) for a in algorithms]
+
+
+def shares(costs: Sequence[float], workers: int) -> list[list[int]]:
+    """The members (numbers, ascending) each of a team of ``workers`` parses with, so that the
+    ``costs`` of their parses (``member_costs``) come out about even: the first worker has member
+    0 (every worker reads the tags as member 0 does, and loads it), then each member, the
+    costliest first, goes to the worker with the least cost so far (Graham's
+    longest-processing-time rule; ties to the earlier worker)."""
+    loads = [costs[0]] + [0.0] * (workers - 1)
+    held: list[list[int]] = [[0]] + [[] for _ in range(workers - 1)]
+    for k in sorted(range(1, len(costs)), key=lambda k: (-costs[k], k)):
+        worker = min(range(workers), key=lambda w: (loads[w], w))
+        loads[worker] += costs[k]
+        held[worker].append(k)
+    return [sorted(h) for h in held]
 
 
 def arc_features(trees: Sequence[Tree], tags: Sequence[str],
@@ -471,60 +506,95 @@ def combine(trees: Sequence[Tree], tags: Sequence[str], weights: Weights, projec
 
 
 class Blend(Parser):
-    """Several models whose parses of each sentence are combined into one tree (``combine``)."""
+    """Several models whose parses of each sentence are combined into one tree (``combine``).
 
-    def __init__(self, members: list[Model], weights: Weights, decoder: str, statistics: dict) -> None:
+    In a team of workers (jobs.py), a worker's blend parses with its share of the members alone
+    (``own``; ``read_blend`` loads those and member 0, the others are None): it gives their trees
+    of a batch (``share_trees``), and combines a part of the batch with every member's trees
+    (``combine_into``)."""
+
+    def __init__(self, members: list[Model | None], weights: Weights, decoder: str, statistics: dict,
+                 algorithms: list[str] | None = None, own: list[int] | None = None) -> None:  # fmt: skip
         if len(weights) != len(members):
             raise ValueError("one weight per member")
         self.members = members
         self.weights = weights
         self.decoder = decoder
         self.statistics = statistics
+        #: each member's parsing algorithm (the archive keeps them: ``shares`` reads them)
+        self.algorithms = algorithms or [m.config.singlemalt.parsing_algorithm for m in members]
+        #: the members this process parses with: all, but in a team of workers
+        self.own = own if own is not None else list(range(len(members)))
         first = members[0]
         self.data_format = first.data_format
         self.vocabulary = first.vocabulary
         self.single_root = first.config.graph.single_root
+        self._gathered: dict[int, list[Tree]] | None = None  # share_trees' trees, as batches are parsed
 
     @property
     def by_tokens(self) -> bool:
-        return all(m.by_tokens for m in self.members)
+        return all(self.members[k].by_tokens for k in self.own)
 
     def _check_format(self, reader) -> None:
-        for member in self.members:
-            member._check_format(reader)
+        for k in self.own:
+            self.members[k]._check_format(reader)
 
     def _parse_batch(self, batch: list[Sentence], progress, watch: Callable | None) -> list[Sentence]:
+        trees = {k: self.members[k].arcs(batch) for k in self.own}
+        if self._gathered is not None:
+            for k, kept in self._gathered.items():
+                kept += trees[k]
+            return batch
+        self.combine_into(batch, trees, watch)
+        if progress:
+            progress(sum(len(s) for s in batch))
+        return batch
+
+    def share_trees(self, reader, batch_tokens: int) -> tuple[list[Sentence], dict[int, list[Tree]]]:
+        """The sentences of ``reader`` (a ConllReader), unparsed, and the trees that each member
+        this process parses with (``own``) gives them: a team's worker's share of a batch."""
+        self._gathered = {k: [] for k in self.own}
+        try:
+            sentences = list(self.parse(reader, batch_tokens=batch_tokens, watch=None))
+            return sentences, self._gathered
+        finally:
+            self._gathered = None
+
+    def combine_into(self, batch: list[Sentence], trees: Mapping[int, list[Tree]], watch: Callable | None) -> None:
+        """Give each sentence of ``batch`` the tree that ``trees`` (each member's of every
+        sentence) vote for; ``watch`` is given the batch's tally of values training never saw."""
         first = self.members[0]
         views = first.views(batch, watch)  # the first member's reading: its tags weigh the votes
-        parses = [member.arcs(batch) for member in self.members]
         projective = self.decoder == "projective"
+        parses = [trees[k] for k in range(len(self.members))]
         for k, (sentence, view) in enumerate(zip(batch, views)):
             heads, labels = combine([p[k] for p in parses], view.column(CPOSTAG), self.weights, projective,
                                     self._single_root(sentence), view.column(FEATS))  # fmt: skip
             sentence.set_arcs(heads, labels)
             first.write_ignored(sentence)
-        if progress:
-            progress(sum(len(s) for s in batch))
-        return batch
 
     def bound_degree(self, max_degree: int | None) -> None:
         """``-cd`` for each member that bounds the degree of non-projectivity (an error if none does)."""
-        bounded = [m for m in self.members if m.bounds_degree]
-        if not bounded:
+        if not any(a in SYSTEMS and SYSTEMS[a].bounds_degree for a in self.algorithms):
             which = ", ".join(name for name, system in SYSTEMS.items() if system.bounds_degree)
-            names = ", ".join(sorted({m.config.singlemalt.parsing_algorithm for m in self.members}))
+            names = ", ".join(sorted(set(self.algorithms)))
             raise MaltpyError(f"bounds {which} only; this blend's members are {names}", "Model.bound_degree")
-        for member in bounded:
-            member.bound_degree(max_degree)
+        for member in self._held():
+            if member.bounds_degree:
+                member.bound_degree(max_degree)
 
     def set_enforce_tree(self, on: bool) -> None:
-        for member in self.members:
+        for member in self._held():
             member.set_enforce_tree(on)
 
     def set_single_root(self, setting: str) -> None:
-        for member in self.members:
+        for member in self._held():
             member.set_single_root(setting)
         self.single_root = setting
+
+    def _held(self) -> list[Model]:
+        """The members this process has loaded."""
+        return [m for m in self.members if m is not None]
 
     def describe(self) -> dict:
         """What ``maltpy info`` shows."""
@@ -548,14 +618,18 @@ def write_blend(path: str | None, blend: Blend) -> bytes | None:
     files = {f"members/{k:02d}.mpm": member.to_bytes() for k, member in enumerate(blend.members)}
     manifest = {
         "maltpy_version": __version__,
-        "blend": {"members": list(files), "weights": blend.weights.as_json(), "decoder": blend.decoder},
+        "blend": {"members": list(files), "weights": blend.weights.as_json(), "decoder": blend.decoder,
+                  "algorithms": blend.algorithms},
         "training": blend.statistics,
     }
     return write_archive(path, manifest, files)
 
 
-def read_blend(archive: Archive, path: str) -> Blend:
-    """The blend in ``archive`` (opened from ``path``), each part checked before use."""
+def read_blend(archive: Archive, path: str, team: tuple[int, int] | None = None) -> Blend:
+    """The blend in ``archive`` (opened from ``path``), each part checked before use; in a team of
+    workers, ``team`` = (this worker's place, the team's size), which parses with its share of
+    the members (``shares``) and loads those and member 0 alone (all of them from an archive made
+    before blends named their members' algorithms)."""
     try:
         stored = archive.manifest["blend"]
         require(isinstance(stored, dict), "a blend that is not a mapping")
@@ -564,19 +638,33 @@ def read_blend(archive: Archive, path: str) -> Blend:
                 and all(isinstance(n, str) for n in names) and len(set(names)) == len(names),
                 "blend members that are not a list of members")  # fmt: skip
         require(stored.get("decoder") in DECODERS, "a blend decoder of no known kind")
+        algorithms = stored.get("algorithms")  # not in archives made before --jobs shared members
+        require(algorithms is None or (isinstance(algorithms, list) and len(algorithms) == len(names)
+                                       and all(isinstance(a, str) and len(a) <= 40 for a in algorithms)),
+                "blend algorithms that are not one name per member")  # fmt: skip
         weights = Weights.from_json(stored.get("weights"), len(names))
         statistics = archive.manifest.get("training", {})
         require(isinstance(statistics, dict), "training statistics are not a mapping")
         json.dumps(statistics, allow_nan=False)
     except ValueError as e:
         raise MaltpyError(f"damaged model: {cut(e)}", path) from None
-    members = []
-    for name in names:
+    own = None
+    if team is not None and team[1] <= len(names):
+        costs = member_costs(algorithms, statistics.get("parse_seconds")) if algorithms else [1.0] * len(names)
+        own = shares(costs, team[1])[team[0]]
+    held = sorted({0, *own}) if own is not None and algorithms is not None else range(len(names))
+    members: list = [None] * len(names)
+    for k in held:
+        name = names[k]
         member = Parser.load(f"{path}:{name}", archive.member(name), archive)
         if isinstance(member, Blend):
             raise MaltpyError(f"damaged model: a blend inside a blend ({cut(name)})", path)
-        members.append(member)
-    return Blend(members, weights, stored["decoder"], statistics)
+        algorithm = member.config.singlemalt.parsing_algorithm
+        if algorithms is not None and algorithms[k] != algorithm:
+            raise MaltpyError(f"damaged model: member {cut(name)} is {algorithm}, not {cut(algorithms[k], 40)} as "
+                              "the blend says", path)  # fmt: skip
+        members[k] = member
+    return Blend(members, weights, stored["decoder"], statistics, algorithms, own)
 
 
 # --- learning --------------------------------------------------------------------------------------
@@ -697,6 +785,7 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
     folds = [None] if held_out is not None else list(range(FOLDS)) if weighed else []
     gold: list[Sentence] = []
     parses: list[list[Tree]] = [[] for _ in members]
+    seconds = [0.0] * len(members)  # each member's parses of the held-out text (``member_costs``)
     models = []
     for fold in folds:
         def out(number: int, fold: int | None = fold) -> bool:
@@ -712,7 +801,9 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
         for k in range(len(members)):
             model = learned(k, out, "all of it" if held_out else f"all but fold {fold + 1} of {len(folds)}")
             if weighed:
+                started = time.perf_counter()
                 parses[k] += _parse_copies(model, fold_gold)
+                seconds[k] += time.perf_counter() - started
             if held_out is not None:
                 models.append(model)
             del model
@@ -729,6 +820,7 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
         "held_out": held_out.name if held_out else f"the treebank in {FOLDS} folds",
         "members": [m.text for m in members],
         "held_out_las": [round(100 * w, 2) for w in weights.overall] if weighting != "equal" else None,
+        "parse_seconds": [round(x, 3) or 0.001 for x in seconds] if weighed else None,
     }
     return Blend(models, weights, decoder, statistics)
 

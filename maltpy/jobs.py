@@ -29,12 +29,23 @@ than that. When the input is a pipe that stays quiet for QUIET_SECONDS, the batc
 (at its last sentence's end) and every batch sent is written and flushed: a writer waiting for
 its parses gets them, as with ``--jobs 1``.
 
+A blend's members share the work another way too. Its workers go in teams (``team_sizes``): two
+(three, the last, for an odd ``--jobs``; no more than the blend has members), and every batch goes
+to each worker of one team. Each worker loads only its share of the members (``blend.shares``,
+about even in what their parses cost) and member 0, whose reading of the tags weighs the votes;
+it parses the batch with its share, sends its trees to the team's other workers (the main
+process passes them on), and combines its part of the batch, an even share of the words
+(``_part``), with every member's trees. So a worker loads a part of the blend, and the fixed cost
+of each member's steps over a batch is paid once, not once per worker. Teams take the batches in
+turn as single workers do.
+
 How many. No more workers start than ``--jobs`` asks, than the cores this process may use (more
 only add processes), than the memory available holds (``bound_jobs``: each worker takes about
 WORKER_BYTES, the loaded model, MODEL_FACTOR times its archive's unpacked bytes, and its batches,
-BATCH_FACTOR times their bytes; measured on en_lines), with a warning when that lowers what was
-asked; and no more than there are batches: a worker starts when the first batch for it comes,
-and a regular file of one batch is parsed in maltpy's own process, with no worker at all.
+BATCH_FACTOR times their bytes; measured on en_lines, and counted whole for a worker of a team),
+with a warning when that lowers what was asked; and no more teams than there are batches: a team
+starts when the first batch for it comes, and a regular file of one batch is parsed in maltpy's
+own process, with no worker at all, unless a team of a blend's workers parses it.
 
 Workers are fresh interpreters, started with ``subprocess`` (what multiprocessing calls
 "spawn"), not forks of the main process:
@@ -61,12 +72,17 @@ model's columns in JSON, ``Vocabulary.expected``, or null), or ERROR; then PARSE
 words parsed and the length of the batch's tally in JSON, 8 bytes each, the tally, and the
 batch's parsed text) or ERROR (a pickled MaltpyError's message, file and line) for each batch, in
 the order they came. The main process adds the tallies up (``vocabulary.Watch``) and warns as
-the in-process parse does.
+the in-process parse does. In a team, each worker first answers a batch with TREES (its
+members' trees of each sentence, in JSON: ``_exchange``) or ERROR; the main process reads the
+team's TREES in the workers' order and sends each to every other worker of the team as a TREES
+frame, then reads and writes each worker's PARSED (its part of the batch) in the workers' order.
 """
 
 from __future__ import annotations
 
+import bisect
 import io
+import itertools
 import json
 import os
 import pickle
@@ -95,16 +111,18 @@ WORKER_BYTES = 64 << 20  # the interpreter and its libraries
 MODEL_FACTOR = 10  # times the model archive's unpacked bytes
 BATCH_FACTOR = 15  # times a batch's bytes: the batch parsed and the one waiting
 _WORDS = struct.Struct("!Q")  # the number of words a PARSED frame holds
-BATCH, READY, PARSED, ERROR = b"B", b"R", b"P", b"E"
+BATCH, READY, PARSED, ERROR, TREES = b"B", b"R", b"P", b"E", b"T"
 
 
 def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | None = None,
-               single_root: str | None = None):  # fmt: skip
+               single_root: str | None = None, team: tuple[int, int] | None = None):  # fmt: skip
     """The model to parse with, its covnonproj degree bounded at ``max_degree`` (``-cd``), its
-    enforce_tree set (``-nt``) and its single_root (``-gsr``) if given."""
+    enforce_tree set (``-nt``) and its single_root (``-gsr``) if given; of a blend, in a team of
+    workers (``team``: this one's place and the team's size), the share of the members this
+    worker parses with (``blend.read_blend``)."""
     from .parser import Parser
 
-    model = Parser.load(model_path)
+    model = Parser.load(model_path, team=team)
     if max_degree is not None:
         try:
             model.bound_degree(max_degree)
@@ -179,12 +197,12 @@ def model_bytes(path: str) -> int:
     return _from_model_zip(path, lambda z: sum(info.file_size for info in z.infolist()), 0)
 
 
-def batch_limit(path: str) -> int:
-    """The bytes a batch closes at for the model at ``path``: BATCH_BYTES, a share of it for a
-    blend (blend.py), whose members each parse every sentence, so that a file the members take
-    long over is still cut into batches for the workers (BATCH_BYTES if the manifest cannot be
-    read)."""
-    return BATCH_BYTES // _from_model_zip(path, _blend_members, 1)
+def batch_limit(path: str, team: int = 1) -> int:
+    """The bytes a batch closes at for the model at ``path``: BATCH_BYTES; for a blend, whose
+    members each parse every sentence, a share of it by the members each worker of a team of
+    ``team`` parses with (blend.py), so that a file the members take long over is still cut into
+    batches for the workers (BATCH_BYTES if the manifest cannot be read)."""
+    return BATCH_BYTES // -(-_from_model_zip(path, _blend_members, 1) // team)
 
 
 def _blend_members(z: zipfile.ZipFile) -> int:
@@ -205,18 +223,34 @@ def input_bytes(path: str | None) -> int | None:
 
 def workers_for(asked: int, model_path: str, inputs: list[str | None], say: Callable[[str], None] | None) -> int:
     """The workers that ``--jobs asked`` starts for ``inputs`` (``bound_jobs``), fewer if the
-    inputs are regular files of fewer batches; 1 means none: maltpy's own process parses."""
+    inputs are regular files of fewer batches than teams; 1 means none: maltpy's own process parses."""
     sizes = [input_bytes(path) for path in inputs]
     largest = None if None in sizes else max(sizes, default=0)
     limit = batch_limit(model_path)
     batch = limit if largest is None else min(limit, max(largest, 1))
     jobs = bound_jobs(asked, WORKER_BYTES + MODEL_FACTOR * model_bytes(model_path) + BATCH_FACTOR * batch, say)
-    return jobs if largest is None else min(jobs, -(-max(largest, 1) // limit))
+    teams = team_sizes(jobs, _from_model_zip(model_path, _blend_members, 1))
+    if largest is None:
+        return sum(teams)
+    return sum(teams[: -(-max(largest, 1) // batch_limit(model_path, min(teams)))])
+
+
+def team_sizes(jobs: int, members: int) -> list[int]:
+    """The size of each team that ``jobs`` workers make for a model of ``members`` members (a
+    blend's; 1: a model): teams of two, the last of three if ``jobs`` is odd, none larger than
+    ``members``; one worker alone, and every worker of a model, is a team of its own. A worker
+    that no team takes does not start."""
+    if jobs < 2 or members < 2:
+        return [1] * jobs
+    sizes = [2] * (jobs // 2)
+    sizes[-1] += jobs % 2
+    return [min(size, members) for size in sizes]
 
 
 class Workers:
-    """Up to N worker processes parsing with one model; a context manager that stops them all on
-    leaving. The first starts at once, each other when the first batch for it comes.
+    """Up to N worker processes parsing with one model, in teams (``team_sizes``); a context
+    manager that stops them all on leaving. The first team starts at once, each other when the
+    first batch for it comes.
 
     An error of the model (a damaged archive, a -cd it refuses) comes first, as in the in-process
     parse, which loads the model before it reads: an error of the input is reported only once
@@ -224,25 +258,35 @@ class Workers:
 
     def __init__(self, model_path: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
                  single_root: str | None = None) -> None:  # fmt: skip
-        self.argv = (model_path, json.dumps([max_degree, enforce_tree, single_root]))
+        self.options = [max_degree, enforce_tree, single_root]
+        self.model_path = model_path
         self.jobs = jobs
-        self.limit = batch_limit(model_path)
+        sizes = team_sizes(jobs, _from_model_zip(model_path, _blend_members, 1))
+        self.limit = batch_limit(model_path, min(sizes))
+        starts = [sum(sizes[:t]) for t in range(len(sizes))]
+        self.teams = [list(range(start, start + size)) for start, size in zip(starts, sizes)]  # workers' numbers
         self.processes: list[subprocess.Popen] = []
         self.ready: list[bool] = []  # whether the worker's READY has been read
-        self.next = 0  # the worker the next batch goes to
+        self.next = 0  # the team the next batch goes to
         self.failure: BaseException | None = None  # the error a worker reported, or its end
         self.expected: dict[int, float] | None = None  # the model's held-out shares of unseen values
         self.watch: Watch | None = None  # the unseen values of the input being parsed
         self._start()
 
     def _start(self) -> None:
-        """Start one more worker."""
+        """Start one more team."""
+        team = self.teams[self._started_teams()]
         try:
-            self.processes.append(spawn("maltpy.jobs", "work", *self.argv))
-            self.ready.append(False)
+            for place, _ in enumerate(team):
+                argv = json.dumps(self.options + [place, len(team)])
+                self.processes.append(spawn("maltpy.jobs", "work", self.model_path, argv))
+                self.ready.append(False)
         except BaseException:
             self.close(finished=False)
             raise
+
+    def _started_teams(self) -> int:
+        return sum(1 for team in self.teams if team[0] < len(self.processes))
 
     def __enter__(self) -> Workers:
         return self
@@ -260,22 +304,24 @@ class Workers:
         is given a warning about values the model never saw, as ``Model.parse`` gives it."""
         self.warn = warn
         self.watch = None
-        in_flight: deque[int] = deque()  # the worker of each batch sent, oldest first
-        for first, text, quiet, error in _batches(reader, self.jobs, self.limit):
-            if len(in_flight) >= IN_FLIGHT * len(self.processes):
+        in_flight: deque[list[int]] = deque()  # the team of each batch sent, oldest first
+        for first, text, quiet, error in _batches(reader, len(self.teams), self.limit):
+            if len(in_flight) >= IN_FLIGHT * self._started_teams():
                 self._write_oldest(in_flight, out, reader, progress)
-            worker = self.next
-            self.next = (worker + 1) % self.jobs
-            if worker == len(self.processes):
+            team = self.teams[self.next]
+            self.next = (self.next + 1) % len(self.teams)
+            if team[0] == len(self.processes):
                 self._start()
-            if not self._send(worker, pickle.dumps((reader.name, reader.format, first, text, error), PROTOCOL)):
-                # The worker has stopped: an input error in a batch sent before (its own, or one
-                # in an earlier line, another worker's, which is reported first), a model it
-                # could not load, or its death. The answers, read in input order, say which.
-                self._write_all(in_flight, out, reader, progress)
-                self.check_ready()
-                self._died(worker)
-            in_flight.append(worker)
+            payload = pickle.dumps((reader.name, reader.format, first, text, error), PROTOCOL)
+            for worker in team:
+                if not self._send(worker, BATCH, payload):
+                    # The worker has stopped: an input error in a batch sent before (its own, or
+                    # one in an earlier line, another worker's, which is reported first), a model
+                    # it could not load, or its death. The answers, read in input order, say which.
+                    self._write_all(in_flight, out, reader, progress)
+                    self.check_ready()
+                    self._died(worker)
+            in_flight.append(team)
             if quiet:  # the writer waits for its parses
                 self._write_all(in_flight, out, reader, progress)
                 out.flush()
@@ -287,18 +333,26 @@ class Workers:
             self._write_oldest(in_flight, out, reader, progress)
 
     def _write_oldest(self, in_flight: deque, out: BinaryIO, reader: ConllReader, progress) -> None:
-        parsed = memoryview(self._receive(in_flight.popleft()))
-        (words,), (tally_length,) = _WORDS.unpack_from(parsed), _WORDS.unpack_from(parsed, _WORDS.size)
-        start = 2 * _WORDS.size + tally_length
-        if self.warn is not None and self.expected is not None:
-            if self.watch is None:
-                self.watch = Watch(self.expected, self.warn)
-            self.watch.add(Tally.from_json(json.loads(bytes(parsed[2 * _WORDS.size : start]))))
-        out.write(parsed[start:])
+        team = in_flight.popleft()
+        if len(team) > 1:  # each worker's trees, to each other worker of the team
+            trees = [self._receive(worker, TREES) for worker in team]
+            for worker in team:
+                for other, payload in zip(team, trees):
+                    if other != worker and not self._send(worker, TREES, payload):
+                        break  # it has stopped: its answer says why
+        for worker in team:  # the parts of the batch, in order
+            parsed = memoryview(self._receive(worker, PARSED))
+            (words,), (tally_length,) = _WORDS.unpack_from(parsed), _WORDS.unpack_from(parsed, _WORDS.size)
+            start = 2 * _WORDS.size + tally_length
+            if self.warn is not None and self.expected is not None:
+                if self.watch is None:
+                    self.watch = Watch(self.expected, self.warn)
+                self.watch.add(Tally.from_json(json.loads(bytes(parsed[2 * _WORDS.size : start]))))
+            out.write(parsed[start:])
+            if progress:
+                progress(words)
         if not reader.pending():
             out.flush()
-        if progress:
-            progress(words)
 
     def check_ready(self) -> None:
         """Wait until every worker has loaded the model; its error if one could not."""
@@ -306,11 +360,12 @@ class Workers:
             if not ready:
                 self._answer(worker, READY)
 
-    def _receive(self, worker: int) -> bytearray:
-        """The text of the oldest batch sent to ``worker`` and not yet received."""
+    def _receive(self, worker: int, expected: bytes) -> bytearray:
+        """The answer (``expected``: PARSED, or a team's TREES) to the oldest batch sent to
+        ``worker`` and not yet answered."""
         if not self.ready[worker]:
             self._answer(worker, READY)
-        return self._answer(worker, PARSED)
+        return self._answer(worker, expected)
 
     def _answer(self, worker: int, expected: bytes) -> bytearray:
         frame = read_frame(self.processes[worker].stdout.fileno())
@@ -329,10 +384,10 @@ class Workers:
                 self.expected = {int(column): share for column, share in expected.items()}
         return payload
 
-    def _send(self, worker: int, payload: bytes) -> bool:
-        """Send a batch to ``worker``; False if it has stopped."""
+    def _send(self, worker: int, tag: bytes, payload: bytes) -> bool:
+        """Send a frame (a batch, or a team's trees) to ``worker``; False if it has stopped."""
         try:
-            write_frame(self.processes[worker].stdin.fileno(), BATCH, payload)
+            write_frame(self.processes[worker].stdin.fileno(), tag, payload)
         except BrokenPipeError:
             return False
         return True
@@ -414,38 +469,85 @@ def _after_last_empty_line(text: bytearray, end: int) -> int:
 
 
 def work(argv: list[str]) -> None:
-    """A worker's life (argv: the model's path, and [-cd, -nt, -gsr] in JSON, null where not given): load
-    the model, then parse each batch that comes on standard input and write its text to standard
-    output, until the input ends or the main process goes away."""
+    """A worker's life (argv: the model's path, and [-cd, -nt, -gsr, its place in its team, the
+    team's size] in JSON, null where not given): load the model (of a blend in a team, its share
+    of the members), then parse each batch that comes on standard input and write its text (in a
+    team, its part's) to standard output, until the input ends or the main process goes away."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly
     set_threads(None)  # before NumPy is imported; the main process's settings are in the environment
+    from .blend import Blend
     from .parser import BATCH_TOKENS  # imports NumPy
 
     whole = 2 * BATCH_TOKENS  # a batch is parsed as one, unless it holds many more tokens than usual
+    max_degree, enforce_tree, single_root, place, size = json.loads(argv[1])
     batches_in, texts_out = frame_pipes()
     batches: queue.Queue = queue.Queue()
+    trees: queue.Queue = queue.Queue()  # the trees of the team's other workers
     # The input is read while the model loads and while a batch is parsed, so that the main
     # process never waits to send (and never waits on a worker that waits for it to read).
-    threading.Thread(target=_receive_batches, args=(batches_in, batches), daemon=True).start()
+    threading.Thread(target=_receive_batches, args=(batches_in, batches, trees), daemon=True).start()
     try:
         try:
-            model = load_model(argv[0], *json.loads(argv[1]))
+            model = load_model(argv[0], max_degree, enforce_tree, single_root, (place, size) if size > 1 else None)
             expected = model.vocabulary.expected() if model.vocabulary is not None else None
             write_frame(texts_out, READY, json.dumps(expected).encode("utf-8"))
             while (batch := batches.get()) is not None:
                 name, format, first, text, error = pickle.loads(batch)
                 reader = ConllReader(_Batch(text, error), name, format, blind=True, first_line=first)
-                parsed, words, tally = [], 0, Tally()
-                for sentence in model.parse(reader, batch_tokens=whole, watch=tally.merge):
-                    parsed.append(format_sentence(sentence))
-                    words += len(sentence)
+                tally = Tally()
+                if size == 1:
+                    parsed = list(model.parse(reader, batch_tokens=whole, watch=tally.merge))
+                elif isinstance(model, Blend):
+                    parsed = _team_part(model, reader, whole, place, size, trees, tally, texts_out)
+                else:  # an archive whose members' names made a team of a model: the first parses
+                    parsed = list(model.parse(reader, batch_tokens=whole, watch=tally.merge)) if place == 0 else []
+                    _exchange({}, trees, size, texts_out)
                 counts = json.dumps(tally.as_json()).encode("utf-8")
-                write_frame(texts_out, PARSED, _WORDS.pack(words) + _WORDS.pack(len(counts)) + counts
-                             + "".join(parsed).encode("utf-8"))  # fmt: skip
+                write_frame(texts_out, PARSED, _WORDS.pack(sum(map(len, parsed))) + _WORDS.pack(len(counts)) + counts
+                             + "".join(map(format_sentence, parsed)).encode("utf-8"))  # fmt: skip
         except MaltpyError as e:
             write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), PROTOCOL))
     except BrokenPipeError:
         pass  # the main process has gone: no one is waiting
+
+
+def _team_part(blend, reader: ConllReader, whole: int, place: int, size: int, trees: queue.Queue, tally: Tally,
+               texts_out: int) -> list:  # fmt: skip
+    """A team's worker's part of a batch: its share of the members parse every sentence of
+    ``reader``, the team's workers exchange their trees, and it combines its part of the
+    sentences (``_part``), whose values training never saw go to ``tally``."""
+    sentences, mine = blend.share_trees(reader, whole)
+    every = _exchange(mine, trees, size, texts_out)
+    start, end = _part(sentences, place, size)
+    part = sentences[start:end]
+    blend.combine_into(part, {k: member_trees[start:end] for k, member_trees in every.items()}, tally.merge)
+    return part
+
+
+def _exchange(mine: dict, trees: queue.Queue, size: int, texts_out: int) -> dict:
+    """Every member's trees of the batch: ``mine`` ({member: its trees}), sent to the team's other
+    workers (a TREES frame, which the main process passes on), and theirs, from ``trees``."""
+    write_frame(texts_out, TREES, json.dumps([[k, t] for k, t in mine.items()], separators=(",", ":")).encode())
+    every = dict(mine)
+    for _ in range(size - 1):
+        frame = trees.get()
+        if frame is None:  # the main process has gone
+            raise BrokenPipeError
+        every.update((k, t) for k, t in json.loads(bytes(frame)))
+    return every
+
+
+def _part(sentences: list, place: int, size: int) -> tuple[int, int]:
+    """Where the sentences that the worker at ``place`` in a team of ``size`` combines begin and
+    end: the sentences from the one whose first word is the first of the ``place``-th of
+    ``size`` even parts of the words (combining costs about the same for each word)."""
+    starts = list(itertools.accumulate(map(len, sentences), initial=0))
+    total = starts.pop()
+
+    def cut(k: int) -> int:
+        return len(sentences) if k == size else bisect.bisect_left(starts, -(-k * total // size))
+
+    return cut(place), cut(place + 1)
 
 
 class _Batch(io.BytesIO):
@@ -462,9 +564,10 @@ class _Batch(io.BytesIO):
         return data
 
 
-def _receive_batches(fd: int, batches: queue.Queue) -> None:
+def _receive_batches(fd: int, batches: queue.Queue, trees: queue.Queue) -> None:
     try:
         while (frame := read_frame(fd)) is not None:
-            batches.put(frame[1])
+            (trees if frame[0] == TREES else batches).put(frame[1])
     finally:
         batches.put(None)
+        trees.put(None)

@@ -232,13 +232,15 @@ class Parser:
                 out.write(format_sentence(sentence).encode("utf-8"))
 
     @classmethod
-    def load(cls, path: str | os.PathLike, data: bytes | None = None, within: Archive | None = None) -> Parser:
+    def load(cls, path: str | os.PathLike, data: bytes | None = None, within: Archive | None = None,
+             team: tuple[int, int] | None = None) -> Parser:  # fmt: skip
         """The parser in the archive at ``path`` (or in ``data``, the bytes of one, which ``path``
         then names in messages; a member of the archive ``within``, a blend's, read within its
         budget), every part checked before use: a model (model_archive.read_model) or a blend of
         models (blend.read_blend); or MaltParser's model file (.mco) there, read as a model
         (mco.load_mco), unless it is a member (a blend holds maltpy's archives, which its budget
-        bounds; an .mco has a budget of its own)."""
+        bounds; an .mco has a budget of its own). ``team``: a worker's place in a team of workers
+        and the team's size, for a blend (its share of the members alone, ``blend.read_blend``)."""
         from .blend import read_blend
         from .graph.model import read_graph_model
         from .mco import is_mco, load_mco
@@ -247,7 +249,7 @@ class Parser:
             return load_mco(os.fspath(path), data)
         with open_archive(path, data, within) as archive:
             if "blend" in archive.manifest:
-                return read_blend(archive, os.fspath(path))
+                return read_blend(archive, os.fspath(path), team)
             if "graph" in archive.manifest:
                 return read_graph_model(archive)
             p = read_model(archive)

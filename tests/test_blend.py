@@ -382,29 +382,109 @@ def test_estimate_needs_held_out_words():
         Weights.estimate("pos", [], [[], []])
 
 
+# A blend's parse with --jobs N, the main process allowed six cores and batches of BATCH_BYTES
+# (argv[1]) bytes: teams of workers, each with its share of the members (jobs.py).
+TEAMS = "import sys, maltpy.jobs; maltpy.jobs.usable_cores = lambda: 6; "
+TEAMS += "maltpy.jobs.BATCH_BYTES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
+
+
+def run_in_teams(batch_bytes: int, *args, input: bytes | None = None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", TEAMS, str(batch_bytes), *map(str, args)], input=input,
+                          capture_output=True, timeout=600)  # fmt: skip
+
+
 @requires_shared
 def test_a_blends_batches_are_a_share_for_the_workers(blended, members, tmp_path, monkeypatch):
     """A blend's members each parse every sentence: --jobs cuts a file its members take long over
-    into batches for the workers (jobs.batch_limit), where one model's file stays one batch, and
-    the workers write the bytes one process writes (in batches of 60 kB: the file is small)."""
+    into batches (jobs.batch_limit: a share of a single model's bytes, by the members each worker
+    of a team parses with), where one model's file stays one batch; its workers go in teams, a
+    team of two even for a file of one batch."""
     from maltpy import jobs
 
-    monkeypatch.setattr(jobs, "usable_cores", lambda: 4)
+    monkeypatch.setattr(jobs, "usable_cores", lambda: 6)
     monkeypatch.setattr(jobs, "available_memory", lambda: None)
     monkeypatch.setattr(jobs, "BATCH_BYTES", 60_000)
     big = tmp_path / "big.conll"
-    big.write_bytes(TEST.read_bytes() * 3)  # 58 kB: one batch of a model, three of a blend of three
+    big.write_bytes(TEST.read_bytes() * 3)  # 58 kB: one batch of a model, two of a team of two's
     assert jobs.batch_limit(str(blended)) == 20_000 and jobs.batch_limit(str(members[0])) == 60_000
+    assert jobs.batch_limit(str(blended), 2) == 30_000 and jobs.batch_limit(str(blended), 3) == 60_000
     assert jobs.workers_for(4, str(members[0]), [str(big)], None) == 1
-    assert jobs.workers_for(4, str(blended), [str(big)], None) == 3
-    one = run_maltpy("parse", "-q", "-m", blended, "-i", big)
-    three = run_in_small_batches(60_000, "parse", "-q", "-m", blended, "-i", big, "--jobs", "3")
-    assert one.returncode == 0 and three.returncode == 0 and three.stdout == one.stdout, three.stderr
+    assert jobs.workers_for(2, str(blended), [str(TEST)], None) == 2  # one batch: one team of two
+    assert jobs.workers_for(6, str(blended), [str(big)], None) == 4  # two batches: two teams
+    assert jobs.workers_for(5, str(blended), [None], None) == 5  # a pipe: teams of two and three
     # a learned scorer can make a blend's manifest megabytes long (en_lines': 1.7 MB); it is a
     # blend all the same
     long = tmp_path / "long.mpm"
     with_manifest(blended, long, lambda manifest: manifest["training"].update(padding="x" * (2 << 20)))
     assert jobs.batch_limit(str(long)) == 20_000
+
+
+def test_teams_and_shares():
+    from maltpy.jobs import team_sizes
+
+    assert team_sizes(1, 6) == [1] and team_sizes(2, 6) == [2] and team_sizes(3, 6) == [3]
+    assert team_sizes(5, 6) == [2, 3] and team_sizes(6, 6) == [2, 2, 2] and team_sizes(4, 1) == [1, 1, 1, 1]
+    assert team_sizes(3, 2) == [2]  # no worker without a member
+    six = ["nivreeager", "nivreeager", "nivrestandard", "nivrestandard", "covnonproj", "covnonproj"]
+    costs = blend.member_costs(six, None)
+    assert costs == [1, 1, 1, 1, 4, 4]
+    assert blend.shares(costs, 2) == [[0, 2, 5], [1, 3, 4]]  # a Covington member and two of Nivre's each
+    assert blend.shares(costs, 3) == [[0, 1, 2, 3], [4], [5]]
+    for workers in (1, 2, 3, 6):
+        split = blend.shares(costs, workers)
+        assert sorted(k for share in split for k in share) == list(range(6)) and 0 in split[0]
+    # the seconds the members took over the held-out text, if the archive keeps them
+    assert blend.member_costs(six, [0.1, 0.2, 0.1, 0.2, 0.9, 0.5]) == [0.1, 0.2, 0.1, 0.2, 0.9, 0.5]
+    assert blend.shares([0.1, 0.2, 0.1, 0.2, 0.9, 0.5], 2) == [[0, 1, 3, 5], [2, 4]]  # 1.0 s each
+    for damaged in ([1, 2], [1, 2, 3, 4, 5, -6], [1, 2, 3, 4, 5, "6"], [1, 2, 3, 4, 5, float("nan")], "x"):
+        assert blend.member_costs(six, damaged) == costs
+
+
+@requires_shared
+@pytest.mark.parametrize("jobs", [2, 3, 5])
+def test_teams_write_the_bytes_of_one_process(blended, blend_parse, tmp_path, jobs):
+    """--jobs 2: one team of two, each worker with its share of the three members, exchanging
+    their trees, each combining a part of each batch; 3: a team of three, one member each; 5:
+    teams of two and three taking the batches in turn (batches of 6 kB: about 20 of the file),
+    from a file and from a pipe."""
+    big = tmp_path / "big.conll"
+    big.write_bytes(TEST.read_bytes() * 6)
+    one = run_maltpy("parse", "-q", "-m", blended, "-i", big)
+    assert one.returncode == 0
+    for batch_bytes in (60_000, 6_000):
+        result = run_in_teams(batch_bytes, "parse", "-m", blended, "-i", big, "--jobs", jobs)
+        assert result.returncode == 0 and result.stderr == b"" and result.stdout == one.stdout, result.stderr
+    piped = run_in_teams(6_000, "parse", "-m", blended, "--jobs", jobs, input=big.read_bytes())
+    assert piped.returncode == 0 and piped.stdout == one.stdout, piped.stderr
+    if jobs == 2:  # a blend made before archives named their members' algorithms: every worker loads all
+        old = tmp_path / "old.mpm"
+        with_manifest(blended, old, lambda manifest: manifest["blend"].pop("algorithms"))
+        result = run_in_teams(6_000, "parse", "-m", old, "-i", big, "--jobs", 2)
+        assert result.returncode == 0 and result.stdout == one.stdout, result.stderr
+
+
+@requires_shared
+def test_a_teams_errors_are_one_process_errors(blended, tmp_path):
+    """An input error, and a damaged member, with a team of workers: the message --jobs 1 gives."""
+    lines = (TEST.read_bytes() * 4).split(b"\n")
+    lines[200] = lines[200].replace(b"\t", b" ", 1) if lines[200] else lines[201].replace(b"\t", b" ", 1)
+    bad = tmp_path / "bad.conll"
+    bad.write_bytes(b"\n".join(lines))
+    one = run_maltpy("parse", "-m", blended, "-i", bad, "-o", tmp_path / "one")
+    two = run_in_teams(6_000, "parse", "-m", blended, "-i", bad, "-o", tmp_path / "two", "--jobs", 2)
+    assert "expected 10 tab-separated columns" in assert_one_line_error(one, f"{bad}:")
+    assert two.returncode == 2 and two.stderr == one.stderr
+    assert not (tmp_path / "one").exists() and not (tmp_path / "two").exists()
+    # the blend says a member is of another algorithm than it is: damaged, in every worker
+    lying = tmp_path / "lying.mpm"
+    with_manifest(blended, lying, lambda manifest: manifest["blend"]["algorithms"].reverse())
+    for result in (run_maltpy("parse", "-m", lying, "-i", TEST),
+                   run_in_teams(6_000, "parse", "-m", lying, "-i", TEST, "--jobs", 2)):  # fmt: skip
+        err = assert_one_line_error(result, f"{lying}: damaged model: member members/00.mpm is nivreeager, not ")
+        assert err.endswith("not covnonproj as the blend says\n")
 
 
 def test_a_scorer_keeps_what_an_archive_can_hold(monkeypatch):
