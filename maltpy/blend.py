@@ -45,7 +45,6 @@ import json
 import math
 import os
 import shlex
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -76,29 +75,20 @@ ROOT_TAG = "<root>"  # the head tag of an arc from the root, in the scorer's fea
 Tree = tuple[list[int], list[str]]  # heads (index 0: -1, the root) and labels (index 0: "")
 
 #: what a member's parse of a sentence costs, against one of Nivre's systems (1), by its
-#: algorithm, where the archive does not keep its parse's seconds (``member_costs``):
-#: nivreeager and nivrestandard take 0.13 to 0.25 s over en_lines' test file in one process,
-#: covnonproj 0.54 to 0.87 s
+#: algorithm: over en_lines' test file in one process, nivreeager and nivrestandard take 0.13 to
+#: 0.25 s, covnonproj 0.54 to 0.87 s; as the default blend of en_lines learned, over the held-out
+#: folds, 0.59 to 1.10 s and 2.71 to 3.10 s. Only ``shares`` reads them: a wrong figure costs
+#: time, never a tree. (Shares by those measured seconds came out no more even on en_lines.)
 PARSE_COSTS = {"covnonproj": 4.0, "covproj": 4.0}
 
 
-def member_costs(algorithms: Sequence[str], seconds: object) -> list[float]:
-    """What each member's parse costs: ``seconds``, the seconds each took to parse the held-out
-    text as the blend was learned (its training statistics), if they are that (a number above 0
-    for each member); else by its algorithm (PARSE_COSTS, 1 for others). Only ``shares`` reads
-    them: a wrong figure costs time, never a tree."""
-    if (isinstance(seconds, list) and len(seconds) == len(algorithms)
-            and all(type(x) in (int, float) and 0 < x < 1e9 for x in seconds)):  # fmt: skip
-        return [float(x) for x in seconds]
-    return [PARSE_COSTS.get(a, 1.0) for a in algorithms]
-
-
-def shares(costs: Sequence[float], workers: int) -> list[list[int]]:
-    """The members (numbers, ascending) each of a team of ``workers`` parses with, so that the
-    ``costs`` of their parses (``member_costs``) come out about even: the first worker has member
-    0 (every worker reads the tags as member 0 does, and loads it), then each member, the
-    costliest first, goes to the worker with the least cost so far (Graham's
-    longest-processing-time rule; ties to the earlier worker)."""
+def shares(algorithms: Sequence[str | None], workers: int) -> list[list[int]]:
+    """The members (numbers, ascending) each of a team of ``workers`` parses with, so that what
+    their parses cost (PARSE_COSTS by the members' ``algorithms``; 1 for any other, or None)
+    comes out about even: the first worker has member 0 (every worker reads the tags as member 0
+    does, and loads it), then each member, the costliest first, goes to the worker with the least
+    cost so far (Graham's longest-processing-time rule; ties to the earlier worker)."""
+    costs = [PARSE_COSTS.get(a, 1.0) if a is not None else 1.0 for a in algorithms]
     loads = [costs[0]] + [0.0] * (workers - 1)
     held: list[list[int]] = [[0]] + [[] for _ in range(workers - 1)]
     for k in sorted(range(1, len(costs)), key=lambda k: (-costs[k], k)):
@@ -650,8 +640,7 @@ def read_blend(archive: Archive, path: str, team: tuple[int, int] | None = None)
         raise MaltpyError(f"damaged model: {cut(e)}", path) from None
     own = None
     if team is not None and team[1] <= len(names):
-        costs = member_costs(algorithms, statistics.get("parse_seconds")) if algorithms else [1.0] * len(names)
-        own = shares(costs, team[1])[team[0]]
+        own = shares(algorithms or [None] * len(names), team[1])[team[0]]
     held = sorted({0, *own}) if own is not None and algorithms is not None else range(len(names))
     members: list = [None] * len(names)
     for k in held:
@@ -734,11 +723,13 @@ class Member:
 class Treebank:
     """Gold trees a blend learns or weighs its members from, read anew each time it is needed:
     ``sentences()`` gives them (a file read again, or a list held), ``name`` names them in
-    messages, ``format`` is their CoNLL format."""
+    messages, ``format`` is their CoNLL format; ``path``: the file (``of_file``), which a worker
+    process reads too (``learn_blend``'s ``jobs``)."""
 
     sentences: Callable[[], Iterator[Sentence]]
     name: str
     format: str
+    path: str | None = None
 
     @classmethod
     def of_file(cls, path: str, format: str = "auto") -> Treebank:
@@ -751,78 +742,141 @@ class Treebank:
             with read_conll(path, format) as reader:
                 yield from reader
 
-        return cls(sentences, path, format)
+        return cls(sentences, path, format, path)
+
+
+#: what learning one member takes besides the interpreter (jobs.WORKER_BYTES), in times the
+#: training treebank's bytes: Covington's non-projective member of en_lines (3.9 MB) peaks at 1.28 GB
+LEARN_FACTOR = 400
 
 
 def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, decoder: str,
-                held_out: Treebank | None = None, say: Callable[[str], None] | None = None) -> Blend:  # fmt: skip
+                held_out: Treebank | None = None, say: Callable[[str], None] | None = None,
+                jobs: int = 1) -> Blend:  # fmt: skip
     """A blend of ``members`` whose weights (``weighting``) come from their parses of held-out
     text: ``held_out`` (the members learn from all of ``train``); or, without it, ``train``
     itself, each of its FOLDS folds parsed by the members learned from the others, which then
     learn again from all of ``train``. A member given as a model (``-m FILE``) is taken as it is,
-    and needs ``held_out`` for weights other than equal."""
-    from .parser import learn
-
+    and needs ``held_out`` for weights other than equal. With ``jobs`` above 1 and treebanks
+    read from files, the members learn (and parse) in that many worker processes at once
+    (``processes.Tasks``): the blend is the same."""
     if held_out is None and weighting != "equal" and any(m.model_path for m in members):
         raise MaltpyError("members given as models (-m FILE) need --held-out FILE to be weighed", "command line")
     say = say or (lambda message: None)
-
-    def learned(k: int, skip: Callable[[int], bool], what: str) -> Model:
-        member = members[k]
-        if member.model_path is not None:
-            model = Parser.load(member.model_path)
-            if isinstance(model, Blend):
-                raise MaltpyError("a blend cannot be a member of a blend", member.model_path)
-            return model
-        say(f"member {k + 1} of {len(members)} ({member.text}): learning from {what}")
-        sentences = (s for number, s in enumerate(train.sentences()) if not skip(number))
-        return learn(member.config, sentences, train.format, train.name)
-
     # each member learned and, for the weights, made to parse the held-out text in turn: without
     # a held-out file, each fold of the training sentences by the member learned from the others,
     # which is dropped once it has
     weighed = weighting != "equal"
     folds = [None] if held_out is not None else list(range(FOLDS)) if weighed else []
     gold: list[Sentence] = []
-    parses: list[list[Tree]] = [[] for _ in members]
-    seconds = [0.0] * len(members)  # each member's parses of the held-out text (``member_costs``)
-    models = []
+    golds: dict[int | None, list[Sentence]] = {}  # each fold's (None: the held-out file's)
+    runs = []  # (member, fold, whether it parses the held-out text, whether its model is kept), in turn
     for fold in folds:
-        def out(number: int, fold: int | None = fold) -> bool:
-            return fold is not None and number % FOLDS == fold
-
         if held_out is not None:
             fold_gold = _gold(held_out.sentences(), held_out.name) if weighed else []
         else:
-            fold_gold = _gold((s for number, s in enumerate(train.sentences()) if out(number)), train.name)
+            fold_gold = _gold(_fold(train.sentences(), fold), train.name)
             if not fold_gold:  # a treebank of one sentence
                 continue
         gold += fold_gold
-        for k in range(len(members)):
-            model = learned(k, out, "all of it" if held_out else f"all but fold {fold + 1} of {len(folds)}")
-            if weighed:
-                started = time.perf_counter()
-                parses[k] += _parse_copies(model, fold_gold)
-                seconds[k] += time.perf_counter() - started
-            if held_out is not None:
-                models.append(model)
-            del model
+        golds[fold] = fold_gold
+        runs += [(k, fold, weighed, held_out is not None) for k in range(len(members))]
     if weighed and not gold:
         raise MaltpyError("no held-out sentences to weigh the members by: give more, or --held-out FILE, or "
                           "--weights equal", held_out.name if held_out else train.name)  # fmt: skip
+    if held_out is None:
+        runs += [(k, None, False, True) for k in range(len(members))]
+    parses: list[list[Tree]] = [[] for _ in members]
+    models: list[Model] = []
+    for (k, _, _, kept), (trees, model) in zip(runs, _runs(runs, train, members, held_out, golds, say, jobs)):
+        parses[k] += trees
+        if kept:
+            models.append(model)
     if weighed:
         say(f"weighing the members by their parses of {'the held-out file' if held_out else 'the folds'}")
     weights = Weights.estimate(weighting, gold, parses) if weighed else Weights.equal(len(members))
-    if held_out is None:
-        models = [learned(k, lambda number: False, "all of it") for k in range(len(members))]
     statistics = {
         "treebank": train.name,
         "held_out": held_out.name if held_out else f"the treebank in {FOLDS} folds",
         "members": [m.text for m in members],
         "held_out_las": [round(100 * w, 2) for w in weights.overall] if weighting != "equal" else None,
-        "parse_seconds": [round(x, 3) or 0.001 for x in seconds] if weighed else None,
     }
     return Blend(models, weights, decoder, statistics)
+
+
+def _fold(sentences: Iterable[Sentence], fold: int) -> Iterator[Sentence]:
+    """The sentences of ``fold`` (sentence k is in fold k mod FOLDS)."""
+    return (s for number, s in enumerate(sentences) if number % FOLDS == fold)
+
+
+def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Treebank | None, golds: dict,
+          say: Callable[[str], None], jobs: int) -> Iterator[tuple[list[Tree], Model | None]]:  # fmt: skip
+    """What each of ``runs`` (``learn_blend``'s) gives, in turn: the member's trees of the
+    held-out text (``golds``: each fold's sentences, or None's, the held-out file's), and its
+    model if kept; in this process, or in ``jobs`` worker processes at once when the treebanks
+    are files (a worker reads them itself)."""
+    if jobs < 2 or len(runs) < 2 or train.path is None or (held_out is not None and held_out.path is None):
+        for k, fold, parsed, kept in runs:
+            what = "all of it" if fold is None else f"all but fold {fold + 1} of {FOLDS}"
+            say(f"member {k + 1} of {len(members)} ({members[k].text}): learning from {what}")
+            yield _member_run(members[k], train, fold, golds.get(fold) if parsed else None, kept)
+        return
+    from .processes import Tasks
+
+    say(f"learning {len(members)} members{f' in {FOLDS} folds and' if runs[0][1] is not None else ''} "
+        f"in {min(jobs, len(runs))} processes")  # fmt: skip
+    tasks = Tasks(min(jobs, len(runs)))
+    try:
+        held = (held_out.path, held_out.format, held_out.name) if held_out is not None else None
+        futures = [tasks.submit(_member_task, members[k], (train.path, train.format, train.name), fold,
+                                held if parsed else None, parsed, kept) for k, fold, parsed, kept in runs]  # fmt: skip
+        for (k, *_), future in zip(runs, futures):
+            try:
+                trees, data = future.result()
+            except MaltpyError:
+                raise
+            except Exception as e:  # the process died (killed, out of memory), or a defect
+                raise MaltpyError(f"member {k + 1} of {len(members)} ({cut(members[k].text, 80)}): its learning "
+                                  f"process failed ({type(e).__name__}: {cut(str(e), 200)})", "maltpy blend") from None
+            yield trees, Parser.load(f"member {k + 1}", data) if data is not None else None
+    except BaseException:
+        tasks.stop()
+        raise
+    tasks.shutdown()
+
+
+def _member_task(member: Member, train: tuple[str, str, str], fold: int | None, held: tuple[str, str, str] | None,
+                 parsed: bool, kept: bool) -> tuple[list[Tree], bytes | None]:  # fmt: skip
+    """``_member_run`` in a worker process (``processes.Tasks``): the treebanks read from their
+    files (``held``: the held-out file's, or None: ``train``'s ``fold``), the model as its
+    archive's bytes."""
+    def treebank(path: str, format: str, name: str) -> Treebank:
+        return dataclasses.replace(Treebank.of_file(path, format), name=name)
+
+    training = treebank(*train)
+    gold = None
+    if parsed:
+        source = treebank(*held) if held is not None else None
+        gold = _gold(source.sentences(), source.name) if source else _gold(_fold(training.sentences(), fold),
+                                                                           training.name)  # fmt: skip
+    trees, model = _member_run(member, training, fold, gold, kept)
+    return trees, model.to_bytes() if model is not None else None
+
+
+def _member_run(member: Member, train: Treebank, fold: int | None, gold: list[Sentence] | None,
+                kept: bool) -> tuple[list[Tree], Model | None]:  # fmt: skip
+    """``member`` learned from ``train`` (all of it, or all but ``fold``) or, given as a model,
+    loaded; its trees of the held-out sentences ``gold``, if given; its model if ``kept``."""
+    from .parser import learn
+
+    if member.model_path is not None:
+        model = Parser.load(member.model_path)
+        if isinstance(model, Blend):
+            raise MaltpyError("a blend cannot be a member of a blend", member.model_path)
+    else:
+        sentences = (s for number, s in enumerate(train.sentences()) if fold is None or number % FOLDS != fold)
+        model = learn(member.config, sentences, train.format, train.name)
+    return _parse_copies(model, gold) if gold is not None else [], model if kept else None
 
 
 def _gold(sentences: Iterable[Sentence], name: str) -> list[Sentence]:

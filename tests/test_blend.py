@@ -251,6 +251,85 @@ def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_t
     assert model.statistics["held_out"] == "the treebank in 2 folds"
 
 
+def untimed(archive: bytes) -> dict:
+    """An archive's files, its members' too, but the seconds their learning took (which differ
+    from one run to the next)."""
+    import io
+
+    files = {}
+    with zipfile.ZipFile(io.BytesIO(archive)) as z:
+        for name in z.namelist():
+            data = z.read(name)
+            if name.endswith(".mpm"):
+                files[name] = untimed(data)
+            elif name == "manifest.json":
+                manifest = json.loads(data)
+                for key in ("seconds_features", "seconds_training"):
+                    manifest.get("training", {}).pop(key, None)
+                files[name] = manifest
+            else:
+                files[name] = data
+    return files
+
+
+@requires_shared
+@pytest.mark.parametrize("held_out", [None, SWEMALT_HELD_OUT])
+def test_members_learn_in_worker_processes_into_the_same_blend(held_out):
+    """``maltpy blend --jobs 2``: the members learn and parse the held-out text (or the folds) in
+    two worker processes, and the archive is the same bytes."""
+    members = [blend.Member.parse(f, "test") for f in ("-a nivreeager", "-a covnonproj -pd right-to-left",
+                                                        "-a nivrestandard")]  # fmt: skip
+    held = blend.Treebank.of_file(str(held_out)) if held_out else None
+    said: list[str] = []
+    one, two = (blend.learn_blend(blend.Treebank.of_file(str(SWEMALT_TRAIN)), members, "learned", "non-projective",
+                                  held, said.append, jobs).to_bytes() for jobs in (1, 2))  # fmt: skip
+    assert untimed(one) == untimed(two)
+    assert any(line.startswith("learning 3 members") and line.endswith("in 2 processes") for line in said)
+
+
+@requires_shared
+def test_a_member_that_fails_in_a_worker_is_the_error_of_one_process(tmp_path):
+    missing = tmp_path / "missing.mpm"
+    args = ["blend", "-i", SWEMALT_TRAIN, "-m", tmp_path / "b.mpm", "--held-out", SWEMALT_HELD_OUT,
+            "--member", "-a nivreeager", "--member", f"-m {missing}"]  # fmt: skip
+    one, two = run_maltpy(*args), run_maltpy(*args, "--jobs", "2", "-q")
+    assert_one_line_error(one, f"{missing}:")
+    assert two.returncode == 2 and two.stderr == one.stderr.splitlines(keepends=True)[-1]
+    assert not (tmp_path / "b.mpm").exists()
+
+
+@requires_shared
+def test_a_learning_process_that_dies_is_one_error(monkeypatch):
+    """A worker of ``maltpy blend --jobs`` killed (out of memory, a signal): one error naming the
+    member, and the other workers stopped."""
+    import concurrent.futures
+
+    from maltpy import processes
+
+    stopped = []
+
+    class Dying:
+        def __init__(self, jobs):
+            pass
+
+        def submit(self, function, *args):
+            future = concurrent.futures.Future()
+            killed = "a worker process (process 7) was killed by SIGKILL"
+            future.set_exception(concurrent.futures.BrokenExecutor(killed))
+            return future
+
+        def stop(self):
+            stopped.append(True)
+
+    monkeypatch.setattr(processes, "Tasks", Dying)
+    members = [blend.Member.parse(f, "test") for f in ("-a nivreeager", "-a covnonproj")]
+    with pytest.raises(MaltpyError) as caught:
+        blend.learn_blend(blend.Treebank.of_file(str(SWEMALT_TRAIN)), members, "learned", "non-projective", jobs=2)
+    assert caught.value.message == ("member 1 of 2 (-a nivreeager): its learning process failed (BrokenExecutor: a "
+                                    "worker process (process 7) was killed by SIGKILL)")  # fmt: skip
+    assert stopped == [True]
+
+
 def las(gold: Path, parsed: bytes) -> float:
     g = conll_columns(gold)
     s = conll_columns(parsed.decode("utf-8").splitlines(keepends=True))
@@ -429,18 +508,13 @@ def test_teams_and_shares():
     assert team_sizes(5, 6) == [2, 3] and team_sizes(6, 6) == [2, 2, 2] and team_sizes(4, 1) == [1, 1, 1, 1]
     assert team_sizes(3, 2) == [2]  # no worker without a member
     six = ["nivreeager", "nivreeager", "nivrestandard", "nivrestandard", "covnonproj", "covnonproj"]
-    costs = blend.member_costs(six, None)
-    assert costs == [1, 1, 1, 1, 4, 4]
-    assert blend.shares(costs, 2) == [[0, 2, 5], [1, 3, 4]]  # a Covington member and two of Nivre's each
-    assert blend.shares(costs, 3) == [[0, 1, 2, 3], [4], [5]]
+    assert blend.shares(six, 2) == [[0, 2, 5], [1, 3, 4]]  # a Covington member and two of Nivre's each
+    assert blend.shares(six, 3) == [[0, 1, 2, 3], [4], [5]]
+    assert blend.shares([None] * 5, 2) == [[0, 2, 4], [1, 3]]  # an archive that does not say
     for workers in (1, 2, 3, 6):
-        split = blend.shares(costs, workers)
+        split = blend.shares(six, workers)
         assert sorted(k for share in split for k in share) == list(range(6)) and 0 in split[0]
-    # the seconds the members took over the held-out text, if the archive keeps them
-    assert blend.member_costs(six, [0.1, 0.2, 0.1, 0.2, 0.9, 0.5]) == [0.1, 0.2, 0.1, 0.2, 0.9, 0.5]
-    assert blend.shares([0.1, 0.2, 0.1, 0.2, 0.9, 0.5], 2) == [[0, 1, 3, 5], [2, 4]]  # 1.0 s each
-    for damaged in ([1, 2], [1, 2, 3, 4, 5, -6], [1, 2, 3, 4, 5, "6"], [1, 2, 3, 4, 5, float("nan")], "x"):
-        assert blend.member_costs(six, damaged) == costs
+        assert all(split)
 
 
 @requires_shared
