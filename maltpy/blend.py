@@ -828,9 +828,13 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
     tasks = Tasks(min(jobs, len(runs)))
     try:
         held = (held_out.path, held_out.format, held_out.name) if held_out is not None else None
-        futures = [tasks.submit(_member_task, members[k], (train.path, train.format, train.name), fold,
-                                held if parsed else None, parsed, kept) for k, fold, parsed, kept in runs]  # fmt: skip
-        for (k, *_), future in zip(runs, futures):
+        # the costliest first (Covington's members learn from about four times the instances), so
+        # that no worker is left alone with one at the end
+        costs = [PARSE_COSTS.get(m.config.singlemalt.parsing_algorithm, 1.0) if m.config else 1.0 for m in members]
+        futures = {n: tasks.submit(_member_task, members[k], (train.path, train.format, train.name), fold,
+                                   held if parsed else None, parsed, kept)
+                   for n, (k, fold, parsed, kept) in sorted(enumerate(runs), key=lambda run: -costs[run[1][0]])}
+        for (k, *_), future in zip(runs, map(futures.__getitem__, range(len(runs)))):
             try:
                 trees, data = future.result()
             except MaltpyError:
