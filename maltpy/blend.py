@@ -31,8 +31,8 @@ Weights, learned from held-out text parsed by each member (``Weights.estimate``)
 
 ``Blend`` is a parser like ``parser.Model``: ``maltpy parse``, the API, ``--jobs`` and Dask take
 it, and its archive (``write_blend``) holds each member's archive whole. With ``--jobs``, a team of
-workers parses each batch, each with its share of the members (``shares``): the first combines the
-trees, the others send it theirs (jobs.py).
+workers parses each batch: each worker parses it with its share of the members (``shares``), and
+combines a part of it with every member's trees, which the team's workers exchange (jobs.py).
 """
 
 from __future__ import annotations
