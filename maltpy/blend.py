@@ -82,13 +82,18 @@ Tree = tuple[list[int], list[str]]  # heads (index 0: -1, the root) and labels (
 PARSE_COSTS = {"covnonproj": 4.0, "covproj": 4.0}
 
 
+def parse_cost(algorithm: str | None) -> float:
+    """What a parse by a member of ``algorithm`` costs (PARSE_COSTS; 1 for any other, or None)."""
+    return PARSE_COSTS.get(algorithm, 1.0) if algorithm is not None else 1.0
+
+
 def shares(algorithms: Sequence[str | None], workers: int) -> list[list[int]]:
     """The members (numbers, ascending) each of a team of ``workers`` parses with, so that what
     their parses cost (PARSE_COSTS by the members' ``algorithms``; 1 for any other, or None)
     comes out about even: the first worker has member 0 (every worker reads the tags as member 0
     does, and loads it), then each member, the costliest first, goes to the worker with the least
     cost so far (Graham's longest-processing-time rule; ties to the earlier worker)."""
-    costs = [PARSE_COSTS.get(a, 1.0) if a is not None else 1.0 for a in algorithms]
+    costs = [parse_cost(a) for a in algorithms]
     loads = [costs[0]] + [0.0] * (workers - 1)
     held: list[list[int]] = [[0]] + [[] for _ in range(workers - 1)]
     for k in sorted(range(1, len(costs)), key=lambda k: (-costs[k], k)):
@@ -772,12 +777,9 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
     golds: dict[int | None, list[Sentence]] = {}  # each fold's (None: the held-out file's)
     runs = []  # (member, fold, whether it parses the held-out text, whether its model is kept), in turn
     for fold in folds:
-        if held_out is not None:
-            fold_gold = _gold(held_out.sentences(), held_out.name) if weighed else []
-        else:
-            fold_gold = _gold(_fold(train.sentences(), fold), train.name)
-            if not fold_gold:  # a treebank of one sentence
-                continue
+        fold_gold = _held_out_gold(train, held_out, fold) if weighed else []
+        if held_out is None and not fold_gold:  # a treebank of one sentence
+            continue
         gold += fold_gold
         golds[fold] = fold_gold
         runs += [(k, fold, weighed, held_out is not None) for k in range(len(members))]
@@ -804,9 +806,12 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
     return Blend(models, weights, decoder, statistics)
 
 
-def _fold(sentences: Iterable[Sentence], fold: int) -> Iterator[Sentence]:
-    """The sentences of ``fold`` (sentence k is in fold k mod FOLDS)."""
-    return (s for number, s in enumerate(sentences) if number % FOLDS == fold)
+def _held_out_gold(train: Treebank, held_out: Treebank | None, fold: int | None) -> list[Sentence]:
+    """The sentences a run's member parses for the weights: ``held_out``'s, or ``train``'s
+    ``fold`` (sentence k is in fold k mod FOLDS), each with its gold tree."""
+    if held_out is not None:
+        return _gold(held_out.sentences(), held_out.name)
+    return _gold((s for number, s in enumerate(train.sentences()) if number % FOLDS == fold), train.name)
 
 
 def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Treebank | None, golds: dict,
@@ -830,7 +835,7 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
         held = (held_out.path, held_out.format, held_out.name) if held_out is not None else None
         # the costliest first (Covington's members learn from about four times the instances), so
         # that no worker is left alone with one at the end
-        costs = [PARSE_COSTS.get(m.config.singlemalt.parsing_algorithm, 1.0) if m.config else 1.0 for m in members]
+        costs = [parse_cost(m.config.singlemalt.parsing_algorithm if m.config else None) for m in members]
         futures = {n: tasks.submit(_member_task, members[k], (train.path, train.format, train.name), fold,
                                    held if parsed else None, parsed, kept)
                    for n, (k, fold, parsed, kept) in sorted(enumerate(runs), key=lambda run: -costs[run[1][0]])}
@@ -858,11 +863,7 @@ def _member_task(member: Member, train: tuple[str, str, str], fold: int | None, 
         return dataclasses.replace(Treebank.of_file(path, format), name=name)
 
     training = treebank(*train)
-    gold = None
-    if parsed:
-        source = treebank(*held) if held is not None else None
-        gold = _gold(source.sentences(), source.name) if source else _gold(_fold(training.sentences(), fold),
-                                                                           training.name)  # fmt: skip
+    gold = _held_out_gold(training, treebank(*held) if held is not None else None, fold) if parsed else None
     trees, model = _member_run(member, training, fold, gold, kept)
     return trees, model.to_bytes() if model is not None else None
 

@@ -202,13 +202,22 @@ def batch_limit(path: str, team: int = 1) -> int:
     members each parse every sentence, a share of it by the members each worker of a team of
     ``team`` parses with (blend.py), so that a file the members take long over is still cut into
     batches for the workers (BATCH_BYTES if the manifest cannot be read)."""
-    return BATCH_BYTES // -(-_from_model_zip(path, _blend_members, 1) // team)
+    return _limit(model_members(path), team)
+
+
+def _limit(members: int, team: int) -> int:
+    """``batch_limit`` of a model of ``members`` members."""
+    return BATCH_BYTES // -(-members // team)
+
+
+def model_members(path: str) -> int:
+    """The members of the blend whose archive is at ``path``, by their archives' names
+    (blend.write_blend keeps them as members/NN.mpm; the manifest, which a learned scorer makes
+    megabytes long, is not read); 1 for a model, or an archive that cannot be read."""
+    return _from_model_zip(path, _blend_members, 1)
 
 
 def _blend_members(z: zipfile.ZipFile) -> int:
-    """The members of the blend whose archive ``z`` is, by their archives' names (blend.write_blend
-    keeps them as members/NN.mpm; the manifest, which a learned scorer makes megabytes long, is
-    not read); 1 for a model."""
     return max(1, sum(1 for name in z.namelist() if name.startswith("members/") and name.endswith(".mpm")))
 
 
@@ -226,13 +235,14 @@ def workers_for(asked: int, model_path: str, inputs: list[str | None], say: Call
     inputs are regular files of fewer batches than teams; 1 means none: maltpy's own process parses."""
     sizes = [input_bytes(path) for path in inputs]
     largest = None if None in sizes else max(sizes, default=0)
-    limit = batch_limit(model_path)
+    members = model_members(model_path)
+    limit = _limit(members, 1)
     batch = limit if largest is None else min(limit, max(largest, 1))
     jobs = bound_jobs(asked, WORKER_BYTES + MODEL_FACTOR * model_bytes(model_path) + BATCH_FACTOR * batch, say)
-    teams = team_sizes(jobs, _from_model_zip(model_path, _blend_members, 1))
+    teams = team_sizes(jobs, members)
     if largest is None:
         return sum(teams)
-    return sum(teams[: -(-max(largest, 1) // batch_limit(model_path, min(teams)))])
+    return sum(teams[: -(-max(largest, 1) // _limit(members, min(teams)))])
 
 
 def team_sizes(jobs: int, members: int) -> list[int]:
@@ -261,8 +271,9 @@ class Workers:
         self.options = [max_degree, enforce_tree, single_root]
         self.model_path = model_path
         self.jobs = jobs
-        sizes = team_sizes(jobs, _from_model_zip(model_path, _blend_members, 1))
-        self.limit = batch_limit(model_path, min(sizes))
+        members = model_members(model_path)
+        sizes = team_sizes(jobs, members)
+        self.limit = _limit(members, min(sizes))
         starts = [sum(sizes[:t]) for t in range(len(sizes))]
         self.teams = [list(range(start, start + size)) for start, size in zip(starts, sizes)]  # workers' numbers
         self.processes: list[subprocess.Popen] = []
