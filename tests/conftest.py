@@ -18,8 +18,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-from in_process import call_main
+# One OpenMP thread for the whole suite, set before anything imports LIBSVM or NumPy: LIBSVM's
+# threads would wait, spinning, between rows, and the suite's processes share two cores on CI.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
+from in_process import call_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("MALTPY_SHARED", ROOT.parent / "shared"))
@@ -98,17 +102,18 @@ def run_in_process(*args: str, input: bytes | None = None) -> subprocess.Complet
     return call_main(*args, input=input, timeout=600)
 
 
-def run_maltpy_measured_together(runs: list[list], timeout: float = 600) -> list[Measured]:
+def run_maltpy_measured_together(runs: list[list], timeout: float = 600, hang_s: float = 120) -> list[Measured]:
     """Each of ``runs`` (argument lists of ``maltpy``) by the command line's main, in turn, in one
     fresh process that measures itself (tests/in_process.py): each run's status, stdout, stderr
     and wall time, and as its ``peak_kb`` the process's peak memory when the run ended. That
     peak bounds the run's own: in a process of its own, the run would have started from no more
-    memory than this process held when it began."""
+    memory than this process held when it began. A run still going after ``hang_s`` seconds is
+    stopped and given status -1: a bound that catches hangs, not a measure of speed."""
     with tempfile.TemporaryDirectory() as folder:
         runs_path, results_path = Path(folder) / "runs.json", Path(folder) / "results.json"
         runs_path.write_text(json.dumps([[str(a) for a in args] for args in runs]), encoding="utf-8")
-        process = subprocess.run([sys.executable, Path(__file__).parent / "in_process.py", runs_path, results_path],
-                                 capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)  # fmt: skip
+        command = [sys.executable, Path(__file__).parent / "in_process.py", runs_path, results_path, str(hang_s)]
+        process = subprocess.run(command, capture_output=True, stdin=subprocess.DEVNULL, timeout=timeout)
         assert process.returncode == 0 and results_path.exists(), process.stderr.decode("utf-8", "replace")
         results = json.loads(results_path.read_text(encoding="utf-8"))
     return [Measured(r["status"], r["stdout"].encode("latin-1"), r["stderr"].encode("latin-1"), r["peak_kb"],

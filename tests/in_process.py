@@ -127,13 +127,18 @@ def _own_peak_kb() -> int:
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
 
 
-def _run_all(runs_path: str, results_path: str) -> None:
+def _run_all(runs_path: str, results_path: str, hang_s: str) -> None:
+    """Each run of ``runs_path`` by main in turn; a run still going after ``hang_s`` seconds is a
+    hang, recorded with status -1 (the bound catches hangs only: it says nothing of speed)."""
     with open(runs_path, encoding="utf-8") as f:
         runs = json.load(f)
     results = []
     for args in runs:
         started = time.perf_counter()
-        result = call_main(*args)
+        try:
+            result = call_main(*args, timeout=float(hang_s))
+        except subprocess.TimeoutExpired:
+            result = subprocess.CompletedProcess(args, -1, b"", f"hung: still running after {hang_s} s".encode())
         seconds = time.perf_counter() - started
         peak = max(_own_peak_kb(), resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
         results.append({"status": result.returncode, "stdout": result.stdout.decode("latin-1"),
@@ -143,4 +148,4 @@ def _run_all(runs_path: str, results_path: str) -> None:
 
 
 if __name__ == "__main__":
-    _run_all(*sys.argv[1:3])
+    _run_all(*sys.argv[1:4])

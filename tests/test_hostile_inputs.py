@@ -12,7 +12,6 @@ from conftest import EXAMPLE, run_maltpy_measured, run_maltpy_measured_together
 
 TRAIN = EXAMPLE / "en-train.conllu"
 PEAK_LIMIT_KB = 500 * 1024
-TIME_LIMIT_S = 10
 
 
 def alias_bomb() -> str:
@@ -108,8 +107,7 @@ def test_a_hostile_configuration_or_option_is_refused_before_training(runs, case
     assert err.startswith("maltpy: error: " + expected.format(**names)), err
     assert len(err) < 800, err
     assert not (folder / "m.mpm").exists() and TRAIN.read_bytes().startswith(b"# sent_id")
-    assert result.peak_kb < PEAK_LIMIT_KB, f"peak {result.peak_kb} kB"
-    assert result.seconds < TIME_LIMIT_S, f"{result.seconds:.1f} s"
+    assert result.peak_kb < PEAK_LIMIT_KB, f"peak {result.peak_kb} kB"  # and no hang: runs' hang_s
 
 
 def test_a_hostile_option_is_refused_by_a_process_of_its_own(tmp_path):
@@ -120,4 +118,4 @@ def test_a_hostile_option_is_refused_by_a_process_of_its_own(tmp_path):
     assert result.returncode == 2 and err.count("\n") == 1, err
     assert err.startswith("maltpy: error: " + CASES["yaml-alias-bomb"][2].format(**names)), err
     assert not (tmp_path / "m.mpm").exists()
-    assert result.peak_kb < PEAK_LIMIT_KB and result.seconds < TIME_LIMIT_S, (result.peak_kb, result.seconds)
+    assert result.peak_kb < PEAK_LIMIT_KB, result.peak_kb  # and no hang: the timeout
