@@ -3,12 +3,7 @@ vote for vote: on the instances of a real parse, on decision values that are zer
 arithmetic (where only LIBSVM's order of additions settles the vote), and on random models of
 every kernel, with instances that take each of the C file's paths."""
 
-# ruff: noqa: E402 (LIBSVM's OpenMP reads its thread count when it loads, on the imports below)
-
-import os
 from ctypes import c_double
-
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # LIBSVM's threads would wait, spinning, between rows
 
 import numpy as np
 import pytest
