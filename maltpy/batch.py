@@ -334,7 +334,8 @@ class BatchLearner(_Arrays):
             table = inverse[symbol_source(self.split)]
             split_values = [table[k] for k in symbols[self.split_value].tolist()]
         names = self.system.moves
-        return Replay([names[k] for k in moves[order].tolist()], label_list, asked[order].tolist(), values, split_values)
+        chosen = [names[k] for k in moves[order].tolist()]
+        return Replay(chosen, label_list, asked[order].tolist(), values, split_values)
 
 
 def ranked(row: np.ndarray, transitions: list[tuple]):

@@ -564,8 +564,8 @@ def learn(
     split = data_split(fm, guide.data_split_column, guide.data_split_structure, guide.data_split_threshold)
     symbolic = LEARNERS[guide.learner].symbolic
     keep_symbols = save_instances is not None
-    arrays = (BatchLearner(fm, system, split.written)
-              if not (symbolic or keep_symbols) and covered(system, fm, split.written, learning=True) else None)  # fmt: skip
+    in_arrays = not (symbolic or keep_symbols) and covered(system, fm, split.written, learning=True)
+    arrays = BatchLearner(fm, system, split.written) if in_arrays else None
     treebank = _Treebank(pproj, fm.input_columns(guide.data_split_column))
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
     replay = _Replay(fm, system, split.feature, instances, arrays, lambda: treebank.report(progress, instances))

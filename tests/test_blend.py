@@ -20,7 +20,6 @@ from conftest import (
     run_maltpy,
 )
 from test_damaged_models import with_manifest
-from test_jobs import run_in_small_batches
 
 from maltpy import blend
 from maltpy.blend import ArcScorer, Weights, arc_features, combine
@@ -487,8 +486,9 @@ def test_a_blends_batches_are_a_share_for_the_workers(blended, members, tmp_path
     monkeypatch.setattr(jobs, "BATCH_BYTES", 60_000)
     big = tmp_path / "big.conll"
     big.write_bytes(TEST.read_bytes() * 3)  # 58 kB: one batch of a model, two of a team of two's
-    assert jobs.batch_limit(str(blended)) == 20_000 and jobs.batch_limit(str(members[0])) == 60_000
-    assert jobs.batch_limit(str(blended), 2) == 30_000 and jobs.batch_limit(str(blended), 3) == 60_000
+    six, one = jobs.model_members(str(blended)), jobs.model_members(str(members[0]))
+    assert jobs.batch_limit(six) == 20_000 and jobs.batch_limit(one) == 60_000
+    assert jobs.batch_limit(six, 2) == 30_000 and jobs.batch_limit(six, 3) == 60_000
     assert jobs.workers_for(4, str(members[0]), [str(big)], None) == 1
     assert jobs.workers_for(2, str(blended), [str(TEST)], None) == 2  # one batch: one team of two
     assert jobs.workers_for(6, str(blended), [str(big)], None) == 4  # two batches: two teams
@@ -497,7 +497,7 @@ def test_a_blends_batches_are_a_share_for_the_workers(blended, members, tmp_path
     # blend all the same
     long = tmp_path / "long.mpm"
     with_manifest(blended, long, lambda manifest: manifest["training"].update(padding="x" * (2 << 20)))
-    assert jobs.batch_limit(str(long)) == 20_000
+    assert jobs.batch_limit(jobs.model_members(str(long))) == 20_000
 
 
 def test_teams_and_shares():

@@ -363,7 +363,8 @@ def test_a_worker_starts_when_a_batch_comes_for_it(example_model):
 def test_the_main_process_imports_no_numpy(example_model):
     # It only reads, cuts and writes (jobs.py): NumPy's load, and its thread settings, are the
     # workers'. maltpy's command line reads its options' choices without it, blend's too.
-    report = "import sys; from maltpy.cli import main; s = main(); sys.stderr.write(str('numpy' in sys.modules)); sys.exit(s)"
+    report = ("import sys; from maltpy.cli import main; s = main();"
+              " sys.stderr.write(str('numpy' in sys.modules)); sys.exit(s)")
     text = (EXAMPLE / "en-test.conllu").read_bytes()
     result = subprocess.run([sys.executable, "-c", report, "parse", "-q", "--jobs", "2", "-m", example_model],
                             input=text, capture_output=True, timeout=600)  # fmt: skip

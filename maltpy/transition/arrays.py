@@ -106,7 +106,8 @@ def forms() -> dict[type, type]:
     from .nivre_arrays import NivreEagerArrays, NivreStandardArrays
 
     return {NivreEager: NivreEagerArrays, NivreStandard: NivreStandardArrays,
-            CovingtonNonProjective: CovingtonNonProjectiveArrays, CovingtonProjective: CovingtonProjectiveArrays}  # fmt: skip
+            CovingtonNonProjective: CovingtonNonProjectiveArrays,
+            CovingtonProjective: CovingtonProjectiveArrays}  # fmt: skip
 
 
 def covers(system, learning: bool = False) -> bool:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .arrays import Configurations
-from .base import LA, NA, RA, SH, Arcs
+from .base import LA, NA, RA, SH
 from .covington import CovingtonConfiguration, CovingtonNonProjective, CovingtonProjective
 
 MOVES = (SH, NA, RA, LA)  # the transitions by their number in arrays
