@@ -197,16 +197,11 @@ def model_bytes(path: str) -> int:
     return _from_model_zip(path, lambda z: sum(info.file_size for info in z.infolist()), 0)
 
 
-def batch_limit(path: str, team: int = 1) -> int:
-    """The bytes a batch closes at for the model at ``path``: BATCH_BYTES; for a blend, whose
-    members each parse every sentence, a share of it by the members each worker of a team of
-    ``team`` parses with (blend.py), so that a file the members take long over is still cut into
-    batches for the workers (BATCH_BYTES if the manifest cannot be read)."""
-    return _limit(model_members(path), team)
-
-
-def _limit(members: int, team: int) -> int:
-    """``batch_limit`` of a model of ``members`` members."""
+def batch_limit(members: int, team: int = 1) -> int:
+    """The bytes a batch closes at for a model of ``members`` members (``model_members``):
+    BATCH_BYTES; for a blend, whose members each parse every sentence, a share of it by the
+    members each worker of a team of ``team`` parses with (blend.py), so that a file the members
+    take long over is still cut into batches for the workers."""
     return BATCH_BYTES // -(-members // team)
 
 
@@ -236,13 +231,13 @@ def workers_for(asked: int, model_path: str, inputs: list[str | None], say: Call
     sizes = [input_bytes(path) for path in inputs]
     largest = None if None in sizes else max(sizes, default=0)
     members = model_members(model_path)
-    limit = _limit(members, 1)
+    limit = batch_limit(members)
     batch = limit if largest is None else min(limit, max(largest, 1))
     jobs = bound_jobs(asked, WORKER_BYTES + MODEL_FACTOR * model_bytes(model_path) + BATCH_FACTOR * batch, say)
     teams = team_sizes(jobs, members)
     if largest is None:
         return sum(teams)
-    return sum(teams[: -(-max(largest, 1) // _limit(members, min(teams)))])
+    return sum(teams[: -(-max(largest, 1) // batch_limit(members, min(teams)))])
 
 
 def team_sizes(jobs: int, members: int) -> list[int]:
@@ -273,7 +268,7 @@ class Workers:
         self.jobs = jobs
         members = model_members(model_path)
         sizes = team_sizes(jobs, members)
-        self.limit = _limit(members, min(sizes))
+        self.limit = batch_limit(members, min(sizes))
         starts = [sum(sizes[:t]) for t in range(len(sizes))]
         self.teams = [list(range(start, start + size)) for start, size in zip(starts, sizes)]  # workers' numbers
         self.processes: list[subprocess.Popen] = []

@@ -264,15 +264,6 @@ def read_members(path: str, data: bytes | None = None) -> Iterator[Members]:
 # --- the model ---------------------------------------------------------------------------------
 
 
-@dataclass
-class Mco:
-    """What an .mco says, before it becomes a Model."""
-
-    folder: str
-    release: str
-    options: dict[tuple[str, str], str]
-
-
 def load_mco(path: str, data: bytes | None = None):
     """The parser.Model of the MaltParser model file at ``path`` (or in ``data``), every part
     checked; MaltpyError naming the file and what is wrong."""
