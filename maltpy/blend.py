@@ -836,7 +836,10 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
         for k, fold, parsed, kept in runs:
             what = "all of it" if fold is None else f"all but fold {fold + 1} of {FOLDS}"
             say(f"member {k + 1} of {len(members)} ({members[k].text}): learning from {what}")
-            yield _member_run(members[k], train, fold, golds.get(fold) if parsed else None, kept)
+            try:
+                yield _member_run(members[k], train, fold, golds.get(fold) if parsed else None, kept)
+            except MaltpyError as e:
+                raise _of_member(e, k, members) from None
         return
     from .processes import Tasks
 
@@ -854,16 +857,22 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
         for (k, *_), future in zip(runs, map(futures.__getitem__, range(len(runs)))):
             try:
                 trees, data = future.result()
-            except MaltpyError:
-                raise
+            except MaltpyError as e:
+                raise _of_member(e, k, members) from None
             except Exception as e:  # the process died (killed, out of memory), or a defect
-                raise MaltpyError(f"member {k + 1} of {len(members)} ({cut(members[k].text, 80)}): its learning "
-                                  f"process failed ({type(e).__name__}: {cut(str(e), 200)})", "maltpy blend") from None
+                raise _of_member(MaltpyError(f"its learning process failed ({type(e).__name__}: {cut(str(e), 200)})",
+                                             "maltpy blend"), k, members) from None
             yield trees, Parser.load(f"member {k + 1}", data) if data is not None else None
     except BaseException:
         tasks.stop()
         raise
     tasks.shutdown()
+
+
+def _of_member(error: MaltpyError, k: int, members: Sequence[Member]) -> MaltpyError:
+    """``error``, met as member ``k`` learned or parsed, saying which member it is."""
+    return MaltpyError(f"member {k + 1} of {len(members)} ({cut(members[k].text, 80)}): {error.message}", error.file,
+                       error.line)  # fmt: skip
 
 
 def _member_task(member: Member, train: tuple[str, str, str], fold: int | None, held: tuple[str, str, str] | None,

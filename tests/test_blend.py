@@ -522,6 +522,28 @@ def test_a_blends_config_file_is_read_as_learns(tmp_path):
     assert not out.exists()
 
 
+@requires_shared
+def test_a_member_that_fails_to_learn_is_named(tmp_path):
+    out = tmp_path / "b.mpm"
+    result = run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "--weights", "equal", "--member",
+                            "-a nivreeager", "--member", '-l libsvm -lo "-wXX 2"')  # fmt: skip
+    err = assert_one_line_error(result, f"{SWEMALT_TRAIN}: ")
+    assert 'member 2 of 2 (-l libsvm -lo "-wXX 2"): lib.options: -wXX: the treebank gives no such class' in err
+    assert not out.exists()
+
+
+@requires_shared
+def test_combine_names_what_it_cannot_read(tmp_path):
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed-00.conll"
+    err = assert_one_line_error(run_in_process("combine", "-", "-", input=parsed.read_bytes()), "command line: ")
+    assert "only one of the files can be standard input" in err
+    empty = tmp_path / "empty.conll"
+    empty.touch()
+    err = assert_one_line_error(run_in_process("combine", parsed, parsed, "--weights-from", empty, empty, empty),
+                                f"{empty}: ")  # fmt: skip
+    assert "gold file is empty" in err
+
+
 def test_scorer_of_one_class_scores_every_proposed_arc_alike():
     scorer = ArcScorer.fit([(["a"], True), (["b"], True)])
     t = tree([2, 0], ["x", "root"])

@@ -156,6 +156,8 @@ def combine_command(arguments: tuple[str, ...], output_path: str | None, weighti
             raise MaltpyError(f"no such option: {arg} (options come before the files)", "command line")
     if len(args) < 2:
         raise MaltpyError("combine takes two or more parsed files", "command line")
+    if sum(map(is_std, args + weights_from)) > 1:
+        raise MaltpyError("only one of the files can be standard input (-): it is read once", "command line")
     if weights_from and len(weights_from) != len(args) + 1:
         raise MaltpyError(f"--weights-from takes the gold file and one parse of it per system: "
                           f"{len(args) + 1} files, not {len(weights_from)}", "command line")  # fmt: skip
@@ -181,6 +183,8 @@ def _estimated(weighting: str, paths: list[str], format_: str):
     with ExitStack() as stack:
         readers = [stack.enter_context(read_conll(path, format_)) for path in paths]
         rows = list(aligned(readers))
+    if not rows:
+        raise MaltpyError("no sentences to weigh the systems by: --weights-from's gold file is empty", paths[0])
     gold = [row[0] for row in rows]
     parses = [[(row[k].heads, row[k].labels) for row in rows] for k in range(1, len(paths))]
     return Weights.estimate(weighting, gold, parses)
