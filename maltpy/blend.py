@@ -617,7 +617,7 @@ class Blend(Parser):
 def write_blend(path: str | None, blend: Blend) -> bytes | None:
     """The blend's archive: a manifest with its weights and decoder, and each member's archive
     whole (``members/NN.mpm``), to ``path`` (whole or not at all), or its bytes if ``path`` is None."""
-    check_members(len(blend.members), path or "a blend")
+    check_members(len(blend.members), path or "Blend.to_bytes")
     files = {f"members/{k:02d}.mpm": member.to_bytes() for k, member in enumerate(blend.members)}
     manifest = {
         "maltpy_version": __version__,

@@ -246,7 +246,8 @@ _held: list[bytes] = []  # a worker's warnings not yet sent (each a WARNED frame
 
 def _hold_warning(message, category, filename, lineno, file=None, line=None) -> None:
     """A worker's ``warnings.showwarning``: the warning held, to go ahead of its next answer."""
-    _held.append(json.dumps([str(message), category.__module__, category.__qualname__, filename, lineno]).encode())
+    kinds = [[c.__module__, c.__qualname__] for c in category.__mro__ if issubclass(c, Warning)]  # to Warning
+    _held.append(json.dumps([str(message), kinds, filename, lineno]).encode())
 
 
 def send_answer(fd: int, tag: bytes, payload: bytes) -> None:
@@ -273,10 +274,11 @@ class Relayed:
         self.lock = threading.Lock()  # Tasks' threads read their workers' answers side by side
 
     def show(self, payload: bytes) -> None:
-        text, module, name, filename, lineno = json.loads(bytes(payload))
-        category = getattr(sys.modules.get(module), name, None)  # a category of a module this process has
-        if not (isinstance(category, type) and issubclass(category, Warning)):
-            category = UserWarning
+        text, kinds, filename, lineno = json.loads(bytes(payload))
+        # the warning's category, or the nearest it derives from that this process has (it
+        # imports no module for it: the main process of parse --jobs never imports NumPy)
+        found = (getattr(sys.modules.get(module), name, None) for module, name in kinds)
+        category = next((c for c in found if isinstance(c, type) and issubclass(c, Warning)), UserWarning)
         with self.lock:
             if (category.__qualname__, text) in self.shown:
                 return
