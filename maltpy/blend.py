@@ -59,7 +59,7 @@ from .parser import Model, Parser, one_root_for
 from .transition import SYSTEMS
 
 SMOOTHING = 5.0
-MAX_MEMBERS = 64
+MAX_MEMBERS = 64  # members of a blend: what write_blend writes and read_blend reads (check_members)
 MAX_TAGS = 100_000  # tags with a weight, per member, in an archive
 MAX_FEATURES = 1_000_000  # features of a learned arc scorer, in an archive
 MAX_FEATURE_NAME = 400
@@ -80,6 +80,13 @@ Tree = tuple[list[int], list[str]]  # heads (index 0: -1, the root) and labels (
 #: folds, 0.59 to 1.10 s and 2.71 to 3.10 s. Only ``shares`` reads them: a wrong figure costs
 #: time, never a tree. (Shares by those measured seconds came out no more even on en_lines.)
 PARSE_COSTS = {"covnonproj": 4.0, "covproj": 4.0}
+
+
+def check_members(count: int, where: str) -> None:
+    """MaltpyError unless a blend of ``count`` members (given in ``where``) can be written and
+    read again: no more than MAX_MEMBERS. Checked before any member learns."""
+    if count > MAX_MEMBERS:
+        raise MaltpyError(f"a blend has at most {MAX_MEMBERS} members, not {count:,}", where)
 
 
 def parse_cost(algorithm: str | None) -> float:
@@ -610,6 +617,7 @@ class Blend(Parser):
 def write_blend(path: str | None, blend: Blend) -> bytes | None:
     """The blend's archive: a manifest with its weights and decoder, and each member's archive
     whole (``members/NN.mpm``), to ``path`` (whole or not at all), or its bytes if ``path`` is None."""
+    check_members(len(blend.members), path or "Blend.to_bytes")
     files = {f"members/{k:02d}.mpm": member.to_bytes() for k, member in enumerate(blend.members)}
     manifest = {
         "maltpy_version": __version__,
@@ -738,8 +746,11 @@ class Treebank:
 
     @classmethod
     def of_file(cls, path: str, format: str = "auto") -> Treebank:
-        from .files import read_conll
+        """The trees of the file at ``path``, which must be one that can be read again (not a
+        FIFO or standard input: ``files.check_rereadable``)."""
+        from .files import check_rereadable, read_conll
 
+        check_rereadable(path, "a blend")
         with read_conll(path, format) as reader:  # the format as the first lines say it
             format = reader.format
 
@@ -767,6 +778,7 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
     (``processes.Tasks``): the blend is the same."""
     if held_out is None and weighting != "equal" and any(m.model_path for m in members):
         raise MaltpyError("members given as models (-m FILE) need --held-out FILE to be weighed", "command line")
+    check_members(len(members), "command line")
     say = say or (lambda message: None)
     # each member learned and, for the weights, made to parse the held-out text in turn: without
     # a held-out file, each fold of the training sentences by the member learned from the others,
@@ -824,7 +836,10 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
         for k, fold, parsed, kept in runs:
             what = "all of it" if fold is None else f"all but fold {fold + 1} of {FOLDS}"
             say(f"member {k + 1} of {len(members)} ({members[k].text}): learning from {what}")
-            yield _member_run(members[k], train, fold, golds.get(fold) if parsed else None, kept)
+            try:
+                yield _member_run(members[k], train, fold, golds.get(fold) if parsed else None, kept)
+            except MaltpyError as e:
+                raise _of_member(e, k, members) from None
         return
     from .processes import Tasks
 
@@ -842,16 +857,22 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
         for (k, *_), future in zip(runs, map(futures.__getitem__, range(len(runs)))):
             try:
                 trees, data = future.result()
-            except MaltpyError:
-                raise
+            except MaltpyError as e:
+                raise _of_member(e, k, members) from None
             except Exception as e:  # the process died (killed, out of memory), or a defect
-                raise MaltpyError(f"member {k + 1} of {len(members)} ({cut(members[k].text, 80)}): its learning "
-                                  f"process failed ({type(e).__name__}: {cut(str(e), 200)})", "maltpy blend") from None
+                raise _of_member(MaltpyError(f"its learning process failed ({type(e).__name__}: {cut(str(e), 200)})",
+                                             "maltpy blend"), k, members) from None
             yield trees, Parser.load(f"member {k + 1}", data) if data is not None else None
     except BaseException:
         tasks.stop()
         raise
     tasks.shutdown()
+
+
+def _of_member(error: MaltpyError, k: int, members: Sequence[Member]) -> MaltpyError:
+    """``error``, met as member ``k`` learned or parsed, saying which member it is."""
+    return MaltpyError(f"member {k + 1} of {len(members)} ({cut(members[k].text, 80)}): {error.message}", error.file,
+                       error.line)  # fmt: skip
 
 
 def _member_task(member: Member, train: tuple[str, str, str], fold: int | None, held: tuple[str, str, str] | None,

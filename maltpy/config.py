@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -304,11 +304,10 @@ def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | Non
     base_dir = "."
     if path is not None:
         base_dir = os.path.dirname(os.path.abspath(path))
-        try:
-            text = read_file(path, "config file").decode("utf-8")
-        except UnicodeDecodeError:
-            raise MaltpyError("config file is not UTF-8 text", path) from None
-        raw = _read_yaml(text, path)
+        keys: dict[str, list[str]] = {}
+        for group, name in OPTIONS:
+            keys.setdefault(group, []).append(name)
+        raw = dict(read_config_file(path, keys, nested={("lib", "options"): dict}))
     source: dict[tuple[str, str], str | None] = {key: path for key in raw}
     for key, value in (overrides or {}).items():
         raw[key] = (value, None)
@@ -451,8 +450,19 @@ _OPENING = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.Flow
 _CLOSING = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
 
 
-def _read_yaml(text: str, path: str) -> dict[tuple[str, str], tuple[Any, int]]:
-    """{(group, name): (value, line)} from the YAML text; structure errors name the line."""
+def read_config_file(
+    path: str, keys: Mapping[str, Collection[str]], nested: Mapping[tuple[str, str], type] | None = None
+) -> dict[tuple[str, str], tuple[Any, int]]:
+    """{(group, name): (value, line)} of the configuration file at ``path`` (``learn -c``'s,
+    ``blend -c``'s): YAML text, a mapping of groups (``keys``: each group's names), each a mapping
+    of names to single values (``nested``: the keys whose value may be a dict or a list instead).
+    Anything else is an error naming the file and line, and so are a key given twice and anchors,
+    aliases, tags and merge keys, which a configuration needs none of."""
+    nested = nested or {}
+    try:
+        text = read_file(path, "config file").decode("utf-8")
+    except UnicodeDecodeError:
+        raise MaltpyError("config file is not UTF-8 text", path) from None
     loader = yaml.SafeLoader(text)
     try:
         # A configuration needs no anchors, aliases or tags: refused before anything is built
@@ -483,17 +493,18 @@ def _read_yaml(text: str, path: str) -> dict[tuple[str, str], tuple[Any, int]]:
             return {}
         out: dict[tuple[str, str], tuple[Any, int]] = {}
         for group, group_node, group_line in _mapping(root, loader, path, "the file"):
-            if group not in {g for g, _ in OPTIONS}:
-                known = ", ".join(sorted({g for g, _ in OPTIONS}))
+            if group not in keys:
+                known = ", ".join(sorted(keys))
                 raise MaltpyError(f"unknown option group {_q(group)} (groups: {known})", path, group_line)
             for name, node, line in _mapping(group_node, loader, path, f"group {_q(group)}"):
-                if (group, name) not in OPTIONS:
-                    known = ", ".join(n for g, n in OPTIONS if g == group)
+                if name not in keys[group]:
+                    known = ", ".join(keys[group])
                     raise MaltpyError(f"unknown key {group}.{name} (keys of {group}: {known})", path, line)
-                if isinstance(node, yaml.SequenceNode) or (
-                    isinstance(node, yaml.MappingNode) and (group, name) != ("lib", "options")
-                ):
-                    raise MaltpyError(f"{group}.{name}: expected a single value, not a list or mapping", path, line)
+                shape = {yaml.MappingNode: "mapping", yaml.SequenceNode: "list"}.get(type(node))
+                allowed = {dict: "mapping", list: "list"}.get(nested.get((group, name)))
+                if shape is not None and shape != allowed:
+                    expected = f"a single value or a {allowed}" if allowed else "a single value"
+                    raise MaltpyError(f"{group}.{name}: expected {expected}, not a {shape}", path, line)
                 out[(group, name)] = (_construct(loader, node, path, line), line)
         return out
     finally:

@@ -124,6 +124,19 @@ def read_file(path: str, what: str = "file", limit: int = MAX_SMALL_FILE) -> byt
     return data
 
 
+def check_rereadable(path: str | None, reader: str) -> None:
+    """MaltpyError unless ``path`` names a regular file, which the command (``reader``: "a
+    search", "a blend") can read more than once and a worker process can open by its name.
+    Standard input, a FIFO or a process substitution (``<(...)``, /dev/fd/63) gives its text
+    once: read again, it would wait for a writer or seem empty."""
+    if is_std(path):
+        raise MaltpyError(f"standard input can be read only once, and {reader} reads its input more than once: "
+                          "give a file", STDIN_NAME)  # fmt: skip
+    if not os.path.isfile(path):
+        missing = not os.path.lexists(path)
+        raise MaltpyError("no such file" if missing else f"not a regular file: {reader} reads it more than once", path)
+
+
 class PipeReader:
     """A pipe (or a terminal, a socket) read as its input comes, and whether more is ready now.
 

@@ -76,6 +76,8 @@ the in-process parse does. In a team, each worker first answers a batch with TRE
 members' trees of each sentence, in JSON: ``_exchange``) or ERROR; the main process reads the
 team's TREES in the workers' order and sends each to every other worker of the team as a TREES
 frame, then reads and writes each worker's PARSED (its part of the batch) in the workers' order.
+Ahead of any answer, a worker sends the Python warnings it met since its last (WARNED frames,
+processes.py), which the main process shows as its own, each once.
 """
 
 from __future__ import annotations
@@ -99,7 +101,19 @@ from typing import BinaryIO
 
 from .conll import QUIET_SECONDS, ConllReader, format_sentence
 from .errors import MaltpyError
-from .processes import PROTOCOL, STOPPING, end_workers, frame_pipes, how_it_ended, read_frame, spawn, write_frame
+from .processes import (
+    PROTOCOL,
+    STOPPING,
+    Relayed,
+    end_workers,
+    frame_pipes,
+    how_it_ended,
+    read_answer,
+    read_frame,
+    send_answer,
+    spawn,
+    write_frame,
+)
 from .threads import set_threads
 from .vocabulary import Tally, Watch
 
@@ -277,6 +291,7 @@ class Workers:
         self.failure: BaseException | None = None  # the error a worker reported, or its end
         self.expected: dict[int, float] | None = None  # the model's held-out shares of unseen values
         self.watch: Watch | None = None  # the unseen values of the input being parsed
+        self.relayed = Relayed()  # the workers' warnings, each shown once
         self._start()
 
     def _start(self) -> None:
@@ -374,7 +389,7 @@ class Workers:
         return self._answer(worker, expected)
 
     def _answer(self, worker: int, expected: bytes) -> bytearray:
-        frame = read_frame(self.processes[worker].stdout.fileno())
+        frame = read_answer(self.processes[worker].stdout.fileno(), self.relayed)
         if frame is None:
             self._died(worker)
         tag, payload = frame
@@ -496,7 +511,7 @@ def work(argv: list[str]) -> None:
         try:
             model = load_model(argv[0], max_degree, enforce_tree, single_root, (place, size) if size > 1 else None)
             expected = model.vocabulary.expected() if model.vocabulary is not None else None
-            write_frame(texts_out, READY, json.dumps(expected).encode("utf-8"))
+            send_answer(texts_out, READY, json.dumps(expected).encode("utf-8"))
             while (batch := batches.get()) is not None:
                 name, format, first, text, error = pickle.loads(batch)
                 reader = ConllReader(_Batch(text, error), name, format, blind=True, first_line=first)
@@ -509,10 +524,10 @@ def work(argv: list[str]) -> None:
                     parsed = list(model.parse(reader, batch_tokens=whole, watch=tally.merge)) if place == 0 else []
                     _exchange({}, trees, size, texts_out)
                 counts = json.dumps(tally.as_json()).encode("utf-8")
-                write_frame(texts_out, PARSED, _WORDS.pack(sum(map(len, parsed))) + _WORDS.pack(len(counts)) + counts
+                send_answer(texts_out, PARSED, _WORDS.pack(sum(map(len, parsed))) + _WORDS.pack(len(counts)) + counts
                              + "".join(map(format_sentence, parsed)).encode("utf-8"))  # fmt: skip
         except MaltpyError as e:
-            write_frame(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), PROTOCOL))
+            send_answer(texts_out, ERROR, pickle.dumps((e.message, e.file, e.line), PROTOCOL))
     except BrokenPipeError:
         pass  # the main process has gone: no one is waiting
 
@@ -533,7 +548,7 @@ def _team_part(blend, reader: ConllReader, whole: int, place: int, size: int, tr
 def _exchange(mine: dict, trees: queue.Queue, size: int, texts_out: int) -> dict:
     """Every member's trees of the batch: ``mine`` ({member: its trees}), sent to the team's other
     workers (a TREES frame, which the main process passes on), and theirs, from ``trees``."""
-    write_frame(texts_out, TREES, json.dumps([[k, t] for k, t in mine.items()], separators=(",", ":")).encode())
+    send_answer(texts_out, TREES, json.dumps([[k, t] for k, t in mine.items()], separators=(",", ":")).encode())
     every = dict(mine)
     for _ in range(size - 1):
         frame = trees.get()

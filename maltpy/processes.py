@@ -6,6 +6,11 @@ sessions of their own, is said in jobs.py's docstring.
 A frame is one tag byte, an 8-byte length and the payload. ``Tasks`` sends CALL frames (a
 pickled function, by reference, and its arguments) and its workers answer RESULT (the pickled
 value) or FAILED (the pickled exception).
+
+A worker prints none of Python's warnings (a library's, or a MaltpyWarning while it loads a
+model): each goes to the main process as a WARNED frame ahead of the worker's next answer
+(``answer``), and the main process shows it as its own, once however many workers gave it
+(``Relayed``): what ``maltpy parse --jobs 4`` says is what ``--jobs 1`` says.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import struct
 import subprocess
 import sys
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -30,6 +36,7 @@ PROTOCOL = pickle.HIGHEST_PROTOCOL
 STOPPING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # signals that stop a whole job
 
 CALL, RESULT, FAILED = b"C", b"O", b"F"  # a task pool's frames: a function to run, its value, its exception
+WARNED = b"W"  # a worker's Python warning, ahead of its next answer
 # A worker's command: it imports from the main process's sys.path (this maltpy, not one that the
 # working directory may hold), then runs its life (``jobs.work``, ``run_tasks``) with the arguments after.
 _WORKER = "import json, sys; sys.path[:] = json.loads(sys.argv[1]); from {} import {} as life; life(sys.argv[2:])"
@@ -92,6 +99,7 @@ class Tasks(concurrent.futures.Executor):
         self.lock = threading.Lock()
         self.broken: str | None = None
         self.closed = False
+        self.relayed = Relayed()
 
     def submit(self, function: Callable, /, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
         with self.lock:
@@ -145,7 +153,7 @@ class Tasks(concurrent.futures.Executor):
         """Have ``process`` run a pickled call; its value, or raise its exception."""
         try:
             write_frame(process.stdin.fileno(), CALL, call)
-            frame = read_frame(process.stdout.fileno())
+            frame = read_answer(process.stdout.fileno(), self.relayed)
         except BrokenPipeError:
             frame = None
         if frame is None:
@@ -215,20 +223,67 @@ def run_tasks(argv: list[str]) -> None:
                     answer = FAILED, pickle.dumps(e, PROTOCOL)
                 except Exception:  # an exception that does not pickle: its text
                     answer = FAILED, pickle.dumps(RuntimeError(f"{type(e).__name__}: {e}"), PROTOCOL)
-            write_frame(answers_out, *answer)
+            send_answer(answers_out, *answer)
     except BrokenPipeError:
         pass  # the main process has gone: no one is waiting
 
 
 def frame_pipes() -> tuple[int, int]:
     """The worker's ends of its frames' pipes (its standard input and output when it started);
-    standard input then reads nothing, and whatever a library prints goes to stderr."""
+    standard input then reads nothing, whatever a library prints goes to stderr, and Python's
+    warnings are held for the main process (``send_answer``)."""
     frames_in, frames_out = os.dup(0), os.dup(1)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
     os.dup2(2, 1)
+    warnings.showwarning = _hold_warning
     return frames_in, frames_out
+
+
+_held: list[bytes] = []  # a worker's warnings not yet sent (each a WARNED frame's payload)
+
+
+def _hold_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A worker's ``warnings.showwarning``: the warning held, to go ahead of its next answer."""
+    kinds = [[c.__module__, c.__qualname__] for c in category.__mro__ if issubclass(c, Warning)]  # to Warning
+    _held.append(json.dumps([str(message), kinds, filename, lineno]).encode())
+
+
+def send_answer(fd: int, tag: bytes, payload: bytes) -> None:
+    """A worker's answer to the main process (``write_frame``), after the warnings met since its
+    last (WARNED frames)."""
+    while _held:
+        write_frame(fd, WARNED, _held.pop(0))
+    write_frame(fd, tag, payload)
+
+
+def read_answer(fd: int, relayed: Relayed) -> tuple[bytes, bytearray] | None:
+    """A worker's next answer (``read_frame``), the warnings ahead of it shown (``relayed``)."""
+    while (frame := read_frame(fd)) is not None and frame[0] == WARNED:
+        relayed.show(frame[1])
+    return frame
+
+
+class Relayed:
+    """The warnings a main process's workers sent: each shown in this process (through its own
+    ``warnings``: its filters, its display), once, whichever and however many workers gave it."""
+
+    def __init__(self) -> None:
+        self.shown: set[tuple[str, str]] = set()
+        self.lock = threading.Lock()  # Tasks' threads read their workers' answers side by side
+
+    def show(self, payload: bytes) -> None:
+        text, kinds, filename, lineno = json.loads(bytes(payload))
+        # the warning's category, or the nearest it derives from that this process has (it
+        # imports no module for it: the main process of parse --jobs never imports NumPy)
+        found = (getattr(sys.modules.get(module), name, None) for module, name in kinds)
+        category = next((c for c in found if isinstance(c, type) and issubclass(c, Warning)), UserWarning)
+        with self.lock:
+            if (category.__qualname__, text) in self.shown:
+                return
+            self.shown.add((category.__qualname__, text))
+            warnings.warn_explicit(text, category, filename, lineno)
 
 
 # --- frames -----------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ archive, `maltpy blend` and `maltpy combine`, on real data."""
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from pathlib import Path
 
@@ -19,12 +20,14 @@ from conftest import (
     run_in_process,
     run_maltpy,
 )
+from in_process import call_main
 from test_damaged_models import with_manifest
 
 from maltpy import blend
 from maltpy.blend import ArcScorer, Weights, arc_features, combine
 from maltpy.conll import Sentence
 from maltpy.errors import MaltpyError
+from maltpy.parser import Parser
 from maltpy.tree import find_cycle
 
 GOLD = SWEMALT / "gold"
@@ -445,6 +448,100 @@ def test_blend_option_errors_are_one_line(members, tmp_path):
     config = tmp_path / "blend.yaml"
     config.write_text("blend:\n  weights: loud\n")
     assert_one_line_error(run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "-c", config), str(config))
+
+
+@requires_shared
+def test_a_treebank_that_cannot_be_read_twice_is_refused_before_learning(tmp_path):
+    """A blend reads its treebank and held-out file more than once (and --jobs workers open
+    them by name): a FIFO, a process substitution or standard input is one error line, as
+    ``optimize`` gives (files.check_rereadable), where a FIFO hung on its second open and a
+    process substitution seemed to hold no held-out sentences."""
+    out, fifo = tmp_path / "b.mpm", tmp_path / "fifo"
+    os.mkfifo(fifo)  # no writer: a second open would wait for ever
+    member = ("--member", "-a nivreeager")
+    for args in (["-i", fifo], ["-i", SWEMALT_TRAIN, "--held-out", fifo]):
+        err = assert_one_line_error(call_main("blend", "-q", *args, "-m", out, *member, timeout=60), f"{fifo}: ")
+        assert err.endswith("not a regular file: a blend reads it more than once\n")
+    read, write = os.pipe()  # what <(cat train.conll) gives: a pipe named /dev/fd/N
+    try:
+        os.write(write, SWEMALT_TRAIN.read_bytes()[:30_000])
+        os.close(write)
+        assert_one_line_error(call_main("blend", "-q", "-i", f"/dev/fd/{read}", "-m", out, *member, timeout=60),
+                              f"/dev/fd/{read}: not a regular file")  # fmt: skip
+    finally:
+        os.close(read)
+    result = call_main("blend", "-q", "-i", "-", "-m", out, *member, input=SWEMALT_TRAIN.read_bytes(), timeout=60)
+    assert "standard input can be read only once" in assert_one_line_error(result, "<stdin>: ")
+    assert not out.exists()
+
+
+@requires_shared
+def test_a_blend_of_more_members_than_an_archive_holds_is_refused_before_learning(members, tmp_path):
+    """What write_blend writes, read_blend reads: no more than MAX_MEMBERS members, refused
+    before any member learns (65 members learned for 22 s, then the archive was refused)."""
+    out, many = tmp_path / "b.mpm", blend.MAX_MEMBERS + 1
+    err = assert_one_line_error(run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out,
+                                               *["--member", "-a nivreeager"] * many), "command line: ")  # fmt: skip
+    assert err.endswith(f"a blend has at most {blend.MAX_MEMBERS} members, not {many}\n")
+    config = tmp_path / "blend.yaml"
+    config.write_text("blend:\n  members:\n" + "    - -a nivreeager\n" * many)
+    assert_one_line_error(run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "-c", config), f"{config}: ")
+    assert not out.exists()
+    model = Parser.load(members[0])
+    with pytest.raises(MaltpyError, match=f"at most {blend.MAX_MEMBERS} members"):
+        blend.Blend([model] * many, Weights.equal(many), "non-projective", {}).save(out)
+    assert not out.exists()
+
+
+@requires_shared
+def test_a_blends_config_file_is_read_as_learns(tmp_path):
+    """``blend -c`` reads its YAML as ``learn -c`` does (config.read_config_file): a key given
+    twice, anchors and tags are errors at their line, and a file name it gives (held_out, a
+    member's -c) is taken from the file's folder."""
+    out = tmp_path / "b.mpm"
+    folder = tmp_path / "configs"
+    folder.mkdir()
+    cases = {
+        "twice": ("blend:\n  members: ['-a nivreeager']\n  members: ['-a covnonproj']\n",
+                  ":3: key 'members' is given twice"),
+        "anchor": ("blend:\n  members: &m ['-a nivreeager']\n", ":2: YAML anchors (&) are not allowed"),
+        "tag": ("blend:\n  weights: !!python/name:os.system equal\n", ":2: YAML tags (!) are not allowed"),
+        "group": ("learn:\n  members: ['-a nivreeager']\n", ":1: unknown option group 'learn' (groups: blend)"),
+        "key": ("blend:\n  member: ['-a nivreeager']\n", ":2: unknown key blend.member"),
+        "members": ("blend:\n  members: -a nivreeager\n", ":2: blend.members: a list of members"),
+        "held_out": ("blend:\n  held_out: held-out.conll\n  members: ['-a nivreeager']\n",
+                     f"{folder / 'held-out.conll'}: no such file"),
+    }  # fmt: skip
+    for name, (text, said) in cases.items():
+        config = folder / f"{name}.yaml"
+        config.write_text(text)
+        err = assert_one_line_error(run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "-c", config),
+                                    f"{config}" if name != "held_out" else "")  # fmt: skip
+        assert said in err, name
+        assert "\\n" not in err
+    assert not out.exists()
+
+
+@requires_shared
+def test_a_member_that_fails_to_learn_is_named(tmp_path):
+    out = tmp_path / "b.mpm"
+    result = run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "--weights", "equal", "--member",
+                            "-a nivreeager", "--member", '-l libsvm -lo "-wXX 2"')  # fmt: skip
+    err = assert_one_line_error(result, f"{SWEMALT_TRAIN}: ")
+    assert 'member 2 of 2 (-l libsvm -lo "-wXX 2"): lib.options: -wXX: the treebank gives no such class' in err
+    assert not out.exists()
+
+
+@requires_shared
+def test_combine_names_what_it_cannot_read(tmp_path):
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed-00.conll"
+    err = assert_one_line_error(run_in_process("combine", "-", "-", input=parsed.read_bytes()), "command line: ")
+    assert "only one of the files can be standard input" in err
+    empty = tmp_path / "empty.conll"
+    empty.touch()
+    err = assert_one_line_error(run_in_process("combine", parsed, parsed, "--weights-from", empty, empty, empty),
+                                f"{empty}: ")  # fmt: skip
+    assert "gold file is empty" in err
 
 
 def test_scorer_of_one_class_scores_every_proposed_arc_alike():

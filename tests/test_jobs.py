@@ -372,8 +372,54 @@ def test_the_main_process_imports_no_numpy(example_model):
     assert result.stderr == b"False"
 
 
+# A sitecustomize module (on PYTHONPATH, imported as every process starts) that makes each load
+# of a model warn twice: a MaltpyWarning, and a RuntimeWarning as a library might give.
+LOADS_WARN = """
+import warnings
+
+import maltpy.parser
+from maltpy.errors import MaltpyWarning
+
+_load = maltpy.parser.Parser.load.__func__
+
+
+def _warning_load(cls, *args, **kwargs):
+    warnings.warn("the model was loaded", MaltpyWarning)
+    warnings.warn("a library's warning", RuntimeWarning)
+    return _load(cls, *args, **kwargs)
+
+
+maltpy.parser.Parser.load = classmethod(_warning_load)
+"""
+
+
+def test_a_warning_of_the_workers_is_shown_once_as_the_main_process_shows_its_own(tmp_path):
+    """Warnings given while a model loads (or parses) in --jobs workers go to the main process,
+    which shows each once, as it shows its own: what --jobs 1 says. Each worker printed its
+    own, raw."""
+    (tmp_path / "sitecustomize.py").write_text(LOADS_WARN)
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))}
+    model = DATA.parent / "reference" / "maltparser-mco" / "sv-nivreeager-liblinear-malt1.9.2.mco"
+    test = DATA / "maltparser-examples" / "swemalt-mini" / "input" / "sv-stb-dep-mini-test-blind.conll"
+    one, two = (run_in_small_batches(15_000, "parse", "-m", model, "-i", test, "-o", tmp_path / f"{jobs}.conll",
+                                     "--jobs", jobs, env=env) for jobs in (1, 2))  # fmt: skip
+    assert one.returncode == 0 and two.returncode == 0, two.stderr
+    assert (tmp_path / "1.conll").read_bytes() == (tmp_path / "2.conll").read_bytes()
+    said = one.stderr.decode().splitlines()  # the MaltpyWarning as maltpy shows it, the other as Python does
+    assert said[0] == "maltpy: warning: the model was loaded" and len(said) == 3, said
+    assert said[1].endswith("sitecustomize.py:12: RuntimeWarning: a library's warning"), said
+    assert [line for line in two.stderr.splitlines() if b" lowered to " not in line] == one.stderr.splitlines()
+
+
 def _fails(message: str, line: int) -> None:
     raise maltpy.errors.MaltpyError(message, "in a worker", line)
+
+
+def _warns(value: int) -> int:
+    import warnings
+
+    warnings.warn("a task's warning", RuntimeWarning, stacklevel=1)
+    return value
 
 
 def test_tasks_run_functions_in_worker_processes_and_stop_at_once():
@@ -386,6 +432,9 @@ def test_tasks_run_functions_in_worker_processes_and_stop_at_once():
         assert [f.result() for f in [tasks.submit(pow, 2, n) for n in range(6)]] == [1, 2, 4, 8, 16, 32]
         assert tasks.submit(os.getpid).result() != os.getpid()
         assert len(tasks.processes) == 2  # no more workers than asked
+        with pytest.warns(RuntimeWarning, match="a task's warning") as warned:  # once, from every worker
+            assert [f.result() for f in [tasks.submit(_warns, n) for n in range(4)]] == [0, 1, 2, 3]
+        assert len(warned) == 1
         error = tasks.submit(_fails, "a bad trial", 7).exception()
         assert isinstance(error, maltpy.errors.MaltpyError) and (error.message, error.line) == ("a bad trial", 7)
         running = [tasks.submit(time.sleep, 60) for _ in range(3)]

@@ -336,7 +336,7 @@ def test_a_damaged_or_hostile_log_is_refused_with_its_line(searched, tmp_path):
 def test_inputs_it_cannot_search_are_refused_before_any_trial(tmp_path):
     # after the first, by main in this process: a process's status and stderr, without a start each
     r = run_maltpy("optimize", "-i", "-", "-o", tmp_path / "o", input=TRAIN.read_bytes())
-    assert r.returncode == 2 and r.stderr.decode().startswith("maltpy: error: -: no such file")
+    assert r.returncode == 2 and r.stderr.decode().startswith("maltpy: error: <stdin>: standard input can be read ")
     one = tmp_path / "one.conllu"
     one.write_text(TRAIN.read_text().split("\n\n")[0] + "\n\n")
     r = run_in_process("optimize", "-i", one, "-o", tmp_path / "o1")

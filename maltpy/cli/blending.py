@@ -7,11 +7,10 @@ import time
 from contextlib import ExitStack
 
 import click
-import yaml
 
 from ..blend_options import DECODERS, WEIGHTINGS
 from ..errors import MaltpyError, counted, cut, quote
-from ..files import atomic_output, check_output_path, is_std, read_conll, read_file
+from ..files import atomic_output, check_output_path, is_std, read_conll
 from .common import format_option, progress_line, warn
 
 
@@ -59,18 +58,19 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
       maltpy blend -i train.conllu -m b.mpm --member '-a stacklazy' --member '-a stacklazy -pd right-to-left' \\
           --member '-a covnonproj'
     """
-    from ..blend import DEFAULT_MEMBERS, Member, Treebank, learn_blend
+    from ..blend import DEFAULT_MEMBERS, Member, Treebank, check_members, learn_blend
 
     settings = _blend_settings(config_path)
     given = list(members) or settings.get("members") or list(DEFAULT_MEMBERS)
     where = config_path if not members and settings.get("members") else "command line"
-    base = os.path.dirname(os.path.abspath(config_path)) if where == config_path else None
-    specs = [Member.parse(text, where, base) for text in given]
+    check_members(len(given), where)
+    # the file names a configuration file gives are taken from its folder
+    base = os.path.dirname(os.path.abspath(config_path)) if config_path is not None else None
+    specs = [Member.parse(text, where, base if where == config_path else None) for text in given]
     weighting = weighting or settings.get("weights", "learned")
     decoder = decoder or settings.get("decoder", "non-projective")
-    held_out = held_out or settings.get("held_out")
-    if is_std(train) or (held_out is not None and is_std(held_out)):
-        raise MaltpyError("blend reads its treebank more than once: give -i (and --held-out) as files", "command line")
+    if held_out is None and "held_out" in settings:
+        held_out = os.path.join(base, settings["held_out"])
     check_output_path(model_path, (train, held_out))
     say = None if quiet else progress_line
     started = time.perf_counter()
@@ -92,29 +92,26 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
 
 
 def _blend_settings(path: str | None) -> dict:
-    """The 'blend' group of a YAML file, checked: members (strings), weights, decoder, held_out."""
+    """The 'blend' group of a configuration file (YAML, read as ``learn -c`` reads one:
+    ``config.read_config_file``), checked: members (strings), weights, decoder, held_out."""
+    from ..config import read_config_file
 
     if path is None:
         return {}
-    try:
-        data = yaml.safe_load(read_file(path, "config file").decode("utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError) as e:
-        raise MaltpyError(f"not a YAML file maltpy reads ({cut(e)})", path) from None
-    if not isinstance(data, dict) or set(data) != {"blend"} or not isinstance(data["blend"], dict):
-        raise MaltpyError("a blend's config file holds one group, blend:", path)
-    settings = data["blend"]
-    unknown = set(settings) - {"members", "weights", "decoder", "held_out"}
-    if unknown:
-        raise MaltpyError(f"blend.{sorted(map(str, unknown))[0]}: unknown (members, weights, decoder, held_out)", path)
+    read = read_config_file(path, {"blend": ("members", "weights", "decoder", "held_out")},
+                            nested={("blend", "members"): list})  # fmt: skip
+    settings = {name: value for (_, name), (value, _) in read.items()}
+    line = {name: at for (_, name), (_, at) in read.items()}
     members = settings.get("members")
-    if members is not None and (not isinstance(members, list) or not members
-                                or not all(isinstance(m, str) for m in members)):  # fmt: skip
-        raise MaltpyError("blend.members: a list of members, each a string of flags", path)
+    if "members" in settings and (not isinstance(members, list) or not members
+                                  or not all(isinstance(m, str) for m in members)):  # fmt: skip
+        raise MaltpyError("blend.members: a list of members, each a string of flags", path, line["members"])
     for key, allowed in (("weights", WEIGHTINGS), ("decoder", DECODERS)):
         if key in settings and settings[key] not in allowed:
-            raise MaltpyError(f"blend.{key}: one of {', '.join(allowed)}, not {cut(repr(settings[key]), 40)}", path)
-    if "held_out" in settings and not isinstance(settings["held_out"], str):
-        raise MaltpyError("blend.held_out: a file name", path)
+            raise MaltpyError(f"blend.{key}: one of {', '.join(allowed)}, not {cut(repr(settings[key]), 40)}", path,
+                              line[key])  # fmt: skip
+    if "held_out" in settings and (not isinstance(settings["held_out"], str) or not settings["held_out"]):
+        raise MaltpyError("blend.held_out: a file name", path, line["held_out"])
     return settings
 
 
@@ -159,6 +156,8 @@ def combine_command(arguments: tuple[str, ...], output_path: str | None, weighti
             raise MaltpyError(f"no such option: {arg} (options come before the files)", "command line")
     if len(args) < 2:
         raise MaltpyError("combine takes two or more parsed files", "command line")
+    if sum(map(is_std, args + weights_from)) > 1:
+        raise MaltpyError("only one of the files can be standard input (-): it is read once", "command line")
     if weights_from and len(weights_from) != len(args) + 1:
         raise MaltpyError(f"--weights-from takes the gold file and one parse of it per system: "
                           f"{len(args) + 1} files, not {len(weights_from)}", "command line")  # fmt: skip
@@ -184,6 +183,8 @@ def _estimated(weighting: str, paths: list[str], format_: str):
     with ExitStack() as stack:
         readers = [stack.enter_context(read_conll(path, format_)) for path in paths]
         rows = list(aligned(readers))
+    if not rows:
+        raise MaltpyError("no sentences to weigh the systems by: --weights-from's gold file is empty", paths[0])
     gold = [row[0] for row in rows]
     parses = [[(row[k].heads, row[k].labels) for row in rows] for k in range(1, len(paths))]
     return Weights.estimate(weighting, gold, parses)

@@ -47,7 +47,7 @@ from ..config import OPTIMIZE_ROUNDS as ROUNDS
 from ..config import OPTIMIZE_THRESHOLD as THRESHOLD
 from ..conll import Sentence
 from ..errors import MaltpyError, counted
-from ..files import atomic_output, check_output_path, make_folder
+from ..files import atomic_output, check_output_path, check_rereadable, make_folder
 from ..graph import is_graph_based
 from ..learner_options import LEARNER_OPTIONS
 from ..transition import SYSTEMS
@@ -268,9 +268,8 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     if dev is not None and folds is not None:
         raise MaltpyError("-d and --folds exclude each other", "command line")
     for path in (train, dev):
-        if path is not None and not os.path.isfile(path):
-            missing = not os.path.exists(path)
-            raise MaltpyError("no such file" if missing else "not a regular file: a search reads it many times", path)
+        if path is not None:
+            check_rereadable(path, "a search")
     if not out_dir:
         raise MaltpyError("the output folder's name is empty", "command line")
     sentences, fmt = read_sentences(train, data_format)
