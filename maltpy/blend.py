@@ -52,6 +52,7 @@ import numpy as np
 from . import __version__
 from .archive import Archive, write_archive
 from .blend_options import DECODERS, WEIGHTINGS
+from .config import unused_option
 from .conll import CPOSTAG, FEATS, Sentence, valid_label
 from .decode import spanning_tree
 from .errors import MaltpyError, cut, require
@@ -579,8 +580,15 @@ class Blend(Parser):
                 member.bound_degree(max_degree)
 
     def set_enforce_tree(self, on: bool) -> None:
-        for member in self._held():
-            member.set_enforce_tree(on)
+        """``-nt`` for each member that reads it (an error if none does and ``on`` is not the default)."""
+        key = ("nivre", "enforce_tree")
+        if all(unused_option(key, on, a) for a in self.algorithms):
+            names = ", ".join(sorted(set(self.algorithms)))
+            raise MaltpyError(f"nivre.enforce_tree (-nt) {str(on).lower()}: no member of this blend reads it (they "
+                              f"are {names})", "Model.set_enforce_tree")  # fmt: skip
+        for member, algorithm in zip(self.members, self.algorithms):
+            if member is not None and unused_option(key, True, algorithm) is None:
+                member.set_enforce_tree(on)
 
     def set_single_root(self, setting: str) -> None:
         for member in self._held():

@@ -35,7 +35,7 @@ import numpy as np
 from .archive import Archive
 from .batch import BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
-from .config import Config
+from .config import Config, unused_option
 from .conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
 from .direction import Reading
 from .errors import MaltpyError, counted, cut
@@ -462,10 +462,13 @@ class Model(Parser):
 
     def set_enforce_tree(self, on: bool) -> None:
         """Parse with arc-eager's enforce_tree on or off instead of the model's setting (``maltpy
-        parse -nt``; MaltParser reads nivre.enforce_tree when it parses, and other algorithms
-        than nivreeager ignore it, as MaltParser's do)."""
+        parse -nt``; MaltParser reads nivre.enforce_tree when it parses). A model of another
+        algorithm, which would ignore it, refuses it set to true, as learning does."""
         if type(on) is not bool:
             raise MaltpyError(f"enforce_tree is true or false, not {cut(repr(on), 40)}", "Model.set_enforce_tree")
+        unused = unused_option(("nivre", "enforce_tree"), on, self.config.singlemalt.parsing_algorithm)
+        if unused is not None:
+            raise MaltpyError(unused, "Model.set_enforce_tree")
         nivre = dataclasses.replace(self.config.nivre, enforce_tree=on)
         self.config = dataclasses.replace(self.config, nivre=nivre)
         self._set_system()
