@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -317,17 +317,25 @@ def _default(key: tuple[str, str], learner: str) -> Any:
     return parse_learner_options(None, learner) if key == ("lib", "options") else _DEFAULTS[key[0]][key[1]]
 
 
-def _idle_options(setting: Callable[[tuple[str, str]], Any]) -> dict[tuple[str, str], str]:
-    """The options that other options (``setting`` of a key gives its value) leave with nothing
-    to do, each with why: set to other than their default, they would be ignored."""
+def idle_option(key: tuple[str, str], value: Any, config: Config) -> str | None:
+    """Why the option ``key`` set to ``value`` would do nothing, the other options being as in
+    ``config``, or None if it acts or ``value`` is its default."""
+    why = _idle_options(config).get(key)
+    if why is None or value == _DEFAULTS[key[0]][key[1]]:
+        return None
+    return f"{key[0]}.{key[1]} (-{OPTIONS[key].flag}): {why}"
+
+
+def _idle_options(config: Config) -> dict[tuple[str, str], str]:
+    """The options that other options of ``config`` leave with nothing to do, each with why."""
     idle = {}
-    if setting(("guide", "data_split_column")) is None:
+    if config.guide.data_split_column is None:
         idle[("guide", "data_split_threshold")] = "there is no data split (-d, -s) for it to apply to"
-    if setting(("covington", "max_degree")) is None:
+    if config.covington.max_degree is None:
         idle[("covington", "bound_in_training")] = "there is no bound (-cd) to apply in training"
-    if setting(("pproj", "marking_strategy")) == "none":
+    if config.pproj.marking_strategy == "none":
         idle[("pproj", "lifting_order")] = "nothing is lifted without a marking strategy (-pp)"
-        if setting(("pproj", "covered_root")) == "ignore":  # left, right and head attach covered roots without it
+        if config.pproj.covered_root == "ignore":  # left, right and head attach covered roots without it
             idle[("pproj", "covered_root")] = ("ignore leaves covered roots as they are while arcs are lifted, and "
                                                "nothing is lifted without a marking strategy (-pp)")  # fmt: skip
     return idle
@@ -413,11 +421,8 @@ def _build(
         raise MaltpyError(f"lib.options: {e}", where, lib_line) from None
     algorithm = values.get(("singlemalt", "parsing_algorithm"), SingleMalt().parsing_algorithm)
     if check_use:
-        idle = _idle_options(lambda key: values[key] if key in values else _default(key, learner))
         for key in raw:
             unused = unused_option(key, values[key], algorithm, learner)
-            if unused is None and key in idle and values[key] != _default(key, learner):
-                unused = f"{key[0]}.{key[1]} (-{OPTIONS[key].flag}): {idle[key]}"
             if unused is not None:
                 raise MaltpyError(unused, source.get(key) or given, raw[key][1])
     column = values.get(("guide", "data_split_column"))
@@ -445,6 +450,10 @@ def _build(
         group = group_name(f.name)
         groups[f.name] = type(f.default)(**{name: v for (g, name), v in values.items() if g == group})
     config = Config(**groups)
+    for key in raw if check_use else ():
+        idle = idle_option(key, values[key], config)
+        if idle is not None:
+            raise MaltpyError(idle, source.get(key) or given, raw[key][1])
     mst = config.mst
     if is_graph_based(algorithm) and mst.training_k > 1 and mst.decode_type == "proj" and mst.order == 2:
         key = ("mst", "training_k")

@@ -350,6 +350,10 @@ def test_an_option_left_with_nothing_to_do_is_refused(flags, message):
     companions = {"-T": ["-d", "POSTAG", "-s", "Input[0]"], "-cdt": ["-cd", "1"], "-plo": ["-pp", "head"],
                   "-pcr": ["-pp", "head"]}  # fmt: skip
     assert run_in_process("config", *flags, *companions[flags[-2]]).returncode == 0
+    if flags[0] in ("-plo", "-pcr"):  # maltpy proj (and MaltParser's -m proj) alike
+        train = ROOT / "maltpy" / "example" / "en-train.conllu"
+        assert_one_line_error(run_in_process("proj", "-pp", "none", *flags, "-i", train), f"command line: {message}")
+        assert run_in_process("proj", "-pp", "head", *flags, "-i", train).returncode == 0
 
 
 def test_a_data_split_or_ignored_option_is_one_error_at_every_entry_point(tmp_path, monkeypatch):
