@@ -10,7 +10,9 @@ line overrides the file. ``covington.max_degree`` (Nivre 2007, §3),
 ``singlemalt.parsing_direction`` and ``singlemalt.root_position`` (direction.py) are maltpy's own.
 
 An unknown group or key, a value of the wrong type or an illegal value is a ``MaltpyError``
-naming the file, the line and the key.
+naming the file, the line and the key; so is an option that would be ignored, one the algorithm
+does not read (``USED_BY``) or that another option leaves with nothing to do (``idle_option``),
+unless it holds its default value, which changes nothing.
 """
 
 from __future__ import annotations
