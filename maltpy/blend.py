@@ -52,7 +52,7 @@ import numpy as np
 from . import __version__
 from .archive import Archive, write_archive
 from .blend_options import DECODERS, WEIGHTINGS
-from .config import unused_option
+from .config import reads, unused_option
 from .conll import CPOSTAG, FEATS, Sentence, valid_label
 from .decode import spanning_tree
 from .errors import MaltpyError, cut, require
@@ -587,7 +587,7 @@ class Blend(Parser):
             raise MaltpyError(f"nivre.enforce_tree (-nt) {str(on).lower()}: no member of this blend reads it (they "
                               f"are {names})", "Model.set_enforce_tree")  # fmt: skip
         for member, algorithm in zip(self.members, self.algorithms):
-            if member is not None and unused_option(key, True, algorithm) is None:
+            if member is not None and reads(algorithm, key):
                 member.set_enforce_tree(on)
 
     def set_single_root(self, setting: str) -> None:

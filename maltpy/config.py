@@ -300,19 +300,22 @@ USED_BY: dict[tuple[str, str], tuple[str, ...]] = {
 }  # fmt: skip
 
 
+def reads(algorithm: str, key: tuple[str, str]) -> bool:
+    """Whether ``algorithm`` reads the option ``key`` (USED_BY)."""
+    return algorithm in USED_BY.get(key, (algorithm,))
 
-def unused_option(key: tuple[str, str], value: Any, algorithm: str, learner: str = LEARNERS[0]) -> str | None:
+
+def unused_option(key: tuple[str, str], value: Any, algorithm: str, learner: str = Guide().learner) -> str | None:
     """Why ``algorithm`` would ignore the option ``key`` set to ``value`` (USED_BY), or None if
     it reads the option or ``value`` is the option's default, which changes nothing: as a
     MaltParser option file may list every option, a file or flag may give any option its default.
     ``learner``: the configuration's, whose defaults are lib.options' default."""
-    users = USED_BY.get(key, (algorithm,))
-    if algorithm in users or value == _default(key, learner):
+    if reads(algorithm, key) or value == _default(key, learner):
         return None
     name = f"{key[0]}.{key[1]} (-{OPTIONS[key].flag})"
     if is_graph_based(algorithm) and key in TRANSITION_OPTIONS:
         return f"{name}: {TRANSITION_OPTIONS[key]}"
-    return f"{name} is an option of {' and '.join(users)}; {algorithm} ignores it"
+    return f"{name} is an option of {' and '.join(USED_BY[key])}; {algorithm} ignores it"
 
 
 def _default(key: tuple[str, str], learner: str) -> Any:
