@@ -52,12 +52,11 @@ import numpy as np
 from . import __version__
 from .archive import Archive, write_archive
 from .blend_options import DECODERS, WEIGHTINGS
-from .config import reads, unused_option
+from .config import MAX_DEGREE, USED_BY, reads, unused_option
 from .conll import CPOSTAG, FEATS, Sentence, valid_label
 from .decode import spanning_tree
 from .errors import MaltpyError, cut, require
 from .parser import Model, Parser, one_root_for
-from .transition import SYSTEMS
 
 SMOOTHING = 5.0
 MAX_MEMBERS = 64
@@ -571,8 +570,8 @@ class Blend(Parser):
 
     def bound_degree(self, max_degree: int | None) -> None:
         """``-cd`` for each member that bounds the degree of non-projectivity (an error if none does)."""
-        if not any(a in SYSTEMS and SYSTEMS[a].bounds_degree for a in self.algorithms):
-            which = ", ".join(name for name, system in SYSTEMS.items() if system.bounds_degree)
+        if not any(reads(a, MAX_DEGREE) for a in self.algorithms):
+            which = ", ".join(USED_BY[MAX_DEGREE])
             names = ", ".join(sorted(set(self.algorithms)))
             raise MaltpyError(f"bounds {which} only; this blend's members are {names}", "Model.bound_degree")
         for member in self._held():

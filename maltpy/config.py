@@ -300,6 +300,10 @@ USED_BY: dict[tuple[str, str], tuple[str, ...]] = {
 }  # fmt: skip
 
 
+#: covington.max_degree, the bound ``maltpy parse -cd`` sets where the algorithm reads it.
+MAX_DEGREE = ("covington", "max_degree")
+
+
 def reads(algorithm: str, key: tuple[str, str]) -> bool:
     """Whether ``algorithm`` reads the option ``key`` (USED_BY)."""
     return algorithm in USED_BY.get(key, (algorithm,))

@@ -67,7 +67,6 @@ class CovingtonNonProjective(TransitionSystem):
     first_class = NA
     feature_model = "covnonproj"
     projective = False
-    bounds_degree = True
     options = (("covington", "allow_root"), ("covington", "allow_shift"), ("covington", "max_degree"),
                ("covington", "bound_in_training"))
     root_options = (("-cr false", {"covington": {"allow_root": False}}),
@@ -178,7 +177,6 @@ class CovingtonProjective(CovingtonNonProjective):
     name = "covproj"
     feature_model = "covproj"
     projective = True
-    bounds_degree = False
     options = (("covington", "allow_root"), ("covington", "allow_shift"))
 
     def __init__(self, allow_root: bool = True, allow_shift: bool = False) -> None:
