@@ -89,7 +89,7 @@ def _config(config: str | os.PathLike | Mapping | None, options: Mapping[str, An
         if not isinstance(data.setdefault(group, {}), dict):
             break  # config_from_dict says what is wrong with the group
         data[group][key] = value
-    return config_from_dict(data, "<config>")
+    return config_from_dict(data, "<config>", check_use=True)
 
 
 def read_conll(path: str | os.PathLike, format: str = "auto") -> Iterator[Sentence]:

@@ -52,11 +52,11 @@ import numpy as np
 from . import __version__
 from .archive import Archive, write_archive
 from .blend_options import DECODERS, WEIGHTINGS
+from .config import MAX_DEGREE, USED_BY, reads, unused_option
 from .conll import CPOSTAG, FEATS, Sentence, valid_label
 from .decode import spanning_tree
 from .errors import MaltpyError, cut, require
 from .parser import Model, Parser, one_root_for
-from .transition import SYSTEMS
 
 SMOOTHING = 5.0
 MAX_MEMBERS = 64  # members of a blend: what write_blend writes and read_blend reads (check_members)
@@ -577,8 +577,8 @@ class Blend(Parser):
 
     def bound_degree(self, max_degree: int | None) -> None:
         """``-cd`` for each member that bounds the degree of non-projectivity (an error if none does)."""
-        if not any(a in SYSTEMS and SYSTEMS[a].bounds_degree for a in self.algorithms):
-            which = ", ".join(name for name, system in SYSTEMS.items() if system.bounds_degree)
+        if not any(reads(a, MAX_DEGREE) for a in self.algorithms):
+            which = ", ".join(USED_BY[MAX_DEGREE])
             names = ", ".join(sorted(set(self.algorithms)))
             raise MaltpyError(f"bounds {which} only; this blend's members are {names}", "Model.bound_degree")
         for member in self._held():
@@ -586,8 +586,15 @@ class Blend(Parser):
                 member.bound_degree(max_degree)
 
     def set_enforce_tree(self, on: bool) -> None:
-        for member in self._held():
-            member.set_enforce_tree(on)
+        """``-nt`` for each member that reads it (an error if none does and ``on`` is not the default)."""
+        key = ("nivre", "enforce_tree")
+        if all(unused_option(key, on, a) for a in self.algorithms):
+            names = ", ".join(sorted(set(self.algorithms)))
+            raise MaltpyError(f"nivre.enforce_tree (-nt) {str(on).lower()}: no member of this blend reads it (they "
+                              f"are {names})", "Model.set_enforce_tree")  # fmt: skip
+        for member, algorithm in zip(self.members, self.algorithms):
+            if member is not None and reads(algorithm, key):
+                member.set_enforce_tree(on)
 
     def set_single_root(self, setting: str) -> None:
         for member in self._held():

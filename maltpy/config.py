@@ -10,7 +10,9 @@ line overrides the file. ``covington.max_degree`` (Nivre 2007, §3),
 ``singlemalt.parsing_direction`` and ``singlemalt.root_position`` (direction.py) are maltpy's own.
 
 An unknown group or key, a value of the wrong type or an illegal value is a ``MaltpyError``
-naming the file, the line and the key.
+naming the file, the line and the key; so is an option that would be ignored, one the algorithm
+does not read (``USED_BY``) or that another option leaves with nothing to do (``idle_option``),
+unless it holds its default value, which changes nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .conll import valid_label
 from .direction import DIRECTIONS, ROOT_POSITIONS
 from .errors import MaltpyError, cut
 from .files import read_file
-from .graph import GRAPH_ALGORITHMS, MAX_TRAINING_K
+from .graph import GRAPH_ALGORITHMS, MAX_TRAINING_K, TRANSITION_OPTIONS, is_graph_based
 from .learner_options import MAX_INT, parse_learner_options
 from .learner_options import integer as _integer
 from .learner_options import quoted as _q
@@ -172,6 +174,9 @@ def _plain(value: Any) -> Any:
     return dict(value) if isinstance(value, Mapping) else value
 
 
+_DEFAULTS = Config().to_dict()
+
+
 # --- what each option accepts -----------------------------------------------------------------
 
 
@@ -283,6 +288,68 @@ OPTIONS: dict[tuple[str, str], Option] = {
 #: MaltParser's command-line flag of each option (without the dash) -> (group, name).
 FLAGS: dict[str, tuple[str, str]] = {opt.flag: key for key, opt in OPTIONS.items()}
 
+#: The algorithms that read each option not every algorithm reads (any other option, every
+#: algorithm reads): a transition system's own options (its ``options``), transition-based
+#: parsing's (graph.TRANSITION_OPTIONS) and graph-based parsing's (the group mst). Set for another
+#: algorithm, such an option would be ignored, and is refused (``unused_option``).
+USED_BY: dict[tuple[str, str], tuple[str, ...]] = {
+    **{key: tuple(SYSTEMS) for key in TRANSITION_OPTIONS},
+    **{key: GRAPH_ALGORITHMS for key in OPTIONS if key[0] == "mst"},
+    **{key: tuple(name for name, other in SYSTEMS.items() if key in other.options)
+       for system in SYSTEMS.values() for key in system.options},
+}  # fmt: skip
+
+
+#: covington.max_degree, the bound ``maltpy parse -cd`` sets where the algorithm reads it.
+MAX_DEGREE = ("covington", "max_degree")
+
+
+def reads(algorithm: str, key: tuple[str, str]) -> bool:
+    """Whether ``algorithm`` reads the option ``key`` (USED_BY)."""
+    return algorithm in USED_BY.get(key, (algorithm,))
+
+
+def unused_option(key: tuple[str, str], value: Any, algorithm: str, learner: str = Guide().learner) -> str | None:
+    """Why ``algorithm`` would ignore the option ``key`` set to ``value`` (USED_BY), or None if
+    it reads the option or ``value`` is the option's default, which changes nothing: as a
+    MaltParser option file may list every option, a file or flag may give any option its default.
+    ``learner``: the configuration's, whose defaults are lib.options' default."""
+    if reads(algorithm, key) or value == _default(key, learner):
+        return None
+    name = f"{key[0]}.{key[1]} (-{OPTIONS[key].flag})"
+    if is_graph_based(algorithm) and key in TRANSITION_OPTIONS:
+        return f"{name}: {TRANSITION_OPTIONS[key]}"
+    return f"{name} is an option of {' and '.join(USED_BY[key])}; {algorithm} ignores it"
+
+
+def _default(key: tuple[str, str], learner: str) -> Any:
+    return parse_learner_options(None, learner) if key == ("lib", "options") else _DEFAULTS[key[0]][key[1]]
+
+
+def idle_option(key: tuple[str, str], value: Any, config: Config) -> str | None:
+    """Why the option ``key`` set to ``value`` would do nothing, the other options being as in
+    ``config``, or None if it acts or ``value`` is its default."""
+    why = _idle_options(config).get(key)
+    if why is None or value == _DEFAULTS[key[0]][key[1]]:
+        return None
+    return f"{key[0]}.{key[1]} (-{OPTIONS[key].flag}): {why}"
+
+
+def _idle_options(config: Config) -> dict[tuple[str, str], str]:
+    """The options that other options of ``config`` leave with nothing to do, each with why."""
+    idle = {}
+    if config.guide.data_split_column is None:
+        idle[("guide", "data_split_threshold")] = "there is no data split (-d, -s) for it to apply to"
+    if config.covington.max_degree is None:
+        idle[("covington", "bound_in_training")] = "there is no bound (-cd) to apply in training"
+    if config.pproj.marking_strategy == "none":
+        idle[("pproj", "lifting_order")] = "nothing is lifted without a marking strategy (-pp)"
+        if config.pproj.covered_root == "ignore":  # left, right and head attach covered roots without it
+            idle[("pproj", "covered_root")] = ("ignore leaves covered roots as they are while arcs are lifted, and "
+                                               "nothing is lifted without a marking strategy (-pp)")  # fmt: skip
+    return idle
+
+
 _TRUE = ("true", "yes", "on", "1")
 _FALSE = ("false", "no", "off", "0")
 
@@ -315,8 +382,10 @@ def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | Non
     return _build(raw, source, path, base_dir, given)
 
 
-def config_from_dict(data: Any, where: str) -> Config:
-    """A configuration kept as plain data (in a model archive), checked like a file."""
+def config_from_dict(data: Any, where: str, check_use: bool = False) -> Config:
+    """A configuration kept as plain data (in a model archive), checked like a file; with
+    ``check_use`` (settings a user gives, not a model's), also for options the algorithm would
+    ignore (``unused_option``)."""
     raw: dict[tuple[str, str], tuple[Any, int | None]] = {}
     if not isinstance(data, Mapping):
         raise MaltpyError("the configuration is not a mapping", where)
@@ -327,7 +396,7 @@ def config_from_dict(data: Any, where: str) -> Config:
             if (group, name) not in OPTIONS:
                 raise MaltpyError(f"unknown configuration key {group}.{name}", where)
             raw[(group, name)] = (value, None)
-    return _build(raw, {key: where for key in raw}, where, None)
+    return _build(raw, {key: where for key in raw}, where, None, check_use=check_use)
 
 
 def _build(
@@ -336,9 +405,11 @@ def _build(
     path: str | None,
     base_dir: str | None,
     given: str = "command line",
+    check_use: bool = True,
 ) -> Config:
     """Check every value (those with source None came from the command line, as text) and
-    assemble the Config; relative feature-model paths from a file are taken from base_dir."""
+    assemble the Config; relative feature-model paths from a file are taken from base_dir.
+    With ``check_use``, an option given that the configuration would ignore is an error."""
     values: dict[tuple[str, str], Any] = {}
     for key, (value, line) in raw.items():
         if key == ("lib", "options"):
@@ -356,6 +427,12 @@ def _build(
     except ValueError as e:
         where = source.get(("lib", "options"), path) or given
         raise MaltpyError(f"lib.options: {e}", where, lib_line) from None
+    algorithm = values.get(("singlemalt", "parsing_algorithm"), SingleMalt().parsing_algorithm)
+    if check_use:
+        for key in raw:
+            unused = unused_option(key, values[key], algorithm, learner)
+            if unused is not None:
+                raise MaltpyError(unused, source.get(key) or given, raw[key][1])
     column = values.get(("guide", "data_split_column"))
     structure = values.get(("guide", "data_split_structure"))
     if (column is None) != (structure is None):
@@ -370,7 +447,6 @@ def _build(
         from .features.spec import SpecError, foreign_address, split_feature
 
         key = ("guide", "data_split_structure")
-        algorithm = values.get(("singlemalt", "parsing_algorithm"), SingleMalt().parsing_algorithm)
         try:
             foreign = foreign_address(split_feature(column, structure), algorithm)
         except SpecError as e:
@@ -382,6 +458,16 @@ def _build(
         group = group_name(f.name)
         groups[f.name] = type(f.default)(**{name: v for (g, name), v in values.items() if g == group})
     config = Config(**groups)
+    for key in raw if check_use else ():
+        idle = idle_option(key, values[key], config)
+        if idle is not None:
+            raise MaltpyError(idle, source.get(key) or given, raw[key][1])
+    mst = config.mst
+    if is_graph_based(algorithm) and mst.training_k > 1 and mst.decode_type == "proj" and mst.order == 2:
+        key = ("mst", "training_k")
+        raise MaltpyError(f"mst.training_k (-mk) {mst.training_k} with mst.order (-mo) 2 and mst.decode_type (-mdt) "
+                          "proj needs the k best trees of the second-order Eisner algorithm, which maltpy does not "
+                          "have yet", source.get(key) or given, raw.get(key, (None, None))[1])  # fmt: skip
     marks = [ch for ch in MARK_CHARACTERS if ch in config.graph.root_label]
     if marks and config.pproj.marks_labels:  # deprojectivizing would read the root words' label as marks
         key = ("graph", "root_label")

@@ -143,7 +143,10 @@ def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | Non
         except MaltpyError as e:
             raise MaltpyError(f"-cd: {e.message}", "command line") from None
     if enforce_tree is not None:
-        model.set_enforce_tree(enforce_tree)
+        try:
+            model.set_enforce_tree(enforce_tree)
+        except MaltpyError as e:
+            raise MaltpyError(e.message, "command line") from None
     if single_root is not None:
         model.set_single_root(single_root)
     return model

@@ -35,7 +35,7 @@ import numpy as np
 from .archive import Archive
 from .batch import BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
-from .config import Config
+from .config import MAX_DEGREE, USED_BY, Config, reads, unused_option
 from .conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
 from .direction import Reading
 from .errors import MaltpyError, counted, cut
@@ -50,7 +50,7 @@ from .learners.encoding import Instances
 from .model_archive import Classes, ModelParts, open_archive, read_model, write_model
 from .pseudoproj import DeprelOf, Encoding, check_unmarked, deprojectivize, projectivize
 from .sentences import as_sentence
-from .transition import SYSTEMS, TransitionSystem, system_for
+from .transition import TransitionSystem, system_for
 from .transition.base import LA, RA, Gold, finish, replay_oracle
 from .tree import UD_ROOT_LABELS, RootCounts, RootLabels, is_projective, single_root
 from .vocabulary import Tally, Vocabulary, VocabularyCounter, Watch, python_warning
@@ -335,7 +335,7 @@ class Model(Parser):
 
     @property
     def bounds_degree(self) -> bool:
-        return self.system.bounds_degree
+        return reads(self.config.singlemalt.parsing_algorithm, MAX_DEGREE)
 
     def _parse_batch(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None) -> list[Sentence]:
         for sentence, (heads, labels) in zip(batch, self.arcs(batch, watch)):
@@ -453,8 +453,8 @@ class Model(Parser):
         if max_degree is not None and (type(max_degree) is not int or max_degree < 0):
             raise MaltpyError(f"a degree bound is a whole number from 0, not {cut(repr(max_degree), 40)}",
                               "Model.bound_degree")  # fmt: skip
-        if not self.system.bounds_degree:
-            bounded = ", ".join(name for name, system in SYSTEMS.items() if system.bounds_degree)
+        if not self.bounds_degree:
+            bounded = ", ".join(USED_BY[MAX_DEGREE])
             raise MaltpyError(f"bounds {bounded} only; this model is {self.system.name}", "Model.bound_degree")
         covington = dataclasses.replace(self.config.covington, max_degree=max_degree)
         self.config = dataclasses.replace(self.config, covington=covington)
@@ -462,10 +462,13 @@ class Model(Parser):
 
     def set_enforce_tree(self, on: bool) -> None:
         """Parse with arc-eager's enforce_tree on or off instead of the model's setting (``maltpy
-        parse -nt``; MaltParser reads nivre.enforce_tree when it parses, and other algorithms
-        than nivreeager ignore it, as MaltParser's do)."""
+        parse -nt``; MaltParser reads nivre.enforce_tree when it parses). A model of another
+        algorithm, which would ignore it, refuses it set to true, as learning does."""
         if type(on) is not bool:
             raise MaltpyError(f"enforce_tree is true or false, not {cut(repr(on), 40)}", "Model.set_enforce_tree")
+        unused = unused_option(("nivre", "enforce_tree"), on, self.config.singlemalt.parsing_algorithm)
+        if unused is not None:
+            raise MaltpyError(unused, "Model.set_enforce_tree")
         nivre = dataclasses.replace(self.config.nivre, enforce_tree=on)
         self.config = dataclasses.replace(self.config, nivre=nivre)
         self._set_system()

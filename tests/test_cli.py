@@ -212,10 +212,10 @@ def test_a_parse_into_a_closed_pipe_exits_141_in_silence(example_model, tmp_path
 
 
 def test_config_command(tmp_path):
-    result = run_maltpy("config", "-a", "stackeager", "-l", "libsvm", "-lo", "-c 0.5", "-nr", "false")
+    result = run_maltpy("config", "-a", "nivrestandard", "-l", "libsvm", "-lo", "-c 0.5", "-nr", "false")
     out = result.stdout.decode()
     assert result.returncode == 0
-    assert "parsing_algorithm: stackeager" in out and "learner: libsvm" in out and "c: 0.5" in out
+    assert "parsing_algorithm: nivrestandard" in out and "learner: libsvm" in out and "c: 0.5" in out
     assert "allow_root: false" in out
     bad = tmp_path / "bad.yaml"
     bad.write_text("nivre:\n  allow_reduce: sometimes\n")

@@ -272,3 +272,135 @@ def test_a_data_split_structure_is_any_address_a_feature_may_read(structure):
         assert config.guide.data_split_structure == structure
     elif "is not an address of" in as_feature:  # the same words for an address of another algorithm
         assert as_split.endswith(as_feature.partition("): ")[2])
+
+
+# --- options an algorithm would ignore (issue 44, items 3, 7 and 8) ------------------------------
+
+#: A value other than the default for every option that not every algorithm reads (config.USED_BY),
+#: and what makes it do something where it is read (the options it acts on).
+IGNORABLE = {
+    ("singlemalt", "null_value"): ("none", {}),
+    ("singlemalt", "parsing_direction"): ("right-to-left", {}),
+    ("singlemalt", "root_position"): ("end", {}),
+    ("guide", "features"): ("features.xml", {}),
+    ("guide", "learner"): ("libsvm", {}),
+    ("lib", "options"): ("-c 0.5", {}),
+    ("guide", "data_split_column"): ("POSTAG", {("guide", "data_split_structure"): "Input[0]"}),
+    ("guide", "data_split_structure"): ("Input[0]", {("guide", "data_split_column"): "POSTAG"}),
+    ("guide", "data_split_threshold"): ("10", {("guide", "data_split_column"): "POSTAG",
+                                               ("guide", "data_split_structure"): "Input[0]"}),
+    ("mst", "order"): ("2", {}),
+    ("mst", "decode_type"): ("non-proj", {}),
+    ("mst", "training_k"): ("2", {("mst", "decode_type"): "non-proj"}),
+    ("mst", "iters"): ("3", {}),
+    ("mst", "loss_type"): ("nopunc", {}),
+    ("nivre", "allow_root"): ("false", {}),
+    ("nivre", "allow_reduce"): ("true", {}),
+    ("nivre", "enforce_tree"): ("true", {}),
+    ("covington", "allow_root"): ("false", {}),
+    ("covington", "allow_shift"): ("true", {}),
+    ("covington", "max_degree"): ("1", {}),
+    ("covington", "bound_in_training"): ("true", {("covington", "max_degree"): "1"}),
+    ("multiplanar", "planar_root_handling"): ("relaxed", {}),
+    ("planar", "acyclicity"): ("false", {}),
+    ("planar", "no_covered_roots"): ("true", {}),
+    ("planar", "connectedness"): ("reduceonly", {}),
+    ("2planar", "reduceonswitch"): ("true", {}),
+}  # fmt: skip
+
+
+def test_every_option_an_algorithm_ignores_is_refused_naming_it_unless_at_its_default():
+    from maltpy.config import FLAGS, OPTIONS, USED_BY
+    from maltpy.features.spec import BASE_ADDRESSES
+    from maltpy.transition import SYSTEMS
+
+    assert set(IGNORABLE) == set(USED_BY)  # the table covers every option some algorithm ignores
+    algorithm = ("singlemalt", "parsing_algorithm")
+    defaults = default_config().to_dict()
+    for key, (value, companions) in IGNORABLE.items():
+        name = f"{key[0]}.{key[1]} (-{OPTIONS[key].flag})"
+        for other in (*SYSTEMS, "mst"):
+            if other in USED_BY[key]:  # read: taken (a data split at an address of the algorithm's)
+                address = f"{BASE_ADDRESSES[SYSTEMS[other].family][0]}[0]" if other in SYSTEMS else None
+                given = {k: address if v == "Input[0]" else v for k, v in {key: value, **companions}.items()}
+                assert load_config(None, {algorithm: other, **given})
+                continue
+            with pytest.raises(MaltpyError) as caught:
+                load_config(None, {algorithm: other, key: value})
+            assert caught.value.file == "command line" and caught.value.message.startswith(f"{name}"), caught.value
+            assert other in caught.value.message or "-a mst" in caught.value.message
+            if key != ("lib", "options"):  # at its default it changes nothing: taken
+                default = defaults[key[0]][key[1]]
+                assert load_config(None, {algorithm: other, key: "" if default is None else str(default).lower()})
+    # lib.options' default is the learner's; -l liblinear is the default learner
+    assert load_config(None, {algorithm: "mst", ("lib", "options"): "-s 4 -c 0.1", ("guide", "learner"): "liblinear"})
+    assert FLAGS["mo"] == ("mst", "order")
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["-T", "10"], "guide.data_split_threshold (-T): there is no data split (-d, -s)"),
+    (["-a", "covnonproj", "-cdt", "true"], "covington.bound_in_training (-cdt): there is no bound (-cd)"),
+    (["-plo", "deepest"], "pproj.lifting_order (-plo): nothing is lifted without a marking strategy (-pp)"),
+    (["-pcr", "ignore"], "pproj.covered_root (-pcr): ignore leaves covered roots"),
+])  # fmt: skip
+def test_an_option_left_with_nothing_to_do_is_refused(flags, message):
+    from conftest import assert_one_line_error, run_in_process
+
+    assert_one_line_error(run_in_process("config", *flags), f"command line: {message}")
+    companions = {"-T": ["-d", "POSTAG", "-s", "Input[0]"], "-cdt": ["-cd", "1"], "-plo": ["-pp", "head"],
+                  "-pcr": ["-pp", "head"]}  # fmt: skip
+    assert run_in_process("config", *flags, *companions[flags[-2]]).returncode == 0
+    if flags[0] in ("-plo", "-pcr"):  # maltpy proj (and MaltParser's -m proj) alike
+        train = ROOT / "maltpy" / "example" / "en-train.conllu"
+        assert_one_line_error(run_in_process("proj", "-pp", "none", *flags, "-i", train), f"command line: {message}")
+        assert run_in_process("proj", "-pp", "head", *flags, "-i", train).returncode == 0
+
+
+def test_a_data_split_or_ignored_option_is_one_error_at_every_entry_point(tmp_path, monkeypatch):
+    # MSTParser's models have no data split: once a traceback (KeyError: 'mst' in features/spec.py)
+    from conftest import SHARED, assert_one_line_error, run_in_process
+
+    monkeypatch.chdir(tmp_path)
+    train = SHARED / "data" / "maltparser-examples" / "talbanken05_train.conll"
+    split = "guide.data_split_column (-d): a data split is not defined for MSTParser's graph-based models"
+    yaml_file = write(tmp_path, "singlemalt:\n  parsing_algorithm: mst\nguide:\n  data_split_column: POSTAG\n"
+                                "  data_split_structure: Input[0]\n")  # fmt: skip
+    flags = ["-a", "mst", "-d", "POSTAG", "-s", "Input[0]"]
+    for args, where in [
+        (["learn", *flags, "-i", train, "-m", "x.mpm"], "command line: "),
+        (["config", *flags], "command line: "),
+        (["learn", "-c", yaml_file, "-i", train, "-m", "x.mpm"], f"{yaml_file}:4: "),
+        (["config", "-c", yaml_file], f"{yaml_file}:4: "),
+        (["-c", "x", "-m", "learn", *flags, "-i", train], "command line: "),
+        (["blend", "-i", train, "-m", "b.mpm", "--member", " ".join(flags)], "command line: member "),
+    ]:  # fmt: skip
+        assert split in assert_one_line_error(run_in_process(*args), where)
+    # a transition system's option with another algorithm, MST's with a transition system, alike
+    for flags, message in [(["-a", "stacklazy", "-mo", "2"], "mst.order (-mo) is an option of mst; stacklazy"),
+                           (["-a", "nivrestandard", "-ne", "true"], "nivre.allow_reduce (-ne) is an option of "),
+                           (["-a", "mst", "-l", "knn"], "guide.learner (-l): -a mst learns its weights by MIRA"),
+                           (["-a", "mst", "-nt", "true"], "nivre.enforce_tree (-nt) is an option of nivreeager")]:
+        for args in (["learn", *flags, "-i", train, "-m", "x.mpm"], ["-c", "x", "-m", "learn", *flags, "-i", train],
+                     ["blend", "-i", train, "-m", "b.mpm", "--member", " ".join(flags)]):  # fmt: skip
+            assert message in assert_one_line_error(run_in_process(*args), "command line: ")
+    assert list(tmp_path.iterdir()) == [Path(yaml_file)]  # no model, no blend
+
+
+def test_mst_errors_blame_the_option_not_the_treebank(tmp_path):
+    from conftest import SHARED, assert_one_line_error, run_in_process
+
+    train = SHARED / "data" / "maltparser-examples" / "talbanken05_train.conll"
+    transition_model = ROOT / "feature_models" / "liblinear" / "conllx" / "nivreeager.txt"
+    for features in (tmp_path / "missing.xml", transition_model):
+        result = run_in_process("learn", "-a", "mst", "-F", features, "-i", train, "-m", tmp_path / "x.mpm")
+        assert_one_line_error(result, "command line: guide.features (-F): -a mst has MSTParser's features")
+    result = run_in_process("learn", "-a", "mst", "-mo", "2", "-mk", "3", "-i", train, "-m", tmp_path / "x.mpm")
+    assert_one_line_error(result, "command line: mst.training_k (-mk) 3 with mst.order (-mo) 2 and mst.decode_type "
+                                  "(-mdt) proj needs the k best trees")  # fmt: skip
+    config = write(tmp_path, "singlemalt:\n  parsing_algorithm: mst\nmst:\n  order: 2\n  training_k: 3\n")
+    assert_one_line_error(run_in_process("learn", "-c", config, "-i", train, "-m", tmp_path / "x.mpm"),
+                          f"{config}:5: mst.training_k (-mk) 3")  # fmt: skip
+    result = run_in_process("learn", "-a", "mst", "--save-instances", tmp_path / "inst", "-i", train,
+                            "-m", tmp_path / "x.mpm")  # fmt: skip
+    assert_one_line_error(result, "command line: --save-instances writes the instances of a transition-based")
+    assert list(tmp_path.iterdir()) == [Path(config)]  # no model, no instance folder

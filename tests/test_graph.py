@@ -231,10 +231,11 @@ def test_one_head_changes_keep_a_tree():
 
 
 def test_mst_takes_no_transition_options():
-    config = load_config(None, {("singlemalt", "parsing_algorithm"): "mst", ("singlemalt", "parsing_direction"):
-                                "right-to-left"})  # fmt: skip
-    with pytest.raises(MaltpyError, match="parsing_direction"):
-        learn(config, _sentences(LINES / "en_lines-ud-train.conllu", 3), "conllu", "train")
+    # refused with the configuration, before any learning (tests/test_config.py: every option)
+    with pytest.raises(MaltpyError, match=r"singlemalt.parsing_direction \(-pd\): -a mst scores") as e:
+        load_config(None, {("singlemalt", "parsing_algorithm"): "mst", ("singlemalt", "parsing_direction"):
+                           "right-to-left"})  # fmt: skip
+    assert e.value.file == "command line"
 
 
 def test_an_archive_of_other_templates_is_refused(first_order, tmp_path):

@@ -414,7 +414,8 @@ def test_each_root_option_is_its_flag_as_the_command_line_reads_it(algorithm):
         group, key = FLAGS[name]
         field = group.replace("2planar", "twoplanar")
         tried = getattr(getattr(config_from_dict(base.changed(**groups).groups, "trial"), field), key)
-        assert tried == getattr(getattr(load_config(None, {(group, key): text}), field), key), flag
+        given = load_config(None, {("singlemalt", "parsing_algorithm"): algorithm, (group, key): text})
+        assert tried == getattr(getattr(given, field), key), flag
         assert tried != getattr(getattr(default_config(), field), key), flag
     assert [flag for flag, _ in root_options(base)][: len(options)] == [flag for flag, _ in options]
     assert (algorithm.startswith("stack")) == (not options)

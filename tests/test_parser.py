@@ -432,6 +432,27 @@ def test_enforce_tree_gives_every_word_a_head_from_a_transition(tmp_path):
     assert run_maltpy("parse", "-m", enforced, "-i", test, "-nt", "false", *as_maltparser).stdout != parsed
 
 
+
+def test_enforce_tree_is_refused_by_a_model_that_would_ignore_it(tmp_path):
+    # -nt is arc-eager's (nivre.enforce_tree): a model of another algorithm, or a blend without an
+    # arc-eager member, parsed as if it were not given (issue 44). Now an error naming it, as -cd
+    # on such a model; -nt false, the default, changes nothing and is taken.
+    train, test, out = EXAMPLE / "en-train.conllu", EXAMPLE / "en-test.conllu", tmp_path / "out.conllu"
+    models = {algorithm: tmp_path / f"{algorithm}.mpm" for algorithm in ("nivrestandard", "stacklazy", "mst")}
+    for algorithm, model in models.items():
+        assert run_in_process("learn", "-q", "-a", algorithm, "-i", train, "-m", model).returncode == 0
+    blend = tmp_path / "blend.mpm"
+    result = run_in_process("blend", "-q", "-i", train, "--held-out", test, "-m", blend,
+                            "--member", f"-m {models['stacklazy']}", "--member", f"-m {models['mst']}")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    for algorithm, model in (*models.items(), ("no member of this blend reads it (they are mst, stacklazy)", blend)):
+        plain = run_in_process("parse", "-m", model, "-i", test)
+        assert plain.returncode == 0 and run_in_process("parse", "-m", model, "-i", test, "-nt", "false").stdout == (
+            plain.stdout)  # fmt: skip
+        result = run_in_process("parse", "-m", model, "-i", test, "-o", out, "-nt", "true")
+        assert algorithm in assert_one_line_error(result, "command line: nivre.enforce_tree (-nt)")
+    assert not out.exists()
+
 @requires_shared
 def test_planar_without_acyclicity_still_writes_trees(tmp_path):
     # -pacy false lets the planar parser close cycles (on this test set one: 12 -> 13 -> 15 -> 12);

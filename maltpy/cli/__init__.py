@@ -30,6 +30,7 @@ from ..files import (
     standard_output,
     write_result,
 )
+from ..graph import TRANSITION_OPTIONS, is_graph_based
 from ..threads import set_threads
 from ..vocabulary import python_warning
 from .blending import blend_command, combine_command
@@ -121,6 +122,9 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     from ..parser import learn
 
     config = config_from(kwargs)
+    if instances_path is not None and is_graph_based(config.singlemalt.parsing_algorithm):
+        raise MaltpyError(f"--save-instances writes the instances of a transition-based parser's classifiers; "
+                          f"{TRANSITION_OPTIONS[('guide', 'learner')]}", "command line")  # fmt: skip
     check_output_path(model_path, (input_path,))
     say = None if quiet else progress_line
     started = time.perf_counter()

@@ -8,6 +8,7 @@ from contextlib import nullcontext
 
 import click
 
+from ..config import Config, idle_option
 from ..conll import FORMATS, format_sentence
 from ..errors import MaltpyError
 from ..files import atomic_output, is_std, read_conll, standard_output, write_result
@@ -135,6 +136,10 @@ def proj_command(input_path: str | None, output_path: str | None, format_: str, 
       maltpy proj -i train.conllx -o train.proj.conllx --marking-strategy head+path
     """
     encoding = Encoding(marking_strategy, covered_root, lifting_order)
+    for name in ("covered_root", "lifting_order"):  # as a configuration refuses them, when they would do nothing
+        idle = idle_option(("pproj", name), getattr(encoding, name), Config(pproj=encoding))
+        if idle is not None:
+            raise MaltpyError(idle, "command line")
     sentences = lifted_sentences = lifted_arcs = 0
     with read_conll(input_path, format_) as reader, atomic_output(output_path) as out:
         for sentence in reader:

@@ -16,6 +16,24 @@ GRAPH_ALGORITHMS = ("mst",)
 #: The largest ``mst.training_k``: MIRA's constraints from this many best trees.
 MAX_TRAINING_K = 20
 
+_NO_SPLIT = "a data split is not defined for MSTParser's graph-based models (-a mst), which have one set of weights"
+_NO_CLASSIFIER = "-a mst learns its weights by MIRA, with no classifier"
+#: The options of transition-based parsing (its classifiers, their features and its reading
+#: order) that graph-based parsing has no use for, each with why: the configuration refuses one
+#: set with ``-a mst`` (config.USED_BY), as it would be ignored. The group mst is graph-based
+#: parsing's own.
+TRANSITION_OPTIONS: dict[tuple[str, str], str] = {
+    ("singlemalt", "null_value"): "-a mst's features (MSTParser's) have no null values",
+    ("singlemalt", "parsing_direction"): "-a mst scores whole trees, in no direction",
+    ("singlemalt", "root_position"): "-a mst's root is MSTParser's, before the first word",
+    ("guide", "features"): "-a mst has MSTParser's features (McDonald et al. 2007, Table 1), not a feature model",
+    ("guide", "learner"): _NO_CLASSIFIER,
+    ("lib", "options"): _NO_CLASSIFIER,
+    ("guide", "data_split_column"): _NO_SPLIT,
+    ("guide", "data_split_structure"): _NO_SPLIT,
+    ("guide", "data_split_threshold"): _NO_SPLIT,
+}
+
 
 def is_graph_based(algorithm: str) -> bool:
     """Whether ``algorithm`` (singlemalt.parsing_algorithm) is graph-based, not a transition system."""

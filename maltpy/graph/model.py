@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..archive import Archive, npz_bytes, write_archive
-from ..config import Config
+from ..config import Config, unused_option
 from ..conll import ConllReader, Sentence, valid_label
 from ..decode import sibling_search, sibling_tree, spanning_tree
 from ..errors import MaltpyError, counted, cut, require
@@ -106,8 +106,11 @@ class GraphModel(Parser):
         self.config = dataclasses.replace(self.config, graph=graph)
 
     def set_enforce_tree(self, on: bool) -> None:
-        """Nothing: arc-eager's enforce_tree (``maltpy parse -nt``), which MaltParser's other
-        algorithms ignore too."""
+        """Arc-eager's enforce_tree (``maltpy parse -nt``), which a graph-based model would
+        ignore: refused set to true, as learning refuses it."""
+        unused = unused_option(("nivre", "enforce_tree"), on, self.config.singlemalt.parsing_algorithm)
+        if unused is not None:
+            raise MaltpyError(unused, "GraphModel.set_enforce_tree")
 
     def bound_degree(self, max_degree: int | None) -> None:
         """``maltpy parse -cd``, which a graph-based model does not take."""
@@ -235,18 +238,6 @@ def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str,
     counts of them, which also lifts them with pseudo-projective parsing)."""
     from .learn import gold_trees, train
 
-    unused = [(config.guide.features is not None, "guide.features (-F): its features are MSTParser's"),
-              (config.guide.data_split_column is not None, "a data split (-d, -s): it has one set of weights"),
-              (config.singlemalt.parsing_direction != "left-to-right",
-               "singlemalt.parsing_direction (-pd): it scores whole trees, in no direction"),
-              (config.singlemalt.root_position != "start",
-               "singlemalt.root_position (-rp): its root is MSTParser's, before the first word")]  # fmt: skip
-    for given, why in unused:
-        if given:
-            raise MaltpyError(f"-a mst takes no {why}", name)
-    if config.mst.training_k > 1 and config.mst.decode_type == "proj" and config.mst.order == 2:
-        raise MaltpyError("mst.training_k above 1 with projective second-order decoding needs the k best trees of "
-                          "the second-order Eisner algorithm, which maltpy does not have yet", name)  # fmt: skip
     labels = Labels()
     trees = gold_trees(config, sentences, name, treebank.add, labels, Atoms())
     alphabet, weights, statistics = train(trees, labels, config, progress, name)

@@ -53,8 +53,11 @@ class TransitionSystem:
     - ``one_root``: it keeps the single-root constraint (graph.single_root) itself, while parsing;
       the other systems take ``tree.single_root``'s final step alone.
     - ``acyclicity``: it never closes a cycle (``finish`` breaks those of a system that may).
-    - ``bounds_degree``: it takes a bound on the degree of non-projectivity (-cd, Nivre 2007),
-      which ``maltpy parse -cd`` may change.
+    - ``options``: the options of its own that ``from_config`` reads, as config.OPTIONS keys
+      (group, name); the configuration refuses one of them set for another algorithm, which
+      would ignore it (config.USED_BY), and so does ``maltpy parse`` for -nt and -cd (a bound
+      on the degree of non-projectivity, Nivre 2007, the system takes if it reads
+      covington.max_degree).
     - ``root_options``: the options MaltOptimizer tries once it has chosen the algorithm
       (Ballesteros & Nivre 2012, phase 2: the root's handling, REDUCE and SHIFT), each its flag
       and the change to the configuration's groups (``maltpy optimize``).
@@ -69,7 +72,7 @@ class TransitionSystem:
     planar = False
     one_root = False
     acyclicity = True
-    bounds_degree = False
+    options: tuple[tuple[str, str], ...] = ()
     root_options: tuple[tuple[str, dict[str, dict]], ...] = ()
 
     @classmethod

@@ -67,7 +67,8 @@ class CovingtonNonProjective(TransitionSystem):
     first_class = NA
     feature_model = "covnonproj"
     projective = False
-    bounds_degree = True
+    options = (("covington", "allow_root"), ("covington", "allow_shift"), ("covington", "max_degree"),
+               ("covington", "bound_in_training"))
     root_options = (("-cr false", {"covington": {"allow_root": False}}),
                     ("-cs true", {"covington": {"allow_shift": True}}))  # fmt: skip
 
@@ -176,7 +177,7 @@ class CovingtonProjective(CovingtonNonProjective):
     name = "covproj"
     feature_model = "covproj"
     projective = True
-    bounds_degree = False
+    options = (("covington", "allow_root"), ("covington", "allow_shift"))
 
     def __init__(self, allow_root: bool = True, allow_shift: bool = False) -> None:
         super().__init__(allow_root, allow_shift)

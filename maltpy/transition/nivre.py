@@ -114,6 +114,7 @@ class NivreEager(_Nivre):
     transitions = (SH, RE, RA, LA)
     first_class = RE
     feature_model = "nivreeager"
+    options = (("nivre", "allow_root"), ("nivre", "allow_reduce"), ("nivre", "enforce_tree"))
     root_options = (*_Nivre.root_options, ("-ne true", {"nivre": {"allow_reduce": True}}))
 
     def __init__(self, allow_root: bool = True, allow_reduce: bool = False, enforce_tree: bool = False,
@@ -186,6 +187,7 @@ class NivreStandard(_Nivre):
     transitions = (SH, RA, LA)
     first_class = SH
     feature_model = "nivrestandard"
+    options = (("nivre", "allow_root"),)
 
     def __init__(self, allow_root: bool = True, one_root: bool = False) -> None:
         super().__init__(allow_root, one_root)

@@ -137,6 +137,8 @@ class Planar(_Constraints):
     transitions = (SH, RE, RA, LA)
     first_class = RE
     feature_model = "planar"
+    options = (("multiplanar", "planar_root_handling"), ("planar", "acyclicity"), ("planar", "no_covered_roots"),
+               ("planar", "connectedness"))
     root_options = (("-prh relaxed", {"multiplanar": {"planar_root_handling": "relaxed"}}),)
 
     def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False,
@@ -234,6 +236,8 @@ class TwoPlanar(_Constraints):
     transitions = (SH, SW_, RA, LA, RE, RB)
     first_class = RB
     feature_model = "2planar"
+    options = (("multiplanar", "planar_root_handling"), ("planar", "acyclicity"), ("planar", "no_covered_roots"),
+               ("2planar", "reduceonswitch"))
     root_options = (*Planar.root_options, ("-2pr true", {"2planar": {"reduceonswitch": True}}))
 
     def __init__(self, root_handling: str = "normal", acyclicity: bool = True, no_covered_roots: bool = False,
