@@ -152,9 +152,9 @@ def test_dataframe_whatever_the_partitions(client, en_lines_model, test_file, ex
 
 
 def test_partition_function_takes_batches_that_cut_sentences(en_lines_model, test_file, expected):
-    # as Spark's mapInPandas hands them: batches of rows, a sentence cut between two of them
+    # as Spark's mapInPandas hands them: batches of rows, each indexed from 0, a sentence cut between two of them
     table = words(test_file)
-    batches = (table.iloc[i : i + 1000] for i in range(0, len(table), 1000))
+    batches = (table.iloc[i : i + 1000].reset_index(drop=True) for i in range(0, len(table), 1000))
     parsed = pd.concat(list(md.parse_partition(batches, str(en_lines_model))))
     assert list(zip(parsed["head"].tolist(), parsed["deprel"].tolist())) == arcs(expected)
     whole = md.parse_partition(table, str(en_lines_model))
