@@ -13,19 +13,28 @@ its archive's bytes and is loaded once per worker process, whatever the number o
 kept there (``_MODELS``, by the bytes' digest). Nothing here starts processes or threads: the
 cluster's workers do the work, one task at a time per worker thread.
 
-Results do not depend on the partitioning. A bag's element is a whole sentence. A DataFrame
-holds one row per word, in order, with columns sent_id, id, form and any of lemma, upos, xpos,
-feats; consecutive rows with the same sent_id are one sentence, and a sentence that partitions
-cut is parsed whole: each partition reads the rows of its first and last sentences that lie in
-the partitions before and after it (``_carry`` and ``_ahead`` pass them along), parses, and
-keeps its own rows. ``parse_partition`` is the pandas function for one partition (or a stream
-of batches, as Spark's ``mapInPandas`` gives them).
+Results do not depend on the partitioning, nor on the scheduler: tasks that share a worker
+process share its model, and take turns with it a batch at a time (``Parser.parse``). A bag's
+element is a whole sentence. A DataFrame holds one row per word, in order, with columns sent_id
+and form, and any of id, lemma, upos, xpos, feats. A sentence is a run of consecutive rows with
+one sent_id: a sent_id may come again further on, as another sentence (documents numbered each
+from 1, concatenated), and with an id column every run is checked to be numbered 1, 2, ... in
+order, so that the rows of a sentence that are not together (a frame sorted by something else;
+``dd.from_pandas`` sorts by the index unless given ``sort=False``) are an error naming it, never
+a parse of its pieces. Partitions may cut anywhere (``from_pandas`` at index values, ``read_csv``
+at bytes): each partition reads the rows of its first and last sentences that lie in the
+partitions before and after it (``_carry`` and ``_ahead`` pass them along), parses, and keeps
+its own rows. ``parse_partition`` is the pandas function for one partition (or a stream of
+batches, as Spark's ``mapInPandas`` gives them). A frame the model cannot read (a column
+missing, a sent_id missing, ids out of order, a value with a tab) is a ``MaltpyError`` naming
+the problem and the sentence.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import numbers
 import os
 import threading
 from collections.abc import Iterable, Iterator
@@ -39,7 +48,8 @@ from .errors import MaltpyError, cut, quote
 from .files import make_folder, read_file
 from .parser import Model, Parser
 
-COLUMNS = ("sent_id", "id", "form", "lemma", "upos", "xpos", "feats")  # the input's; form is required
+COLUMNS = ("sent_id", "id", "form", "lemma", "upos", "xpos", "feats")  # the input's
+REQUIRED = ("sent_id", "form")
 _MODELS: dict[str, Model] = {}  # in each worker process: the models loaded, by digest, oldest first
 KEEP = 4  # models kept loaded in a worker process
 MAX_MODEL_BYTES = 4 << 30  # a model file shipped (loading bounds what it holds: archive.py, mco.py)
@@ -173,6 +183,9 @@ def parse_dataframe(ddf, model):
     added; lazy, its schema declared, its partitions and their rows those of ``ddf``."""
     import dask.dataframe as dd
 
+    if not isinstance(ddf, dd.DataFrame):
+        raise TypeError(f"parse_dataframe takes a Dask DataFrame, not {type(ddf).__name__} (pandas: parse_partition)")
+    _check_columns(ddf.columns)
     shipped = dask.delayed(model_bytes(model), pure=True)
     parts = ddf.to_delayed()
     n = len(parts)
@@ -196,8 +209,20 @@ def output_meta(meta: pd.DataFrame) -> pd.DataFrame:
     return meta.assign(head=pd.Series([], dtype="int64"), deprel=pd.Series([], dtype=object))
 
 
+def _check_columns(columns: Iterable[Any]) -> None:
+    columns = list(columns)
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise MaltpyError(f"a DataFrame of words needs the column{'s' * (len(missing) > 1)} {' and '.join(missing)} "
+                          f"(it has {cut(', '.join(map(str, columns)) or 'none', 200)})", "maltpy.dask")  # fmt: skip
+
+
 def _runs(sent_ids: pd.Series) -> list[int]:
     """Where each run of equal sent_ids starts, and the end: [0, s1, s2, ..., len]."""
+    missing = sent_ids.isna().to_numpy()
+    if missing.any():
+        label = sent_ids.index[missing.argmax()]
+        raise MaltpyError(f"the row at index {cut(repr(label), 60)} has no sent_id", "maltpy.dask")
     values = sent_ids.tolist()
     return [0, *(i for i in range(1, len(values)) if values[i] != values[i - 1]), len(values)]
 
@@ -264,6 +289,7 @@ def parse_partition(rows: pd.DataFrame | Iterable[pd.DataFrame], model) -> pd.Da
 def _parse_batches(batches: Iterable[pd.DataFrame], model: Model) -> Iterator[pd.DataFrame]:
     held: pd.DataFrame | None = None  # the last sentence of the batches so far, which may go on
     for batch in batches:
+        _check_columns(batch.columns)
         if not len(batch):
             continue
         rows = batch if held is None else pd.concat([held, batch])
@@ -273,6 +299,17 @@ def _parse_batches(batches: Iterable[pd.DataFrame], model: Model) -> Iterator[pd
             yield parse_partition(rows.iloc[:cut], model)
     if held is not None and len(held):
         yield parse_partition(held, model)
+
+
+def _check_ids(ids: list[Any], where: str) -> None:
+    """A sentence's ids are 1, 2, ... in order: as numbers (1 or 1.0, as a column with a gap
+    reads) or as their text ("1")."""
+    for k, value in enumerate(ids, 1):
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not (value == k if number else str(value) == str(k)):
+            raise MaltpyError(f"{where}: its word {k} has the id {cut(repr(value), 30)}; a sentence is one run "
+                              "of consecutive rows with its sent_id, their ids 1, 2, ... in order",
+                              "maltpy.dask")  # fmt: skip
 
 
 _PATHS: dict[tuple, Model] = {}
@@ -303,20 +340,17 @@ def _text(column: pd.Series | None, n: int) -> list[str]:
 
 def _parse_words(model: Model, rows: pd.DataFrame) -> tuple[list[int], list[str]]:
     """Heads and labels of the words of ``rows``, sentence by sentence (runs of sent_id)."""
-    missing = [c for c in ("sent_id", "form") if c not in rows.columns]
-    if missing:
-        raise MaltpyError(f"a DataFrame of words needs the columns {', '.join(missing)}", "maltpy.dask")
+    _check_columns(rows.columns)
     n = len(rows)
-    columns = [_text(rows.get(c), n) for c in ("form", "lemma", "upos", "xpos", "feats")]
-    ids = [str(i) for i in rows["id"].tolist()] if "id" in rows.columns else None
+    columns = [_text(rows.get(c), n) for c in COLUMNS[2:]]  # form, lemma, upos, xpos, feats
+    ids = rows["id"].tolist() if "id" in rows.columns else None
     runs = _runs(rows["sent_id"])
     sentences = []
     for start, end in zip(runs, runs[1:]):
-        numbers = [str(k) for k in range(1, end - start + 1)]
         words = [[str(k - start + 1), *(c[k] for c in columns), "_", "_", "_", "_"] for k in range(start, end)]
         where = f"sentence {cut(repr(rows['sent_id'].iloc[start]), 60)}"
-        if ids is not None and ids[start:end] != numbers:
-            raise MaltpyError(f"{where}: its ids are not 1, 2, ... in order", "maltpy.dask")
+        if ids is not None:
+            _check_ids(ids[start:end], where)
         if any(ch in f for w in words for f in w for ch in "\t\n\r"):
             raise MaltpyError(f"{where}: values cannot hold tabs or line breaks", "maltpy.dask")
         sentences.append(Sentence(words, model.data_format, len(sentences) + 1))

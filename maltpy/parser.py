@@ -26,7 +26,9 @@ import collections
 import dataclasses
 import io
 import os
+import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
@@ -62,6 +64,8 @@ LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when lea
 LEARN_ALONE_TOKENS = 200
 BATCH_TOKENS = 100_000  # a batch of the arrays path (batch.py): the bigger, the fewer steps with few rows
 NARROW_ROWS = 16  # fewer unfinished sentences than this parse on one by one (scripts/bench_long_sentences.py)
+_TURNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # each parser's lock (_parse_in_turn)
+_TURNS_MADE = threading.Lock()
 
 
 def columns_of(sentence: Sentence) -> list[list]:
@@ -156,11 +160,22 @@ class Parser:
             else:
                 full = tokens >= batch_tokens if arrays else len(batch) >= BATCH_SENTENCES
             if full or (pending is not None and not pending(QUIET_SECONDS)):
-                yield from self._parse_batch(batch, progress, watch)
+                yield from self._parse_in_turn(batch, progress, watch)
                 batch = []
                 tokens = 0
         if batch:
-            yield from self._parse_batch(batch, progress, watch)
+            yield from self._parse_in_turn(batch, progress, watch)
+
+    def _parse_in_turn(self, batch: list[Sentence], progress,
+                       watch: Callable[[Tally], None] | None) -> list[Sentence]:  # fmt: skip
+        """``_parse_batch``, by one thread at a time: a parser keeps the state of the batch it
+        parses (the arrays form's configurations, batch.py), so threads that share it (Dask's
+        threaded scheduler, a Dask worker of several threads, a thread pool) take turns, a
+        batch each. Processes, each with its own parser, parse at once."""
+        with _TURNS_MADE:
+            turn = _TURNS.setdefault(self, threading.Lock())
+        with turn:
+            return self._parse_batch(batch, progress, watch)
 
     def _trained(self, config: Config, data_format: str, statistics: dict, roots: RootLabels | None,
                  vocabulary: Vocabulary | None) -> None:  # fmt: skip

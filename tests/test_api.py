@@ -4,6 +4,7 @@ kind of sentence is given (maltpy's, conllu's TokenList, lists of tokens) and ho
 
 from __future__ import annotations
 
+import concurrent.futures
 import pickle
 
 import conllu
@@ -43,6 +44,21 @@ def test_lists_of_tokens_parse_as_the_command_line(en_lines_model, en_lines_pars
     parsed = list(model.parse(iter(sentences), batch_size=batch_size))
     assert [[(t["head"], t["deprel"]) for t in p] for p in parsed] == arcs(en_lines_parsed)[:n]
     assert parsed[0][0]["form"] == sentences[0][0]["form"] and "head" not in sentences[0][0]
+
+
+def test_threads_sharing_a_model_get_its_parses(en_lines_model):
+    """One Model, parsing in four threads at once (Dask's threaded scheduler, a web server's thread
+    pool): each thread's sentences get the parses they get alone (a batch in a model's arrays form
+    keeps its configurations in the model: threads take turns, a batch each)."""
+    model = maltpy.load_model(en_lines_model)
+    sentences = [[{"form": w[1], "upos": w[3], "xpos": w[4]} for w in s.words] for s in maltpy.read_conll(TEST)]
+    parts = [sentences[k:160:4] for k in range(4)]
+
+    def parse(part):
+        return [[(t["head"], t["deprel"]) for t in p] for p in model.parse(part, batch_size=8)]
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(parse, parts)) == [parse(part) for part in parts]
 
 
 def test_feats_as_a_mapping_and_forms_alone(en_lines_model):

@@ -1,7 +1,10 @@
-"""maltpy.dask and ``maltpy parse --scheduler`` on a LocalCluster of two worker processes: the
-first 300 sentences of en_lines test parsed as files, as a bag in 1 and 3 partitions and as a
-DataFrame in 1, 3 and 30 (of some 190 rows each; partitions cut sentences), each identical to
-``maltpy parse`` of the whole file, whose sentences are parsed each on its own."""
+"""maltpy.dask and ``maltpy parse --scheduler`` on a LocalCluster of two worker processes of two
+threads each (as a ``dask worker`` has several: tasks in one process share its model): the first
+300 sentences of en_lines test parsed as files, as a bag in 1 and 3 partitions and as a DataFrame
+in 1, 3 and 30 (of some 190 rows each; partitions cut sentences), each identical to ``maltpy
+parse`` of the whole file, whose sentences are parsed each on its own. Without a cluster, Dask's
+threaded scheduler (its default for DataFrames): a DataFrame in 1 to 50 partitions, cut by rows,
+by index values and by bytes of CSV; and the frames that cannot be parsed, each one error."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from conftest import EN_LINES_UD, SHARED, SWEMALT, run_maltpy
 import maltpy
 from maltpy.conll import DEPREL, HEAD
 
+dask = pytest.importorskip("dask")
 dask_bag = pytest.importorskip("dask.bag")
 dask_dataframe = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
@@ -46,7 +50,7 @@ def expected(en_lines_parsed, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
         with distributed.Client(cluster) as client:
             yield client
 
@@ -148,12 +152,93 @@ def test_dataframe_whatever_the_partitions(client, en_lines_model, test_file, ex
 
 
 def test_partition_function_takes_batches_that_cut_sentences(en_lines_model, test_file, expected):
-    # as Spark's mapInPandas hands them: batches of rows, a sentence cut between two of them
+    # as Spark's mapInPandas hands them: batches of rows, each indexed from 0, a sentence cut between two of them
     table = words(test_file)
-    batches = (table.iloc[i : i + 1000] for i in range(0, len(table), 1000))
+    batches = (table.iloc[i : i + 1000].reset_index(drop=True) for i in range(0, len(table), 1000))
     parsed = pd.concat(list(md.parse_partition(batches, str(en_lines_model))))
     assert list(zip(parsed["head"].tolist(), parsed["deprel"].tolist())) == arcs(expected)
     whole = md.parse_partition(table, str(en_lines_model))
     assert whole["head"].tolist() == parsed["head"].tolist()
-    with pytest.raises(maltpy.MaltpyError, match="its ids are not 1, 2"):
+    with pytest.raises(maltpy.MaltpyError, match="its word 1 has the id 2; a sentence is one run"):
         md.parse_partition(table.iloc[1:40], str(en_lines_model))
+
+
+SWEEP = 60  # sentences: some 900 rows, so that 50 partitions put sentences across three or more
+CUTS = [*range(1, 11), 13, 19, 28, 50]  # partition counts: every one from 1 to 50 costs half a minute of Dask
+
+
+@pytest.fixture(scope="module")
+def sweep(test_file, expected):
+    """The words of the first SWEEP sentences, their parse, and the model as shipped."""
+    table = words(test_file)
+    table = table[table["sent_id"].isin([f"s{n}" for n in range(SWEEP)])]
+    return table, arcs(expected)[: len(table)]
+
+
+def parsed_arcs(ddf, model) -> list[tuple[int, str]]:
+    result = md.parse_dataframe(ddf, model).compute()
+    assert result.index.tolist() == ddf.index.compute().tolist()  # its rows, in their order
+    return list(zip(result["head"].tolist(), result["deprel"].tolist()))
+
+
+def test_dataframe_cut_anywhere(en_lines_model, sweep, tmp_path):
+    """Every cut gives the parse of the uncut frame: partitions of rows (from_pandas) from 1 to 50,
+    some wholly inside a sentence; partitions cut at index values of a frame whose index repeats;
+    a CSV's partitions, cut at bytes. Under Dask's threaded scheduler, its default for DataFrames,
+    whose tasks parse at once with one model (the cluster's DataFrame test cut within sentences
+    too, but its workers had one thread each: no two tasks ever shared a model)."""
+    table, expected = sweep
+    shipped = md.model_bytes(en_lines_model)
+    with dask.config.set({"scheduler": "threads", "num_workers": 4, "dataframe.convert-string": False}):
+        for n in CUTS:
+            ddf = dask_dataframe.from_pandas(table, npartitions=n)
+            assert parsed_arcs(ddf, shipped) == expected, n
+        # some of the 50 partitions lie wholly inside a sentence, read by the partitions on both sides
+        assert sum(p["sent_id"].nunique() == 1 for p in dask.compute(*ddf.to_delayed())) > 3
+        # two documents, their sent_ids and indexes each from 0: a sent_id comes again, as another sentence
+        half = table["sent_id"].isin([f"s{n}" for n in range(SWEEP // 2)])
+        renumbered = {f"s{n}": f"s{n - SWEEP // 2}" for n in range(SWEEP // 2, SWEEP)}
+        second = table[~half].assign(sent_id=table[~half]["sent_id"].map(renumbered))
+        both = pd.concat([table[half].reset_index(drop=True), second.reset_index(drop=True)])
+        assert both.index.has_duplicates and set(second["sent_id"]) <= set(table[half]["sent_id"])
+        assert parsed_arcs(dask_dataframe.from_pandas(both, npartitions=7, sort=False), shipped) == expected
+        table.to_csv(tmp_path / "words.csv", index=False)
+        ddf = dask_dataframe.read_csv(tmp_path / "words.csv", blocksize=3000, keep_default_na=False)
+        assert ddf.npartitions > 10
+        assert parsed_arcs(ddf, shipped) == expected
+
+
+def test_a_frame_that_cannot_be_parsed_is_one_error(en_lines_model, sweep):
+    """A frame without a column it needs is refused at once, before anything runs; a row without
+    a sent_id, a sentence whose rows are not together (a frame that from_pandas sorted by an index
+    not in word order) and ids that are not the words' are a MaltpyError naming the sentence, in
+    however many partitions (each partition checks the sentences it parses)."""
+    table, _ = sweep
+    shipped = md.model_bytes(en_lines_model)
+    with pytest.raises(maltpy.MaltpyError, match=r"^maltpy.dask: a DataFrame of words needs the column sent_id \("):
+        md.parse_dataframe(dask_dataframe.from_pandas(table.drop(columns="sent_id"), npartitions=3), shipped)
+    with pytest.raises(maltpy.MaltpyError, match="needs the columns sent_id and form"):
+        md.parse_partition(table[["id", "lemma"]], shipped)
+    with pytest.raises(maltpy.MaltpyError, match="needs the column form"):
+        list(md.parse_partition(iter([table.iloc[:10], table.iloc[10:].drop(columns="form")]), shipped))
+    with pytest.raises(TypeError, match="a Dask DataFrame, not DataFrame"):
+        md.parse_dataframe(table, shipped)
+    no_sent_id = table.assign(sent_id=table["sent_id"].where(table.index != 123))
+    by_position = table.set_index(table["id"] * 1000 + table.index)  # each sentence's first words first
+    multiword = table.astype({"id": object})
+    multiword.loc[40, "id"] = "3-4"
+    rule = r"; a sentence is one run of consecutive rows with its sent_id, their ids 1, 2, \.\.\. in order$"
+    with dask.config.set({"scheduler": "threads", "dataframe.convert-string": False}):
+        for n in (1, 7):
+            with pytest.raises(maltpy.MaltpyError, match=r"^maltpy.dask: the row at index 123 has no sent_id$"):
+                md.parse_dataframe(dask_dataframe.from_pandas(no_sent_id, npartitions=n), shipped).compute()
+            apart = r"^maltpy.dask: sentence 's\d+': its word 1 has the id \d+"
+            with pytest.raises(maltpy.MaltpyError, match=apart + rule):
+                md.parse_dataframe(dask_dataframe.from_pandas(by_position, npartitions=n), shipped).compute()
+            where = f"sentence '{table['sent_id'][40]}': its word {table['id'][40]} has the id '3-4'"
+            with pytest.raises(maltpy.MaltpyError, match=f"^maltpy.dask: {where}" + rule):
+                md.parse_dataframe(dask_dataframe.from_pandas(multiword, npartitions=n), shipped).compute()
+    # ids as numbers, as text, or as floats (as a column with a gap reads) are the words' ids
+    heads = md.parse_partition(table, shipped)["head"].tolist()
+    for ids in (table["id"].astype(str), table["id"].astype(float)):
+        assert md.parse_partition(table.assign(id=ids), shipped)["head"].tolist() == heads
