@@ -97,6 +97,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
+from .archive import too_many_members
 from .conll import QUIET_SECONDS, ConllReader, format_sentence
 from .errors import MaltpyError
 from .processes import PROTOCOL, STOPPING, end_workers, frame_pipes, how_it_ended, read_frame, spawn, write_frame
@@ -186,8 +187,11 @@ def _from_model_zip(path: str, read: Callable[[zipfile.ZipFile], int], otherwise
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # zipfile would read /dev/zero without bound
             return otherwise
-        with zipfile.ZipFile(path) as z:
-            return read(z)
+        with open(path, "rb") as f:
+            if too_many_members(f) is not None:  # before zipfile lists them all
+                return otherwise
+            with zipfile.ZipFile(f) as z:
+                return read(z)
     except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, AttributeError, RuntimeError):
         return otherwise
 
