@@ -296,10 +296,12 @@ def default_config() -> Config:
 
 
 def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | None = None,
-                given: str = "command line") -> Config:  # fmt: skip
+                given: str = "command line",
+                places: Mapping[tuple[str, str], tuple[str, int | None]] | None = None) -> Config:  # fmt: skip
     """Read and validate the YAML file at ``path`` (None: defaults only), then apply ``overrides``
     ({(group, name): value}, values as typed on the command line or already typed; an error in
-    one names ``given`` as its place)."""
+    one names ``given`` as its place, or its file and line in ``places``: MaltParser's option
+    file, whose values are text as typed)."""
     raw: dict[tuple[str, str], tuple[Any, int | None]] = {}
     base_dir = "."
     if path is not None:
@@ -310,10 +312,11 @@ def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | Non
             raise MaltpyError("config file is not UTF-8 text", path) from None
         raw = _read_yaml(text, path)
     source: dict[tuple[str, str], str | None] = {key: path for key in raw}
+    places = places or {}
     for key, value in (overrides or {}).items():
-        raw[key] = (value, None)
+        raw[key] = (value, places[key][1] if key in places else None)
         source[key] = None
-    return _build(raw, source, path, base_dir, given)
+    return _build(raw, source, path, base_dir, given, {key: file for key, (file, _) in places.items()})
 
 
 def config_from_dict(data: Any, where: str) -> Config:
@@ -337,9 +340,16 @@ def _build(
     path: str | None,
     base_dir: str | None,
     given: str = "command line",
+    given_at: Mapping[tuple[str, str], str] | None = None,
 ) -> Config:
-    """Check every value (those with source None came from the command line, as text) and
-    assemble the Config; relative feature-model paths from a file are taken from base_dir."""
+    """Check every value (those with source None came from the command line, as text: ``given``,
+    or the file ``given_at`` names) and assemble the Config; relative feature-model paths from a
+    file are taken from base_dir."""
+    given_at = given_at or {}
+
+    def place(key: tuple[str, str]) -> str:
+        return source.get(key) or given_at.get(key) or given
+
     values: dict[tuple[str, str], Any] = {}
     for key, (value, line) in raw.items():
         if key == ("lib", "options"):
@@ -347,7 +357,7 @@ def _build(
         try:
             values[key] = _check(OPTIONS[key], value, from_text=source[key] is None)
         except ValueError as e:
-            raise MaltpyError(f"{key[0]}.{key[1]}: {e}", source[key] or given, line) from None
+            raise MaltpyError(f"{key[0]}.{key[1]}: {e}", place(key), line) from None
         if key == ("guide", "features") and values[key] is not None and source[key] is not None and base_dir:
             values[key] = os.path.normpath(os.path.join(base_dir, values[key]))
     learner = values.get(("guide", "learner"), Guide().learner)
@@ -355,7 +365,7 @@ def _build(
     try:
         values[("lib", "options")] = parse_learner_options(lib_value, learner)
     except ValueError as e:
-        where = source.get(("lib", "options"), path) or given
+        where = place(("lib", "options")) if ("lib", "options") in source else path or given
         raise MaltpyError(f"lib.options: {e}", where, lib_line) from None
     column = values.get(("guide", "data_split_column"))
     structure = values.get(("guide", "data_split_structure"))
@@ -364,7 +374,7 @@ def _build(
         key = ("guide", "data_split_column" if structure is None else "data_split_structure")
         raise MaltpyError(
             f"guide.{key[1]} is set but guide.{missing} is not: a data split needs both",
-            source.get(key) or given,
+            place(key),
             raw[key][1],
         )
     if structure is not None:
@@ -377,7 +387,7 @@ def _build(
         except SpecError as e:
             foreign = str(e)
         if foreign:
-            raise MaltpyError(f"guide.data_split_structure: {foreign}", source.get(key) or given, raw[key][1])
+            raise MaltpyError(f"guide.data_split_structure: {foreign}", place(key), raw[key][1])
     groups = {}
     for f in dataclasses.fields(Config):
         group = group_name(f.name)
@@ -390,7 +400,7 @@ def _build(
             f"graph.root_label {_q(config.graph.root_label)} holds {marks[0]!r}, which pseudo-projective labels "
             f"use for their marks (pproj.marking_strategy {config.pproj.marking_strategy}, covered_root "
             f"{config.pproj.covered_root})",
-            source.get(key) or given,
+            place(key),
             raw.get(key, (None, None))[1],
         )
     return config

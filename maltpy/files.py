@@ -106,9 +106,14 @@ def open_file(path: str, what: str = "file") -> BinaryIO:
     except FileNotFoundError:
         raise MaltpyError(f"no such {what}", path) from None
     except IsADirectoryError:
-        raise MaltpyError(f"is a directory, not a {what}", path) from None
+        raise MaltpyError(f"is a directory, not {_a(what)}", path) from None
     except OSError as e:
         raise MaltpyError(f"cannot read {what}: {e.strerror}", path) from None
+
+
+def _a(what: str) -> str:
+    """``what`` after its indefinite article: a model file, an option file."""
+    return f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
 
 
 MAX_SMALL_FILE = 16 << 20  # bytes of a configuration or feature model file

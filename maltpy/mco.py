@@ -249,9 +249,23 @@ class Mco:
 def load_mco(path: str, data: bytes | None = None):
     """The parser.Model of the MaltParser model file at ``path`` (or in ``data``), every part
     checked; MaltpyError naming the file and what is wrong."""
+    with _reading(path), read_members(path, data) as members:
+        return _load(members)
+
+
+def saved_options(path: str) -> dict[tuple[str, str], str]:
+    """The saved options of the MaltParser configuration at ``path`` (a model's, or what
+    MaltParser's proj mode saves for its deproj mode: the options and the symbol tables), as
+    ``read_options`` gives them; MaltpyError naming the file and what is wrong."""
+    with _reading(path), read_members(path) as members:
+        return read_options(members.text("savedoptions.sop"), f"{members.name}/savedoptions.sop")
+
+
+@contextmanager
+def _reading(path: str) -> Iterator[None]:
+    """What goes wrong in reading the .mco at ``path`` as a MaltpyError naming it."""
     try:
-        with read_members(path, data) as members:
-            return _load(members)
+        yield
     except MCOError as e:
         raise MaltpyError(f"damaged MaltParser model: {e}", path) from None
     except StreamError as e:
