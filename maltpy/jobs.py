@@ -97,9 +97,9 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from .archive import too_many_members
 from .conll import QUIET_SECONDS, ConllReader, format_sentence
 from .errors import MaltpyError
+from .files import too_many_members
 from .processes import PROTOCOL, STOPPING, end_workers, frame_pipes, how_it_ended, read_frame, spawn, write_frame
 from .threads import set_threads
 from .vocabulary import Tally, Watch

@@ -46,14 +46,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .archive import _READ_ERRORS, MAX_MEMBERS, MAX_RATIO, too_many_members
+from .archive import _READ_ERRORS, MAX_RATIO
 from .config import config_from_dict
 from .conll import valid_label
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel
 from .features.functions import NOVALUE, NULL, ROOTNODE
 from .features.spec import INTEGER_COLUMNS, parse_feature_model
-from .files import MAX_SMALL_FILE, open_file
+from .files import MAX_MEMBERS, MAX_SMALL_FILE, open_file, too_many_members
 from .javaser import Budget, JavaEnum, JavaObject, ObjectRows, Records, Rows, StreamError, read_stream
 from .learners import AtomicModel
 from .learners.divide import data_split, guide_of

@@ -14,9 +14,10 @@ import pytest
 from conftest import DATA, EXAMPLE, SHARED, SWEMALT, SWEMALT_TRAIN, conll_columns, requires_shared, run_maltpy
 
 import maltpy
-from maltpy.archive import ARCHIVE_VARIABLE, MAX_MEMBERS, Archive, npz_bytes, write_archive
+from maltpy.archive import ARCHIVE_VARIABLE, Archive, npz_bytes, write_archive
 from maltpy.blend import Blend, Weights, write_blend
 from maltpy.errors import MaltpyError
+from maltpy.files import MAX_MEMBERS
 
 CONLLX = DATA / "conllx"
 SWEMALT_TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
