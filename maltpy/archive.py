@@ -10,11 +10,10 @@ archive is untrusted input, read within three bounds before anything is inflated
 
 - a zip (the archive, or an .npz member) may hold at most MAX_MEMBERS members (an .npz MAX_ARRAYS),
   counted from its end records before zipfile lists them (files.too_many_members);
-
 - a member (or an array member of an .npz) may declare at most MAX_RATIO times its compressed
   size, the most deflate can make of a byte: only a header that lies about its data is refused
   (real arrays pack far: a k-NN instance base's class counts 200 to 400:1, the column indices
-  of dense LIBLINEAR weights 225:1);
+  of dense LIBLINEAR weights, -s 0, 2 and 7, 225:1);
 - everything read from one archive (each member as it is read, each array of an .npz member, the
   members of a blend's member archives, which are read ``within`` it) spends its declared size
   from one budget, max_archive_bytes(), so a zip bomb, or a lying header made to pass the ratio,
