@@ -6,12 +6,14 @@
 
 Nothing in an archive is code: JSON is read with ``json``, arrays with
 ``numpy.lib.format.read_array(allow_pickle=False)``, LIBSVM models by maltpy's own reader. An
-archive is untrusted input, read within two bounds before anything is inflated:
+archive is untrusted input, read within three bounds before anything is inflated:
 
+- a zip (the archive, or an .npz member) may hold at most MAX_MEMBERS members (an .npz MAX_ARRAYS),
+  counted from its end records before zipfile lists them (files.too_many_members);
 - a member (or an array member of an .npz) may declare at most MAX_RATIO times its compressed
   size, the most deflate can make of a byte: only a header that lies about its data is refused
   (real arrays pack far: a k-NN instance base's class counts 200 to 400:1, the column indices
-  of dense LIBLINEAR weights 225:1);
+  of dense LIBLINEAR weights, -s 0, 2 and 7, 225:1);
 - everything read from one archive (each member as it is read, each array of an .npz member, the
   members of a blend's member archives, which are read ``within`` it) spends its declared size
   from one budget, max_archive_bytes(), so a zip bomb, or a lying header made to pass the ratio,
@@ -38,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from .errors import MaltpyError, cut
-from .files import atomic_output, is_std, open_file
+from .files import MAX_MEMBERS, atomic_output, is_std, open_file, too_many_members
 from .lines import environment_bytes
 
 FORMAT = "maltpy-model"
@@ -49,6 +51,8 @@ MANIFEST = "manifest.json"
 MAX_RATIO = 1032
 MANIFEST_VARIABLE = "MALTPY_MAX_MANIFEST_BYTES"
 ARCHIVE_VARIABLE = "MALTPY_MAX_ARCHIVE_BYTES"
+#: The most arrays of an .npz member: maltpy writes five at most.
+MAX_ARRAYS = 64
 
 
 def max_manifest_bytes() -> int:
@@ -136,6 +140,15 @@ class Archive:
             self._file.close()
             raise MaltpyError("not a maltpy model (not a regular file: a model is read by seeking in it)", path)
         try:
+            many = too_many_members(self._file)
+        except OSError as e:
+            self._file.close()
+            raise MaltpyError(f"not a maltpy model (cannot be read: {cut(e)})", path) from None
+        if many is not None:
+            self._file.close()
+            raise MaltpyError(f"not a maltpy model ({many}; a model has a few, maltpy reads {MAX_MEMBERS} at most)",
+                              path)  # fmt: skip
+        try:
             self._zip = zipfile.ZipFile(self._file)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
             self._file.close()
@@ -212,10 +225,13 @@ class Archive:
         member is within MAX_RATIO and the budget, and its header is read first: one that declares
         more data than its member holds is refused, before anything is allocated; the array is then
         read from the member into an array of that size, which must end the member."""
-        raw = self._read(name)
+        raw = io.BytesIO(self._read(name))
         try:
+            many = too_many_members(raw, MAX_ARRAYS)
+            if many is not None:
+                raise ValueError(f"{many}, where maltpy writes a few arrays")
             arrays = {}
-            with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            with zipfile.ZipFile(raw) as z:
                 for key in keys:
                     info = z.getinfo(f"{key}.npy")  # KeyError if missing
                     _check_ratio(info)

@@ -363,10 +363,12 @@ def default_config() -> Config:
 
 
 def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | None = None,
-                given: str = "command line") -> Config:  # fmt: skip
+                given: str = "command line",
+                places: Mapping[tuple[str, str], tuple[str, int | None]] | None = None) -> Config:  # fmt: skip
     """Read and validate the YAML file at ``path`` (None: defaults only), then apply ``overrides``
     ({(group, name): value}, values as typed on the command line or already typed; an error in
-    one names ``given`` as its place)."""
+    one names ``given`` as its place, or its file and line in ``places``: MaltParser's option
+    file, whose values are text as typed)."""
     raw: dict[tuple[str, str], tuple[Any, int | None]] = {}
     base_dir = "."
     if path is not None:
@@ -376,10 +378,11 @@ def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | Non
             keys.setdefault(group, []).append(name)
         raw = dict(read_config_file(path, keys, nested={("lib", "options"): dict}))
     source: dict[tuple[str, str], str | None] = {key: path for key in raw}
+    places = places or {}
     for key, value in (overrides or {}).items():
-        raw[key] = (value, None)
+        raw[key] = (value, places[key][1] if key in places else None)
         source[key] = None
-    return _build(raw, source, path, base_dir, given)
+    return _build(raw, source, path, base_dir, given, given_at={key: file for key, (file, _) in places.items()})
 
 
 def config_from_dict(data: Any, where: str, check_use: bool = False) -> Config:
@@ -406,10 +409,17 @@ def _build(
     base_dir: str | None,
     given: str = "command line",
     check_use: bool = True,
+    given_at: Mapping[tuple[str, str], str] | None = None,
 ) -> Config:
-    """Check every value (those with source None came from the command line, as text) and
-    assemble the Config; relative feature-model paths from a file are taken from base_dir.
-    With ``check_use``, an option given that the configuration would ignore is an error."""
+    """Check every value (those with source None came from the command line, as text: ``given``,
+    or the file ``given_at`` names) and assemble the Config; relative feature-model paths from a
+    file are taken from base_dir. With ``check_use``, an option given that the configuration would
+    ignore is an error."""
+    given_at = given_at or {}
+
+    def place(key: tuple[str, str]) -> str:
+        return source.get(key) or given_at.get(key) or given
+
     values: dict[tuple[str, str], Any] = {}
     for key, (value, line) in raw.items():
         if key == ("lib", "options"):
@@ -417,7 +427,7 @@ def _build(
         try:
             values[key] = _check(OPTIONS[key], value, from_text=source[key] is None)
         except ValueError as e:
-            raise MaltpyError(f"{key[0]}.{key[1]}: {e}", source[key] or given, line) from None
+            raise MaltpyError(f"{key[0]}.{key[1]}: {e}", place(key), line) from None
         if key == ("guide", "features") and values[key] is not None and source[key] is not None and base_dir:
             values[key] = os.path.normpath(os.path.join(base_dir, values[key]))
     learner = values.get(("guide", "learner"), Guide().learner)
@@ -425,14 +435,14 @@ def _build(
     try:
         values[("lib", "options")] = parse_learner_options(lib_value, learner)
     except ValueError as e:
-        where = source.get(("lib", "options"), path) or given
+        where = place(("lib", "options")) if ("lib", "options") in source else path or given
         raise MaltpyError(f"lib.options: {e}", where, lib_line) from None
     algorithm = values.get(("singlemalt", "parsing_algorithm"), SingleMalt().parsing_algorithm)
     if check_use:
         for key in raw:
             unused = unused_option(key, values[key], algorithm, learner)
             if unused is not None:
-                raise MaltpyError(unused, source.get(key) or given, raw[key][1])
+                raise MaltpyError(unused, place(key), raw[key][1])
     column = values.get(("guide", "data_split_column"))
     structure = values.get(("guide", "data_split_structure"))
     if (column is None) != (structure is None):
@@ -440,7 +450,7 @@ def _build(
         key = ("guide", "data_split_column" if structure is None else "data_split_structure")
         raise MaltpyError(
             f"guide.{key[1]} is set but guide.{missing} is not: a data split needs both",
-            source.get(key) or given,
+            place(key),
             raw[key][1],
         )
     if structure is not None:
@@ -452,7 +462,7 @@ def _build(
         except SpecError as e:
             foreign = str(e)
         if foreign:
-            raise MaltpyError(f"guide.data_split_structure: {foreign}", source.get(key) or given, raw[key][1])
+            raise MaltpyError(f"guide.data_split_structure: {foreign}", place(key), raw[key][1])
     groups = {}
     for f in dataclasses.fields(Config):
         group = group_name(f.name)
@@ -461,13 +471,13 @@ def _build(
     for key in raw if check_use else ():
         idle = idle_option(key, values[key], config)
         if idle is not None:
-            raise MaltpyError(idle, source.get(key) or given, raw[key][1])
+            raise MaltpyError(idle, place(key), raw[key][1])
     mst = config.mst
     if is_graph_based(algorithm) and mst.training_k > 1 and mst.decode_type == "proj" and mst.order == 2:
         key = ("mst", "training_k")
         raise MaltpyError(f"mst.training_k (-mk) {mst.training_k} with mst.order (-mo) 2 and mst.decode_type (-mdt) "
                           "proj needs the k best trees of the second-order Eisner algorithm, which maltpy does not "
-                          "have yet", source.get(key) or given, raw.get(key, (None, None))[1])  # fmt: skip
+                          "have yet", place(key), raw.get(key, (None, None))[1])  # fmt: skip
     marks = [ch for ch in MARK_CHARACTERS if ch in config.graph.root_label]
     if marks and config.pproj.marks_labels:  # deprojectivizing would read the root words' label as marks
         key = ("graph", "root_label")
@@ -475,7 +485,7 @@ def _build(
             f"graph.root_label {_q(config.graph.root_label)} holds {marks[0]!r}, which pseudo-projective labels "
             f"use for their marks (pproj.marking_strategy {config.pproj.marking_strategy}, covered_root "
             f"{config.pproj.covered_root})",
-            source.get(key) or given,
+            place(key),
             raw.get(key, (None, None))[1],
         )
     return config

@@ -2,7 +2,8 @@
 
 ``-`` or no path means standard input or output. An output file is written under a temporary
 name beside it and renamed only when the command succeeds, so a failed or interrupted run
-never leaves a half-written file (and ``-i x -o x`` is safe).
+never leaves a half-written file (and ``-i x -o x`` is safe). A zip (a model) has its members
+counted before zipfile lists them.
 """
 
 from __future__ import annotations
@@ -106,9 +107,63 @@ def open_file(path: str, what: str = "file") -> BinaryIO:
     except FileNotFoundError:
         raise MaltpyError(f"no such {what}", path) from None
     except IsADirectoryError:
-        raise MaltpyError(f"is a directory, not a {what}", path) from None
+        raise MaltpyError(f"is a directory, not {_a(what)}", path) from None
     except OSError as e:
         raise MaltpyError(f"cannot read {what}: {e.strerror}", path) from None
+
+
+def _a(what: str) -> str:
+    """``what`` after its indefinite article: a model file, an option file."""
+    return f"{'an' if what[:1] in 'aeiou' else 'a'} {what}"
+
+
+#: The most members maltpy lets zipfile list of a model's zip, maltpy's or MaltParser's: a model has
+#: a few (a data split: one or two a split value); zipfile lists 100,000 in some 0.6 s.
+MAX_MEMBERS = 100_000
+#: The fewest bytes a member takes in a zip's central directory: its header, without a name, an
+#: extra field or a comment (APPNOTE 6.3, 4.3.12).
+CENTRAL_HEADER = 46
+
+
+def too_many_members(f: BinaryIO, most: int = MAX_MEMBERS) -> str | None:
+    """What says that the zip in ``f`` holds more than ``most`` members, read from its end records
+    before zipfile lists them (a file of 100 MB can hold a million, which zipfile would list in some
+    6 s and 600 MB): the number of members an end record declares, or the size of the central
+    directory it declares, which zipfile reads whole whatever that number says (46 bytes a member
+    at the least). None if neither passes ``most``, or if there is no end record (zipfile then
+    refuses the file).
+
+    APPNOTE 6.3, 4.3.16: the end record, 22 bytes and a comment of at most 65,535, ends the file;
+    4.3.14-15: the zip64 end record, and its locator right before the end record. The zip64
+    record is taken where the locator says and where Python 3.11's zipfile looks for it (right
+    before the locator), the larger of what each declares."""
+    size = f.seek(0, os.SEEK_END)
+    start = max(0, size - (22 + 0xFFFF))
+    f.seek(start)
+    tail = f.read()
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < 22:
+        return None
+    counts = [int.from_bytes(tail[at + 10 : at + 12], "little")]
+    directories = [int.from_bytes(tail[at + 12 : at + 16], "little")]
+    locator = start + at - 20
+    if locator >= 0:
+        f.seek(locator)
+        data = f.read(20)
+        if data[:4] == b"PK\x06\x07":
+            for offset in {locator - 56, int.from_bytes(data[8:16], "little")}:
+                if 0 <= offset <= size - 56:
+                    f.seek(offset)
+                    record = f.read(56)
+                    if record[:4] == b"PK\x06\x06":
+                        counts.append(int.from_bytes(record[32:40], "little"))
+                        directories.append(int.from_bytes(record[40:48], "little"))
+    count, directory = max(counts), max(directories)
+    if count > most:
+        return f"{count} members"
+    if directory > most * CENTRAL_HEADER:
+        return f"a central directory of {directory} bytes, room for {directory // CENTRAL_HEADER} members"
+    return None
 
 
 MAX_SMALL_FILE = 16 << 20  # bytes of a configuration or feature model file

@@ -101,6 +101,7 @@ from typing import BinaryIO
 
 from .conll import QUIET_SECONDS, ConllReader, format_sentence
 from .errors import MaltpyError
+from .files import too_many_members
 from .processes import (
     PROTOCOL,
     STOPPING,
@@ -203,8 +204,11 @@ def _from_model_zip(path: str, read: Callable[[zipfile.ZipFile], int], otherwise
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # zipfile would read /dev/zero without bound
             return otherwise
-        with zipfile.ZipFile(path) as z:
-            return read(z)
+        with open(path, "rb") as f:
+            if too_many_members(f) is not None:  # before zipfile lists them all
+                return otherwise
+            with zipfile.ZipFile(f) as z:
+                return read(z)
     except (OSError, zipfile.BadZipFile, KeyError, ValueError, EOFError, AttributeError, RuntimeError):
         return otherwise
 

@@ -35,7 +35,6 @@ implement is refused, naming the option and its value.
 from __future__ import annotations
 
 import io
-import os
 import posixpath
 import re
 import xml.parsers.expat
@@ -43,7 +42,6 @@ import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import BinaryIO
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,7 +53,7 @@ from .errors import MaltpyError, cut, require
 from .features import FeatureModel
 from .features.functions import NOVALUE, NULL, ROOTNODE
 from .features.spec import INTEGER_COLUMNS, parse_feature_model
-from .files import MAX_SMALL_FILE, open_file
+from .files import MAX_MEMBERS, MAX_SMALL_FILE, open_file, too_many_members
 from .javaser import Budget, JavaEnum, JavaObject, ObjectRows, Records, Rows, StreamError, read_stream
 from .learners import AtomicModel
 from .learners.divide import data_split, guide_of
@@ -70,7 +68,6 @@ from .transition import SYSTEMS
 from .transition.base import LA, RA
 
 MAX_MCO_VARIABLE = "MALTPY_MAX_MCO_BYTES"
-MAX_MEMBERS = 100_000  # a model has a few (a data split: two a split value)
 READ_CHUNK = 1 << 22  # bytes inflated at a time into a member's buffer
 INFO_SUFFIX = "_singlemalt.info"
 
@@ -135,27 +132,6 @@ def max_mco_bytes() -> int:
     return environment_bytes(MAX_MCO_VARIABLE, 512 << 20)
 
 
-def zip_entries(f: BinaryIO) -> int | None:
-    """The number of entries a zip's end record declares (its zip64 record's where it defers to
-    one), read before zipfile lists them: a file of 100 MB can declare a million entries, which
-    zipfile would list in some 6 s and 600 MB. None if there is no end record where one is
-    (APPNOTE 6.3, 4.3.16: the record, 22 bytes and a comment of at most 65,535, ends the file;
-    4.3.14-15: the zip64 record and its locator before it)."""
-    size = f.seek(0, os.SEEK_END)
-    f.seek(max(0, size - (22 + 0xFFFF)))
-    tail = f.read()
-    at = tail.rfind(b"PK\x05\x06")
-    if at < 0 or len(tail) - at < 22:
-        return None
-    count = int.from_bytes(tail[at + 10 : at + 12], "little")
-    if count == 0xFFFF and at >= 20 and tail[at - 20 : at - 16] == b"PK\x06\x07":
-        f.seek(int.from_bytes(tail[at - 12 : at - 4], "little"))
-        record = f.read(56)
-        if len(record) == 56 and record[:4] == b"PK\x06\x06":
-            count = int.from_bytes(record[32:40], "little")
-    return count
-
-
 def is_mco(path: str, data: bytes | None = None) -> bool:
     """Whether the file (or ``data``) is a zip holding a MaltParser configuration's report; also
     a zip of more entries than any model has (MAX_MEMBERS), which load_mco refuses before they
@@ -164,8 +140,7 @@ def is_mco(path: str, data: bytes | None = None) -> bool:
         with open_file(path, "model file") if data is None else io.BytesIO(data) as f:
             if f.read(4) != b"PK\x03\x04":
                 return False
-            entries = zip_entries(f)
-            if entries is not None and entries > MAX_MEMBERS:
+            if too_many_members(f) is not None:
                 return True
             f.seek(0)
             with zipfile.ZipFile(f) as z:
@@ -231,10 +206,8 @@ def read_members(path: str, data: bytes | None = None) -> Iterator[Members]:
     take compressed) before any is read."""
     limit = max_mco_bytes()
     with open_file(path, "model file") if data is None else io.BytesIO(data) as f:
-        entries = zip_entries(f)
-        require(entries is None or entries <= MAX_MEMBERS,
-                f"not a MaltParser model ({entries} members; a model has a few, maltpy reads "
-                f"{MAX_MEMBERS} at most)")  # fmt: skip
+        many = too_many_members(f)
+        require(many is None, f"not a MaltParser model ({many}; a model has a few, maltpy reads {MAX_MEMBERS} at most)")
         try:
             z = zipfile.ZipFile(f)
         except _READ_ERRORS as e:
@@ -267,9 +240,23 @@ def read_members(path: str, data: bytes | None = None) -> Iterator[Members]:
 def load_mco(path: str, data: bytes | None = None):
     """The parser.Model of the MaltParser model file at ``path`` (or in ``data``), every part
     checked; MaltpyError naming the file and what is wrong."""
+    with _reading(path), read_members(path, data) as members:
+        return _load(members)
+
+
+def saved_options(path: str) -> dict[tuple[str, str], str]:
+    """The saved options of the MaltParser configuration at ``path`` (a model's, or what
+    MaltParser's proj mode saves for its deproj mode: the options and the symbol tables), as
+    ``read_options`` gives them; MaltpyError naming the file and what is wrong."""
+    with _reading(path), read_members(path) as members:
+        return read_options(members.text("savedoptions.sop"), f"{members.name}/savedoptions.sop")
+
+
+@contextmanager
+def _reading(path: str) -> Iterator[None]:
+    """What goes wrong in reading the .mco at ``path`` as a MaltpyError naming it."""
     try:
-        with read_members(path, data) as members:
-            return _load(members)
+        yield
     except MCOError as e:
         raise MaltpyError(f"damaged MaltParser model: {e}", path) from None
     except StreamError as e:

@@ -6,6 +6,7 @@ them: test_damaged_models.py."""
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 
 import numpy as np
@@ -16,6 +17,7 @@ import maltpy
 from maltpy.archive import ARCHIVE_VARIABLE, Archive, npz_bytes, write_archive
 from maltpy.blend import Blend, Weights, write_blend
 from maltpy.errors import MaltpyError
+from maltpy.files import MAX_MEMBERS
 
 CONLLX = DATA / "conllx"
 SWEMALT_TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
@@ -83,6 +85,20 @@ def test_a_liblinear_model_of_dense_weights_loads_and_parses(tmp_path):
     assert right > 0.65 * sum(map(len, gold))  # LAS 68.9; MaltParser's default solver (-s 4) 69.6
 
 
+@pytest.mark.parametrize("solver", ["0", "2", "7"])
+def test_dense_liblinear_weights_are_read_back_as_learned(tmp_path, solver):
+    # -s 0 (logistic regression), -s 2 (SVM, primal) and -s 7 (logistic regression, dual) give
+    # every feature a weight for every class: the column indices pack over 200:1, past the 100:1
+    # the reader once took for a bomb, so that maltpy wrote models it refused
+    model = maltpy.learn(EXAMPLE / "en-train.conllu", options=f"-s {solver}")
+    path = tmp_path / "m.mpm"
+    model.save(path)
+    size, packed = declared(path)["classifiers/000.npz/indices.npy"]
+    assert size > 200 * packed
+    test = (EXAMPLE / "en-test.conllu").read_text(encoding="utf-8")
+    assert maltpy.load_model(path).parse_conll(test) == model.parse_conll(test)
+
+
 def test_everything_read_of_one_archive_spends_one_budget(example_model, monkeypatch):
     # the example's LIBLINEAR model reads every member and every array once
     total = sum(size for size, _ in declared(example_model).values())
@@ -145,3 +161,89 @@ def test_a_model_that_is_no_regular_file_is_one_error_line(tmp_path):
                        "--member", "-m /dev/zero")  # fmt: skip
     assert_one_line_error(blend, "/dev/zero")
     assert not (tmp_path / "b.mpm").exists()
+
+
+def many_members(count: int, declared: int) -> bytes:
+    """A zip of ``count`` empty members whose end record declares ``declared`` (a zip64 end record
+    where that is past 0xFFFF): zipfile lists what the central directory holds, whatever the end
+    record says."""
+    names = [b"%07d" % i for i in range(count)]
+    local = b"".join(struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 0, 0, 0, 0, 0, 0, 7, 0) + name for name in names)
+    directory = b"".join(struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0, 0,
+                                     37 * i) + name for i, name in enumerate(names))  # fmt: skip
+    end = b""
+    if declared > 0xFFFF:
+        at = len(local) + len(directory)
+        end = struct.pack("<IQHHIIQQQQ", 0x06064B50, 44, 45, 45, 0, 0, declared, declared, len(directory), len(local))
+        end += struct.pack("<IIQI", 0x07064B50, 0, at, 1)
+    short = min(declared, 0xFFFF)
+    return local + directory + end + struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, short, short, len(directory),
+                                                 len(local), 0)  # fmt: skip
+
+
+@pytest.fixture
+def listed(monkeypatch) -> list[int]:
+    """The number of members of each zip whose central directory zipfile lists from here on."""
+    counts = []
+    real = zipfile.ZipFile._RealGetContents
+
+    def listing(self) -> None:
+        real(self)
+        counts.append(len(self.filelist))
+
+    monkeypatch.setattr(zipfile.ZipFile, "_RealGetContents", listing)
+    return counts
+
+
+@pytest.mark.parametrize(
+    "count, declared, message",
+    [
+        (3, 1_000_000, "1000000 members"),  # as many as its zip64 end record declares
+        # as many as its central directory holds, whatever its end record declares
+        (MAX_MEMBERS + 20_000, 5, f"a central directory of {53 * (MAX_MEMBERS + 20_000)} bytes, room for"),
+    ],
+)
+def test_a_zip_of_more_members_than_a_model_has_is_refused_before_they_are_listed(
+    example_model, tmp_path, listed, count, declared, message
+):
+    zip_bytes = many_members(count, declared)
+    assert len(zipfile.ZipFile(io.BytesIO(zip_bytes)).namelist()) == count  # zipfile alone lists them all
+    many = tmp_path / "many.mpm"
+    many.write_bytes(zip_bytes)
+    with pytest.raises(MaltpyError, match=f"not a maltpy model \\({message}.*maltpy reads {MAX_MEMBERS} at most"):
+        Archive(str(many))
+    # as a blend's member, which is read as a maltpy archive (a model named alone may be an .mco,
+    # whose reader counts the same way)
+    blend = tmp_path / "blend.mpm"
+    write_blend(str(blend), Blend([maltpy.load_model(example_model)] * 2, Weights.equal(2), "non-projective", {}))
+    with zipfile.ZipFile(blend) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    files["members/01.mpm"] = zip_bytes
+    with zipfile.ZipFile(blend, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    for model in (many, blend):
+        listed.clear()
+        with pytest.raises(MaltpyError, match=message):
+            maltpy.load_model(model)
+        assert max(listed, default=0) < 10  # the blend's own members, and its first member's
+    from maltpy.jobs import model_bytes  # --jobs looks into a model before any worker loads it
+
+    listed.clear()
+    assert model_bytes(str(many)) == 0 and listed == []
+
+
+def test_an_npz_member_of_more_arrays_than_maltpy_writes_is_refused_before_they_are_listed(
+    example_model, tmp_path, listed
+):
+    with zipfile.ZipFile(example_model) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    files["classifiers/000.npz"] = many_members(3, 1_000_000)
+    path = tmp_path / "m.mpm"
+    with zipfile.ZipFile(path, "w") as z:
+        for name, data in files.items():
+            z.writestr(name, data)
+    listed.clear()
+    with pytest.raises(MaltpyError, match=r"classifiers/000.npz is not a NumPy archive \(1000000 members"):
+        maltpy.load_model(path)
+    assert max(listed) == len(files)  # the model's own members alone

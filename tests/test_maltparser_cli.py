@@ -7,11 +7,12 @@ import os
 import shutil
 
 import pytest
-from conftest import DATA, SHARED, SWEMALT, requires_shared, run_maltpy
+from conftest import DATA, SHARED, SWEMALT, assert_one_line_error, requires_shared, run_in_process, run_maltpy
 
 from maltpy.cli import main
 
 MCO = SHARED / "reference" / "maltparser-mco" / "sv-nivreeager-liblinear-malt1.9.2.mco"
+MCO_HEAD_PATH = MCO.with_name("sv-nivreeager-pp_head_path-liblinear-malt1.9.2.mco")  # saved: -pp head+path
 MCO_TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"  # MANIFEST.tsv's test file of MCO
 EXAMPLES = DATA / "maltparser-examples"
 TRAIN, TEST = EXAMPLES / "talbanken05_train.conll", EXAMPLES / "talbanken05_test.conll"
@@ -139,7 +140,9 @@ def test_proj_and_deproj_modes(tmp_path):
         (["-c", "swe", "-w", "nowhere"], "-w nowhere: no such folder"),
         (["-c", "swe", "-m", "unpack"], "-m unpack: MaltParser's unpack mode has no maltpy counterpart"),
         (["-c", "swe", "-m", "frobnicate"], "-m frobnicate: not one of MaltParser's modes"),
-        (["-c", "swe", "-m", "deproj"], "-m deproj needs -pp"),
+        (["-c", "swe", "-m", "deproj"], "-m deproj needs the marking strategy: no swe.mco or swe.mpm saved one"),
+        (["-m", "deproj"], "-m deproj needs -c NAME (the marking strategy NAME.mco saved) or -pp"),
+        (["-c", "swe", "-m", "info", "-a", "bogus"], "singlemalt.parsing_algorithm: 'bogus' is not one of"),
         (["-c", "swe", "-if", "malttab"], "-if malttab: maltpy reads and writes conllx and conllu only"),
         (["-c", "swe", "-ic", "ISO-8859-1"], "-ic ISO-8859-1: maltpy reads and writes UTF-8 only"),
         (["-c", "swe", "-if", "conllx", "-of", "conllu.xml"], "-of conllu.xml: maltpy writes in the input's format"),
@@ -158,3 +161,69 @@ def test_maltpys_own_command_lines_stay_maltpys(capfd):
     assert main(["--version"]) == 0 and capfd.readouterr().out.startswith("maltpy, version")
     assert main(["--threads", "1", "--help"]) == 0 and "Commands:" in capfd.readouterr().out
     assert main(["frobnicate"]) == 2 and "No such command" in capfd.readouterr().err
+
+
+@requires_shared
+def test_deproj_takes_the_marking_strategy_the_configuration_saved(tmp_path, learned):
+    # MaltParser's deproj mode reads -pp from NAME.mco's saved options, over the command line's
+    # (a saved option wins there); the strategy matters: head+path's marks read as path's are not
+    # these trees
+    shutil.copy(MCO_HEAD_PATH, tmp_path / "hp.mco")
+    shutil.copy(learned[0], tmp_path / "tal.mpm")  # maltpy's, learned with -pp path
+    for strategy, name, other in (("head+path", "hp", "baseline"), ("path", "tal", "head")):
+        projected = tmp_path / f"{name}.proj.conll"
+        assert run_in_process("proj", "-q", "-pp", strategy, "-i", TRAIN, "-o", projected).returncode == 0
+        assert run_in_process("deproj", "-q", "-pp", other, "-i", projected).stdout != TRAIN.read_bytes()
+        result = run_in_process("-c", name, "-w", tmp_path, "-m", "deproj", "-i", projected, "-v", "off")
+        assert result.returncode == 0 and result.stderr == b"" and result.stdout == TRAIN.read_bytes()
+        result = run_in_process("-c", name, "-w", tmp_path, "-m", "deproj", "-pp", other, "-i", projected, "-v", "off")
+        assert result.stdout == TRAIN.read_bytes()
+        assert result.stderr == b"maltpy: warning: -m deproj does not use -pp: ignored\n"
+
+
+OPTION_FILE = """<?xml version="1.0" encoding="UTF-8"?>
+<experiment>
+  <optioncontainer>
+    <optiongroup groupname="config">
+      <option name="name" value="{name}"/>
+    </optiongroup>
+    <optiongroup groupname="{group}">
+      <option name="{option}" value="{value}"/>
+    </optiongroup>
+  </optioncontainer>
+</experiment>
+"""
+
+
+@pytest.mark.parametrize(
+    "mode, group, option, value, message",
+    [
+        ("learn", "singlemalt", "parsing_algorithm", "bogus", "singlemalt.parsing_algorithm: 'bogus' is not one of"),
+        ("learn", "nivre", "allow_root", "maybe", "nivre.allow_root: expected true or false, not 'maybe'"),
+        ("learn", "lib", "options", "-s 99", "lib.options: -s 99 is outside 0..1"),  # libsvm's, -l on the command line
+        ("parse", "nivre", "enforce_tree", "maybe", "nivre.enforce_tree: expected true or false"),
+        ("proj", "pproj", "marking_strategy", "headpath", "pproj.marking_strategy: 'headpath' is not one of"),
+        ("deproj", "pproj", "marking_strategy", "headpath", "pproj.marking_strategy: 'headpath' is not one of"),
+        ("learn", "input", "format", "malttab", "input-format malttab: maltpy reads and writes conllx and conllu"),
+    ],
+)
+def test_an_option_files_bad_value_is_reported_at_its_file_and_line(tmp_path, mode, group, option, value, message):
+    path = tmp_path / "options.xml"
+    path.write_text(OPTION_FILE.format(name="tal", group=group, option=option, value=value))
+    result = run_in_process("-f", path, "-m", mode, "-l", "libsvm", "-i", TRAIN, "-w", tmp_path)
+    assert message in assert_one_line_error(result, f"{path}:8: ")
+    assert os.listdir(tmp_path) == ["options.xml"]
+
+
+def test_a_configuration_name_from_an_option_file_is_its_files(tmp_path):
+    path = tmp_path / "options.xml"
+    path.write_text(OPTION_FILE.format(name="nowhere", group="nivre", option="enforce_tree", value="true"))
+    result = run_in_process("-f", path, "-w", tmp_path, "-i", TRAIN)
+    message = f"no model {tmp_path / 'nowhere.mco'} or {tmp_path / 'nowhere.mpm'}"
+    assert assert_one_line_error(result, f"{path}:5: ") == f"maltpy: error: {path}:5: {message}\n"
+
+
+def test_an_option_file_that_is_a_directory(tmp_path):
+    result = run_in_process("-f", tmp_path)
+    message = assert_one_line_error(result, f"{tmp_path}: ")
+    assert message == f"maltpy: error: {tmp_path}: is a directory, not an option file\n"

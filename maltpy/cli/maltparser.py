@@ -15,11 +15,13 @@ by default. Here each mode becomes a maltpy command line, which then runs as if 
     info     maltpy info    -m DIR/NAME.mco|.mpm
     convert  maltpy convert [-i IN] [-o OUT] [--format F] --to F
     proj     maltpy proj    [-i IN] [-o OUT] [--format F] -pp S [-pcr C] [-plo O]
-    deproj   maltpy deproj  [-i IN] [-o OUT] [--format F] -pp S
+    deproj   maltpy deproj  [-i IN] [-o OUT] [--format F] -pp S  (S: NAME.mco's or NAME.mpm's, else -pp's)
 
 An option that MaltParser takes and maltpy does not is an error; one that maltpy takes but the
 mode does not use (a learning option when parsing, where MaltParser lets the model's saved
-setting win) is ignored with a warning.
+setting win) is ignored with a warning. Every value given is checked as MaltParser checks it
+when it reads it, in any mode, by the rules of maltpy's configuration; an error names the option
+file and line where the value was given there.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import os
 import xml.parsers.expat
 from dataclasses import dataclass
 
-from ..config import OPTIONS
+from ..config import OPTIONS, config_from_dict, load_config
 from ..conll import FORMATS
 from ..errors import MaltpyError, quote
 from ..files import read_file
@@ -126,6 +128,7 @@ def maltpy_arguments(argv: list[str]) -> list[str]:
     option_file = given.pop(("system", "option_file"), None)
     if option_file is not None:
         given = {**read_option_file(option_file.value), **given}
+    _check_configuration(given)
     options = Options(given)
     options.get(("config", "name"))  # every mode names a configuration in MaltParser, some leave it unused
     options.get(("config", "workingdir"))
@@ -214,6 +217,16 @@ def read_option_file(path: str) -> dict[Key, Given]:
     return given
 
 
+def _check_configuration(given: dict[Key, Given]) -> None:
+    """The configuration's options given (every mode's: MaltParser checks each value as it reads
+    it), checked by the rules of maltpy's configuration, an error naming the option file and line
+    where the option was given there (the maltpy command they become has only a command line)."""
+    values = {key: _format(g) if key == ("input", "format") else g.value
+              for key, g in given.items() if key in OPTIONS}  # fmt: skip
+    places = {key: (g.file, g.line) for key, g in given.items() if key in OPTIONS and g.file != COMMAND_LINE}
+    load_config(None, values, places=places)
+
+
 def _flagged(flag: str, shown: str) -> Key:
     if flag in _BY_FLAG:
         return _BY_FLAG[flag]
@@ -291,13 +304,41 @@ def _proj(options: Options, quiet: list[str]) -> list[str]:
 
 
 def _deproj(options: Options, quiet: list[str]) -> list[str]:
-    """MaltParser's deproj mode, which takes -pp from NAME.mco's saved options; here from the
-    command line."""
-    strategy = options.value(("pproj", "marking_strategy"))
-    if strategy is None:
-        raise MaltpyError("-m deproj needs -pp: maltpy takes the marking strategy from the command line, "
-                          "not from the configuration's saved options", COMMAND_LINE)  # fmt: skip
-    return ["deproj", *_input(options), *_output(options), *_same_format(options), "-pp", strategy, *quiet]
+    """MaltParser's deproj mode, with the marking strategy the configuration NAME saved (NAME.mco,
+    as MaltParser's proj mode saves it or a model; or maltpy's NAME.mpm), which wins over -pp as a
+    saved option does in MaltParser; -pp where there is no such file (maltpy's proj mode saves
+    none)."""
+    streams = [*_input(options), *_output(options), *_same_format(options)]
+    given = options.given.get(("config", "name"))
+    model = None if given is None else _saved_model(options)
+    if model is not None:
+        strategy = _saved_marking_strategy(model)  # -pp, if given, is reported unused
+    else:
+        strategy = options.value(("pproj", "marking_strategy"))
+        if strategy is None and given is None:
+            raise MaltpyError("-m deproj needs -c NAME (the marking strategy NAME.mco saved) or -pp", COMMAND_LINE)
+        if strategy is None:
+            stem = _model_stem(options)
+            raise MaltpyError(f"-m deproj needs the marking strategy: no {quote(stem + '.mco')} or "
+                              f"{quote(stem + '.mpm')} saved one, and no -pp gives it",
+                              given.file, given.line)  # fmt: skip
+    return ["deproj", *streams, "-pp", strategy, *quiet]
+
+
+def _saved_marking_strategy(path: str) -> str:
+    """The marking strategy of the configuration saved at ``path``: an .mco's saved option
+    (MaltParser's default, none, if it has none), a maltpy model's configuration."""
+    from ..mco import is_mco, saved_options
+    from ..model_archive import open_archive
+
+    key = ("pproj", "marking_strategy")
+    if is_mco(path):
+        return load_config(None, {key: saved_options(path).get(key, "none")}, given=path).pproj.marking_strategy
+    with open_archive(path) as archive:
+        if "config" not in archive.manifest:
+            raise MaltpyError("a blend of models, which has no one marking strategy: -m deproj takes none from it",
+                              path)  # fmt: skip
+        return config_from_dict(archive.manifest["config"], path).pproj.marking_strategy
 
 
 _MODES = {"learn": _learn, "parse": _parse, "info": _info, "convert": _convert, "proj": _proj, "deproj": _deproj}
@@ -328,12 +369,22 @@ def _model_stem(options: Options) -> str:
 
 
 def _find_model(options: Options) -> str:
-    """NAME.mco (MaltParser's) or NAME.mpm (maltpy's) in the working directory; the newer if
-    both are there (a model learned here after MaltParser's), saying so."""
+    """NAME.mco (MaltParser's) or NAME.mpm (maltpy's) in the working directory
+    (``_saved_model``); an error if neither is there."""
+    found = _saved_model(options)
+    if found is None:
+        stem, name = _model_stem(options), options.given[("config", "name")]
+        raise MaltpyError(f"no model {quote(stem + '.mco')} or {quote(stem + '.mpm')}", name.file, name.line)
+    return found
+
+
+def _saved_model(options: Options) -> str | None:
+    """NAME.mco or NAME.mpm in the working directory, the newer if both are there (a model learned
+    here after MaltParser's), saying so; None if neither is."""
     stem = _model_stem(options)
     found = [path for path in (stem + ".mpm", stem + ".mco") if os.path.isfile(path)]
     if not found:
-        raise MaltpyError(f"no model {quote(stem + '.mco')} or {quote(stem + '.mpm')}", COMMAND_LINE)
+        return None
     newest = max(found, key=lambda path: os.stat(path).st_mtime_ns)  # a tie: the first, NAME.mpm
     if len(found) == 2:
         other = found[1] if newest == found[0] else found[0]
