@@ -538,6 +538,8 @@ class _Decisions:
             return name, None
         require(len(pieces) == len(self.parts) and pieces[1] != "",
                 f"decision table: {cut(symbol, 100)!r} does not have the parts {'+'.join(self.parts)}")  # fmt: skip
+        require(all(valid_label(piece) for piece in pieces[1:]),
+                f"decision table: {cut(symbol, 100)!r} has a label that is not CoNLL field text")  # fmt: skip
         label = pieces[1]
         marks = dict(zip(self.parts[2:], pieces[2:]))
         lifted, path, covered = (marks.get(p, "#false#") for p in PP_PARTS)

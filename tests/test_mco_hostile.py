@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import SHARED, SWEMALT, requires_shared
+from in_process import call_main
 
 import maltpy
 from maltpy.cli import main
@@ -613,6 +614,27 @@ CASES: dict[str, Case] = {
     "shift-with-a-label": Case(sym_table_line(DECISIONS, "9999\tSH~SS"), "'SH~SS' has a label without an arc"),
     "arc-without-a-label": Case(sym_table_line(DECISIONS, "9999\tLA"), "'LA' does not have the parts"),
     "class-twice": Case(sym_table_line(DECISIONS, "9999\tLA~SS"), "symbol 'LA~SS' given twice"),
+    # a symbol a parse would write into a CoNLL file, or read a field as, is CoNLL field text (issue 44)
+    **{
+        f"decision-{name}": Case(
+            text_changed(LIBLINEAR, "symboltables.sym", "\n13\tLA~SS\n", f"\n13\t{symbol}\n"),
+            "symboltables.sym:173: a symbol that is not CoNLL field text",
+        )
+        for name, symbol in [("with-a-tab", "LA~SS\tX"), ("with-a-cr", "LA~SS\r"), ("with-a-nul", "LA~S\0S"),
+                             ("with-an-esc", "LA~\x1b[2JSS"), ("with-a-del", "LA~SS\x7f"),
+                             ("blank-before", " LA~SS"), ("blank-after", "LA~SS "), ("empty", "")]
+    },  # fmt: skip
+    "decision-label-blank-inside": Case(
+        text_changed(LIBLINEAR, "symboltables.sym", "\n13\tLA~SS\n", "\n13\tLA~ SS\n"),
+        "'LA~ SS' has a label that is not CoNLL field text",
+    ),
+    "deprel-with-a-tab": Case(sym_table_line("DEPREL", "9999\tSS\tX"), "a symbol that is not CoNLL field text"),
+    "form-with-an-esc": Case(sym_table_line("FORM", "99999\toch\x1b]0;x\x07"), "a symbol that is not CoNLL field text"),
+    "postag-blank-after": Case(sym_table_line("POSTAG", "9999\tNN "), "a symbol that is not CoNLL field text"),
+    "table-name-blank-after": Case(
+        text_changed(LIBLINEAR, "symboltables.sym", "\tFEATS\t1\t1\tone", "\tFEATS \t1\t1\tone"),
+        "symboltables.sym:3: a table name that is not CoNLL field text",
+    ),
     "label-not-in-the-decision-table": Case(
         changed(LIBLINEAR, MOO, array_item("[I", "i", 0, 9999)), "class code \\[9999\\] is not in the decision table"
     ),
@@ -926,6 +948,31 @@ def test_a_crafted_mco_is_one_error_line_in_bounded_memory_and_time(tmp_path, ca
     assert_one_error_line(run.status, run.stderr, crafted, CASES[case].says)
     assert run.peak_kb < PEAK_LIMIT_KB, f"peak {run.peak_kb >> 10} MB, {run.cpu_s:.1f} s of CPU"
     assert [p.name for p in tmp_path.iterdir()] == ["crafted.mco"]
+
+
+@pytest.mark.parametrize("case", ["decision-with-a-tab", "decision-label-blank-inside", "form-with-an-esc"])
+def test_no_writer_writes_a_symbol_that_is_not_conll_field_text(tmp_path, case):
+    # convert-model and a blend's member read the .mco as parse does: what the archive reader would
+    # refuse as "a label that is not CoNLL field text" is refused here, and no archive is written
+    crafted = tmp_path / "crafted.mco"
+    CASES[case].make(crafted)
+    train, held_out = (SWEMALT / "gold" / f"sv-stb-dep-mini-{part}.conll" for part in ("train", "test-00"))
+    for args in (["convert-model", crafted, "-o", tmp_path / "converted.mpm"],
+                 ["blend", "-i", train, "--held-out", held_out, "-m", tmp_path / "blend.mpm",
+                  "--member", f"-m {crafted}", "--member", "-a nivreeager"]):  # fmt: skip
+        r = call_main(*args)
+        assert r.stdout == b"", r.stdout
+        assert_one_error_line(r.returncode, r.stderr.decode(), crafted, CASES[case].says)
+        assert [p.name for p in tmp_path.iterdir()] == ["crafted.mco"]
+
+
+def test_info_shows_a_saved_option_without_its_escape_sequence(tmp_path):
+    crafted = tmp_path / "crafted.mco"
+    option(LIBLINEAR, "config", "flowchart", "learn\x1b]0;owned\x07\x1b[2J")(crafted)
+    r = call_main("info", "-m", crafted)
+    assert r.returncode == 0, r.stderr
+    assert b"\x1b" not in r.stdout and b"\x07" not in r.stdout
+    assert b"config flowchart" in r.stdout and b"learn\\x1b]0;owned\\x07\\x1b[2J" in r.stdout
 
 
 @pytest.mark.parametrize("case", ["moo-cut-in-a-weight-row", "moo-a-gadget", "learner-a-java-class",
