@@ -787,9 +787,10 @@ def _check_keys(keys: np.ndarray, positions: list[int], values: _Values, member:
     code = keys & ((1 << 48) - 1)
     require(bool(((position >= 1) & (position <= len(positions))).all()),
             f"{member}: a key of a feature beyond the feature vector's {len(positions)}")  # fmt: skip
-    for p in np.unique(position).tolist():
-        known = np.fromiter(values.codes(positions[p - 1]), dtype=np.int64)
-        outside = code[(position == p) & ~np.isin(code, known)]
+    features = np.unique(position).tolist()
+    codes = {p: values.codes(positions[p - 1]) for p in features}  # a feature without its table first
+    for p in features:
+        outside = code[(position == p) & ~np.isin(code, np.fromiter(codes[p], dtype=np.int64))]
         if len(outside):
             feature = values.fm.specs[positions[p - 1]].feature
             raise ValueError(f"{member}: a key of code {int(outside[0])} for feature {p} ({cut(str(feature), 100)}), "

@@ -782,8 +782,14 @@ CASES: dict[str, Case] = {
     ),  # fmt: skip
     "one-row-for-2-million-features": Case(
         changed(LIBLINEAR, MOO, shared_row(2_000_000)),
-        "odm0.liblinear.moo: values that would take more than 512 MB",
+        "odm0.liblinear.moo: weights of 2000000 features, where odm0.liblinear.map maps 10921",
         True,
+    ),
+    "one-row-for-every-feature": Case(  # the map's width: what the row becomes is spent from the budget
+        changed(LIBLINEAR, MOO, shared_row(NR_FEATURE)),
+        "odm0.liblinear.moo: values that would take more than 16 MB",
+        True,
+        most=16 << 20,
     ),
     "symbol-table-of-blank-lines": Case(
         changed(LIBLINEAR, "symboltables.sym", lambda d: d + b"\n" * (300 << 20)),
@@ -861,7 +867,8 @@ CASES: dict[str, Case] = {
         "w is not a double\\[\\]|not an earlier row of this array",
     ),  # fmt: skip
     "rows-fewer-than-features": Case(
-        changed(LIBLINEAR, MOO, put(utf(LIBLINEAR_MODEL), "i", 10**8, skip=12)), "not a weight row a feature"
+        changed(LIBLINEAR, MOO, put(utf(LIBLINEAR_MODEL), "i", 10**8, skip=12)),
+        "odm0.liblinear.moo: weights of 100000000 features, where odm0.liblinear.map maps 10921",
     ),
     "map-key-a-reference-to-a-string": Case(
         changed(
