@@ -945,7 +945,7 @@ def _libsvm(parts: _Parts, member: str, map_member: str, feature_of: np.ndarray)
             f"{member}: a support vector node of a feature index beyond the map's {width}")  # fmt: skip
     feature = feature_of[sv_ind]
     vector = np.repeat(np.arange(count, dtype=np.int64), np.diff(sv_ptr))[feature > 0]
-    pairs = vector * len(feature_of) + feature[feature > 0]
+    pairs = vector * (int(feature_of.max()) + 1) + feature[feature > 0]  # (support vector, feature)
     require(len(np.unique(pairs)) == len(pairs),
             f"{member}: a support vector of two values of one feature, as {map_member} numbers them: one of "
             f"the two is another model's")  # fmt: skip
