@@ -46,13 +46,13 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .archive import _READ_ERRORS, MAX_RATIO
+from .archive import _READ_ERRORS, MANIFEST, MAX_RATIO
 from .config import config_from_dict
 from .conll import valid_label
 from .errors import MaltpyError, cut, require
 from .features import FeatureModel
 from .features.functions import NOVALUE, NULL, ROOTNODE
-from .features.spec import INTEGER_COLUMNS, parse_feature_model
+from .features.spec import INTEGER_COLUMNS, MULTI_VALUED, parse_feature_model
 from .files import MAX_MEMBERS, MAX_SMALL_FILE, open_file, too_many_members
 from .javaser import Budget, JavaEnum, JavaObject, ObjectRows, Records, Rows, StreamError, read_stream
 from .learners import AtomicModel
@@ -70,6 +70,9 @@ from .transition.base import LA, RA
 MAX_MCO_VARIABLE = "MALTPY_MAX_MCO_BYTES"
 READ_CHUNK = 1 << 22  # bytes inflated at a time into a member's buffer
 INFO_SUFFIX = "_singlemalt.info"
+#: How the names of an .mco's members end (in its folder): the report, the saved options, the
+#: symbol tables, a classifier.
+MALTPARSER_MEMBERS = (INFO_SUFFIX, "savedoptions.sop", "symboltables.sym", ".moo")
 
 #: The classes a stream may hold (besides javaser.BOXES), with the SolverType of both packages.
 LIBLINEAR_CLASSES = frozenset({"org.maltparser.ml.lib.MaltLiblinearModel", "liblinear.SolverType",
@@ -133,20 +136,30 @@ def max_mco_bytes() -> int:
 
 
 def is_mco(path: str, data: bytes | None = None) -> bool:
-    """Whether the file (or ``data``) is a zip holding a MaltParser configuration's report; also
-    a zip of more entries than any model has (MAX_MEMBERS), which load_mco refuses before they
-    are listed."""
+    """Whether the file (or ``data``) is a zip of a MaltParser configuration, whole or not, so
+    that load_mco, not the maltpy archive reader, says what is wrong with it: a zip listing a
+    member that MaltParser names (MALTPARSER_MEMBERS) in a folder and no maltpy manifest; a zip of
+    more entries than any model has (MAX_MEMBERS), which load_mco refuses before they are listed;
+    a zip that cannot be listed (cut short: no end record) whose first member, in its local
+    header, lies in a folder (APPNOTE 4.3.7: its name at byte 30; maltpy's archives begin with
+    their manifest)."""
     try:
         with open_file(path, "model file") if data is None else io.BytesIO(data) as f:
-            if f.read(4) != b"PK\x03\x04":
+            header = f.read(30)
+            if header[:4] != b"PK\x03\x04" or len(header) < 30:
                 return False
+            first = f.read(int.from_bytes(header[26:28], "little"))
             if too_many_members(f) is not None:
                 return True
             f.seek(0)
-            with zipfile.ZipFile(f) as z:
-                return any(name.endswith(INFO_SUFFIX) for name in z.namelist()[:10_000])
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+            try:
+                with zipfile.ZipFile(f) as z:
+                    names = z.namelist()[:10_000]
+            except _READ_ERRORS:
+                return b"/" in first
+    except (OSError, ValueError, EOFError):
         return False
+    return MANIFEST not in names and any("/" in n and n.rsplit("/", 1)[1].endswith(MALTPARSER_MEMBERS) for n in names)
 
 
 # --- the archive -----------------------------------------------------------------------------
@@ -211,7 +224,8 @@ def read_members(path: str, data: bytes | None = None) -> Iterator[Members]:
         try:
             z = zipfile.ZipFile(f)
         except _READ_ERRORS as e:
-            raise ValueError(f"not a readable zip archive ({cut(e)})") from None
+            raise ValueError(f"a damaged or truncated .mco: not a readable zip archive ({cut(e)}; "
+                             "a file cut short?)") from None
         with z:
             all_infos = [i for i in z.infolist() if not i.filename.endswith("/")]
             require(0 < len(all_infos) <= MAX_MEMBERS, "not a MaltParser model (no members, or too many)")
@@ -277,7 +291,9 @@ def _load(members: Members):
     from .parser import Model
 
     infos = [m for m in members.infos if m.endswith(INFO_SUFFIX)]
-    require(len(infos) == 1, "not a MaltParser model (no <name>_singlemalt.info report, or several)")
+    require(len(infos) <= 1, f"not a MaltParser model (several reports: {cut(', '.join(sorted(infos)), 100)})")
+    require(len(infos) == 1, f"{members.name}/{members.name}{INFO_SUFFIX} is missing (MaltParser's report on the "
+                             f"configuration, which names the release that wrote it)")  # fmt: skip
     info = members.text(infos[0])
     release = writing_release(info, f"{members.name}/{infos[0]}")
     version = ".".join(map(str, release))
@@ -298,10 +314,10 @@ def _load(members: Members):
     values = _Values(fm, tables, config.singlemalt.null_value)
     g = config.guide
     split = data_split(fm, g.data_split_column, g.data_split_structure, g.data_split_threshold)
-    learner = g.learner
+    parts = _Parts(members, release, g.learner, values, decisions)
     models = {}
     if g.data_split_column is None:
-        models["main"] = _classifier(members, "odm0", "main", learner, list(range(len(fm))), values, decisions, 0)
+        models["main"] = _classifier(parts, "odm0", "main", list(range(len(fm))), 0)
     else:
         table = tables.get(g.data_split_column)
         require(table is not None, f"no symbol table of the data split's column {g.data_split_column}")
@@ -309,16 +325,15 @@ def _load(members: Members):
         for code, count in _divisions(members.text("odm0.dsm")):
             if code == -1:
                 if count > 0:
-                    models["master"] = _classifier(members, "odm0", "master", learner, list(range(len(fm))),
-                                                   values, decisions, count)  # fmt: skip
+                    models["master"] = _classifier(parts, "odm0", "master", list(range(len(fm))), count)
                 continue
             value = _symbol(table, code)
             require(value is not None, f"odm0.dsm: split value code {code} is not in table {g.data_split_column}")
-            models[f"split:{value}"] = _classifier(members, f"odm0.{code:03d}", f"split:{value}", learner, reduced,
-                                                   values, decisions, count)  # fmt: skip
+            models[f"split:{value}"] = _classifier(parts, f"odm0.{code:03d}", f"split:{value}", reduced, count)
         if "master" in models:
             models["master"] = models.pop("master")  # the last, as maltpy's archives keep it
         require(models, "odm0.dsm lists no classifier")
+    _check_classes(models, decisions, f"odm0.{LEARNER_FILES[g.learner]}.moo")
     statistics = {
         "treebank": f"unknown: a MaltParser {version} model",
         "maltparser_version": version,
@@ -516,6 +531,8 @@ class _Decisions:
             return name, None
         require(len(pieces) == len(self.parts) and pieces[1] != "",
                 f"decision table: {cut(symbol, 100)!r} does not have the parts {'+'.join(self.parts)}")  # fmt: skip
+        require(all(valid_label(piece) for piece in pieces[1:]),
+                f"decision table: {cut(symbol, 100)!r} has a label that is not CoNLL field text")  # fmt: skip
         label = pieces[1]
         marks = dict(zip(self.parts[2:], pieces[2:]))
         lifted, path, covered = (marks.get(p, "#false#") for p in PP_PARTS)
@@ -542,8 +559,21 @@ class _Values:
         #: table (a model's features read FORM and POSTAG at many places), so that what the values
         #: take is bounded by the symbol tables (COST_SYMBOL), whatever the number of features
         self._of_table: dict[tuple[str, bool, str | None], dict[int, tuple]] = {}
+        self._codes_of_table: dict[str, set[int]] = {}
         for spec in fm.specs:
             table_name(spec.feature)  # ValueError for a feature maltpy does not read as MaltParser does
+
+    def codes(self, position: int) -> set[int]:
+        """The codes MaltParser may give the feature at ``position`` (0-based): its values' codes,
+        and every code of its symbol table, null values included (a Merge of nulls, which maltpy
+        leaves out, has a code)."""
+        name = table_name(self.fm.specs[position].feature)
+        found = self._codes_of_table.get(name)
+        if found is None:
+            table = self.tables.get(name)
+            found = set() if table is None else set(table.symbols) | set(_null_symbols(table.null_strategy))
+            self._codes_of_table[name] = found
+        return found | set(self.of(position))
 
     def of(self, position: int) -> dict[int, tuple]:
         """code -> values of the feature at ``position`` (0-based)."""
@@ -689,37 +719,83 @@ def _boxed(items: list, member: str) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(classes), np.concatenate(numbers)
 
 
-def _classifier(members: Members, stem: str, name: str, learner: str, positions: list[int], values: _Values,
-                decisions: _Decisions, instances: int) -> AtomicModel:  # fmt: skip
+@dataclass
+class _Parts:
+    """What each classifier of an .mco is read against: the members, the release that wrote them,
+    the learner, the values of the symbol tables' codes and the decision table."""
+
+    members: Members
+    release: tuple[int, ...]
+    learner: str
+    values: _Values
+    decisions: _Decisions
+
+
+def _classifier(parts: _Parts, stem: str, name: str, positions: list[int], instances: int) -> AtomicModel:
     """The classifier ``stem.<learner>.moo`` with its map ``.map``, as a maltpy AtomicModel
-    reading the features at ``positions`` (0-based, in the feature vector's order)."""
-    suffix = LEARNER_FILES[learner]
+    reading the features at ``positions`` (0-based, in the feature vector's order). Each member is
+    checked against what it must fit, so that a member of another model (another release's,
+    treebank's, algorithm's) is refused, naming it: the map's keys against the feature vector and
+    its symbol tables (_check_keys), then the weights against the map and the decision table."""
+    suffix = LEARNER_FILES[parts.learner]
     moo, map_member = f"{stem}.{suffix}.moo", f"{stem}.{suffix}.map"
-    keys, indices = _feature_map(members, map_member)
-    if learner == "liblinear":
-        weights, labels = _liblinear(members, moo, decisions)
+    keys, indices = _feature_map(parts.members, map_member)
+    position, code = _check_keys(keys, positions, parts.values, map_member)
+    if parts.learner == "liblinear":
+        weights, labels = _liblinear(parts, moo, map_member, len(indices))
         width = weights.shape[0]
     else:
-        svm, labels, width = _libsvm(members, moo, len(indices), decisions)
-    fmap = _map(keys, indices, width, positions, values, map_member)
-    classifier = LibLinear(weights, np.zeros(len(labels))) if learner == "liblinear" else svm
-    return AtomicModel(name, fmap, [decisions.number[c] for c in labels.tolist()], classifier, instances)
+        # the feature of each learner index, 0 for a feature of several values
+        single = np.array([0] + [p if parts.values.fm.specs[q].feature.name not in MULTI_VALUED else 0
+                                 for p, q in enumerate(positions, 1)])  # fmt: skip
+        feature_of = np.zeros(len(indices) + 1, dtype=np.int64)
+        feature_of[indices] = single[position]
+        svm, labels, width = _libsvm(parts, moo, map_member, feature_of)
+    fmap = _map(position, code, indices, width, positions, parts.values)
+    classifier = LibLinear(weights, np.zeros(len(labels))) if parts.learner == "liblinear" else svm
+    return AtomicModel(name, fmap, [parts.decisions.number[c] for c in labels.tolist()], classifier, instances)
 
 
-def _map(keys: np.ndarray, indices: np.ndarray, width: int, positions: list[int], values: _Values,
-         member: str) -> FeatureMap:  # fmt: skip
-    """maltpy's FeatureMap of MaltParser's: the key (position << 48 | code) of learner index i
-    (1-based) as column i - 1 for (feature, value), every column 0..width-1 named (a column no
-    value reaches under a name no feature gives, ``UNREACHED``)."""
+def _check_keys(keys: np.ndarray, positions: list[int], values: _Values, member: str) -> tuple[np.ndarray, np.ndarray]:
+    """The feature (1-based position) and code of each key (position << 48 | code) of the map
+    ``member``; ValueError, naming the map, for a key of a feature beyond the feature vector, or of
+    a code that its feature's symbol table does not have (MaltParser's FeatureMap holds the codes
+    its features met in training: every one is in the tables it wrote beside it)."""
     position = keys >> 48
     code = keys & ((1 << 48) - 1)
-    require(bool(((position >= 1) & (position <= len(positions)) & (code < 1 << 31)).all()),
+    require(bool(((position >= 1) & (position <= len(positions))).all()),
             f"{member}: a key of a feature beyond the feature vector's {len(positions)}")  # fmt: skip
+    features = np.unique(position).tolist()
+    codes = {p: values.codes(positions[p - 1]) for p in features}  # a feature without its table first
+    for p in features:
+        outside = code[(position == p) & ~np.isin(code, np.fromiter(codes[p], dtype=np.int64))]
+        if len(outside):
+            feature = values.fm.specs[positions[p - 1]].feature
+            raise ValueError(f"{member}: a key of code {int(outside[0])} for feature {p} ({cut(str(feature), 100)}), "
+                             f"a code its symbol table {cut(table_name(feature), 100)} does not have (another "
+                             f"model's map?)")  # fmt: skip
+    return position, code
+
+
+def _check_classes(models: dict[str, AtomicModel], decisions: _Decisions, member: str) -> None:
+    """ValueError unless the classifiers' classes are the decision table's, every one: MaltParser
+    codes a decision when training first meets it, as an instance of one of the classifiers, each
+    of which learns every class of its instances (the main one, without a data split, all)."""
+    learned = set().union(*(model.labels for model in models.values()))
+    if len(learned) != len(decisions.classes.items):
+        which = member if set(models) == {"main"} else "the classifiers of odm0.dsm"
+        raise ValueError(f"{which}: {len(learned)} classes, where the decision table has "
+                         f"{len(decisions.classes.items)} (another model's?)")  # fmt: skip
+
+
+def _map(position: np.ndarray, code: np.ndarray, indices: np.ndarray, width: int, positions: list[int],
+         values: _Values) -> FeatureMap:  # fmt: skip
+    """maltpy's FeatureMap of MaltParser's: the key (``position``, ``code``) of learner index i
+    (1-based) as column i - 1 for (feature, value), every column 0..width-1 named (a column no
+    value reaches under a name no feature gives, ``UNREACHED``)."""
     fmap = FeatureMap(positions, values.fm.nulls)
     named = np.zeros(width, dtype=bool)
     for p, c, i in zip(position.tolist(), code.tolist(), indices.tolist()):
-        if i > width:
-            continue  # beyond the learner's features: MaltParser's predict skips it
         table = fmap.tables[p - 1]
         for value in values.of(positions[p - 1]).get(c, ()):
             if value not in table:
@@ -742,21 +818,26 @@ def _labels(value: object, count: int, member: str, decisions: _Decisions) -> np
     return labels
 
 
-def _liblinear(members: Members, member: str, decisions: _Decisions) -> tuple[sp.csr_matrix, np.ndarray]:
+def _liblinear(parts: _Parts, member: str, map_member: str, map_size: int) -> tuple[sp.csr_matrix, np.ndarray]:
     """The weights (features x classes, classes in the model's order) and class codes of a
     MaltLiblinearModel: 1.5's weights one flat array, feature by feature (nr_w a feature: 1 for
     two classes with another solver than MCSVM_CS); 1.6's on a row a feature, trailing zeros cut,
-    a row maybe shared or null."""
+    a row maybe shared or null. Its features are its map's, ``map_size`` (MaltParser learns on
+    as many as the map holds: LibLinear's problem.n), one more allowed in 1.5."""
+    members = parts.members
     m = _stream(members, member, LIBLINEAR_CLASSES, "org.maltparser.ml.lib.MaltLiblinearModel").fields
     nr_class, nr_feature = m.get("nr_class"), m.get("nr_feature")
     require(type(nr_class) is int and 1 <= nr_class <= 1 << 20 and type(nr_feature) is int and nr_feature >= 0,
             f"{member}: bad class or feature counts")  # fmt: skip
-    labels = _labels(m.get("labels"), nr_class, member, decisions)
+    widths = (map_size, map_size + 1) if parts.release[:2] < (1, 6) else (map_size,)
+    require(nr_feature in widths, f"{member}: weights of {nr_feature} features, where {map_member} maps "
+                                  f"{map_size}: one of the two is another model's")  # fmt: skip
+    labels = _labels(m.get("labels"), nr_class, member, parts.decisions)
     solver = m.get("solverType")
     require(isinstance(solver, JavaEnum) and solver.constant in SOLVERS, f"{member}: an unknown solver")
     bias = m.get("bias")
     require(isinstance(bias, float), f"{member}: no bias")
-    w = m.get("w")  # MaltParser reads features 1..nr_feature (+1 with a bias): the map's beyond are left out (_map)
+    w = m.get("w")
     if isinstance(w, np.ndarray):  # 1.5
         nr_w = 1 if nr_class == 2 and solver.constant != "MCSVM_CS" else nr_class
         require(w.dtype == ">f8" and len(w) >= nr_feature * nr_w,
@@ -793,10 +874,14 @@ def _spend(members: Members, cost: int, member: str) -> None:
                          f"({MAX_MCO_VARIABLE} allows more)")  # fmt: skip
 
 
-def _libsvm(members: Members, member: str, map_width: int, decisions: _Decisions) -> tuple[LibSvm, np.ndarray, int]:
+def _libsvm(parts: _Parts, member: str, map_member: str, feature_of: np.ndarray) -> tuple[LibSvm, np.ndarray, int]:
     """A MaltLibsvmModel as maltpy's LibSvm (LIBSVM's classes 0..k-1 in the model's order), its
-    class codes, and the number of features it reads: its map's (``map_width``), every support
-    vector's node within them, as MaltParser's training gives them."""
+    class codes, and the number of features it reads: its map's, every support vector's node
+    within them, as MaltParser's training gives them. A support vector is a training instance,
+    one value of each feature (Split's, several), so that it holds no two nodes that its map
+    ``map_member`` gives one feature (``feature_of``: the feature of each learner index, 1-based;
+    0 for a feature of several values)."""
+    members, decisions = parts.members, parts.decisions
     m = _stream(members, member, LIBSVM_CLASSES, "org.maltparser.ml.lib.MaltLibsvmModel").fields
     param = m.get("param")
     require(isinstance(param, JavaObject) and param.class_name == "libsvm.svm_parameter", f"{member}: no parameters")
@@ -833,9 +918,15 @@ def _libsvm(members: Members, member: str, map_width: int, decisions: _Decisions
     inside[sv_ptr[:-1][sv_ptr[:-1] < len(sv_ind)]] = False  # False where a support vector starts
     require(bool((sv_ind > 0).all()) and bool((np.diff(sv_ind) > 0)[inside[1:]].all()),
             f"{member}: support vector nodes out of order")  # fmt: skip
-    width = map_width
+    width = len(feature_of) - 1
     require(not len(sv_ind) or int(sv_ind.max()) <= width,
             f"{member}: a support vector node of a feature index beyond the map's {width}")  # fmt: skip
+    feature = feature_of[sv_ind]
+    vector = np.repeat(np.arange(count, dtype=np.int64), np.diff(sv_ptr))[feature > 0]
+    pairs = vector * (int(feature_of.max()) + 1) + feature[feature > 0]  # (support vector, feature)
+    require(len(np.unique(pairs)) == len(pairs),
+            f"{member}: a support vector of two values of one feature, as {map_member} numbers them: one of "
+            f"the two is another model's")  # fmt: skip
     try:
         svm = LibSvm.from_arrays(p["kernel_type"], p["degree"], p["gamma"], p["coef0"], width, n_sv, rho,
                                  coefficients, sv_ptr, sv_ind, sv_val)  # fmt: skip

@@ -12,7 +12,9 @@ What each release writes, read from its source (jhamalt/maltparser, RELEASE_1.5.
   refused: a model names no code to run.
 - ``symboltables.sym``: a header of one line a table (``TAB name TAB category TAB null
   strategy``, 1.9 a type before the strategy), a blank line, then each table: its name, its
-  ``code TAB symbol`` lines (1.9 writes them in no order), a blank line.
+  ``code TAB symbol`` lines (1.9 writes them in no order), a blank line. A symbol (and a table's
+  name) is a column's value, a label or a decision that a parse may write into a CoNLL file, so
+  each is held to the rule the CoNLL reader reads a field by (``conll.valid_label``).
 
 Every function takes the member's text and gives plain data, or raises ``MCOError`` naming the
 line.
@@ -22,6 +24,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+
+from .conll import valid_label
 
 #: The class-valued options' values, by the text MaltParser writes for them (the same in every
 #: release from 1.5 on).
@@ -114,9 +118,11 @@ def read_symbol_tables(sym: str, member: str = "symboltables.sym",
                        most_symbols: int | None = None) -> dict[str, SymbolTable]:  # fmt: skip
     """The symbol tables by name; MCOError for a header or body line out of place, a table the
     header does not name, a code or a symbol given twice in a table (MaltParser's tables map
-    each symbol to one code), more than MAX_TABLES tables or ``most_symbols`` symbols, or blank
-    lines where MaltParser writes one. The text is read a line at a time, never split whole (a
-    .sym of blank lines would be a list of as many strings)."""
+    each symbol to one code), a symbol or table name that is not CoNLL field text (a tab, a line
+    break or another control character, blanks at its ends: conll.valid_label), more than
+    MAX_TABLES tables or ``most_symbols`` symbols, or blank lines where MaltParser writes one.
+    The text is read a line at a time, never split whole (a .sym of blank lines would be a list
+    of as many strings)."""
     lines = _lines(sym)
     tables: dict[str, SymbolTable] = {}
     number = 0
@@ -126,6 +132,8 @@ def read_symbol_tables(sym: str, member: str = "symboltables.sym",
         parts = line.split("\t")
         if parts[0] != "" or len(parts) not in (4, 5) or not all(re.fullmatch(r"-?\d+", p) for p in parts[2:-1]):
             raise MCOError(member, number, "not a symbol table's header line")
+        if not valid_label(parts[1]):
+            raise MCOError(member, number, f"a table name that is not CoNLL field text: {parts[1][:100]!r}")
         if len(tables) >= MAX_TABLES:
             raise MCOError(member, number, f"more than {MAX_TABLES} symbol tables")
         numbers = [int(p) for p in parts[2:-1]]
@@ -154,6 +162,8 @@ def read_symbol_tables(sym: str, member: str = "symboltables.sym",
         code, tab, symbol = line.partition("\t")
         if not tab or not (0 < len(code) <= 9 and code.isascii() and code.isdigit()):
             raise MCOError(member, number, "not a code and its symbol")
+        if not valid_label(symbol):
+            raise MCOError(member, number, f"a symbol that is not CoNLL field text: {symbol[:100]!r}")
         if int(code) in table.symbols:
             raise MCOError(member, number, f"code {code} given twice")
         if symbol in seen:

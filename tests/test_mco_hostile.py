@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import itertools
 import os
 import re
 import signal
@@ -26,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import SHARED, SWEMALT, requires_shared
+from in_process import call_main
 
 import maltpy
 from maltpy.cli import main
@@ -76,6 +78,11 @@ def without(name: str, member: str) -> Callable[[Path], None]:
         write_mco(path, name, {m: d for m, d in original(name).items() if m != member})
 
     return make
+
+
+def swapped(name: str, member: str, donor: str) -> Callable[[Path], None]:
+    """The model ``name`` with the member of model ``donor`` in the place of its ``member``."""
+    return changed(name, member, lambda data: original(donor)[member])
 
 
 def with_members(name: str, extra: dict[str, bytes]) -> Callable[[Path], None]:
@@ -493,6 +500,11 @@ CASES: dict[str, Case] = {
     "release-1.4": Case(text_changed(LIBLINEAR, INFO, VERSION, VERSION.replace("1.9.2", "1.4.1")), "older than 1.5"),
     "no-release": Case(text_changed(LIBLINEAR, INFO, VERSION, "Version: 1.9.2"), "no MaltParser version"),
     "two-reports": Case(with_members(LIBLINEAR, {"x_singlemalt.info": b""}), "several"),
+    "no-report": Case(without(LIBLINEAR, INFO), f"MaltParser model: {LIBLINEAR}/{INFO} is missing"),
+    "cut-short": Case(
+        lambda p: p.write_bytes((MCO / f"{LIBLINEAR}.mco").read_bytes()[:300_000]),
+        "a damaged or truncated .mco: not a readable zip archive (File is not a zip file; a file cut short?)",
+    ),
     # the saved options
     "learner-a-java-class": Case(
         option(LIBLINEAR, "guide", "learner", "class java.lang.Runtime"),
@@ -613,6 +625,27 @@ CASES: dict[str, Case] = {
     "shift-with-a-label": Case(sym_table_line(DECISIONS, "9999\tSH~SS"), "'SH~SS' has a label without an arc"),
     "arc-without-a-label": Case(sym_table_line(DECISIONS, "9999\tLA"), "'LA' does not have the parts"),
     "class-twice": Case(sym_table_line(DECISIONS, "9999\tLA~SS"), "symbol 'LA~SS' given twice"),
+    # a symbol a parse would write into a CoNLL file, or read a field as, is CoNLL field text (issue 44)
+    **{
+        f"decision-{name}": Case(
+            text_changed(LIBLINEAR, "symboltables.sym", "\n13\tLA~SS\n", f"\n13\t{symbol}\n"),
+            "symboltables.sym:173: a symbol that is not CoNLL field text",
+        )
+        for name, symbol in [("with-a-tab", "LA~SS\tX"), ("with-a-cr", "LA~SS\r"), ("with-a-nul", "LA~S\0S"),
+                             ("with-an-esc", "LA~\x1b[2JSS"), ("with-a-del", "LA~SS\x7f"),
+                             ("blank-before", " LA~SS"), ("blank-after", "LA~SS "), ("empty", "")]
+    },  # fmt: skip
+    "decision-label-blank-inside": Case(
+        text_changed(LIBLINEAR, "symboltables.sym", "\n13\tLA~SS\n", "\n13\tLA~ SS\n"),
+        "'LA~ SS' has a label that is not CoNLL field text",
+    ),
+    "deprel-with-a-tab": Case(sym_table_line("DEPREL", "9999\tSS\tX"), "a symbol that is not CoNLL field text"),
+    "form-with-an-esc": Case(sym_table_line("FORM", "99999\toch\x1b]0;x\x07"), "a symbol that is not CoNLL field text"),
+    "postag-blank-after": Case(sym_table_line("POSTAG", "9999\tNN "), "a symbol that is not CoNLL field text"),
+    "table-name-blank-after": Case(
+        text_changed(LIBLINEAR, "symboltables.sym", "\tFEATS\t1\t1\tone", "\tFEATS \t1\t1\tone"),
+        "symboltables.sym:3: a table name that is not CoNLL field text",
+    ),
     "label-not-in-the-decision-table": Case(
         changed(LIBLINEAR, MOO, array_item("[I", "i", 0, 9999)), "class code \\[9999\\] is not in the decision table"
     ),
@@ -749,8 +782,14 @@ CASES: dict[str, Case] = {
     ),  # fmt: skip
     "one-row-for-2-million-features": Case(
         changed(LIBLINEAR, MOO, shared_row(2_000_000)),
-        "odm0.liblinear.moo: values that would take more than 512 MB",
+        "odm0.liblinear.moo: weights of 2000000 features, where odm0.liblinear.map maps 10921",
         True,
+    ),
+    "one-row-for-every-feature": Case(  # the map's width: what the row becomes is spent from the budget
+        changed(LIBLINEAR, MOO, shared_row(NR_FEATURE)),
+        "odm0.liblinear.moo: values that would take more than 16 MB",
+        True,
+        most=16 << 20,
     ),
     "symbol-table-of-blank-lines": Case(
         changed(LIBLINEAR, "symboltables.sym", lambda d: d + b"\n" * (300 << 20)),
@@ -828,7 +867,8 @@ CASES: dict[str, Case] = {
         "w is not a double\\[\\]|not an earlier row of this array",
     ),  # fmt: skip
     "rows-fewer-than-features": Case(
-        changed(LIBLINEAR, MOO, put(utf(LIBLINEAR_MODEL), "i", 10**8, skip=12)), "not a weight row a feature"
+        changed(LIBLINEAR, MOO, put(utf(LIBLINEAR_MODEL), "i", 10**8, skip=12)),
+        "odm0.liblinear.moo: weights of 100000000 features, where odm0.liblinear.map maps 10921",
     ),
     "map-key-a-reference-to-a-string": Case(
         changed(
@@ -880,6 +920,14 @@ CASES: dict[str, Case] = {
         changed(LIBLINEAR, MAP, put(utf("java.lang.Number"), "q", 99 << 48 | 1)),
         "a key of a feature beyond the feature vector's 22",
     ),
+    "map-key-code-2g": Case(
+        changed(LIBLINEAR, MAP, put(utf("java.lang.Number"), "q", 1 << 48 | 1 << 31)),
+        "odm0.liblinear.map: a key of code 2147483648 for feature 1 .*, a code its symbol table FORM does not have",
+    ),
+    "map-key-code-not-in-the-table": Case(
+        changed(LIBLINEAR, MAP, put(utf("java.lang.Number"), "q", 1 << 48 | 99999)),
+        "odm0.liblinear.map: a key of code 99999 for feature 1",
+    ),
     "map-key-negative": Case(
         changed(LIBLINEAR, MAP, put(utf("java.lang.Number"), "q", -1)), "beyond the feature vector"
     ),
@@ -892,6 +940,16 @@ CASES: dict[str, Case] = {
     "map-size-lies": Case(
         changed(LIBLINEAR, MAP, put(b"\x77\x08", "i", 10**9, after=b"", skip=6)),
         "a HashMap of 1000000000 entries holds",
+    ),
+    # members of another model (more in test_a_member_of_another_model_is_refused_naming_it)
+    "moo-of-another-release": Case(
+        swapped(LIBLINEAR, MOO, FLAT),
+        "odm0.liblinear.moo: weights of 12242 features, where odm0.liblinear.map maps 10921",
+    ),
+    "map-of-another-release": Case(swapped(LIBLINEAR, MAP, FLAT), "odm0.liblinear.map: a key of code"),
+    "libsvm-moo-of-another-release": Case(
+        swapped("sv-nivreeager-libsvm-split-malt1.5.2", SVM_MOO, LIBSVM),
+        "odm0.libsvm.moo: a support vector of two values of one feature, as odm0.libsvm.map numbers them",
     ),
     # the data split
     "split-classifier-missing": Case(
@@ -928,6 +986,31 @@ def test_a_crafted_mco_is_one_error_line_in_bounded_memory_and_time(tmp_path, ca
     assert [p.name for p in tmp_path.iterdir()] == ["crafted.mco"]
 
 
+@pytest.mark.parametrize("case", ["decision-with-a-tab", "decision-label-blank-inside", "form-with-an-esc"])
+def test_no_writer_writes_a_symbol_that_is_not_conll_field_text(tmp_path, case):
+    # convert-model and a blend's member read the .mco as parse does: what the archive reader would
+    # refuse as "a label that is not CoNLL field text" is refused here, and no archive is written
+    crafted = tmp_path / "crafted.mco"
+    CASES[case].make(crafted)
+    train, held_out = (SWEMALT / "gold" / f"sv-stb-dep-mini-{part}.conll" for part in ("train", "test-00"))
+    for args in (["convert-model", crafted, "-o", tmp_path / "converted.mpm"],
+                 ["blend", "-i", train, "--held-out", held_out, "-m", tmp_path / "blend.mpm",
+                  "--member", f"-m {crafted}", "--member", "-a nivreeager"]):  # fmt: skip
+        r = call_main(*args)
+        assert r.stdout == b"", r.stdout
+        assert_one_error_line(r.returncode, r.stderr.decode(), crafted, CASES[case].says)
+        assert [p.name for p in tmp_path.iterdir()] == ["crafted.mco"]
+
+
+def test_info_shows_a_saved_option_without_its_escape_sequence(tmp_path):
+    crafted = tmp_path / "crafted.mco"
+    option(LIBLINEAR, "config", "flowchart", "learn\x1b]0;owned\x07\x1b[2J")(crafted)
+    r = call_main("info", "-m", crafted)
+    assert r.returncode == 0, r.stderr
+    assert b"\x1b" not in r.stdout and b"\x07" not in r.stdout
+    assert b"config flowchart" in r.stdout and b"learn\\x1b]0;owned\\x07\\x1b[2J" in r.stdout
+
+
 @pytest.mark.parametrize("case", ["moo-cut-in-a-weight-row", "moo-a-gadget", "learner-a-java-class",
                                   "feature-function-maltpy-lacks", "member-declaring-gigabytes"])  # fmt: skip
 def test_load_model_raises_a_maltpy_error_naming_the_file(tmp_path, case):
@@ -937,6 +1020,76 @@ def test_load_model_raises_a_maltpy_error_naming_the_file(tmp_path, case):
         maltpy.load_model(str(crafted))
     assert raised.value.file == str(crafted) and re.search(CASES[case].says, raised.value.message)
     assert "\n" not in str(raised.value)
+
+
+# --- members of another model (issue 44, item 2) ------------------------------------------------------
+
+CONFIGS = ("nivreeager-liblinear", "stacklazy-liblinear", "covnonproj-liblinear", "nivreeager-pp_head_path-liblinear",
+           "nivreeager-libsvm-split", "planar-liblinear")  # fmt: skip
+
+
+def swaps() -> list[tuple[str, str, str, str]]:
+    """(model, member, donor model, donor's member): a systematic set of members put in the place
+    of another model's: across releases (1.5.2 and 1.9.2, both ways), treebanks (sv and da_ddt,
+    both ways), algorithms and learners (each configuration's 1.9.2 model of sv into each other's),
+    and a data split's classifiers (another split value's, the master's; of a data split's, the
+    master's and one split value's, whose classifiers are read in turn). A member whose companion
+    is the same bytes in both models (the map of a .moo, the .moo of a map: 1.5.2 and 1.7.2 number
+    a split value's features alike, and a .moo learned on them fits) is no member of another model,
+    and is left out."""
+    def pair(target: str, donor: str) -> list[tuple[str, str, str, str]]:
+        a, b = original(target), original(donor)
+        found = []
+        for member in a:
+            companion = member[:-3] + ("map" if member.endswith(".moo") else "moo")
+            if re.fullmatch(r"odm0\.(003\.)?lib\w+\.mo[op]", member) and member in b and a[member] != b[member] \
+                    and a[companion] != b.get(companion):  # fmt: skip
+                found.append((target, member, donor, member))
+        return found
+
+    out = []
+    for config in CONFIGS:
+        if config != "planar-liblinear":  # 1.5.2 had no planar
+            out += pair(f"sv-{config}-malt1.9.2", f"sv-{config}-malt1.5.2")
+            out += pair(f"sv-{config}-malt1.5.2", f"sv-{config}-malt1.9.2")
+        out += pair(f"sv-{config}-malt1.9.2", f"da_ddt-{config}-malt1.9.2")
+        out += pair(f"da_ddt-{config}-malt1.9.2", f"sv-{config}-malt1.9.2")
+    for config, other in itertools.permutations(CONFIGS, 2):
+        a, b = f"sv-{config}-malt1.9.2", f"sv-{other}-malt1.9.2"
+        main = [m for m in original(a) if re.fullmatch(r"odm0\.lib\w+\.mo[op]", m)]
+        out += [(a, m, b, d) for m in main for d in original(b) if re.fullmatch(rf"odm0\.lib\w+\{m[-4:]}", d)]
+    for member in ("odm0.003.libsvm.moo", "odm0.003.libsvm.map", "odm0.libsvm.moo"):
+        for donor in ("odm0.004.libsvm.moo", "odm0.004.libsvm.map", "odm0.libsvm.moo", "odm0.libsvm.map"):
+            if member != donor and member[-3:] == donor[-3:]:
+                out.append((LIBSVM, member, LIBSVM, donor))
+    return out
+
+
+SWAPS = swaps() if MCO.is_dir() else []
+
+
+def test_a_member_of_another_model_is_refused_naming_it():
+    from maltpy.mco import load_mco
+
+    assert len(SWAPS) >= 60 and len({(t, d) for t, _, d, _ in SWAPS}) >= 50
+    loaded = []
+    for target, member, donor, donors in SWAPS:
+        files = dict(original(target))
+        files[member] = original(donor)[donors]
+        crafted = io.BytesIO()
+        with zipfile.ZipFile(crafted, "w") as z:  # stored: the test's time is the reader's
+            for name, data in files.items():
+                z.writestr(f"{target}/{name}", data)
+        companion = member[:-3] + ("map" if member.endswith(".moo") else "moo")
+        try:
+            load_mco("crafted.mco", crafted.getvalue())
+        except MaltpyError as e:
+            assert e.file == "crafted.mco"
+            assert re.search(f"MaltParser model: ({re.escape(member)}|{re.escape(companion)}|the classifiers of "
+                             f"odm0.dsm): ", e.message), (target, member, donor, e.message)  # fmt: skip
+        else:
+            loaded.append((target, member, donor, donors))
+    assert not loaded
 
 
 @pytest.mark.parametrize("name", [LIBLINEAR, LIBSVM, FLAT])

@@ -44,9 +44,10 @@ def tables() -> dict:
 
 
 def rewritten(path: Path, features: dict[str, str], added: dict[str, dict[int, str]] | None = None,
-              null_value: str | None = None) -> Path:  # fmt: skip
+              null_value: str | None = None, extended: dict[str, dict[int, str]] | None = None) -> Path:  # fmt: skip
     """The reference model with ``features`` replaced (old text -> new, as the XML has them), the
-    symbol tables ``added`` (name -> code -> symbol), and the null value strategy set."""
+    symbol tables ``added`` (name -> code -> symbol), the tables ``extended`` with more symbols,
+    and the null value strategy set."""
     files = members()
     xml = files[f"{NAME}/NivreEager.xml"].decode("utf-8")
     for old, new in features.items():
@@ -55,6 +56,10 @@ def rewritten(path: Path, features: dict[str, str], added: dict[str, dict[int, s
     files[f"{NAME}/NivreEager.xml"] = xml.encode("utf-8")
     sym = files[f"{NAME}/symboltables.sym"].decode("utf-8")
     header, _, bodies = sym.partition("\n\n")
+    for name, symbols in (extended or {}).items():
+        lines = "".join(f"{code}\t{symbol}\n" for code, symbol in symbols.items())
+        bodies = bodies[: len(name) + 1] + lines + bodies[len(name) + 1 :] if bodies.startswith(f"{name}\n") \
+            else bodies.replace(f"\n{name}\n", f"\n{name}\n{lines}", 1)  # fmt: skip
     for name, symbols in (added or {}).items():
         header += f"\n\t{name}\t1\t1\tone"
         bodies += name + "\n" + "".join(f"{code}\t{symbol}\n" for code, symbol in symbols.items()) + "\n"
@@ -71,6 +76,14 @@ def write(path: Path, files: dict[str, bytes]) -> Path:
         for name, data in files.items():
             z.writestr(name, data)
     return path
+
+
+def unused(like: str, symbols: dict[int, str] | None = None) -> dict[int, str]:
+    """A symbol for each code of the reference's table ``like`` that ``symbols`` lacks: a rewritten
+    feature keeps the reference's map, whose keys name the codes of the feature it replaces, and
+    MaltParser's map holds no code its feature's table lacks (mco.py refuses such a key)."""
+    symbols = symbols or {}
+    return {code: f"unused{code}" for code in tables()[like].symbols if code not in symbols}
 
 
 def featuremap(model: Model):
@@ -129,8 +142,8 @@ def test_distance_numof_and_a_merge_of_them_take_their_tables_codes(tmp_path, or
         "Merge(InputColumn(POSTAG, Input[0]), OutputColumn(DEPREL, ldep(Input[0])))":
             "Merge(InputColumn(POSTAG, Input[0]), Distance(Stack[0], Input[0], 0|1|2|5))",
     }, {
-        "DISTANCE_0|1|2|5": {1: ">=0", 2: ">=1", 3: ">=2", 4: ">=5"},
-        "NUMOF0|1|2": {1: ">=0", 2: ">=1", 3: ">=2"},
+        "DISTANCE_0|1|2|5": {**unused("FORM", bins := {1: ">=0", 2: ">=1", 3: ">=2", 4: ">=5"}), **bins},
+        "NUMOF0|1|2": {**unused("MERGE3_POSTAG_POSTAG_POSTAG", ofs := {1: ">=0", 2: ">=1", 3: ">=2"}), **ofs},
         "MERGE2_POSTAG_DISTANCE_0|1|2|5": merge,
     })  # fmt: skip
     model = maltpy.load_model(str(path))
@@ -157,7 +170,8 @@ def test_input_arc_features_are_maltparsers_null_whatever_the_input_heads(tmp_pa
         "InputColumn(FORM, Input[0])": "InputArc(HEAD, Input[0], Input[1])",
         "InputColumn(FORM, Input[1])": second,
         "InputColumn(FORM, Stack[0])": feature,
-    }, {"ARC_HEAD": {1: "LEFT", 2: "RIGHT"}, "ARCDIR_HEAD": {1: "LEFT", 2: "RIGHT", 3: "ROOT"}})  # fmt: skip
+    }, {"ARC_HEAD": {**unused("FORM", arc := {1: "LEFT", 2: "RIGHT"}), **arc},
+        "ARCDIR_HEAD": {**unused("FORM", arcdir := {1: "LEFT", 2: "RIGHT", 3: "ROOT"}), **arcdir}})  # fmt: skip
     model = maltpy.load_model(str(path))
     assert model.feature_model.specs[2].text == feature.replace(" ", "")
     values = ("#null#", "LEFT", "RIGHT") + (("ROOT",) if "Dir" in feature else ())
@@ -180,12 +194,13 @@ def test_an_integer_column_has_its_null_values_and_the_root_is_the_number_one(tm
     code is 1, the number's, whose value is then 1."""
     changed = {"InputColumn(FORM, Stack[0])": "InputColumn(ID, Stack[0])",
                "InputColumn(FORM, head(Stack[0]))": "InputColumn(ID, head(Stack[0]))"}  # fmt: skip
-    model = maltpy.load_model(str(rewritten(tmp_path / "id.mco", changed)))
+    ids = {"ID": unused("FORM", tables()["ID"].symbols)}
+    model = maltpy.load_model(str(rewritten(tmp_path / "id.mco", changed, extended=ids)))
     assert model.feature_model.specs[2].text == "InputColumn(ID,Stack[0])"
     form = tables()["FORM"].symbols
     assert_same_columns(original, model, 2, {0: "#null#"}, {0: ("#null#",)})
     assert_same_columns(original, model, 2, {1: form[1]}, {1: (NUMBER,)})
-    rooted = maltpy.load_model(str(rewritten(tmp_path / "rooted.mco", changed, null_value="rootnode")))
+    rooted = maltpy.load_model(str(rewritten(tmp_path / "rooted.mco", changed, null_value="rootnode", extended=ids)))
     table = featuremap(rooted).tables[2]
     assert table["#rootnode#"] == table[NUMBER] == featuremap(original).tables[2][form[1]]
     assert featuremap(Model.load("converted.mpm", rooted.to_bytes())).tables[2] == table

@@ -116,14 +116,15 @@ def _describe_blend(model_path: str, blend, summary: dict) -> list[str]:
 
 def _describe_training(training: dict) -> list[str]:
     """Training statistics; of a MaltParser model (.mco), the release that wrote it and its
-    saved options (mco.py)."""
+    saved options (mco.py). What a model's file says is shown printable (errors.printable): a
+    saved option's value, the .mco's folder, may hold a terminal's escape sequence."""
     options = training.get("maltparser_options")
     if not isinstance(options, dict):
-        return ["training:", *(f"  {k:<24} {v}" for k, v in training.items())]
+        return ["training:", *(printable(f"  {k:<24} {v}") for k, v in training.items())]
     return [
-        f"MaltParser model: written by MaltParser {training.get('maltparser_version')}, "
-        f"configuration {training.get('maltparser_configuration')}; its saved options:",
-        *(f"  {k:<40} {v}" for k, v in options.items()),
+        printable(f"MaltParser model: written by MaltParser {training.get('maltparser_version')}, "
+                  f"configuration {training.get('maltparser_configuration')}; its saved options:"),  # fmt: skip
+        *(printable(f"  {k:<40} {v}") for k, v in options.items()),
     ]
 
 
