@@ -503,7 +503,7 @@ CASES: dict[str, Case] = {
     "no-report": Case(without(LIBLINEAR, INFO), f"MaltParser model: {LIBLINEAR}/{INFO} is missing"),
     "cut-short": Case(
         lambda p: p.write_bytes((MCO / f"{LIBLINEAR}.mco").read_bytes()[:300_000]),
-        "a damaged or truncated .mco: not a readable zip archive (File is not a zip file; a file cut short?)",
+        r"a damaged or truncated \.mco: not a readable zip archive \(File is not a zip file; a file cut short\?\)",
     ),
     # the saved options
     "learner-a-java-class": Case(
