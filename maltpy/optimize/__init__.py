@@ -93,6 +93,28 @@ def _base_setting(algorithm: str, learner: str, data_format: str) -> Setting:
     return Setting.make(options, default_features(algorithm, learner, data_format))
 
 
+@dataclass(frozen=True)
+class Track:
+    """What the search carries from phase to phase: the best transition-based result, which
+    phases 3 and 4 tune, and the best graph-based one of phase 2 (MST, whose features they do not
+    tune). ``best`` compares them on the same held-out words; a tie goes to the transition-based
+    one, as phase 2's order gives it."""
+
+    transition: Result | None
+    graph: Result | None
+
+    @property
+    def best(self) -> Result:
+        """The better of the two (phase 2 leaves at least one); of equals, the transition-based."""
+        return max((r for r in (self.transition, self.graph) if r is not None), key=lambda r: r.las)
+
+    @property
+    def runner_up(self) -> Result | None:
+        """The transition-based result where the graph-based one is best (phase 5 blends it)."""
+        best = self.best
+        return self.transition if best is not self.transition else None
+
+
 def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[Track, list[str]]:
     """Phase 2: the algorithms with their default features; the pseudo-projective encodings for
     the two best projective ones (where the data have non-projective arcs); the root options of
@@ -138,28 +160,6 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[T
             chosen.append(f"for phases 3 and 4: {'; '.join(kept) or transition.setting.algorithm}")
         return track, notes + chosen
     return track, notes + kept
-
-
-@dataclass(frozen=True)
-class Track:
-    """What the search carries from phase to phase: the best transition-based result, which
-    phases 3 and 4 tune, and the best graph-based one of phase 2 (MST, whose features they do not
-    tune). ``best`` compares them on the same held-out words; a tie goes to the transition-based
-    one, as phase 2's order gives it."""
-
-    transition: Result | None
-    graph: Result | None
-
-    @property
-    def best(self) -> Result:
-        ahead = self.graph is not None and (self.transition is None or self.graph.las > self.transition.las)
-        return self.graph if ahead else self.transition  # type: ignore[return-value]  # phase 2 leaves one
-
-    @property
-    def runner_up(self) -> Result | None:
-        """The transition-based result where the graph-based one is best (phase 5 blends it)."""
-        best = self.best
-        return self.transition if best is not self.transition else None
 
 
 def graph_settings(analysis: Analysis) -> list[tuple[str, Setting]]:
