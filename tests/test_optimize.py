@@ -493,6 +493,25 @@ def test_where_mst_wins_phase_2_phases_3_and_4_still_tune_the_transition_based_s
 
 
 @requires_shared
+def test_a_resumed_phase_that_runs_trials_the_log_lacks_is_summed_up_again(mst_ahead, tmp_path):
+    """A log whose phase 3 summary came before some of the phase's trials (a search cut by its
+    budget and resumed with a larger one; a search of the time when MST's win ended phase 3 with
+    no trial): resumed, the phase runs them and is summed up again, the last summary its own."""
+    train, out, best = mst_ahead
+    lines = (out / "trials.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    last = [i for i, x in enumerate(lines) if json.loads(x).get("phase") == "3 features"][-3:]
+    (tmp_path / "trials.jsonl").write_text("".join(x for i, x in enumerate(lines) if i not in last), encoding="utf-8")
+    resumed, _, _ = optimize(str(train), str(tmp_path), folds=2, rounds=1, budget=10, jobs=1, blend=False,
+                             resume=True)  # fmt: skip
+    ends = [r for r in records(tmp_path) if r.get("phase_end") == "3 features"]
+    (first,) = [r for r in records(out) if r.get("phase_end") == "3 features"]
+    assert len(ends) == 2 and ends[-1]["las"] == first["las"] and ends[-1]["kept"] == first["kept"]
+    assert ends[-1]["trials"] == first["trials"]  # those of the log and the three run again
+    assert sorted(t["key"] for t in trials(tmp_path)) == sorted(t["key"] for t in trials(out))
+    assert (tmp_path / "config.yaml").read_text() == (out / "config.yaml").read_text() and resumed.las == best.las
+
+
+@requires_shared
 def test_where_mst_leads_the_blend_takes_the_tuned_transition_based_setting(mst_ahead):
     """Phase 5's members where MST is the best: MST, the transition-based setting as phases 3 and
     4 tuned it (not its phase 2 default), both ways, then phase 2's next algorithm both ways."""

@@ -398,7 +398,8 @@ def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence
     MaltParser's default's result (the baseline). Phases 3 and 4 tune the transition-based
     result, and each phase ends with the better of it and phase 2's graph-based one, both scored
     on the same held-out words. The log gets the summary of each phase it does not have
-    (``summarized``: a resumed search's)."""
+    (``summarized``: a resumed search's), and again of one that ran trials it did not have (a
+    search resumed with a larger budget; the last summary of a phase is its own)."""
     summary: list[PhaseSummary] = []
     track: Track | None = None
     baseline: Result | None = None
@@ -415,7 +416,7 @@ def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence
             break
         search.phase = name
         phase = PhaseSummary(name, start_las=track.best.las if track else None)
-        trials, clock = search.trials, time.monotonic()
+        trials, clock, logged = search.trials, time.monotonic(), len(search.cache)
         if run is None or track is None:
             track, phase.changes = phase_algorithm(search, analysis, learner)
             default = _base_setting("nivreeager", learner, search.data.data_format)
@@ -430,7 +431,7 @@ def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence
         tuned = track.runner_up
         phase.transition_las = tuned.las if tuned is not None else None
         summary.append(phase)
-        if name not in summarized:
+        if name not in summarized or len(search.cache) > logged:  # a resumed phase that ran further
             end = {"phase_end": name, "las": best.las, "start_las": phase.start_las, "trials": phase.trials,
                    "seconds": round(phase.seconds, 1), "kept": phase.changes}  # fmt: skip
             if tuned is not None:
