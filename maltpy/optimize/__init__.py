@@ -6,13 +6,19 @@ LREC) tunes MaltParser for a treebank in phases, each keeping the best of the on
 1. Data analysis: size, non-projectivity, which columns carry information, the root labels;
    from these, the algorithms to try, the pseudo-projective encodings and how to score.
 2. The parsing algorithm: every candidate with its default feature model, the pseudo-projective
-   encodings of Nivre and Nilsson (2005) for the projective ones, then the root options.
+   encodings of Nivre and Nilsson (2005) for the projective ones, then the root options; beyond
+   MaltOptimizer, first-order MST (McDonald et al. 2005), and second order where it leads.
 3. The feature model: backward elimination over the default model, then forward selection over
    the groups of ``feature_groups`` (MaltParser's feature language); a change is kept only when it
    gains at least ``threshold`` LAS points.
 4. The learner: LIBLINEAR's C (LIBSVM's C and gamma) on a small grid.
 5. Beyond MaltOptimizer: a blend of the best configuration and the next two algorithms, each both
    ways (Hall et al. 2007; ``blending``), kept if it scores higher.
+
+Phases 3 and 4 tune MaltParser's feature language and learners, which MST has neither of: the
+search carries the best transition-based setting through them (``Track``) even where MST wins
+phase 2 on its default features (most of the search's gain is phase 3's), and each phase ends
+with the better of the two on the same held-out words; phase 5 blends both.
 
 A trial learns a parser on the training part and scores LAS (punctuation included, as
 MaltParser's evaluation) on the held-out part: the dev file (``-d``), K folds of the training
@@ -28,7 +34,8 @@ rewritten after every phase, so that a search cut short leaves its best so far; 
 ``OUT_DIR/trials.jsonl``, one JSON object per line: first the search's inputs and data analysis,
 then one per trial as it ends (``key``, ``phase``, ``what`` it changed, ``las``, ``correct``,
 ``words``, ``seconds``, ``error``, ``config``, ``features``), and one per phase as it ends
-(``phase_end``, ``las``, ``start_las``, ``trials``, ``seconds``, ``kept``).
+(``phase_end``, ``las``, ``start_las``, ``trials``, ``seconds``, ``kept``, and ``transition_las``, the
+tuned transition-based setting's, where MST is ahead of it).
 
 The package: ``analysis`` (phase 1), ``candidates`` (phase 3's feature space), ``trials`` (a
 setting and its trial), ``search`` (the trials run on ``processes.Tasks``'s workers or a Dask cluster,
@@ -40,6 +47,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import yaml
 
@@ -85,9 +93,34 @@ def _base_setting(algorithm: str, learner: str, data_format: str) -> Setting:
     return Setting.make(options, default_features(algorithm, learner, data_format))
 
 
-def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[Result, list[str]]:
+@dataclass(frozen=True)
+class Track:
+    """What the search carries from phase to phase: the best transition-based result, which
+    phases 3 and 4 tune, and the best graph-based one of phase 2 (MST, whose features they do not
+    tune). ``best`` compares them on the same held-out words; a tie goes to the transition-based
+    one, as phase 2's order gives it."""
+
+    transition: Result | None
+    graph: Result | None
+
+    @property
+    def best(self) -> Result:
+        """The better of the two (phase 2 leaves at least one); of equals, the transition-based."""
+        return max((r for r in (self.transition, self.graph) if r is not None), key=lambda r: r.las)
+
+    @property
+    def runner_up(self) -> Result | None:
+        """The transition-based result where the graph-based one is best (phase 5 blends it)."""
+        best = self.best
+        return self.transition if best is not self.transition else None
+
+
+def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[Track, list[str]]:
     """Phase 2: the algorithms with their default features; the pseudo-projective encodings for
-    the two best projective ones (where the data have non-projective arcs); the root options."""
+    the two best projective ones (where the data have non-projective arcs); the root options of
+    the best transition-based setting, and second order for MST where it leads. The best of each
+    family goes on: MST's features are not tuned by phases 3 and 4, so a graph-based setting that
+    wins here on default features must not end the tuning of the transition-based one."""
     algorithms = analysis.algorithms()
     graph = graph_settings(analysis)
     settings = [_base_setting(a, learner, analysis.format) for a in algorithms] + [s for _, s in graph]
@@ -98,22 +131,35 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[R
         if failed is not None:
             raise MaltpyError(f"every trial of the algorithms failed; the first: {failed}", "maltpy optimize")
         raise MaltpyError("no trial of the algorithms finished: a larger --budget is needed", "maltpy optimize")
-    best = max(scored, key=lambda r: r.las)  # max keeps the first of equals: the list's order
-    notes = [f"{best.setting.algorithm} of {len(scored)} algorithms"]
-    if analysis.nonprojective_arcs:
-        projective = sorted((r for r in scored if not is_graph_based(r.setting.algorithm)
-                             and SYSTEMS[r.setting.algorithm].projective), key=lambda r: -r.las)[:2]  # fmt: skip
-        lifted = [r.setting.changed(pproj={"marking_strategy": m}) for r in projective for m in MARKINGS]
-        names = [f"{r.setting.algorithm} -pp {m}" for r in projective for m in MARKINGS]
-        for r, name in zip(search.evaluate(lifted, names), names):
-            if r.las is not None and r.las > best.las:
-                best, notes = r, [name]
-    best, kept = search.greedy(best, root_options(best.setting), ROOT_GAIN)
-    if "pproj" in best.setting.groups:  # covered roots: three alternatives
-        covered = [(f"-pcr {c}", best.setting.changed(pproj={"covered_root": c})) for c in ("left", "right", "head")]
-        best, chosen = search.best_of(best, covered, ROOT_GAIN)
+    # max keeps the first of equals: the list's order
+    transition = max((r for r in scored if not is_graph_based(r.setting.algorithm)), key=lambda r: r.las, default=None)
+    graph_best = max((r for r in scored if is_graph_based(r.setting.algorithm)), key=lambda r: r.las, default=None)
+    notes = [f"{Track(transition, graph_best).best.setting.algorithm} of {len(scored)} algorithms"]
+    kept: list[str] = []
+    if transition is not None:
+        if analysis.nonprojective_arcs:
+            projective = sorted((r for r in scored if not is_graph_based(r.setting.algorithm)
+                                 and SYSTEMS[r.setting.algorithm].projective), key=lambda r: -r.las)[:2]  # fmt: skip
+            lifted = [r.setting.changed(pproj={"marking_strategy": m}) for r in projective for m in MARKINGS]
+            names = [f"{r.setting.algorithm} -pp {m}" for r in projective for m in MARKINGS]
+            for r, name in zip(search.evaluate(lifted, names), names):
+                if r.las is not None and r.las > transition.las:
+                    transition, kept = r, [name]
+        transition, chosen = search.greedy(transition, root_options(transition.setting), ROOT_GAIN)
         kept += chosen
-    return best, notes + kept
+        if "pproj" in transition.setting.groups:  # covered roots: three alternatives
+            covered = [(f"-pcr {c}", transition.setting.changed(pproj={"covered_root": c}))
+                       for c in ("left", "right", "head")]  # fmt: skip
+            transition, chosen = search.best_of(transition, covered, ROOT_GAIN)
+            kept += chosen
+    track = Track(transition, graph_best)
+    if graph_best is not None and track.best is graph_best:  # second order, where MST leads
+        graph_best, chosen = search.greedy(graph_best, root_options(graph_best.setting), ROOT_GAIN)
+        track = Track(transition, graph_best)
+        if transition is not None:  # what phases 3 and 4 start from
+            chosen.append(f"for phases 3 and 4: {'; '.join(kept) or transition.setting.algorithm}")
+        return track, notes + chosen
+    return track, notes + kept
 
 
 def graph_settings(analysis: Analysis) -> list[tuple[str, Setting]]:
@@ -140,12 +186,11 @@ def root_options(setting: Setting) -> list[tuple[str, Callable[[Setting], Settin
 
 def phase_features(search: Search, best: Result, analysis: Analysis, sentences: Sequence[Sentence],
                    round_: int = 1) -> tuple[Result, list[str]]:  # fmt: skip
-    """Phase 3: backward elimination over the model's features, then forward selection group by
+    """Phase 3, on the transition-based track (MSTParser's features are not MaltParser's feature
+    language): backward elimination over the model's features, then forward selection group by
     group (``feature_groups``), each change kept when it gains ``search.threshold``. A later round
     (the budget allowing) has no backward step and tries ``wider_groups`` too."""
     kept: list[str] = []
-    if is_graph_based(best.setting.algorithm):  # MSTParser's features are not MaltParser's feature language
-        return best, kept
     if round_ == 1:
         removals = [(f"- {line}", lambda s, line=line: s.with_features(x for x in s.features if x != line))
                     for line in best.setting.features]  # fmt: skip
@@ -165,12 +210,11 @@ def phase_features(search: Search, best: Result, analysis: Analysis, sentences: 
 
 
 def phase_learner(search: Search, best: Result, analysis: Analysis) -> tuple[Result, list[str]]:
-    """Phase 4: for LIBSVM, first the data split MaltParser's LIBSVM models use (one classifier
-    per part of speech of the next input word, -T 1000); then the learner's cost C (and LIBSVM's
-    gamma) on a grid around the defaults."""
+    """Phase 4, on the transition-based track (MIRA has no learner options): for LIBSVM, first
+    the data split MaltParser's LIBSVM models use (one classifier per part of speech of the next
+    input word, -T 1000); then the learner's cost C (and LIBSVM's gamma) on a grid around the
+    defaults."""
     kept: list[str] = []
-    if is_graph_based(best.setting.algorithm):  # MIRA has no learner options
-        return best, kept
     learner = best.setting.groups["guide"]["learner"]
     if learner == "libsvm":
         column, address = analysis.tag, split_address(best.setting.algorithm)
@@ -216,13 +260,20 @@ def config_text(setting: Setting, features: str, comments: Sequence[str] = ()) -
                                                                         default_flow_style=False)  # fmt: skip
 
 
-def write_outputs(out_dir: str, best: Result, header: dict, summary: list[PhaseSummary]) -> None:
-    """config.yaml and features.txt for ``maltpy learn -c``, each written whole or not at all."""
+def write_outputs(out_dir: str, track: Track, header: dict, summary: list[PhaseSummary]) -> None:
+    """config.yaml and features.txt of the track's best for ``maltpy learn -c``, each written
+    whole or not at all."""
     where = header["scoring"]
-    text = config_text(best.setting, "features.txt", [
+    best, tuned = track.best, track.runner_up
+    comments = [
         f"maltpy optimize: LAS {best.las:.2f} on {where} (seed {header['seed']}).",
         "Phases: " + "; ".join(f"{p.name} {p.end_las:.2f}" for p in summary if p.end_las is not None) + ".",
-        "Trial log: trials.jsonl. Use: maltpy learn -c THIS -i TRAIN -m MODEL",
+    ]
+    if tuned is not None:
+        comments.append(f"The best transition-based configuration, tuned by phases 3 and 4: {tuned.setting.algorithm}, "
+                        f"LAS {tuned.las:.2f} (in trials.jsonl).")  # fmt: skip
+    text = config_text(best.setting, "features.txt", [
+        *comments, "Trial log: trials.jsonl. Use: maltpy learn -c THIS -i TRAIN -m MODEL",
     ])  # fmt: skip
     features = (f"# Feature model chosen by maltpy optimize for {best.setting.algorithm} (LAS {best.las:.2f} on "
                 f"{where}).\n" + "".join(line + "\n" for line in best.setting.features))  # fmt: skip
@@ -240,6 +291,8 @@ def summary_table(summary: list[PhaseSummary], baseline: Result | None, best: Re
         gain = "" if p.end_las is None or p.start_las is None else f"{p.end_las - p.start_las:+.2f}"
         las = "" if p.end_las is None else f"{p.end_las:.2f}"
         kept = "; ".join(p.changes[:4]) + (f"; ... ({len(p.changes)} in all)" if len(p.changes) > 4 else "")
+        if p.transition_las is not None:
+            kept += f"{'; ' if kept else ''}(transition-based: {p.transition_las:.2f})"
         rows.append((p.name, str(p.trials), f"{p.seconds / 60:.1f} min", las, gain, kept))
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     out = ["  ".join(c.ljust(w) for c, w in zip(r[:5], widths)) + "  " + r[5] for r in rows]
@@ -304,11 +357,12 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
             if not cache:
                 log.write(header)
             search = Search(data, n_folds, runner, deadline, log, cache, threshold, progress)
-            best, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say,
-                                                  summarized)  # fmt: skip
+            track, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say,
+                                                   summarized)  # fmt: skip
+            best = track.best
             if blend and PHASE_BLEND not in summarized:
                 search.phase = PHASE_BLEND
-                phase = phase_blend(search, best, out_dir, config_text, say)
+                phase = phase_blend(search, best, out_dir, config_text, say, track.runner_up)
                 if phase is not None:
                     summary.append(phase)
     except BaseException:
@@ -337,41 +391,55 @@ def _scoring(train: str, dev: str | None, folds: int | None, n_sentences: int, a
 
 def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence], learner: str, rounds: int,
                 out_dir: str, header: dict, say: Callable[[str], None], summarized: set[str],
-                ) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
+                ) -> tuple[Track, list[PhaseSummary], Result | None]:  # fmt: skip
     """Phases 2 to 4, then 3 and 4 again while a round keeps a change and the budget lasts; the
-    best result, each phase's summary, and MaltParser's default's result (the baseline). The log
-    gets the summary of each phase it does not have (``summarized``: a resumed search's)."""
+    track (the best of each family: its ``best`` is the search's), each phase's summary, and
+    MaltParser's default's result (the baseline). Phases 3 and 4 tune the transition-based
+    result, and each phase ends with the better of it and phase 2's graph-based one, both scored
+    on the same held-out words. The log gets the summary of each phase it does not have
+    (``summarized``: a resumed search's), and again of one that ran trials it did not have (a
+    search resumed with a larger budget; the last summary of a phase is its own)."""
     summary: list[PhaseSummary] = []
-    best: Result | None = None
+    track: Track | None = None
     baseline: Result | None = None
-    phases = [
-        ("2 algorithm", lambda b: phase_algorithm(search, analysis, learner)),
+    phases: list[tuple[str, Callable[[Result], tuple[Result, list[str]]] | None]] = [
+        ("2 algorithm", None),  # phase_algorithm, which makes the track
         ("3 features", lambda b: phase_features(search, b, analysis, sentences)),
         ("4 learner", lambda b: phase_learner(search, b, analysis)),
     ]
     round_ = 1
     while phases:
         name, run = phases.pop(0)
-        if search.out_of_time and best is not None:
+        if search.out_of_time and track is not None:
             say(f"phase {name}: skipped, the budget is spent")
             break
         search.phase = name
-        phase = PhaseSummary(name, start_las=best.las if best else None)
-        trials, clock = search.trials, time.monotonic()
-        best, phase.changes = run(best)
-        if baseline is None:
+        phase = PhaseSummary(name, start_las=track.best.las if track else None)
+        trials, clock, logged = search.trials, time.monotonic(), len(search.cache)
+        if run is None or track is None:
+            track, phase.changes = phase_algorithm(search, analysis, learner)
             default = _base_setting("nivreeager", learner, search.data.data_format)
             record = search.cache.get(default.key())
             baseline = Result(default, record["las"]) if record is not None else None
             phase.start_las = baseline.las if baseline is not None else None
+        elif track.transition is not None:
+            transition, phase.changes = run(track.transition)
+            track = Track(transition, track.graph)
+        best = track.best
         phase.trials, phase.seconds, phase.end_las = search.trials - trials, time.monotonic() - clock, best.las
+        tuned = track.runner_up
+        phase.transition_las = tuned.las if tuned is not None else None
         summary.append(phase)
-        if name not in summarized:
-            search.log.write({"phase_end": name, "las": best.las, "start_las": phase.start_las, "trials": phase.trials,
-                              "seconds": round(phase.seconds, 1), "kept": phase.changes})  # fmt: skip
-        write_outputs(out_dir, best, header, summary)
+        if name not in summarized or len(search.cache) > logged:  # a resumed phase that ran further
+            end = {"phase_end": name, "las": best.las, "start_las": phase.start_las, "trials": phase.trials,
+                   "seconds": round(phase.seconds, 1), "kept": phase.changes}  # fmt: skip
+            if tuned is not None:
+                end["transition_las"] = tuned.las
+            search.log.write(end)
+        write_outputs(out_dir, track, header, summary)
         say(f"phase {name}: LAS {best.las:.2f} after {counted(phase.trials, 'trial')}"
-            + (f"; kept {'; '.join(phase.changes)}" if phase.changes else ""))  # fmt: skip
+            + (f"; kept {'; '.join(phase.changes)}" if phase.changes else "")
+            + (f"; the transition-based {tuned.setting.algorithm}: {tuned.las:.2f}" if tuned else ""))  # fmt: skip
         # while the budget lasts, phases 3 and 4 again, as long as a round keeps a change
         if not phases and not search.out_of_time and any(p.changes for p in summary[-2:]) and round_ < rounds:
             round_ += 1
@@ -379,4 +447,5 @@ def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence
                 (f"3 features, round {round_}", lambda b, r=round_: phase_features(search, b, analysis, sentences, r)),
                 (f"4 learner, round {round_}", lambda b: phase_learner(search, b, analysis)),
             ]
-    return best, summary, baseline
+    assert track is not None  # phase 2 makes it or raises
+    return track, summary, baseline

@@ -1,13 +1,14 @@
 """Phase 5 of ``maltpy optimize``: a blend of what the search found (Hall et al. 2007's Blended
 system; blend.py).
 
-The members: the best configuration of the search, and the best configurations of phase 2 for
-the two best other algorithms (with the pseudo-projective encoding phase 2 found for them), each
-left to right and right to left. The blend is learned on each training part and scored on its
-held-out part as a trial is (its weights come from the training part, in two folds),
-so that its LAS and the best configuration's are over the same words. If it scores higher, the
-phase writes DIR/blend.yaml (``maltpy blend -c`` takes it) and DIR/blend/, each member's
-configuration and feature model.
+The members: the best configuration of the search; where that is graph-based (MST, which phase 2
+chose on its own features), the best transition-based configuration as phases 3 and 4 tuned it;
+and phase 2's best configurations of the next algorithms, two beside the best in all (with the
+pseudo-projective encoding phase 2 found for them); each left to right and right to left. The
+blend is learned on each training part and scored on its held-out part as a trial is (its
+weights come from the training part, in two folds), so that its LAS and the best
+configuration's are over the same words. If it scores higher, the phase writes DIR/blend.yaml
+(``maltpy blend -c`` takes it) and DIR/blend/, each member's configuration and feature model.
 """
 
 from __future__ import annotations
@@ -31,15 +32,19 @@ OTHER_ALGORITHMS = 2
 PHASE = "5 blend"
 
 
-def blend_members(search: Search, best: Result) -> list[Setting]:
-    """The best setting and phase 2's best of the next OTHER_ALGORITHMS algorithms, each both ways
-    (MST one way)."""
+def blend_members(search: Search, best: Result, tuned: Result | None = None) -> list[Setting]:
+    """The best setting; where it is graph-based, the ``tuned`` transition-based one (phases 3
+    and 4's, not its phase 2 default); then phase 2's best of the next algorithms, OTHER_ALGORITHMS
+    beside the best in all; each both ways (MST one way)."""
     records = [r for r in search.cache.values() if r.get("phase") == "2 algorithm" and r.get("las") is not None]
     by_algorithm: dict[str, dict] = {}
     for record in sorted(records, key=lambda r: -r["las"]):  # stable: the first of equals stays first
         by_algorithm.setdefault(record["config"]["singlemalt"]["parsing_algorithm"], record)
-    others = [Setting.make(r["config"], r["features"]) for algorithm, r in by_algorithm.items()
-              if algorithm != best.setting.algorithm][:OTHER_ALGORITHMS]  # fmt: skip
+    carried = [tuned.setting] if tuned is not None else []
+    chosen = {best.setting.algorithm, *(s.algorithm for s in carried)}
+    others = carried + [Setting.make(r["config"], r["features"]) for algorithm, r in by_algorithm.items()
+                        if algorithm not in chosen]  # fmt: skip
+    others = others[:OTHER_ALGORITHMS]
     members = []
     for setting in [best.setting, *others]:
         members.append(setting)
@@ -49,13 +54,13 @@ def blend_members(search: Search, best: Result) -> list[Setting]:
 
 
 def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callable[[Setting, str], str],
-                say: Callable[[str], None]) -> PhaseSummary | None:  # fmt: skip
+                say: Callable[[str], None], tuned: Result | None = None) -> PhaseSummary | None:  # fmt: skip
     """Score the blend of ``blend_members`` as a trial; write it if it beats ``best``. None if
     the budget has no time left for it (a blend learns its members twice: about as long as
     four trials of each)."""
     from ..blend import Member, Treebank, learn_blend
 
-    members = blend_members(search, best)
+    members = blend_members(search, best, tuned)
     if search.out_of_time or not search.time_for(4 * len(members) * search.splits):
         say(f"phase {PHASE}: skipped, the budget has no time left for it")
         return None

@@ -31,6 +31,7 @@ class PhaseSummary:
     start_las: float | None = None
     end_las: float | None = None
     changes: list[str] = field(default_factory=list)
+    transition_las: float | None = None  # the tuned transition-based result's, where a graph-based one is ahead
 
 
 @dataclass
