@@ -544,6 +544,30 @@ def test_combine_names_what_it_cannot_read(tmp_path):
     assert "gold file is empty" in err
 
 
+@requires_shared
+def test_a_file_read_once_named_twice_is_refused(tmp_path):
+    """A FIFO or a process substitution named twice (as GOLD and a system, or twice as a
+    system): its second open waited for ever for a writer, or read nothing and blamed the file
+    for ending early. Refused before anything is opened, as standard input named twice is."""
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed-00.conll"
+    fifo, out = tmp_path / "fifo", tmp_path / "c.conll"
+    os.mkfifo(fifo)  # no writer: an open would wait for ever
+    for args in ([fifo, fifo], [parsed, parsed, "--weights-from", fifo, fifo, fifo]):
+        result = call_main("combine", *args, "-o", out, timeout=60)
+        assert_one_line_error(result, f"{fifo}: named twice, and not a regular file")
+    result = call_main("eval", fifo, fifo, timeout=60)
+    assert_one_line_error(result, f"{fifo}: named twice, and not a regular file")
+    read, write = os.pipe()  # what <(cat parsed.conll) gives: a pipe named /dev/fd/N
+    try:
+        os.write(write, parsed.read_bytes()[:30_000])
+        os.close(write)
+        result = call_main("combine", f"/dev/fd/{read}", f"/dev/fd/{read}", "-o", out, timeout=60)
+        assert_one_line_error(result, f"/dev/fd/{read}: named twice")
+    finally:
+        os.close(read)
+    assert not out.exists()
+
+
 def test_scorer_of_one_class_scores_every_proposed_arc_alike():
     scorer = ArcScorer.fit([(["a"], True), (["b"], True)])
     t = tree([2, 0], ["x", "root"])
