@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import zipfile
 from pathlib import Path
 
@@ -542,6 +543,21 @@ def test_combine_names_what_it_cannot_read(tmp_path):
     err = assert_one_line_error(run_in_process("combine", parsed, parsed, "--weights-from", empty, empty, empty),
                                 f"{empty}: ")  # fmt: skip
     assert "gold file is empty" in err
+
+
+def test_a_member_names_the_flag_at_fault():
+    """A flag of maltpy learn that a member does not take was called "no flag of maltpy learn";
+    a flag given twice was "not pairs of a flag and its value"."""
+    cases = {
+        "-a nivreeager -i train.conll": "-i is not a member's flag (maltpy learn's option flags and -c FILE",
+        "-a mst --save-instances d": "--save-instances is not a member's flag",
+        "-a nivreeager -a stacklazy": "-a is given twice",
+        "-nr false -a nivreeager -nr true": "-nr is given twice",
+        "-a nivreeager -nr": "not pairs of a flag and its value",
+    }
+    for text, said in cases.items():
+        with pytest.raises(MaltpyError, match=re.escape(f"member {text!r}: {said}")):
+            blend.Member.parse(text, "test")
 
 
 @requires_shared
