@@ -151,7 +151,12 @@ class Archive:
         try:
             self._zip = zipfile.ZipFile(self._file)
         except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+            self._file.seek(0)
+            started = self._file.read(4) == b"PK\x03\x04"  # a zip's first member: one cut short or damaged
             self._file.close()
+            if started:
+                raise MaltpyError(f"damaged model: a zip archive that cannot be read ({cut(e)}; a file cut short?)",
+                                  path) from None  # fmt: skip
             raise MaltpyError(f"not a maltpy model (not a zip archive: {cut(e)})", path) from None
         try:
             self.manifest = self._manifest()

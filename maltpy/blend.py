@@ -716,6 +716,9 @@ class Member:
         except ValueError as e:
             raise MaltpyError(f"member {text!r}: {e}", where) from None
         pairs = dict(zip(words[::2], words[1::2]))
+        twice = next((w for i, w in enumerate(words[::2]) if w.startswith("-") and w in words[: 2 * i : 2]), None)
+        if twice is not None and not len(words) % 2:
+            raise MaltpyError(f"member {cut(text, 80)!r}: {twice} is given twice", where)
         if base_dir is not None:
             pairs.update({flag: os.path.join(base_dir, pairs[flag]) for flag in ("-c", "-m") if flag in pairs})
         if len(words) % 2 or len(pairs) != len(words) // 2 or not all(w.startswith("-") for w in pairs):
@@ -727,7 +730,8 @@ class Member:
         overrides = {}
         for flag, value in pairs.items():
             if flag != "-c" and flag[1:] not in FLAGS:
-                raise MaltpyError(f"member {cut(text, 80)!r}: {flag} is no flag of maltpy learn", where)
+                raise MaltpyError(f"member {cut(text, 80)!r}: {flag} is not a member's flag (maltpy learn's "
+                                  "option flags and -c FILE, or -m FILE alone)", where)  # fmt: skip
             if flag != "-c":
                 overrides[FLAGS[flag[1:]]] = value
         try:

@@ -609,7 +609,10 @@ def read_config_file(
 
 def _construct(loader: yaml.SafeLoader, node: yaml.Node, path: str, line: int) -> Any:
     """The value of a YAML node; MaltpyError for one Python cannot hold (an integer of more than
-    4,300 digits, a date out of range), or a number too large to show in a message."""
+    4,300 digits, a date out of range), a number too large to show in a message, or a mapping
+    inside it (lib.options' ``{c: 0.1}``, its class weights) with a key given twice, which PyYAML
+    would take silently, the last one winning."""
+    _no_key_twice(loader, node, path)
     try:
         value = loader.construct_object(node, deep=True)
         repr(value)
@@ -618,6 +621,22 @@ def _construct(loader: yaml.SafeLoader, node: yaml.Node, path: str, line: int) -
     except ValueError as e:
         raise MaltpyError(f"not a value a configuration holds: {cut(e, 80)}", path, line) from None
     return value
+
+
+def _no_key_twice(loader: yaml.SafeLoader, node: yaml.Node, path: str) -> None:
+    """MaltpyError at a key given twice in any mapping within ``node`` (as ``_mapping`` checks
+    the groups and their keys)."""
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            _no_key_twice(loader, item, path)
+    elif isinstance(node, yaml.MappingNode):
+        seen = set()
+        for key_node, value_node in node.value:
+            key = _construct(loader, key_node, path, key_node.start_mark.line + 1)
+            if key in seen:
+                raise MaltpyError(f"key {_q(key)} is given twice", path, key_node.start_mark.line + 1)
+            seen.add(key)
+            _no_key_twice(loader, value_node, path)
 
 
 def _mapping(node: yaml.Node, loader: yaml.SafeLoader, path: str, what: str):

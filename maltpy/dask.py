@@ -222,7 +222,7 @@ def _runs(sent_ids: pd.Series) -> list[int]:
     missing = sent_ids.isna().to_numpy()
     if missing.any():
         label = sent_ids.index[missing.argmax()]
-        raise MaltpyError(f"the row at index {cut(repr(label), 60)} has no sent_id", "maltpy.dask")
+        raise MaltpyError(f"the row at index {_shown(label)} has no sent_id", "maltpy.dask")
     values = sent_ids.tolist()
     return [0, *(i for i in range(1, len(values)) if values[i] != values[i - 1]), len(values)]
 
@@ -307,7 +307,7 @@ def _check_ids(ids: list[Any], where: str) -> None:
     for k, value in enumerate(ids, 1):
         number = isinstance(value, numbers.Real) and not isinstance(value, bool)
         if not (value == k if number else str(value) == str(k)):
-            raise MaltpyError(f"{where}: its word {k} has the id {cut(repr(value), 30)}; a sentence is one run "
+            raise MaltpyError(f"{where}: its word {k} has the id {cut(_shown(value), 30)}; a sentence is one run "
                               "of consecutive rows with its sent_id, their ids 1, 2, ... in order",
                               "maltpy.dask")  # fmt: skip
 
@@ -335,7 +335,19 @@ def _loaded(model) -> Model:
 def _text(column: pd.Series | None, n: int) -> list[str]:
     if column is None:
         return ["_"] * n
-    return ["_" if v is None or v != v or v == "" else str(v) for v in column.tolist()]  # v != v: NaN
+    return ["_" if _missing(v) or v == "" else str(v) for v in column.tolist()]
+
+
+def _missing(value: Any) -> bool:
+    """None, NaN, or pandas' NA (a string column's missing value, as Dask converts object columns
+    to strings by default), whose ``!=`` is NA, not a truth value."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
+def _shown(value: Any) -> str:
+    """A sent_id or id as a message shows it: NumPy's scalars as the numbers they hold, not
+    ``np.int64(39)``."""
+    return cut(repr(value.item() if hasattr(value, "item") and hasattr(value, "dtype") else value), 60)
 
 
 def _parse_words(model: Model, rows: pd.DataFrame) -> tuple[list[int], list[str]]:
@@ -348,7 +360,7 @@ def _parse_words(model: Model, rows: pd.DataFrame) -> tuple[list[int], list[str]
     sentences = []
     for start, end in zip(runs, runs[1:]):
         words = [[str(k - start + 1), *(c[k] for c in columns), "_", "_", "_", "_"] for k in range(start, end)]
-        where = f"sentence {cut(repr(rows['sent_id'].iloc[start]), 60)}"
+        where = f"sentence {_shown(rows['sent_id'].iloc[start])}"
         if ids is not None:
             _check_ids(ids[start:end], where)
         if any(ch in f for w in words for f in w for ch in "\t\n\r"):

@@ -192,6 +192,26 @@ def check_rereadable(path: str | None, reader: str) -> None:
         raise MaltpyError("no such file" if missing else f"not a regular file: {reader} reads it more than once", path)
 
 
+def check_read_once(paths: list[str | None]) -> None:
+    """MaltpyError naming a file that gives its text only once (a FIFO, a process
+    substitution's /dev/fd/N, a device) if the command names it more than once: its second
+    open would wait for a writer or read what the first left, nothing (standard input, named
+    twice, is each command's own error)."""
+    seen = set()
+    for path in paths:
+        if is_std(path):
+            continue
+        try:
+            status = os.stat(path)
+        except (OSError, ValueError):
+            continue  # the file's own error comes when it is opened
+        if stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode):
+            continue
+        if (status.st_dev, status.st_ino) in seen:
+            raise MaltpyError("named twice, and not a regular file: it can be read only once", path)
+        seen.add((status.st_dev, status.st_ino))
+
+
 class PipeReader:
     """A pipe (or a terminal, a socket) read as its input comes, and whether more is ready now.
 

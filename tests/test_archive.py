@@ -143,6 +143,20 @@ def test_a_blends_member_is_a_maltpy_archive_not_an_mco(example_model, tmp_path)
         maltpy.load_model(path)
 
 
+def test_a_model_cut_short_is_a_damaged_model_not_another_file(example_model, tmp_path):
+    """A .mpm cut short (a copy stopped, a download broken) begins as a zip does: a damaged
+    model, as a cut .mco is, where it was "not a maltpy model"."""
+    data = example_model.read_bytes()
+    cut_short = tmp_path / "cut.mpm"
+    for size in (100, len(data) // 2, len(data) - 10):
+        cut_short.write_bytes(data[:size])
+        with pytest.raises(MaltpyError, match=r": damaged model: a zip archive that cannot be read \(.*cut short\?\)$"):
+            Archive(str(cut_short))
+    cut_short.write_bytes(b"1\tno\t_\n")
+    with pytest.raises(MaltpyError, match=r": not a maltpy model \(not a zip archive"):
+        Archive(str(cut_short))
+
+
 def test_a_model_that_is_no_regular_file_is_one_error_line(tmp_path):
     """An archive is read by seeking in it: a device or a pipe named as a model is refused before
     zipfile reads it (/dev/zero made zipfile's search for the end record run out of memory)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import zipfile
 from pathlib import Path
 
@@ -542,6 +543,45 @@ def test_combine_names_what_it_cannot_read(tmp_path):
     err = assert_one_line_error(run_in_process("combine", parsed, parsed, "--weights-from", empty, empty, empty),
                                 f"{empty}: ")  # fmt: skip
     assert "gold file is empty" in err
+
+
+def test_a_member_names_the_flag_at_fault():
+    """A flag of maltpy learn that a member does not take was called "no flag of maltpy learn";
+    a flag given twice was "not pairs of a flag and its value"."""
+    cases = {
+        "-a nivreeager -i train.conll": "-i is not a member's flag (maltpy learn's option flags and -c FILE",
+        "-a mst --save-instances d": "--save-instances is not a member's flag",
+        "-a nivreeager -a stacklazy": "-a is given twice",
+        "-nr false -a nivreeager -nr true": "-nr is given twice",
+        "-a nivreeager -nr": "not pairs of a flag and its value",
+    }
+    for text, said in cases.items():
+        with pytest.raises(MaltpyError, match=re.escape(f"member {text!r}: {said}")):
+            blend.Member.parse(text, "test")
+
+
+@requires_shared
+def test_a_file_read_once_named_twice_is_refused(tmp_path):
+    """A FIFO or a process substitution named twice (as GOLD and a system, or twice as a
+    system): its second open waited for ever for a writer, or read nothing and blamed the file
+    for ending early. Refused before anything is opened, as standard input named twice is."""
+    parsed = SWEMALT / "parsed" / "sv-stb-dep-mini-test-parsed-00.conll"
+    fifo, out = tmp_path / "fifo", tmp_path / "c.conll"
+    os.mkfifo(fifo)  # no writer: an open would wait for ever
+    for args in ([fifo, fifo], [parsed, parsed, "--weights-from", fifo, fifo, fifo]):
+        result = call_main("combine", *args, "-o", out, timeout=60)
+        assert_one_line_error(result, f"{fifo}: named twice, and not a regular file")
+    result = call_main("eval", fifo, fifo, timeout=60)
+    assert_one_line_error(result, f"{fifo}: named twice, and not a regular file")
+    read, write = os.pipe()  # what <(cat parsed.conll) gives: a pipe named /dev/fd/N
+    try:
+        os.write(write, parsed.read_bytes()[:30_000])
+        os.close(write)
+        result = call_main("combine", f"/dev/fd/{read}", f"/dev/fd/{read}", "-o", out, timeout=60)
+        assert_one_line_error(result, f"/dev/fd/{read}: named twice")
+    finally:
+        os.close(read)
+    assert not out.exists()
 
 
 def test_scorer_of_one_class_scores_every_proposed_arc_alike():

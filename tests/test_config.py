@@ -110,6 +110,8 @@ def test_a_file_and_command_line_overrides(tmp_path):
         ("lib:\n  options: {c: fast}\n", 2, "-c takes a number"),
         ("guide:\n  learner: libsvm\nlib:\n  options: '-d 2.5'\n", 4, "-d takes an integer"),
         ("guide:\n  learner: libsvm\n  learner: liblinear\n", 3, "key 'learner' is given twice"),
+        ("lib:\n  options:\n    c: 0.1\n    c: 0.2\n", 4, "key 'c' is given twice"),
+        ("guide:\n  learner: libsvm\nlib:\n  options: {w: {RE: 2, RE: 3}}\n", 4, "key 'RE' is given twice"),
         ("guide: [1, 2\n", 2, "not valid YAML"),
         ("- nivre\n", 1, "the file must be a mapping"),
         ("graph:\n  root_label: ''\n", 2, "graph.root_label: '' is empty"),

@@ -242,3 +242,26 @@ def test_a_frame_that_cannot_be_parsed_is_one_error(en_lines_model, sweep):
     heads = md.parse_partition(table, shipped)["head"].tolist()
     for ids in (table["id"].astype(str), table["id"].astype(float)):
         assert md.parse_partition(table.assign(id=ids), shipped)["head"].tolist() == heads
+
+
+def test_missing_values_and_numbered_sentences_under_dasks_default_string_columns(en_lines_model, sweep):
+    """Dask turns text columns into strings by default, whose missing value is pandas' NA: a
+    missing lemma or form was a TypeError ("boolean value of NA is ambiguous"); it is "_", as a
+    missing value of an object column is. A numeric sent_id is named as its number, not as
+    NumPy's ``np.int64(39)``."""
+    table, _ = sweep
+    shipped = md.model_bytes(en_lines_model)
+    gaps = table.astype({"form": object, "lemma": object})
+    gaps.loc[gaps.index[3], "form"] = None
+    gaps.loc[gaps.index[[5, 40]], "lemma"] = None
+    filled = table.astype({"form": object, "lemma": object})
+    filled.loc[filled.index[3], "form"] = "_"
+    filled.loc[filled.index[[5, 40]], "lemma"] = "_"
+    with dask.config.set({"scheduler": "threads", "dataframe.convert-string": True}):
+        ddf = dask_dataframe.from_pandas(gaps, npartitions=3)
+        assert str(ddf["lemma"].dtype) != "object"  # pandas' strings, with NA
+        assert parsed_arcs(ddf, shipped) == list(zip(*md.parse_partition(filled, shipped)[["head", "deprel"]].T.values))
+        numbered = table.assign(sent_id=table["sent_id"].str[1:].astype(int))
+        by_position = numbered.set_index(numbered["id"] * 1000 + numbered.index)
+        with pytest.raises(maltpy.MaltpyError, match=r"^maltpy.dask: sentence \d+: its word 1 has the id \d+;"):
+            md.parse_dataframe(dask_dataframe.from_pandas(by_position, npartitions=2), shipped).compute()

@@ -227,3 +227,25 @@ def test_an_option_file_that_is_a_directory(tmp_path):
     result = run_in_process("-f", tmp_path)
     message = assert_one_line_error(result, f"{tmp_path}: ")
     assert message == f"maltpy: error: {tmp_path}: is a directory, not an option file\n"
+
+
+@requires_shared
+def test_parse_modes_time_options_are_checked_against_the_models_algorithm(tmp_path):
+    """-cd and -nt in parse mode are read by the model's algorithm or not, not by -a's default:
+    -cd on a covnonproj .mco was refused ("nivreeager ignores it"), and -cd or -nt from an option
+    file with a stacklazy .mco was blamed on the command line or on nivreeager."""
+    sentences = MCO_TEST.read_bytes().split(b"\n\n")
+    text = b"\n\n".join(sentences[:20]) + b"\n\n"
+    shutil.copy(MCO.with_name("sv-covnonproj-liblinear-malt1.9.2.mco"), tmp_path / "cov.mco")
+    shutil.copy(MCO.with_name("sv-stacklazy-liblinear-malt1.9.2.mco"), tmp_path / "lazy.mco")
+    bounded = run_in_process("-c", "cov", "-m", "parse", "-cd", "1", "-w", tmp_path, input=text)
+    assert bounded.returncode == 0, bounded.stderr
+    assert bounded.stdout == run_in_process("parse", "-m", tmp_path / "cov.mco", "-cd", "1", input=text).stdout
+    path = tmp_path / "options.xml"
+    given = (("covington", "max_degree", "1", "-cd"), ("nivre", "enforce_tree", "true", "-nt"))
+    for group, option, value, flag in given:
+        path.write_text(OPTION_FILE.format(name="lazy", group=group, option=option, value=value))
+        result = run_in_process("-f", path, "-w", tmp_path, "-o", tmp_path / "out.conll", input=text)
+        message = assert_one_line_error(result, f"{path}:8: {group}.{option} ({flag}) is an option of ")
+        assert message.endswith("; stacklazy ignores it\n")
+    assert not (tmp_path / "out.conll").exists()

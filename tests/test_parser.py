@@ -432,7 +432,6 @@ def test_enforce_tree_gives_every_word_a_head_from_a_transition(tmp_path):
     assert run_maltpy("parse", "-m", enforced, "-i", test, "-nt", "false", *as_maltparser).stdout != parsed
 
 
-
 def test_enforce_tree_is_refused_by_a_model_that_would_ignore_it(tmp_path):
     # -nt is arc-eager's (nivre.enforce_tree): a model of another algorithm, or a blend without an
     # arc-eager member, parsed as if it were not given (issue 44). Now an error naming it, as -cd
@@ -451,7 +450,12 @@ def test_enforce_tree_is_refused_by_a_model_that_would_ignore_it(tmp_path):
             plain.stdout)  # fmt: skip
         result = run_in_process("parse", "-m", model, "-i", test, "-o", out, "-nt", "true")
         assert algorithm in assert_one_line_error(result, "command line: nivre.enforce_tree (-nt)")
+    # -cd is refused by an mst model in the words a transition-based one uses (it said "-cd: -cd
+    # bounds Covington's algorithms only", which covproj is not bounded by)
+    result = run_in_process("parse", "-m", models["mst"], "-i", test, "-o", out, "-cd", "1")
+    assert_one_line_error(result, "command line: -cd: bounds covnonproj only; this model is mst")
     assert not out.exists()
+
 
 @requires_shared
 def test_planar_without_acyclicity_still_writes_trees(tmp_path):

@@ -10,7 +10,7 @@ import click
 
 from ..blend_options import DECODERS, WEIGHTINGS
 from ..errors import MaltpyError, counted, cut, quote
-from ..files import atomic_output, check_output_path, is_std, read_conll
+from ..files import atomic_output, check_output_path, check_read_once, is_std, read_conll
 from .common import format_option, progress_line, warn
 
 
@@ -158,6 +158,7 @@ def combine_command(arguments: tuple[str, ...], output_path: str | None, weighti
         raise MaltpyError("combine takes two or more parsed files", "command line")
     if sum(map(is_std, args + weights_from)) > 1:
         raise MaltpyError("only one of the files can be standard input (-): it is read once", "command line")
+    check_read_once(args + weights_from)
     if weights_from and len(weights_from) != len(args) + 1:
         raise MaltpyError(f"--weights-from takes the gold file and one parse of it per system: "
                           f"{len(args) + 1} files, not {len(weights_from)}", "command line")  # fmt: skip

@@ -10,7 +10,7 @@ import click
 from ..errors import MaltpyError
 from ..evaluate import GROUPINGS, evaluate
 from ..evaluate import significance as compare_systems
-from ..files import atomic_output, check_output_path, is_std, read_conll, standard_output, write_result
+from ..files import atomic_output, check_output_path, check_read_once, is_std, read_conll, standard_output, write_result
 from .common import format_option
 
 
@@ -98,6 +98,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
     paths = [gold, *systems]
     if sum(is_std(p) for p in paths) > 1:
         raise MaltpyError("only one of GOLD and SYSTEM can be standard input", "command line")
+    check_read_once(paths)
     if significance and len(systems) != 2:
         raise MaltpyError(f"--significance compares exactly two systems, not {len(systems)}", "command line")
     asked = tuple(dict.fromkeys(groupings))
@@ -176,6 +177,7 @@ def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tu
         raise MaltpyError("the output must end in .svg or .html", output_path)
     if is_std(input_path) and is_std(gold_path) and gold_path is not None:
         raise MaltpyError("only one of -i and --gold can be standard input", "command line")
+    check_read_once([input_path, gold_path])
     picker = SentencePicker(0, sentence_ids)  # with --sentence: holds the sentences named, drawn at the end
     with ExitStack() as stack:
         reader = stack.enter_context(read_conll(input_path, format_))

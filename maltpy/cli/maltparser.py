@@ -30,10 +30,11 @@ import os
 import xml.parsers.expat
 from dataclasses import dataclass
 
-from ..config import OPTIONS, config_from_dict, load_config
+from ..config import OPTIONS, USED_BY, config_from_dict, load_config
 from ..conll import FORMATS
 from ..errors import MaltpyError, quote
 from ..files import read_file
+from ..transition import SYSTEMS
 from .common import warn
 
 Key = tuple[str, str]  # (option group, option name), MaltParser's
@@ -128,7 +129,8 @@ def maltpy_arguments(argv: list[str]) -> list[str]:
     option_file = given.pop(("system", "option_file"), None)
     if option_file is not None:
         given = {**read_option_file(option_file.value), **given}
-    _check_configuration(given)
+    flowchart = given.get(("config", "flowchart"))
+    _check_configuration(given, parsing=flowchart is None or flowchart.value == "parse")
     options = Options(given)
     options.get(("config", "name"))  # every mode names a configuration in MaltParser, some leave it unused
     options.get(("config", "workingdir"))
@@ -217,13 +219,30 @@ def read_option_file(path: str) -> dict[Key, Given]:
     return given
 
 
-def _check_configuration(given: dict[Key, Given]) -> None:
+#: The options ``maltpy parse`` reads (-nt, -gsr, -cd): whether the model's algorithm reads them
+#: is checked in parse mode once the model is found (``_check_parse_options``).
+PARSE_OPTIONS = (("nivre", "enforce_tree"), ("graph", "single_root"), ("covington", "max_degree"))
+
+
+def _check_configuration(given: dict[Key, Given], parsing: bool = False,
+                         algorithm: str | None = None) -> None:  # fmt: skip
     """The configuration's options given (every mode's: MaltParser checks each value as it reads
     it), checked by the rules of maltpy's configuration, an error naming the option file and line
-    where the option was given there (the maltpy command they become has only a command line)."""
+    where the option was given there (the maltpy command they become has only a command line).
+    ``parsing``: parse mode, whose -nt and -cd the model's algorithm reads or not, not -a's
+    default: checked here only as values (``algorithm``, when given, is the model's)."""
     values = {key: _format(g) if key == ("input", "format") else g.value
               for key, g in given.items() if key in OPTIONS}  # fmt: skip
     places = {key: (g.file, g.line) for key, g in given.items() if key in OPTIONS and g.file != COMMAND_LINE}
+    if parsing:
+        for key in PARSE_OPTIONS:
+            if key in values:  # its value checked with an algorithm that reads it
+                load_config(None, {**values, ("singlemalt", "parsing_algorithm"): algorithm or USED_BY[key][0],
+                                   key: values[key]}, places=places)  # fmt: skip
+                if algorithm is None:
+                    del values[key]
+        if algorithm is not None:
+            values[("singlemalt", "parsing_algorithm")] = algorithm
     load_config(None, values, places=places)
 
 
@@ -272,8 +291,13 @@ def _parse(options: Options, quiet: list[str]) -> list[str]:
     """MaltParser's parse mode: ``maltpy parse`` with the model NAME.mco or NAME.mpm, and the
     options read at parse time: -nt, maltpy's -gsr and -cd."""
     streams = [*_input(options), *_output(options), *_same_format(options)]  # checked before the model is looked for
-    args = ["parse", "-m", _find_model(options), *streams]
-    for key in (("nivre", "enforce_tree"), ("graph", "single_root"), ("covington", "max_degree")):
+    model = _find_model(options)
+    algorithm = _saved_algorithm(model)
+    parse_time = {key: g for key, g in options.given.items() if key in PARSE_OPTIONS}
+    if algorithm is not None and parse_time:  # whether the model reads them, at their file and line
+        _check_configuration(parse_time, parsing=True, algorithm=algorithm)
+    args = ["parse", "-m", model, *streams]
+    for key in PARSE_OPTIONS:
         value = options.value(key)
         if value is not None:
             args += [f"-{OPTIONS[key].flag}", value]
@@ -323,6 +347,21 @@ def _deproj(options: Options, quiet: list[str]) -> list[str]:
                               f"{quote(stem + '.mpm')} saved one, and no -pp gives it",
                               given.file, given.line)  # fmt: skip
     return ["deproj", *streams, "-pp", strategy, *quiet]
+
+
+def _saved_algorithm(path: str) -> str | None:
+    """The parsing algorithm of the model at ``path`` (an .mco's saved option, a maltpy model's
+    configuration), None for a blend (maltpy parse asks its members)."""
+    from ..mco import is_mco, saved_options
+    from ..model_archive import open_archive
+
+    key = ("singlemalt", "parsing_algorithm")
+    if is_mco(path):
+        algorithm = saved_options(path).get(key, "nivreeager")
+        return algorithm if algorithm in SYSTEMS else None  # another is the model's error, when it is read
+    with open_archive(path) as archive:
+        config = archive.manifest.get("config")
+        return None if config is None else config_from_dict(config, path).singlemalt.parsing_algorithm
 
 
 def _saved_marking_strategy(path: str) -> str:

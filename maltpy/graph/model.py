@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..archive import Archive, npz_bytes, write_archive
-from ..config import Config, unused_option
+from ..config import MAX_DEGREE, USED_BY, Config, unused_option
 from ..conll import ConllReader, Sentence, valid_label
 from ..decode import sibling_search, sibling_tree, spanning_tree
 from ..errors import MaltpyError, counted, cut, require
@@ -114,7 +114,8 @@ class GraphModel(Parser):
 
     def bound_degree(self, max_degree: int | None) -> None:
         """``maltpy parse -cd``, which a graph-based model does not take."""
-        raise MaltpyError("-cd bounds Covington's algorithms only; this model is mst", "GraphModel.bound_degree")
+        bounded = ", ".join(USED_BY[MAX_DEGREE])
+        raise MaltpyError(f"bounds {bounded} only; this model is mst", "GraphModel.bound_degree")
 
     def write_ignored(self, sentence: Sentence) -> None:
         """Nothing: a graph-based model writes every column as it is given (a blend asks)."""
