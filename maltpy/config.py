@@ -31,7 +31,7 @@ from .direction import DIRECTIONS, ROOT_POSITIONS
 from .errors import MaltpyError, cut
 from .files import read_file
 from .graph import GRAPH_ALGORITHMS, MAX_TRAINING_K, TRANSITION_OPTIONS, is_graph_based
-from .learner_options import MAX_INT, parse_learner_options
+from .learner_options import MAX_INT, ignored_learner_option, parse_learner_options
 from .learner_options import integer as _integer
 from .learner_options import quoted as _q
 from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARK_CHARACTERS, MARKING_STRATEGIES, Encoding
@@ -439,6 +439,10 @@ def _build(
         raise MaltpyError(f"lib.options: {e}", where, lib_line) from None
     algorithm = values.get(("singlemalt", "parsing_algorithm"), SingleMalt().parsing_algorithm)
     if check_use:
+        ignored = ignored_learner_option(values[("lib", "options")], learner)
+        if ignored is not None:
+            where = place(("lib", "options")) if ("lib", "options") in source else path or given
+            raise MaltpyError(f"lib.options: {ignored}", where, lib_line)
         for key in raw:
             unused = unused_option(key, values[key], algorithm, learner)
             if unused is not None:

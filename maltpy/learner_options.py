@@ -143,6 +143,42 @@ def parse_learner_options(value: Any, learner: str) -> dict[str, int | float | s
     return options
 
 
+#: The learner options that the learner's other options leave unread, each with when and why:
+#: LIBSVM's parameters of a kernel or an SVM type other than the one chosen (svm.h, svm.cpp:
+#: kernel_function reads degree, gamma and coef0 by kernel type; svm_train reads C and the class
+#: weights for C-SVC, nu for nu-SVC, p for the regressions only), and its probability model,
+#: which maltpy's prediction never reads (it votes on the decision values);
+#: TiMBL's MVDM threshold with the Overlap metric. Set to anything but its default, such an
+#: option would change nothing, so it is refused (``ignored_learner_option``).
+IGNORED_WHEN: dict[str, dict[str, tuple[Any, str]]] = {
+    "libsvm": {
+        "d": (lambda o: o["t"] != 1, "the degree is the polynomial kernel's (-t 1)"),
+        "g": (lambda o: o["t"] == 0, "the linear kernel (-t 0) has no gamma"),
+        "r": (lambda o: o["t"] not in (1, 3), "coef0 is the polynomial and sigmoid kernels' (-t 1, -t 3)"),
+        "c": (lambda o: o["s"] == 1, "nu-SVC (-s 1) is bounded by nu (-n), not by C"),
+        "w": (lambda o: o["s"] == 1, "class weights scale C, which nu-SVC (-s 1) does not use"),
+        "n": (lambda o: o["s"] != 1, "nu is nu-SVC's (-s 1)"),
+        "p": (lambda o: True, "epsilon is the regressions' (epsilon-SVR), and maltpy's LIBSVM classifies"),
+        "b": (lambda o: True, "maltpy votes on the decision values and never reads the probability model"),
+    },
+    "knn": {
+        "L": (lambda o: o["m"] == "O", "the threshold is MVDM's (-m M), and the Overlap metric (-m O) has none"),
+    },
+}
+
+
+def ignored_learner_option(options: Mapping[str, Any], learner: str) -> str | None:
+    """Why one of ``options`` (``parse_learner_options``'s) would be left unread by the others
+    (IGNORED_WHEN), or None: an option at its default changes nothing, and is taken."""
+    allowed = LEARNER_OPTIONS[learner]
+    for flag, (ignored, why) in IGNORED_WHEN.get(learner, {}).items():
+        if options[flag] != allowed[flag].default and ignored(options):
+            value = " ".join(f"-w{name} {weight}" for name, weight in options[flag].items()) if flag == CLASS_WEIGHTS \
+                else f"-{flag} {options[flag]}"  # fmt: skip
+            return f"{value}: {why}; {learner} would ignore it"
+    return None
+
+
 def _class_weights(weights: dict[str, Any], spec: LibOption) -> dict[str, float]:
     """LIBSVM's class weights by class name, or ValueError saying what is wrong with one."""
     if len(weights) > MAX_CLASS_WEIGHTS:

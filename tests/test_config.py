@@ -358,6 +358,32 @@ def test_an_option_left_with_nothing_to_do_is_refused(flags, message):
         assert run_in_process("proj", "-pp", "head", *flags, "-i", train).returncode == 0
 
 
+@pytest.mark.parametrize("learner, ignored, acts", [
+    ("libsvm", "-t 0 -g 0.5", "-t 2 -g 0.5"),  # gamma: not the linear kernel's
+    ("libsvm", "-t 2 -d 3", "-t 1 -d 3"),  # degree: the polynomial kernel's only
+    ("libsvm", "-t 2 -r 1", "-t 3 -r 1"),  # coef0: the polynomial and sigmoid kernels'
+    ("libsvm", "-s 1 -c 2", "-s 0 -c 2"),  # C: not nu-SVC's
+    ("libsvm", "-s 1 -wRE 2", "-s 0 -wRE 2"),  # class weights scale C
+    ("libsvm", "-n 0.3", "-s 1 -n 0.3"),  # nu: nu-SVC's only
+    ("libsvm", "-p 0.2", "-p 0.1"),  # the regressions' epsilon: taken at its default only
+    ("libsvm", "-b 1", "-b 0"),  # the probability model, never read
+    ("knn", "-m O -L 2", "-m M -L 2"),  # MVDM's threshold
+])  # fmt: skip
+def test_a_learner_option_the_others_leave_unread_is_refused(tmp_path, learner, ignored, acts):
+    # LIBSVM and TiMBL take these and change nothing: refused as the algorithms' options are,
+    # from the flags and a file alike, unless the option holds its default
+    from conftest import assert_one_line_error, run_in_process
+
+    flag = next(f for f in ignored.split() if f.startswith("-") and f[1] not in "st" and f != "-m")
+    result = run_in_process("config", "-l", learner, "-lo", ignored)
+    assert_one_line_error(result, f"command line: lib.options: {flag}")
+    assert f"{learner} would ignore it" in result.stderr.decode()
+    assert run_in_process("config", "-l", learner, "-lo", acts).returncode == 0
+    config = tmp_path / "c.yaml"
+    config.write_text(f"guide:\n  learner: {learner}\nlib:\n  options: \"{ignored}\"\n", encoding="utf-8")
+    assert_one_line_error(run_in_process("config", "-c", config), f"{config}:4: lib.options: {flag}")
+
+
 def test_a_data_split_or_ignored_option_is_one_error_at_every_entry_point(tmp_path, monkeypatch):
     # MSTParser's models have no data split: once a traceback (KeyError: 'mst' in features/spec.py)
     from conftest import SHARED, assert_one_line_error, run_in_process
