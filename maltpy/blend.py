@@ -52,7 +52,7 @@ import numpy as np
 from . import __version__
 from .archive import Archive, write_archive
 from .blend_options import DECODERS, WEIGHTINGS
-from .config import MAX_DEGREE, USED_BY, reads, unused_option
+from .config import ENFORCE_TREE, MAX_DEGREE, USED_BY, reads, unused_option
 from .conll import CPOSTAG, FEATS, Sentence, valid_label
 from .decode import spanning_tree
 from .errors import MaltpyError, cut, require
@@ -587,13 +587,12 @@ class Blend(Parser):
 
     def set_enforce_tree(self, on: bool) -> None:
         """``-nt`` for each member that reads it (an error if none does and ``on`` is not the default)."""
-        key = ("nivre", "enforce_tree")
-        if all(unused_option(key, on, a) for a in self.algorithms):
+        if all(unused_option(ENFORCE_TREE, on, a) for a in self.algorithms):
             names = ", ".join(sorted(set(self.algorithms)))
             raise MaltpyError(f"nivre.enforce_tree (-nt) {str(on).lower()}: no member of this blend reads it (they "
                               f"are {names})", "Model.set_enforce_tree")  # fmt: skip
         for member, algorithm in zip(self.members, self.algorithms):
-            if member is not None and reads(algorithm, key):
+            if member is not None and reads(algorithm, ENFORCE_TREE):
                 member.set_enforce_tree(on)
 
     def set_single_root(self, setting: str) -> None:

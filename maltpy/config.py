@@ -302,6 +302,8 @@ USED_BY: dict[tuple[str, str], tuple[str, ...]] = {
 
 #: covington.max_degree, the bound ``maltpy parse -cd`` sets where the algorithm reads it.
 MAX_DEGREE = ("covington", "max_degree")
+#: nivre.enforce_tree, which ``maltpy parse -nt`` sets where the algorithm reads it.
+ENFORCE_TREE = ("nivre", "enforce_tree")
 
 
 def reads(algorithm: str, key: tuple[str, str]) -> bool:
@@ -432,17 +434,16 @@ def _build(
             values[key] = os.path.normpath(os.path.join(base_dir, values[key]))
     learner = values.get(("guide", "learner"), Guide().learner)
     lib_value, lib_line = raw.get(("lib", "options"), (None, None))
+    lib_where = place(("lib", "options")) if ("lib", "options") in source else path or given
     try:
         values[("lib", "options")] = parse_learner_options(lib_value, learner)
     except ValueError as e:
-        where = place(("lib", "options")) if ("lib", "options") in source else path or given
-        raise MaltpyError(f"lib.options: {e}", where, lib_line) from None
+        raise MaltpyError(f"lib.options: {e}", lib_where, lib_line) from None
     algorithm = values.get(("singlemalt", "parsing_algorithm"), SingleMalt().parsing_algorithm)
     if check_use:
         ignored = ignored_learner_option(values[("lib", "options")], learner)
         if ignored is not None:
-            where = place(("lib", "options")) if ("lib", "options") in source else path or given
-            raise MaltpyError(f"lib.options: {ignored}", where, lib_line)
+            raise MaltpyError(f"lib.options: {ignored}", lib_where, lib_line)
         for key in raw:
             unused = unused_option(key, values[key], algorithm, learner)
             if unused is not None:

@@ -37,7 +37,7 @@ import numpy as np
 from .archive import Archive
 from .batch import BatchLearner, BatchParser, covered, ranked
 from .columns import write_instance_files
-from .config import MAX_DEGREE, USED_BY, Config, reads, unused_option
+from .config import ENFORCE_TREE, MAX_DEGREE, USED_BY, Config, reads, unused_option
 from .conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
 from .direction import Reading
 from .errors import MaltpyError, counted, cut
@@ -481,7 +481,7 @@ class Model(Parser):
         algorithm, which would ignore it, refuses it set to true, as learning does."""
         if type(on) is not bool:
             raise MaltpyError(f"enforce_tree is true or false, not {cut(repr(on), 40)}", "Model.set_enforce_tree")
-        unused = unused_option(("nivre", "enforce_tree"), on, self.config.singlemalt.parsing_algorithm)
+        unused = unused_option(ENFORCE_TREE, on, self.config.singlemalt.parsing_algorithm)
         if unused is not None:
             raise MaltpyError(unused, "Model.set_enforce_tree")
         nivre = dataclasses.replace(self.config.nivre, enforce_tree=on)

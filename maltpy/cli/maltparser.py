@@ -30,7 +30,7 @@ import os
 import xml.parsers.expat
 from dataclasses import dataclass
 
-from ..config import OPTIONS, USED_BY, config_from_dict, load_config
+from ..config import ENFORCE_TREE, MAX_DEGREE, OPTIONS, USED_BY, config_from_dict, load_config
 from ..conll import FORMATS
 from ..errors import MaltpyError, quote
 from ..files import read_file
@@ -221,7 +221,7 @@ def read_option_file(path: str) -> dict[Key, Given]:
 
 #: The options ``maltpy parse`` reads (-nt, -gsr, -cd): whether the model's algorithm reads them
 #: is checked in parse mode once the model is found (``_check_parse_options``).
-PARSE_OPTIONS = (("nivre", "enforce_tree"), ("graph", "single_root"), ("covington", "max_degree"))
+PARSE_OPTIONS = (ENFORCE_TREE, ("graph", "single_root"), MAX_DEGREE)
 
 
 def _check_configuration(given: dict[Key, Given], parsing: bool = False,
@@ -353,31 +353,35 @@ def _saved_algorithm(path: str) -> str | None:
     """The parsing algorithm of the model at ``path`` (an .mco's saved option, a maltpy model's
     configuration), None for a blend (maltpy parse asks its members)."""
     from ..mco import is_mco, saved_options
-    from ..model_archive import open_archive
 
-    key = ("singlemalt", "parsing_algorithm")
     if is_mco(path):
-        algorithm = saved_options(path).get(key, "nivreeager")
+        algorithm = saved_options(path).get(("singlemalt", "parsing_algorithm"), "nivreeager")
         return algorithm if algorithm in SYSTEMS else None  # another is the model's error, when it is read
-    with open_archive(path) as archive:
-        config = archive.manifest.get("config")
-        return None if config is None else config_from_dict(config, path).singlemalt.parsing_algorithm
+    config = _saved_config(path)
+    return None if config is None else config.singlemalt.parsing_algorithm
 
 
 def _saved_marking_strategy(path: str) -> str:
     """The marking strategy of the configuration saved at ``path``: an .mco's saved option
     (MaltParser's default, none, if it has none), a maltpy model's configuration."""
     from ..mco import is_mco, saved_options
-    from ..model_archive import open_archive
 
     key = ("pproj", "marking_strategy")
     if is_mco(path):
         return load_config(None, {key: saved_options(path).get(key, "none")}, given=path).pproj.marking_strategy
+    config = _saved_config(path)
+    if config is None:
+        raise MaltpyError("a blend of models, which has no one marking strategy: -m deproj takes none from it", path)
+    return config.pproj.marking_strategy
+
+
+def _saved_config(path: str):
+    """The configuration of the maltpy model at ``path``, None for a blend (its members have one each)."""
+    from ..model_archive import open_archive
+
     with open_archive(path) as archive:
-        if "config" not in archive.manifest:
-            raise MaltpyError("a blend of models, which has no one marking strategy: -m deproj takes none from it",
-                              path)  # fmt: skip
-        return config_from_dict(archive.manifest["config"], path).pproj.marking_strategy
+        config = archive.manifest.get("config")
+        return None if config is None else config_from_dict(config, path)
 
 
 _MODES = {"learn": _learn, "parse": _parse, "info": _info, "convert": _convert, "proj": _proj, "deproj": _deproj}

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..archive import Archive, npz_bytes, write_archive
-from ..config import MAX_DEGREE, USED_BY, Config, unused_option
+from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, Config, unused_option
 from ..conll import ConllReader, Sentence, valid_label
 from ..decode import sibling_search, sibling_tree, spanning_tree
 from ..errors import MaltpyError, counted, cut, require
@@ -108,7 +108,7 @@ class GraphModel(Parser):
     def set_enforce_tree(self, on: bool) -> None:
         """Arc-eager's enforce_tree (``maltpy parse -nt``), which a graph-based model would
         ignore: refused set to true, as learning refuses it."""
-        unused = unused_option(("nivre", "enforce_tree"), on, self.config.singlemalt.parsing_algorithm)
+        unused = unused_option(ENFORCE_TREE, on, self.config.singlemalt.parsing_algorithm)
         if unused is not None:
             raise MaltpyError(unused, "GraphModel.set_enforce_tree")
 
