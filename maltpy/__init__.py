@@ -23,7 +23,7 @@ __all__ = ["MaltpyError", "MaltpyWarning", "Model", "learn", "load_model", "read
 
 def load_model(path):
     """A model archive made by ``maltpy learn`` or ``Model.save``: a ``maltpy.Model``."""
-    from .parser import load_model
+    from .models.parser import load_model
 
     return load_model(path)
 
@@ -36,7 +36,7 @@ def __getattr__(name: str):
 
         return getattr(api, name)
     if name == "Model":
-        from .parser import Model
+        from .models.parser import Model
 
         return Model
     raise AttributeError(f"module 'maltpy' has no attribute {name!r}")

@@ -19,13 +19,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .config import OPTIONS, Config, config_from_dict, load_config
-from .conll import ConllReader, Sentence, format_sentence
+from .data.conll import ConllReader, Sentence, format_sentence
+from .data.sentences import gold_sentences, is_token_list
 from .errors import MaltpyError
 from .files import atomic_output
 from .files import read_conll as _reader
-from .parser import Parser
-from .parser import learn as _learn
-from .sentences import gold_sentences, is_token_list
+from .models.parser import Parser
+from .models.parser import learn as _learn
 
 #: ``maltpy.learn``'s keyword options: each key of the YAML groups by its own name where no other
 #: group has it (``learner``, ``parsing_algorithm``, ``root_label``), as ``group_key`` always
@@ -46,7 +46,7 @@ def learn(treebank: str | os.PathLike | Iterable[Any], config: str | os.PathLike
 
     ``treebank``: a CoNLL-X or CoNLL-U file's path, or an iterable of sentences (maltpy's
     ``Sentence``, ``conllu.TokenList``, or lists of token mappings with head and deprel; see
-    ``maltpy.sentences``). ``config``: a YAML file's path or the same settings as a mapping
+    ``maltpy.data.sentences``). ``config``: a YAML file's path or the same settings as a mapping
     ({"guide": {"learner": "libsvm"}}); None for MaltParser's defaults. ``options`` override
     it, each named as in the YAML (``learner="libsvm"``, ``algorithm="stacklazy"``,
     ``options="-c 0.5"`` or ``lib_options={"c": 0.5}``, ``nivre_allow_root=False``; see

@@ -26,15 +26,15 @@ from typing import Any
 
 import yaml
 
-from .conll import valid_label
-from .direction import DIRECTIONS, ROOT_POSITIONS
+from .data.conll import valid_label
+from .data.direction import DIRECTIONS, ROOT_POSITIONS
+from .data.pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARK_CHARACTERS, MARKING_STRATEGIES, Encoding
 from .errors import MaltpyError, cut
 from .files import read_file
 from .graph import GRAPH_ALGORITHMS, MAX_TRAINING_K, TRANSITION_OPTIONS, is_graph_based
-from .learner_options import MAX_INT, ignored_learner_option, parse_learner_options
-from .learner_options import integer as _integer
-from .learner_options import quoted as _q
-from .pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARK_CHARACTERS, MARKING_STRATEGIES, Encoding
+from .learners.options import MAX_INT, ignored_learner_option, parse_learner_options
+from .learners.options import integer as _integer
+from .learners.options import quoted as _q
 from .transition import SYSTEMS
 
 LEARNERS = ("liblinear", "libsvm", "knn")

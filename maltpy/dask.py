@@ -43,10 +43,10 @@ from typing import Any
 import dask
 import pandas as pd
 
-from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
+from .data.conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, cut, quote
 from .files import make_folder, read_file
-from .parser import Model, Parser
+from .models.parser import Model, Parser
 
 COLUMNS = ("sent_id", "id", "form", "lemma", "upos", "xpos", "feats")  # the input's
 REQUIRED = ("sent_id", "form")

@@ -48,7 +48,7 @@ def require(condition: bool, message: str) -> None:
 
 class MaltpyWarning(UserWarning):
     """Input that parses, but does not look like what the model was trained on (see
-    ``maltpy.vocabulary``); the command line prints it as one line, ``maltpy: warning: ...``."""
+    ``maltpy.data.vocabulary``); the command line prints it as one line, ``maltpy: warning: ...``."""
 
 
 class MaltpyError(Exception):

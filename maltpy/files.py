@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import BinaryIO
 
-from .conll import ConllReader
+from .data.conll import ConllReader
 from .errors import MaltpyError, quote
 
 STDIN_NAME = "<stdin>"

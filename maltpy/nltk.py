@@ -20,7 +20,7 @@ while a model learned from a Universal Dependencies treebank reads UPOS. So a wo
 POSTAG (XPOS) as it is, and CPOSTAG (UPOS) with the UPOS that UD's English treebanks give a word
 of that Penn Treebank tag (``upos_of``); a tag that is not Penn Treebank's (a tagger of the model's
 own tagset) fills both, as NLTK's wrapper writes it. A model learned from NLTK's own graphs, with
-the tag in both columns, reads the one whose tags it knows (``maltpy.vocabulary``).
+the tag in both columns, reads the one whose tags it knows (``maltpy.data.vocabulary``).
 
 One difference: NLTK reads MaltParser's output with the root relation
 ``top_relation_label`` ("null" by default), which no trained model gives, so its graphs have no
@@ -39,9 +39,9 @@ from nltk.parse.dependencygraph import DependencyGraph
 from nltk.parse.malt import malt_regex_tagger
 
 from .api import learn
-from .conll import ConllReader
+from .data.conll import ConllReader
 from .errors import MaltpyError
-from .parser import Model, Parser, load_model
+from .models.parser import Model, Parser, load_model
 
 
 class MaltParser(ParserI):

@@ -56,7 +56,7 @@ def measured(args: list[str]) -> tuple[float, float]:
 
 
 def las(gold: Path, parsed: Path) -> float:
-    from maltpy.evaluate import attachment_scores
+    from maltpy.evaluation.scores import attachment_scores
     from maltpy.files import read_conll
 
     with read_conll(str(gold)) as g, read_conll(str(parsed)) as s:
@@ -74,7 +74,7 @@ def reference_best(train: Path) -> tuple[str, float] | None:
 
 def member_scores(blend: Path, test: Path, work: Path) -> tuple[list[float], list[str]]:
     """The LAS of each member of ``blend`` alone on ``test``, and the members' flags."""
-    from maltpy.parser import Parser
+    from maltpy.models.parser import Parser
 
     model = Parser.load(str(blend))
     scores = []

@@ -32,9 +32,8 @@ from pathlib import Path
 
 import numpy as np
 
-from maltpy import _decode
-from maltpy.conll import ConllReader
-from maltpy.decode import sibling_tree, spanning_tree
+from maltpy.data.conll import ConllReader
+from maltpy.decode import _decode, sibling_tree, spanning_tree
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 MODES = {"Chu-Liu-Edmonds": (False, False), "Chu-Liu-Edmonds, one root": (False, True),

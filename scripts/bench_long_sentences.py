@@ -37,7 +37,7 @@ TREEBANK = Path("data") / "ud" / "UD_English-LinES" / "en_lines-ud"  # under the
 def long_sentence(sentences: list, tokens: int, shape: str = "chain"):
     """One sentence of at least ``tokens`` words made of ``sentences`` (maltpy Sentences with
     heads, taken in turn, again from the first when they run out), as the module docstring says."""
-    from maltpy.conll import DEPREL, DEPS, HEAD, ID, Sentence
+    from maltpy.data.conll import DEPREL, DEPS, HEAD, ID, Sentence
 
     words: list[list[str]] = []
     extra: list[tuple[int, str]] = []
@@ -75,21 +75,21 @@ def long_sentence(sentences: list, tokens: int, shape: str = "chain"):
 
 
 def read(path: Path) -> list:
-    from maltpy.conll import ConllReader
+    from maltpy.data.conll import ConllReader
 
     with open(path, "rb") as f:
         return list(ConllReader(f, str(path)))
 
 
 def text_of(sentences: list) -> bytes:
-    from maltpy.conll import format_sentence
+    from maltpy.data.conll import format_sentence
 
     return "".join(format_sentence(s) for s in sentences).encode("utf-8")
 
 
 def seconds(model, data: bytes, name: str) -> float:
     """Read ``data`` as CoNLL, parse it and write the parses (to memory), as ``maltpy parse`` does."""
-    from maltpy.conll import ConllReader, format_sentence
+    from maltpy.data.conll import ConllReader, format_sentence
 
     started = time.perf_counter()
     out = io.BytesIO()
@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--shared", type=Path, default=SHARED)
     args = parser.parse_args()
     args.option = shlex.split(args.option)
-    from maltpy.parser import Model
+    from maltpy.models.parser import Model
     from maltpy.transition import SYSTEMS
 
     args.algorithms = args.algorithms or list(SYSTEMS)

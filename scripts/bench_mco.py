@@ -50,7 +50,7 @@ def measured(command: list[str], cwd: Path | None = None) -> tuple[float, float]
 def in_process(path: Path, test: Path, repeat: int, out: Path) -> tuple[float, float]:
     """The median seconds of loading the model in this process, and of parsing ``test`` with it
     once loaded (the parse alone)."""
-    from maltpy.parser import Model
+    from maltpy.models.parser import Model
 
     loads, parses = [], []
     for _ in range(repeat):

@@ -78,7 +78,7 @@ def restored(test: Path, mst_output: Path, out: Path) -> Path:
 
 def scores(gold: Path, system: Path) -> tuple[float, float]:
     sys.path.insert(0, str(ROOT))
-    from maltpy.evaluate import attachment_scores
+    from maltpy.evaluation.scores import attachment_scores
     from maltpy.files import read_conll
 
     with read_conll(str(gold), "auto") as g, read_conll(str(system), "auto") as s:

@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from maltpy.conll import ConllReader
-from maltpy.parser import Model
+from maltpy.data.conll import ConllReader
+from maltpy.models.parser import Model
 from maltpy.transition import SYSTEMS
 
 

@@ -44,9 +44,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from maltpy.columns import read_columns
-from maltpy.learner_options import parse_learner_options
 from maltpy.learners.knn import experiment
+from maltpy.learners.options import parse_learner_options
+from maltpy.learners.timbl_columns import read_columns
 
 ROOT = Path(__file__).resolve().parents[1]
 CONLLX = ROOT.parent / "shared" / "data" / "conllx"

@@ -12,7 +12,7 @@ import pytest
 from conftest import EN_LINES_UD, EXAMPLE, run_maltpy
 
 import maltpy
-from maltpy.conll import DEPREL, HEAD
+from maltpy.data.conll import DEPREL, HEAD
 
 TEST = EN_LINES_UD / "en_lines-ud-test.conllu"
 

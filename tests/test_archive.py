@@ -14,10 +14,10 @@ import pytest
 from conftest import DATA, EXAMPLE, SHARED, SWEMALT, SWEMALT_TRAIN, conll_columns, requires_shared, run_maltpy
 
 import maltpy
-from maltpy.archive import ARCHIVE_VARIABLE, Archive, npz_bytes, write_archive
 from maltpy.blend import Blend, Weights, write_blend
 from maltpy.errors import MaltpyError
 from maltpy.files import MAX_MEMBERS
+from maltpy.models.archive import ARCHIVE_VARIABLE, Archive, npz_bytes, write_archive
 
 CONLLX = DATA / "conllx"
 SWEMALT_TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
@@ -241,7 +241,7 @@ def test_a_zip_of_more_members_than_a_model_has_is_refused_before_they_are_liste
         with pytest.raises(MaltpyError, match=message):
             maltpy.load_model(model)
         assert max(listed, default=0) < 10  # the blend's own members, and its first member's
-    from maltpy.jobs import model_bytes  # --jobs looks into a model before any worker loads it
+    from maltpy.run.jobs import model_bytes  # --jobs looks into a model before any worker loads it
 
     listed.clear()
     assert model_bytes(str(many)) == 0 and listed == []

@@ -1,4 +1,4 @@
-"""The arrays form of learning and parsing (maltpy.batch) against the per-sentence definitions.
+"""The arrays form of learning and parsing (maltpy.models.batch) against the per-sentence definitions.
 
 Every case learns a model on a real treebank twice, with the oracle replayed in arrays and
 configuration by configuration (``--save-instances`` takes that path), and wants the same model
@@ -17,12 +17,12 @@ import pytest
 from conftest import DATA, EN_LINES_UD, long_sentence, requires_shared, run_maltpy
 
 from maltpy.api import learn
-from maltpy.batch import BatchParser
 from maltpy.config import FLAGS, load_config
-from maltpy.conll import ConllReader, format_sentence
+from maltpy.data.conll import ConllReader, format_sentence
 from maltpy.files import read_conll
-from maltpy.parser import Model
-from maltpy.parser import learn as learn_model
+from maltpy.models.batch import BatchParser
+from maltpy.models.parser import Model
+from maltpy.models.parser import learn as learn_model
 from maltpy.transition import SYSTEMS
 from maltpy.transition.arrays import forms
 

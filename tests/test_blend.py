@@ -26,10 +26,10 @@ from test_damaged_models import with_manifest
 
 from maltpy import blend
 from maltpy.blend import ArcScorer, Weights, arc_features, combine
-from maltpy.conll import Sentence
+from maltpy.data.conll import Sentence
+from maltpy.data.tree import find_cycle
 from maltpy.errors import MaltpyError
-from maltpy.parser import Parser
-from maltpy.tree import find_cycle
+from maltpy.models.parser import Parser
 
 GOLD = SWEMALT / "gold"
 HELD_OUT = SWEMALT_HELD_OUT  # the blend's (conftest.swemalt_blend)
@@ -224,8 +224,9 @@ def blend_parse(blended) -> bytes:
 def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_the_other(monkeypatch):
     # The weights come from every training sentence, once, parsed by members that did not learn
     # from it; the members then learn from all of them.
-    from maltpy import blend, parser
-    from maltpy.conll import ConllReader
+    from maltpy import blend
+    from maltpy.data.conll import ConllReader
+    from maltpy.models import parser
 
     with open(SWEMALT_TRAIN, "rb") as f:
         sentences = list(ConllReader(f, "train", "conllx"))[:60]
@@ -239,7 +240,7 @@ def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_t
 
     weighed: list = []
     real_estimate = Weights.estimate
-    monkeypatch.setattr("maltpy.parser.learn", learn)
+    monkeypatch.setattr("maltpy.models.parser.learn", learn)
     monkeypatch.setattr(Weights, "estimate", lambda kind, gold, parses: weighed.append((gold, parses))
                         or real_estimate(kind, gold, parses))  # fmt: skip
     members = [blend.Member.parse(f, "test") for f in ("-a nivreeager", "-a nivreeager -pd right-to-left")]
@@ -306,7 +307,7 @@ def test_a_learning_process_that_dies_is_one_error(monkeypatch):
     member, and the other workers stopped."""
     import concurrent.futures
 
-    from maltpy import processes
+    from maltpy.run import processes
 
     stopped = []
 
@@ -598,8 +599,8 @@ def test_estimate_needs_held_out_words():
 
 # A blend's parse with --jobs N, the main process allowed six cores and batches of BATCH_BYTES
 # (argv[1]) bytes: teams of workers, each with its share of the members (jobs.py).
-TEAMS = "import sys, maltpy.jobs; maltpy.jobs.usable_cores = lambda: 6; "
-TEAMS += "maltpy.jobs.BATCH_BYTES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
+TEAMS = "import sys, maltpy.run.jobs; maltpy.run.jobs.usable_cores = lambda: 6; "
+TEAMS += "maltpy.run.jobs.BATCH_BYTES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
 
 
 def run_in_teams(batch_bytes: int, *args, input: bytes | None = None):
@@ -616,7 +617,7 @@ def test_a_blends_batches_are_a_share_for_the_workers(blended, members, tmp_path
     into batches (jobs.batch_limit: a share of a single model's bytes, by the members each worker
     of a team parses with), where one model's file stays one batch; its workers go in teams, a
     team of two even for a file of one batch."""
-    from maltpy import jobs
+    from maltpy.run import jobs
 
     monkeypatch.setattr(jobs, "usable_cores", lambda: 6)
     monkeypatch.setattr(jobs, "available_memory", lambda: None)
@@ -638,7 +639,7 @@ def test_a_blends_batches_are_a_share_for_the_workers(blended, members, tmp_path
 
 
 def test_teams_and_shares():
-    from maltpy.jobs import team_sizes
+    from maltpy.run.jobs import team_sizes
 
     assert team_sizes(1, 6) == [1] and team_sizes(2, 6) == [2] and team_sizes(3, 6) == [3]
     assert team_sizes(5, 6) == [2, 3] and team_sizes(6, 6) == [2, 2, 2] and team_sizes(4, 1) == [1, 1, 1, 1]

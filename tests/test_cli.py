@@ -361,7 +361,7 @@ def test_output_paths_that_cannot_be_files(tmp_path):
 def test_thread_defaults_leave_the_users_settings_alone(monkeypatch):
     # one thread for parsing, the libraries' own count for learning, passive waits; what the
     # user set stays, unless --threads says otherwise
-    from maltpy.threads import THREAD_VARIABLES, set_threads
+    from maltpy.run.threads import THREAD_VARIABLES, set_threads
 
     for name in (*THREAD_VARIABLES, "OMP_WAIT_POLICY"):
         monkeypatch.delenv(name, raising=False)

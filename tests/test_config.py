@@ -5,7 +5,7 @@ from conftest import ROOT
 
 from maltpy.config import default_config, dump_config, load_config
 from maltpy.errors import MaltpyError
-from maltpy.learner_options import parse_learner_options
+from maltpy.learners.options import parse_learner_options
 
 
 def write(tmp_path: Path, text: str) -> str:

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA, EXAMPLE, requires_shared
 
-from maltpy import conll, lines
-from maltpy.conll import DEPREL, FORM, HEAD, ConllReader, format_sentence
+from maltpy.data import conll, lines
+from maltpy.data.conll import DEPREL, FORM, HEAD, ConllReader, format_sentence
 from maltpy.errors import MaltpyError
 from maltpy.files import PipeReader
 
@@ -303,7 +303,7 @@ def test_a_bound_from_the_environment_is_read_whatever_it_holds(monkeypatch, val
     # a number of more digits than Python turns into an int, or digits that are not ASCII's
     monkeypatch.setenv("MALTPY_MAX_LINE_BYTES", value)
     monkeypatch.setenv("MALTPY_MAX_MANIFEST_BYTES", value)
-    from maltpy.archive import max_manifest_bytes
+    from maltpy.models.archive import max_manifest_bytes
 
     assert lines.max_line_bytes() == bound
     assert max_manifest_bytes() == (16 << 20 if bound == 1 << 20 else bound)

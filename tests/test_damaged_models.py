@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from conftest import EXAMPLE, run_maltpy, run_maltpy_measured, run_maltpy_measured_together
 
-from maltpy.archive import ARCHIVE_VARIABLE
+from maltpy.models.archive import ARCHIVE_VARIABLE
 
 TEST = EXAMPLE / "en-test.conllu"
 PEAK_LIMIT_KB = 500 * 1024

@@ -17,7 +17,7 @@ import pytest
 from conftest import EN_LINES_UD, SHARED, SWEMALT, run_maltpy
 
 import maltpy
-from maltpy.conll import DEPREL, HEAD
+from maltpy.data.conll import DEPREL, HEAD
 
 dask = pytest.importorskip("dask")
 dask_bag = pytest.importorskip("dask.bag")

@@ -13,16 +13,9 @@ import numpy as np
 import pytest
 from conftest import DATA, requires_shared
 
-from maltpy.conll import ConllReader
-from maltpy.decode import (
-    k_best_projective,
-    sibling_score,
-    sibling_search,
-    sibling_tree,
-    spanning_tree,
-    tree_score,
-)
-from maltpy.tree import find_cycle, is_projective
+from maltpy.data.conll import ConllReader
+from maltpy.data.tree import find_cycle, is_projective
+from maltpy.decode import k_best_projective, sibling_score, sibling_search, sibling_tree, spanning_tree, tree_score
 
 MODES = [(False, False), (False, True), (True, False), (True, True)]  # (projective, one_root)
 
@@ -88,7 +81,7 @@ def assert_tree(heads: np.ndarray, n: int, projective_only: bool, one_root: bool
 
 def test_the_trees_enumerated_are_every_tree_and_every_projective_tree():
     # Cayley: (n + 1)^(n - 1) trees; projective ones with the root at the left: 1, 3, 12, 55, ...
-    # (the ternary numbers, binomial(3n, n) / (2n + 1)); the same sets as maltpy.tree's definitions
+    # (the ternary numbers, binomial(3n, n) / (2n + 1)); the same sets as maltpy.data.tree's definitions
     # give by testing every head assignment, for up to 5 words
     for n in range(1, 8):
         trees = all_trees(n)

@@ -1,4 +1,4 @@
-"""Parsing direction (``-pd right-to-left``, maltpy.direction): a model learned and used with each
+"""Parsing direction (``-pd right-to-left``, maltpy.data.direction): a model learned and used with each
 sentence reversed, its trees mapped back.
 
 The reference here is the definition itself, written from the text alone: a right-to-left
@@ -21,15 +21,15 @@ from test_jobs import run_in_small_batches
 
 from maltpy.api import learn
 from maltpy.config import FLAGS, Config, load_config
-from maltpy.conll import ConllReader
-from maltpy.direction import Reading, mirrored, reversed_sentence
+from maltpy.data.conll import ConllReader
+from maltpy.data.direction import Reading, mirrored, reversed_sentence
+from maltpy.data.tree import is_projective
 from maltpy.errors import MaltpyError
-from maltpy.evaluate import attachment_scores
-from maltpy.oracle import oracle_statistics
-from maltpy.parser import Model
+from maltpy.evaluation.scores import attachment_scores
+from maltpy.models.parser import Model
 from maltpy.transition import SYSTEMS
+from maltpy.transition.oracle import oracle_statistics
 from maltpy.transition.planar import is_planar, is_two_planar
-from maltpy.tree import is_projective
 
 SWEMALT_TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
 PARTUT_TEST = DATA / "ud" / "UD_English-ParTUT" / "en_partut-ud-test.conllu"

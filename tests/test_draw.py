@@ -18,10 +18,10 @@ from conftest import (
     run_maltpy_measured,
 )
 
-from maltpy.conll import ConllReader
-from maltpy.draw import COLOURS, arc_levels
-from maltpy.evaluate import evaluate
-from maltpy.report import SentencePicker
+from maltpy.data.conll import ConllReader
+from maltpy.evaluation.draw import COLOURS, arc_levels
+from maltpy.evaluation.report import SentencePicker
+from maltpy.evaluation.scores import evaluate
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -9,10 +9,16 @@ from pathlib import Path
 import pytest
 from conftest import DATA, REFERENCE, SWEMALT, assert_one_line_error, conll_columns, requires_shared, run_maltpy
 
-from maltpy.conll import ConllReader
+from maltpy.data.conll import ConllReader
 from maltpy.errors import MaltpyError
-from maltpy.evaluate import approximate_randomization, attachment_scores, evaluate, is_punctuation, significance
-from maltpy.report import p_value
+from maltpy.evaluation.report import p_value
+from maltpy.evaluation.scores import (
+    approximate_randomization,
+    attachment_scores,
+    evaluate,
+    is_punctuation,
+    significance,
+)
 
 
 def sentences(data: str, name: str = "f") -> list:

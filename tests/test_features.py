@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from conftest import DATA, REFERENCE, ROOT, SHARED, SWEMALT, requires_shared
 
-from maltpy import pseudoproj
 from maltpy.config import load_config
+from maltpy.data import pseudoproj
 from maltpy.errors import MaltpyError
 from maltpy.features import FeatureModel, load_feature_model, spec
 from maltpy.features.addresses import ADDRESS_FUNCTIONS
@@ -23,7 +23,7 @@ from maltpy.features.functions import (
 from maltpy.features.spec import COLUMNS, parse_feature, parse_feature_model, read_feature_model
 from maltpy.files import read_conll
 from maltpy.learners.encoding import FeatureMap
-from maltpy.parser import columns_of
+from maltpy.models.parser import columns_of
 from maltpy.transition import SYSTEMS, system_for
 from maltpy.transition.base import LA, RA, SH, Gold
 
@@ -159,7 +159,7 @@ SENTENCE = (
 def sentence():
     import io
 
-    from maltpy.conll import ConllReader
+    from maltpy.data.conll import ConllReader
 
     return next(iter(ConllReader(io.BytesIO(SENTENCE.encode()), "s")))
 

@@ -7,7 +7,7 @@ and labels, on en_lines and da_ddt. The shared CoNLL-X files hold UPOS in both t
 CoNLL-U files their treebank's own XPOS (en_lines: ``PERS-P2``, ``SG-NOM``; da_ddt: ``_``), so a
 CoNLL-X model that read XPOS as its POSTAG parsed CoNLL-U into nonsense (LAS 2.50 on en_lines):
 a model that learned the same tags in both columns reads the column whose tags it knows
-(``maltpy.vocabulary``). Input whose values the model never saw gets one warning.
+(``maltpy.data.vocabulary``). Input whose values the model never saw gets one warning.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import pytest
 from conftest import DATA, EXAMPLE, requires_shared, run_maltpy
 
 import maltpy
-from maltpy.conll import DEPREL, HEAD
-from maltpy.evaluate import attachment_scores
+from maltpy.data.conll import DEPREL, HEAD
+from maltpy.evaluation.scores import attachment_scores
 
 dask_bag = pytest.importorskip("dask.bag")
 dask_dataframe = pytest.importorskip("dask.dataframe")
@@ -57,7 +57,7 @@ def head_of(path, sentences: int) -> str:
 
 
 def arcs_of_text(text: str) -> list[list[tuple[int, str]]]:
-    reader = maltpy.conll.ConllReader(io.BytesIO(text.encode("utf-8")), "<parsed>")
+    reader = maltpy.data.conll.ConllReader(io.BytesIO(text.encode("utf-8")), "<parsed>")
     return [[(int(w[HEAD]), w[DEPREL]) for w in s.words] for s in reader]
 
 

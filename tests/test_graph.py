@@ -12,16 +12,16 @@ import numpy as np
 import pytest
 from conftest import SHARED, assert_one_line_error, long_sentence, requires_shared, run_in_process, run_maltpy
 
-from maltpy.archive import ARCHIVE_VARIABLE
 from maltpy.config import load_config
-from maltpy.conll import format_sentence
+from maltpy.data.conll import format_sentence
+from maltpy.data.tree import find_cycle, is_projective
 from maltpy.errors import MaltpyError
-from maltpy.evaluate import attachment_scores
+from maltpy.evaluation.scores import attachment_scores
 from maltpy.files import read_conll
 from maltpy.graph.features import Alphabet, Atoms, atom, encode, parts_of, tree_keys
 from maltpy.graph.learn import Labels, gram_matrix, hildreth, one_head_changes
-from maltpy.parser import Parser, learn
-from maltpy.tree import find_cycle, is_projective
+from maltpy.models.archive import ARCHIVE_VARIABLE
+from maltpy.models.parser import Parser, learn
 
 pytestmark = requires_shared
 

@@ -1,4 +1,4 @@
-"""The bounded Java serialization reader (maltpy.javaser) on MaltParser's own model files, and on
+"""The bounded Java serialization reader (maltpy.mco.javaser) on MaltParser's own model files, and on
 crafted streams: each departure from the grammar or the bounds is a StreamError, quickly."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from conftest import SHARED, requires_shared
 
-from maltpy import javaser
-from maltpy.javaser import StreamError, read_stream
+from maltpy.mco import javaser
+from maltpy.mco.javaser import StreamError, read_stream
 
 MCO = SHARED / "reference" / "maltparser-mco"
 MODEL_CLASSES = frozenset({

@@ -20,17 +20,17 @@ from conftest import (
     run_maltpy,
 )
 
+import maltpy.data.lines as lines_module
 import maltpy.errors
-import maltpy.jobs as jobs_module
-import maltpy.lines as lines_module
-from maltpy.conll import ConllReader
+import maltpy.run.jobs as jobs_module
+from maltpy.data.conll import ConllReader
 
 pytestmark = requires_shared
 CONLLX, UD = DATA / "conllx", DATA / "ud"
 # Runs maltpy with batches of at most the number of bytes given first and its input read 4 kB at
 # a time, so that a small file makes many batches and every worker has several in flight.
-SMALL_BATCHES = "import sys, maltpy.lines, maltpy.jobs; maltpy.lines._BLOCK_BYTES = 1 << 12; "
-SMALL_BATCHES += "maltpy.jobs.BATCH_BYTES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
+SMALL_BATCHES = "import sys, maltpy.data.lines, maltpy.run.jobs; maltpy.data.lines._BLOCK_BYTES = 1 << 12; "
+SMALL_BATCHES += "maltpy.run.jobs.BATCH_BYTES = int(sys.argv.pop(1)); from maltpy.cli import main; sys.exit(main())"
 
 CASES = {  # name: (learning options, test file, parsing options, how --jobs reads it)
     "nivreeager-liblinear-conllx": (
@@ -377,10 +377,10 @@ def test_the_main_process_imports_no_numpy(example_model):
 LOADS_WARN = """
 import warnings
 
-import maltpy.parser
+import maltpy.models.parser
 from maltpy.errors import MaltpyWarning
 
-_load = maltpy.parser.Parser.load.__func__
+_load = maltpy.models.parser.Parser.load.__func__
 
 
 def _warning_load(cls, *args, **kwargs):
@@ -389,7 +389,7 @@ def _warning_load(cls, *args, **kwargs):
     return _load(cls, *args, **kwargs)
 
 
-maltpy.parser.Parser.load = classmethod(_warning_load)
+maltpy.models.parser.Parser.load = classmethod(_warning_load)
 """
 
 
@@ -425,7 +425,7 @@ def _warns(value: int) -> int:
 def test_tasks_run_functions_in_worker_processes_and_stop_at_once():
     # optimize's pool: functions and their arguments go to worker processes of parse's kind,
     # values and exceptions come back; stop() kills the workers, failing what runs or waits
-    from maltpy.processes import Tasks
+    from maltpy.run.processes import Tasks
 
     tasks = Tasks(2)
     try:
@@ -448,7 +448,7 @@ def test_tasks_run_functions_in_worker_processes_and_stop_at_once():
 
 
 def test_a_task_worker_that_dies_breaks_the_pool():
-    from maltpy.processes import Tasks
+    from maltpy.run.processes import Tasks
 
     tasks = Tasks(1)
     try:

@@ -23,11 +23,11 @@ from conftest import (
 )
 
 import maltpy
-from maltpy.columns import instance_file_name, read_columns
-from maltpy.conll import ConllReader
-from maltpy.learner_options import parse_learner_options
+from maltpy.data.conll import ConllReader
+from maltpy.data.tree import find_cycle
 from maltpy.learners.knn import EPSILON, FAR, Knn, experiment
-from maltpy.tree import find_cycle
+from maltpy.learners.options import parse_learner_options
+from maltpy.learners.timbl_columns import instance_file_name, read_columns
 
 TIMBL = SHARED / "reference" / "timbl"
 LATIN_TRAIN = TIMBL / "la_perseus-nivreeager.train.col"
@@ -455,7 +455,7 @@ def test_save_instances_writes_timbl_columns(example_knn, tmp_path):
 
 
 def test_values_are_written_as_blank_free_fields():
-    from maltpy.columns import column_text
+    from maltpy.learners.timbl_columns import column_text
 
     assert column_text("New York") == "New%20York" and column_text("50%") == "50%25"
     assert column_text(("a|b", "c")) == "a%7Cb|c" and column_text(None) == "%00" and column_text(3) == "3"

@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from conftest import EXAMPLE
 
 import maltpy
-from maltpy.evaluate import attachment_scores
+from maltpy.evaluation.scores import attachment_scores
 from maltpy.learners import _liblinear
 from maltpy.learners.liblinear import JavaRandom, LibLinear
 

@@ -14,7 +14,7 @@ from libsvm.svmutil import svm_load_model, svm_parameter, svm_problem, svm_save_
 
 from maltpy.learners import _libsvm
 from maltpy.learners.libsvm import LibSvm
-from maltpy.parser import Model
+from maltpy.models.parser import Model
 
 
 def libsvm_votes(path, X: sp.csr_matrix) -> np.ndarray:

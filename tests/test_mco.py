@@ -13,7 +13,7 @@ from conftest import SHARED, requires_shared, run_maltpy
 
 import maltpy
 from maltpy.api import read_conll, write_conll
-from maltpy.parser import Model
+from maltpy.models.parser import Model
 
 MCO = SHARED / "reference" / "maltparser-mco"
 

@@ -1,4 +1,4 @@
-"""The text members of MaltParser's .mco files (maltpy.mco_text), on every reference file of the
+"""The text members of MaltParser's .mco files (maltpy.mco.text), on every reference file of the
 four releases, and refusals."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import zipfile
 import pytest
 from conftest import SHARED, requires_shared
 
-from maltpy.mco_text import MCOError, read_options, read_symbol_tables, writing_release
+from maltpy.mco.text import MCOError, read_options, read_symbol_tables, writing_release
 
 MCO = SHARED / "reference" / "maltparser-mco"
 

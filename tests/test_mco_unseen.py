@@ -24,8 +24,8 @@ from conftest import SHARED, SWEMALT, assert_one_line_error, requires_shared, ru
 import maltpy
 from maltpy.errors import MaltpyError
 from maltpy.learners.encoding import NUMBER
-from maltpy.mco_text import read_symbol_tables
-from maltpy.parser import Model
+from maltpy.mco.text import read_symbol_tables
+from maltpy.models.parser import Model
 
 pytestmark = requires_shared
 

@@ -27,14 +27,14 @@ from conftest import (
 )
 
 from maltpy.config import FLAGS, config_from_dict, default_config, load_config
-from maltpy.conll import ConllReader
+from maltpy.data.conll import ConllReader
+from maltpy.data.tree import is_projective, nonprojective_arcs
 from maltpy.features import load_feature_model
 from maltpy.optimize import _base_setting, optimize, root_options
 from maltpy.optimize.analysis import Analysis, analyse
 from maltpy.optimize.candidates import default_features, feature_groups, readable, varying, wider_groups
 from maltpy.optimize.trials import read_sentences
 from maltpy.transition import SYSTEMS
-from maltpy.tree import is_projective, nonprojective_arcs
 
 TRAIN = EXAMPLE / "en-train.conllu"
 TEST = EXAMPLE / "en-test.conllu"

@@ -22,9 +22,9 @@ from conftest import (
 )
 
 import maltpy
-from maltpy.conll import ConllReader
+from maltpy.data.conll import ConllReader
+from maltpy.data.tree import find_cycle
 from maltpy.transition import SYSTEMS
-from maltpy.tree import find_cycle
 
 TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
 BLIND = SWEMALT / "input" / "sv-stb-dep-mini-test-blind.conll"
@@ -292,8 +292,8 @@ def test_learning_errors(tmp_path):
 @pytest.mark.parametrize("path", sorted((EXAMPLE.parent.parent / "configs").glob("*.yaml")), ids=lambda p: p.stem)
 def test_every_shipped_config_learns_and_parses(path):
     from maltpy.config import load_config
-    from maltpy.evaluate import attachment_scores
-    from maltpy.parser import learn
+    from maltpy.evaluation.scores import attachment_scores
+    from maltpy.models.parser import learn
 
     config = load_config(str(path))
     with open(EXAMPLE / "en-train.conllu", "rb") as f:
@@ -342,7 +342,7 @@ def test_numeric_values_stay_with_their_instances_in_any_member_order():
 def test_a_split_on_id_uses_its_classifiers(tmp_path):
     # bug: ID values are numbers, the classifiers were named by text, so every parse step fell
     # back to the master (or to MaltParser's first class): LAS 44.89 instead of 54.39 here
-    from maltpy.parser import columns_of, load_model
+    from maltpy.models.parser import columns_of, load_model
 
     train, test = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll", SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
     parsed, scores = learn_and_parse(tmp_path, train, test, "-d", "ID", "-s", "Stack[0]", "-T", "50")
@@ -358,7 +358,7 @@ def test_a_split_on_id_uses_its_classifiers(tmp_path):
 def test_the_covington_bound_applies_while_parsing_as_in_nivre_2007(tmp_path, swemalt_model):
     # Nivre (2007, §5) trains the non-projective parser unbounded and bounds it at parse time;
     # only the d = 0 baseline is bounded in training too (bound_in_training)
-    from maltpy.tree import is_projective
+    from maltpy.data.tree import is_projective
 
     def instances(model):
         return json.loads(run_maltpy("info", "--json", "-m", model).stdout)["training"]["instances"]
@@ -512,7 +512,7 @@ def test_learning_makes_one_instance_per_transition_the_oracle_chooses(algorithm
     # configuration) or, for Nivre's systems, BatchLearner.replay (arrays); either way, one
     # instance per transition the oracle chose and none for the deterministic ones
     from maltpy.config import load_config
-    from maltpy.parser import learn
+    from maltpy.models.parser import learn
     from maltpy.transition import system_for
     from maltpy.transition.base import Gold, replay_oracle
 

@@ -18,12 +18,11 @@ from conftest import (
 )
 from test_parser import assert_trees, learn_and_parse, reference
 
-from maltpy import pseudoproj as pseudoproj_module
-from maltpy import tree as tree_module
 from maltpy.config import load_config
-from maltpy.conll import ConllReader
-from maltpy.features import load_feature_model
-from maltpy.pseudoproj import (
+from maltpy.data import pseudoproj as pseudoproj_module
+from maltpy.data import tree as tree_module
+from maltpy.data.conll import ConllReader
+from maltpy.data.pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
     MARKING,
@@ -34,9 +33,10 @@ from maltpy.pseudoproj import (
     projectivize,
     read_marks,
 )
+from maltpy.data.tree import find_cycle, is_projective
+from maltpy.features import load_feature_model
 from maltpy.transition import system_for
 from maltpy.transition.base import Gold
-from maltpy.tree import find_cycle, is_projective
 
 PSEUDOPROJ = REFERENCE / "pseudoproj"
 FILES = ("la_perseus-ud-train", "da_ddt-ud-dev")
@@ -450,7 +450,7 @@ EMPTY_PARTS = {"a||b": "a", "x%": "x", "a|": "a", "a|%": "a", "a%%": "a", "a|nul
 
 @pytest.mark.parametrize("strategy", MARKING_STRATEGIES)
 def test_deproj_never_makes_an_empty_or_invalid_deprel(strategy):
-    from maltpy.conll import valid_label
+    from maltpy.data.conll import valid_label
 
     for covered in ("head", "none"):
         encoding = Encoding(strategy, covered)

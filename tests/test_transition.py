@@ -7,7 +7,8 @@ import pytest
 from conftest import DATA, long_sentence, requires_shared, run_maltpy, run_maltpy_measured
 
 from maltpy.config import load_config
-from maltpy.conll import ConllReader
+from maltpy.data.conll import ConllReader
+from maltpy.data.tree import arc_degree, degree, find_cycle, is_projective
 from maltpy.features import load_feature_model
 from maltpy.features.spec import BASE_ADDRESSES
 from maltpy.transition import SYSTEMS, count_swaps, rebuild, system_for
@@ -16,7 +17,6 @@ from maltpy.transition.covington import CovingtonNonProjective
 from maltpy.transition.nivre import USH, NivreEager, NivreStandard
 from maltpy.transition.planar import RB, Planar, TwoPlanar, crossings, is_planar, is_two_planar
 from maltpy.transition.stack import StackEager
-from maltpy.tree import arc_degree, degree, find_cycle, is_projective
 
 PLANAR = {"planar": is_planar, "2planar": is_two_planar}  # the trees of each class, root arcs counted
 PROJECTIVE = [name for name, system in SYSTEMS.items() if system.projective]

@@ -2,17 +2,9 @@ import random
 
 from conftest import DATA, long_sentence, requires_shared
 
-from maltpy.conll import ConllReader
+from maltpy.data.conll import ConllReader
+from maltpy.data.tree import RootLabels, arc_degree, degree, find_cycle, is_projective, nonprojective_arcs, single_root
 from maltpy.transition.base import Arcs, finish
-from maltpy.tree import (
-    RootLabels,
-    arc_degree,
-    degree,
-    find_cycle,
-    is_projective,
-    nonprojective_arcs,
-    single_root,
-)
 
 LATIN = DATA / "ud" / "UD_Latin-Perseus" / "la_perseus-ud-train.conllu"
 

@@ -17,7 +17,8 @@ import click
 
 from .. import __version__
 from ..config import dump_config
-from ..conll import format_sentence
+from ..data.conll import format_sentence
+from ..data.vocabulary import python_warning
 from ..errors import MaltpyError, MaltpyWarning, cut, printable, quote
 from ..files import (
     atomic_output,
@@ -31,8 +32,7 @@ from ..files import (
     write_result,
 )
 from ..graph import TRANSITION_OPTIONS, is_graph_based
-from ..threads import set_threads
-from ..vocabulary import python_warning
+from ..run.threads import set_threads
 from .blending import blend_command, combine_command
 from .common import ProgressBar, config_from, config_options, format_option, progress_bar, progress_line, warn
 from .evaluation import eval_command, view_command
@@ -119,7 +119,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     Example:
       maltpy learn -c configs/nivreeager-libsvm.yaml -i train.conllu -m en.mpm
     """
-    from ..parser import learn
+    from ..models.parser import learn
 
     config = config_from(kwargs)
     if instances_path is not None and is_graph_based(config.singlemalt.parsing_algorithm):
@@ -213,7 +213,7 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
       maltpy parse -m en.mpm -i a.conllu b.conllu c.conllu --output-dir parsed/ --jobs 2
       maltpy parse -m en.mpm -i a.conllu b.conllu --output-dir parsed/ --scheduler tcp://host:8786
     """
-    from ..jobs import Workers, load_model, workers_for
+    from ..run.jobs import Workers, load_model, workers_for
 
     if quiet:
         warnings.simplefilter("ignore", MaltpyWarning)
@@ -249,7 +249,7 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
                  output_path: str | None, single_root: str | None, quiet: bool) -> None:  # fmt: skip
     """``maltpy parse -i F1 F2 ... --output-dir D``: each file to D under its name, in turn,
     with --jobs workers (the model loaded once in each), or across a Dask cluster."""
-    from ..jobs import Workers, load_model, workers_for
+    from ..run.jobs import Workers, load_model, workers_for
 
     if output_dir is None:
         raise MaltpyError("several inputs (or --scheduler) need --output-dir DIR", "command line")

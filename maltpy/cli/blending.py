@@ -8,7 +8,7 @@ from contextlib import ExitStack
 
 import click
 
-from ..blend_options import DECODERS, WEIGHTINGS
+from ..blend.options import DECODERS, WEIGHTINGS
 from ..errors import MaltpyError, counted, cut, quote
 from ..files import atomic_output, check_output_path, check_read_once, is_std, read_conll
 from .common import format_option, progress_line, warn
@@ -78,7 +78,7 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
     treebank = Treebank.of_file(train, format_)
     if jobs > 1:
         from ..blend import LEARN_FACTOR
-        from ..jobs import WORKER_BYTES, bound_jobs
+        from ..run.jobs import WORKER_BYTES, bound_jobs
 
         jobs = bound_jobs(jobs, WORKER_BYTES + LEARN_FACTOR * os.path.getsize(train), None if quiet else warn)
     blend = learn_blend(treebank, specs, weighting, decoder, held, say, jobs)

@@ -10,10 +10,10 @@ from collections.abc import Callable
 import click
 
 from ..config import COLUMN_NAMES, FLAGS, OPTIONS, default_config, load_config
-from ..conll import FORMATS
+from ..data.conll import FORMATS
 from ..errors import printable
 from ..files import is_std
-from ..learner_options import LEARNER_OPTIONS
+from ..learners.options import LEARNER_OPTIONS
 
 FORMAT_CHOICE = click.Choice(("auto",) + FORMATS)
 

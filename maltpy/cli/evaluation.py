@@ -8,8 +8,8 @@ from contextlib import ExitStack
 import click
 
 from ..errors import MaltpyError
-from ..evaluate import GROUPINGS, evaluate
-from ..evaluate import significance as compare_systems
+from ..evaluation.scores import GROUPINGS, evaluate
+from ..evaluation.scores import significance as compare_systems
 from ..files import atomic_output, check_output_path, check_read_once, is_std, read_conll, standard_output, write_result
 from .common import format_option
 
@@ -82,7 +82,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
       maltpy eval gold.conllu a.conllu b.conllu --by deprel --by arc-length
       maltpy eval gold.conllu a.conllu b.conllu --significance --html report.html --show 20
     """
-    from ..report import (
+    from ..evaluation.report import (
         Drawings,
         SentencePicker,
         conll18_table,
@@ -165,8 +165,8 @@ def view_command(input_path: str | None, gold_path: str | None, sentence_ids: tu
       maltpy view -i parsed.conllu --gold gold.conllu --sentence 12 -o s12.svg
       maltpy view -i train.conllu --first 50 -o trees.html
     """
-    from ..draw import escape, html_start
-    from ..report import Drawings, SentencePicker, draw_sentence, legend_html
+    from ..evaluation.draw import escape, html_start
+    from ..evaluation.report import Drawings, SentencePicker, draw_sentence, legend_html
 
     if not is_std(output_path):
         check_output_path(output_path, (input_path, gold_path))

@@ -31,7 +31,7 @@ import xml.parsers.expat
 from dataclasses import dataclass
 
 from ..config import ENFORCE_TREE, MAX_DEGREE, OPTIONS, USED_BY, config_from_dict, load_config
-from ..conll import FORMATS
+from ..data.conll import FORMATS
 from ..errors import MaltpyError, quote
 from ..files import read_file
 from ..transition import SYSTEMS
@@ -377,7 +377,7 @@ def _saved_marking_strategy(path: str) -> str:
 
 def _saved_config(path: str):
     """The configuration of the maltpy model at ``path``, None for a blend (its members have one each)."""
-    from ..model_archive import open_archive
+    from ..models.parts import open_archive
 
     with open_archive(path) as archive:
         config = archive.manifest.get("config")

@@ -24,7 +24,7 @@ def info_command(model_path: str, as_json: bool) -> None:
     """Describe a model: configuration, feature model, labels, classifiers, training statistics;
     of a blend (maltpy blend), its members and weights."""
     from ..graph.model import GraphModel
-    from ..parser import Model, Parser
+    from ..models.parser import Model, Parser
 
     standard_output()
     model = Parser.load(model_path)
@@ -129,7 +129,7 @@ def _describe_training(training: dict) -> list[str]:
 
 
 def _describe_vocabulary(vocabulary: dict | None) -> str:
-    """The columns the features read, as training saw them (see maltpy.vocabulary)."""
+    """The columns the features read, as training saw them (see maltpy.data.vocabulary)."""
     if vocabulary is None:
         return "not kept (a MaltParser model, or one made before maltpy kept them: no check of the input's values)"
     columns = [
@@ -193,7 +193,7 @@ def convert_model_command(model_path: str, output_path: str) -> None:
       maltpy convert-model engmalt.linear-1.7.mco -o engmalt.mpm
     """
     from ..files import check_output_path
-    from ..parser import Parser
+    from ..models.parser import Parser
 
     check_output_path(output_path, (model_path,))
     Parser.load(model_path).save(output_path)
@@ -260,9 +260,9 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
       maltpy optimize -i train.conllu -o opt/ --budget 60
       maltpy learn -c opt/config.yaml -i train.conllu -m tuned.mpm
     """
-    from ..jobs import bound_jobs, usable_cores
     from ..optimize import optimize, summary_table
     from ..optimize.search import trial_bytes
+    from ..run.jobs import bound_jobs, usable_cores
 
     asked = usable_cores() if jobs is None else jobs
     # here, as many trial processes as the cores and the memory take (a warning if --jobs asks more)
@@ -313,9 +313,9 @@ def knn_command(train_path: str, test_path: str, output_path: str | None, k: str
     Example:
       maltpy knn -f train.col -t test.col -k 5 -m M -L 3 -d ID -o test.out
     """
-    from ..columns import read_columns, timbl_echo, write_columns
-    from ..learner_options import parse_learner_options
     from ..learners.knn import Settings, experiment
+    from ..learners.options import parse_learner_options
+    from ..learners.timbl_columns import read_columns, timbl_echo, write_columns
 
     if is_std(output_path):
         standard_output()

@@ -9,12 +9,8 @@ from contextlib import nullcontext
 import click
 
 from ..config import Config, idle_option
-from ..conll import FORMATS, format_sentence
-from ..errors import MaltpyError
-from ..files import atomic_output, is_std, read_conll, standard_output, write_result
-from ..graph import is_graph_based
-from ..oracle import oracle_statistics, oracle_table
-from ..pseudoproj import (
+from ..data.conll import FORMATS, format_sentence
+from ..data.pseudoproj import (
     COVERED_ROOTS,
     LIFTING_ORDERS,
     MARKING_STRATEGIES,
@@ -23,6 +19,10 @@ from ..pseudoproj import (
     deprojectivize,
     projectivize,
 )
+from ..errors import MaltpyError
+from ..files import atomic_output, is_std, read_conll, standard_output, write_result
+from ..graph import is_graph_based
+from ..transition.oracle import oracle_statistics, oracle_table
 from .common import config_from, config_options, format_option, progress_bar, progress_line
 
 

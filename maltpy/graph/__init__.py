@@ -4,7 +4,7 @@ course reader (../shared/papers), as MSTParser 0.5 implements it.
 
 A tree's score is the sum of the scores of its parts, arcs (first order, §3) or arcs with the
 sibling before them (second order, §4); each part's score is the weights of its features
-(§5, Table 1; morphology §8.2) summed. The best tree comes from the decoders of maltpy/decode.py
+(§5, Table 1; morphology §8.2) summed. The best tree comes from the decoders of maltpy/decode/__init__.py
 (Eisner's algorithm or Chu-Liu-Edmonds), its labels from the same weights (§7). Learning is
 MIRA over the k best trees (§2), averaged. This package is the one home of the algorithm:
 features.py (the feature templates and their indices), learn.py (MIRA) and model.py (the

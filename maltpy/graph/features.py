@@ -40,9 +40,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..archive import ARCHIVE_VARIABLE, max_archive_bytes
-from ..conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, Sentence
+from ..data.conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, Sentence
 from ..errors import MaltpyError
+from ..models.archive import ARCHIVE_VARIABLE, max_archive_bytes
 from . import _mst
 
 #: The version of the templates' numbering in _mst.c: a model's keys are only good for the same.

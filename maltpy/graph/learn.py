@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import Config
-from ..conll import POSTAG, Sentence
+from ..data.conll import POSTAG, Sentence
 from ..decode import k_best_projective
 from ..errors import MaltpyError, counted
 from .features import (

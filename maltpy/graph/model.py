@@ -22,15 +22,15 @@ from typing import Any
 
 import numpy as np
 
-from ..archive import Archive, npz_bytes, write_archive
 from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, Config, unused_option
-from ..conll import ConllReader, Sentence, valid_label
+from ..data.conll import ConllReader, Sentence, valid_label
+from ..data.tree import RootLabels
+from ..data.vocabulary import Tally, Vocabulary
 from ..decode import sibling_search, sibling_tree, spanning_tree
 from ..errors import MaltpyError, counted, cut, require
-from ..model_archive import VOCABULARY, checked_common, common_manifest
-from ..parser import Parser
-from ..tree import RootLabels
-from ..vocabulary import Tally, Vocabulary
+from ..models.archive import Archive, npz_bytes, write_archive
+from ..models.parser import Parser
+from ..models.parts import VOCABULARY, checked_common, common_manifest
 from .features import (
     NO_TYPE,
     TEMPLATES_VERSION,

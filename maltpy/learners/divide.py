@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..conll import Sentence
+from ..data.conll import Sentence
 from ..errors import counted
 from ..features import FeatureModel
 from ..features.functions import NULL_SYMBOLS
 from ..features.spec import COLUMNS, Feature, split_feature
-from ..learner_options import CLASS_WEIGHTS
 from . import LEARNERS, AtomicModel
 from .encoding import Instances
+from .options import CLASS_WEIGHTS
 
 
 class Guide:

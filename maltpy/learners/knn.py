@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..archive import npz_bytes
+from ..models.archive import npz_bytes
 from . import _knn
 from .base import Classifier
 from .knn_weights import EPSILON, class_entropy, feature_statistics, feature_weight, timbl_order

@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from ..archive import npz_bytes
+from ..models.archive import npz_bytes
 from . import _liblinear
 from .base import Classifier
 

@@ -17,9 +17,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import MaltpyError, require
-from ..learner_options import CLASS_WEIGHTS
 from ._libsvm import Svm, read_support_vectors
 from .base import Classifier
+from .options import CLASS_WEIGHTS
 
 KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}  # LIBSVM's numbers, as _libsvm.c takes them
 

@@ -53,11 +53,11 @@ import yaml
 
 from ..config import OPTIMIZE_ROUNDS as ROUNDS
 from ..config import OPTIMIZE_THRESHOLD as THRESHOLD
-from ..conll import Sentence
+from ..data.conll import Sentence
 from ..errors import MaltpyError, counted
 from ..files import atomic_output, check_output_path, check_rereadable, make_folder
 from ..graph import is_graph_based
-from ..learner_options import LEARNER_OPTIONS
+from ..learners.options import LEARNER_OPTIONS
 from ..transition import SYSTEMS
 from .analysis import Analysis, analyse
 from .blending import PHASE as PHASE_BLEND

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..conll import Sentence
+from ..data.conll import Sentence
+from ..data.tree import is_projective, nonprojective_arcs
 from ..errors import counted
 from ..transition import SYSTEMS
-from ..tree import is_projective, nonprojective_arcs
 
 #: The order the algorithms are tried in (phase 2): the projective ones first, each kind in this
 #: order; an algorithm not named here comes after those of its kind.

@@ -21,8 +21,8 @@ from collections.abc import Callable
 
 import yaml
 
-from ..conll import ConllReader
-from ..evaluate import attachment_scores
+from ..data.conll import ConllReader
+from ..evaluation.scores import attachment_scores
 from ..files import atomic_output, make_folder
 from ..graph import is_graph_based
 from .search import PhaseSummary, Search, signals_held

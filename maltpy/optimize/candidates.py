@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Sequence
 
 from ..config import config_from_dict
-from ..conll import Sentence
+from ..data.conll import Sentence
 from ..features import load_feature_model
 from ..transition import SYSTEMS
 from .analysis import Analysis
@@ -150,8 +150,8 @@ def varying(candidates: Sequence[str], setting: Setting, sentences: Sequence[Sen
     the first VARYING_SAMPLE training sentences. A feature that never varies for the algorithm
     (the head of a stack word in the stack systems, whose words get their head as they leave it;
     the contexts of covproj) tells the learner nothing, and a trial of it would only measure noise."""
-    from ..parser import columns_of
-    from ..pseudoproj import DeprelOf, projectivize
+    from ..data.pseudoproj import DeprelOf, projectivize
+    from ..models.parser import columns_of
     from ..transition import system_for
     from ..transition.base import Gold, replay_oracle
 

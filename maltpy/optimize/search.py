@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MaltpyError, cut
-from ..learner_options import LEARNER_OPTIONS
-from ..processes import Tasks
+from ..learners.options import LEARNER_OPTIONS
+from ..run.processes import Tasks
 from .log import TrialLog
 from .trials import Data, Result, Setting, run_trial
 

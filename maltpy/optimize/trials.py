@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import config_from_dict
-from ..conll import ConllReader, Sentence, format_sentence
+from ..data.conll import ConllReader, Sentence, format_sentence
 from ..errors import MaltpyError
-from ..evaluate import attachment_scores
+from ..evaluation.scores import attachment_scores
 from ..files import read_conll
 
 HOLDOUT = 0.2  # the share held out of the training file by default
@@ -138,7 +138,7 @@ def _splits(data: Data) -> list[_Split]:
 def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) -> tuple[int, int, float]:
     """Learn on one split's training part, parse its held-out part: (correct, words, seconds).
     Runs in a worker process (or a Dask worker)."""
-    from ..parser import learn
+    from ..models.parser import learn
 
     started = time.perf_counter()
     split = _splits(data)[part]

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..tree import cycles
+from ..data.tree import cycles
 
 SH, RE, LA, RA, NA, SW = "SH", "RE", "LA", "RA", "NA", "SW"
 ARC_NAMES = (LA, RA)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..tree import arc_degree
+from ..data.tree import arc_degree
 from .base import LA, NA, RA, SH, Arcs, Config, Gold, Transition, TransitionSystem, find, join
 
 

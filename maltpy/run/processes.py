@@ -115,7 +115,7 @@ class Tasks(concurrent.futures.Executor):
 
     def _start(self) -> None:
         """One more worker, and the thread in this process that hands it its tasks."""
-        process = spawn("maltpy.processes", "run_tasks")
+        process = spawn("maltpy.run.processes", "run_tasks")
         self.processes.append(process)
         thread = threading.Thread(target=self._serve, args=(process,), name="maltpy-tasks", daemon=True)
         self.threads.append(thread)

@@ -34,28 +34,39 @@ from typing import Any
 
 import numpy as np
 
+from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, Config, reads, unused_option
+from ..data.conll import (
+    CPOSTAG,
+    FEATS,
+    FORM,
+    LEMMA,
+    POSTAG,
+    QUIET_SECONDS,
+    UPOS,
+    ConllReader,
+    Sentence,
+    format_sentence,
+)
+from ..data.direction import Reading
+from ..data.pseudoproj import DeprelOf, Encoding, check_unmarked, deprojectivize, projectivize
+from ..data.sentences import as_sentence
+from ..data.tree import UD_ROOT_LABELS, RootCounts, RootLabels, is_projective, single_root
+from ..data.vocabulary import Tally, Vocabulary, VocabularyCounter, Watch, python_warning
+from ..errors import MaltpyError, counted, cut
+from ..features import FeatureModel, load_feature_model
+from ..features.spec import FORMAT_NAMES
+from ..files import atomic_output, check_output_path, read_conll
+from ..graph import is_graph_based
+from ..learners import LEARNERS, AtomicModel
+from ..learners.divide import Guide, classifier_groups, data_split, guide_of, train_guide
+from ..learners.encoding import Instances
+from ..learners.options import CLASS_WEIGHTS
+from ..learners.timbl_columns import write_instance_files
+from ..transition import TransitionSystem, system_for
+from ..transition.base import LA, RA, Gold, finish, replay_oracle
 from .archive import Archive
 from .batch import BatchLearner, BatchParser, covered, ranked
-from .columns import write_instance_files
-from .config import ENFORCE_TREE, MAX_DEGREE, USED_BY, Config, reads, unused_option
-from .conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
-from .direction import Reading
-from .errors import MaltpyError, counted, cut
-from .features import FeatureModel, load_feature_model
-from .features.spec import FORMAT_NAMES
-from .files import atomic_output, check_output_path, read_conll
-from .graph import is_graph_based
-from .learner_options import CLASS_WEIGHTS
-from .learners import LEARNERS, AtomicModel
-from .learners.divide import Guide, classifier_groups, data_split, guide_of, train_guide
-from .learners.encoding import Instances
-from .model_archive import Classes, ModelParts, open_archive, read_model, write_model
-from .pseudoproj import DeprelOf, Encoding, check_unmarked, deprojectivize, projectivize
-from .sentences import as_sentence
-from .transition import TransitionSystem, system_for
-from .transition.base import LA, RA, Gold, finish, replay_oracle
-from .tree import UD_ROOT_LABELS, RootCounts, RootLabels, is_projective, single_root
-from .vocabulary import Tally, Vocabulary, VocabularyCounter, Watch, python_warning
+from .parts import Classes, ModelParts, open_archive, read_model, write_model
 
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
 LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
@@ -102,7 +113,7 @@ class Parser:
         """Parse the sentences, yielding each parse in input order as the kind it was given:
         maltpy's ``Sentence`` (HEAD and DEPREL replaced in place), a ``conllu.TokenList`` (a copy
         with head and deprel set) or a list of tokens (a form or a mapping; a list of dicts with
-        "head" and "deprel" set); see ``maltpy.sentences``.
+        "head" and "deprel" set); see ``maltpy.data.sentences``.
 
         Sentences are parsed in batches of ``batch_size`` sentences or, by default, of
         ``batch_tokens`` tokens; a batch is parsed as a whole, so a generator in the input is
@@ -256,9 +267,9 @@ class Parser:
         (mco.load_mco), unless it is a member (a blend holds maltpy's archives, which its budget
         bounds; an .mco has a budget of its own). ``team``: a worker's place in a team of workers
         and the team's size, for a blend (its share of the members alone, ``blend.read_blend``)."""
-        from .blend import read_blend
-        from .graph.model import read_graph_model
-        from .mco import is_mco, load_mco
+        from ..blend import read_blend
+        from ..graph.model import read_graph_model
+        from ..mco import is_mco, load_mco
 
         if within is None and isinstance(path, (str, os.PathLike)) and is_mco(os.fspath(path), data):
             return load_mco(os.fspath(path), data)
@@ -568,7 +579,7 @@ def learn(
     The configuration is read here, once: the steps below are given what it makes (the feature
     model, the transition system, the data split, the learner and its options)."""
     if is_graph_based(config.singlemalt.parsing_algorithm):
-        from .graph.model import learn_graph
+        from ..graph.model import learn_graph
 
         return learn_graph(config, sentences, data_format, name, progress, _Treebank(pproj=config.pproj,
                            columns=[FORM, LEMMA, CPOSTAG, POSTAG, FEATS]))  # fmt: skip

@@ -46,26 +46,26 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .archive import _READ_ERRORS, MANIFEST, MAX_RATIO
-from .config import config_from_dict
-from .conll import valid_label
-from .errors import MaltpyError, cut, require
-from .features import FeatureModel
-from .features.functions import NOVALUE, NULL, ROOTNODE
-from .features.spec import INTEGER_COLUMNS, MULTI_VALUED, parse_feature_model
-from .files import MAX_MEMBERS, MAX_SMALL_FILE, open_file, too_many_members
+from ..config import config_from_dict
+from ..data.conll import valid_label
+from ..data.lines import environment_bytes
+from ..data.pseudoproj import COVERED_MARK, DeprelOf, Encoding
+from ..errors import MaltpyError, cut, require
+from ..features import FeatureModel
+from ..features.functions import NOVALUE, NULL, ROOTNODE
+from ..features.spec import INTEGER_COLUMNS, MULTI_VALUED, parse_feature_model
+from ..files import MAX_MEMBERS, MAX_SMALL_FILE, open_file, too_many_members
+from ..learners import AtomicModel
+from ..learners.divide import data_split, guide_of
+from ..learners.encoding import NUMBER, FeatureMap
+from ..learners.liblinear import MAX_WEIGHT, LibLinear
+from ..learners.libsvm import KERNELS, LibSvm
+from ..models.archive import _READ_ERRORS, MANIFEST, MAX_RATIO
+from ..models.parts import SEPARATOR, Classes
+from ..transition import SYSTEMS
+from ..transition.base import LA, RA
 from .javaser import Budget, JavaEnum, JavaObject, ObjectRows, Records, Rows, StreamError, read_stream
-from .learners import AtomicModel
-from .learners.divide import data_split, guide_of
-from .learners.encoding import NUMBER, FeatureMap
-from .learners.liblinear import MAX_WEIGHT, LibLinear
-from .learners.libsvm import KERNELS, LibSvm
-from .lines import environment_bytes
-from .mco_text import MCOError, read_options, read_symbol_tables, writing_release
-from .model_archive import SEPARATOR, Classes
-from .pseudoproj import COVERED_MARK, DeprelOf, Encoding
-from .transition import SYSTEMS
-from .transition.base import LA, RA
+from .text import MCOError, read_options, read_symbol_tables, writing_release
 
 MAX_MCO_VARIABLE = "MALTPY_MAX_MCO_BYTES"
 READ_CHUNK = 1 << 22  # bytes inflated at a time into a member's buffer
@@ -288,7 +288,7 @@ def _reading(path: str) -> Iterator[None]:
 
 
 def _load(members: Members):
-    from .parser import Model
+    from ..models.parser import Model
 
     infos = [m for m in members.infos if m.endswith(INFO_SUFFIX)]
     require(len(infos) <= 1, f"not a MaltParser model (several reports: {cut(', '.join(sorted(infos)), 100)})")

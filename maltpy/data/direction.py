@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from .conll import DEPREL, HEAD, ID, PHEAD, Sentence
 
 if TYPE_CHECKING:  # config.py imports this module
-    from .config import Config
+    from ..config import Config
 
 LEFT_TO_RIGHT = "left-to-right"
 RIGHT_TO_LEFT = "right-to-left"

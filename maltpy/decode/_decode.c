@@ -1,4 +1,4 @@
-/* The maximum spanning tree decoders of maltpy/decode.py, in C for speed.
+/* The maximum spanning tree decoders of maltpy/decode/__init__.py, in C for speed.
 
    decode.py says what they compute, with the papers; this file holds the algorithms over a
    dense score matrix of N = n + 1 nodes, S[h * N + d] the score of the arc h -> d, node 0 the

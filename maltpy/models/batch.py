@@ -32,7 +32,7 @@ from math import comb
 
 import numpy as np
 
-from .features.arrays import (
+from ..features.arrays import (
     MAX_MERGE_SPLITS,
     UNKNOWN,
     Column,
@@ -42,10 +42,10 @@ from .features.arrays import (
     split_feature,
     symbol_source,
 )
-from .features.spec import Feature
-from .transition.arrays import Configurations, Gold, arrays_form
-from .transition.base import LA, RA
-from .transition.nivre_arrays import SHIFT
+from ..features.spec import Feature
+from ..transition.arrays import Configurations, Gold, arrays_form
+from ..transition.base import LA, RA
+from ..transition.nivre_arrays import SHIFT
 
 
 class _Classifier:

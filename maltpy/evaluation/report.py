@@ -15,7 +15,8 @@ import re
 from collections.abc import Sequence
 from typing import BinaryIO
 
-from .conll import Sentence
+from ..data.conll import Sentence
+from ..errors import MaltpyError, cut
 from .draw import (
     HTML_END,
     bar_chart,
@@ -29,8 +30,7 @@ from .draw import (
     system_key,
     table,
 )
-from .errors import MaltpyError, cut
-from .evaluate import CONLL18_METRICS, TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
+from .scores import CONLL18_METRICS, TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
 
 
 def _columns(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

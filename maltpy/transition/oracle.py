@@ -14,15 +14,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 
-from .config import Config
-from .conll import Sentence
-from .direction import Reading
-from .errors import MaltpyError
-from .pseudoproj import deprojectivize, projectivize
-from .transition import SYSTEMS, system_for
-from .transition.base import Gold, count_oracle, finish
-from .transition.planar import is_planar, is_two_planar
-from .tree import is_projective
+from ..config import Config
+from ..data.conll import Sentence
+from ..data.direction import Reading
+from ..data.pseudoproj import deprojectivize, projectivize
+from ..data.tree import is_projective
+from ..errors import MaltpyError
+from . import SYSTEMS, system_for
+from .base import Gold, count_oracle, finish
+from .planar import is_planar, is_two_planar
 
 
 def oracle_statistics(config: Config, sentences: Iterable[Sentence], name: str,

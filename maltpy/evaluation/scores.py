@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
-from .conll import CPOSTAG, DEPREL, FEATS, FORM, HEAD, LEMMA, POSTAG, Sentence
-from .errors import MaltpyError, quote
-from .tree import depths, nonprojective_arcs
+from ..data.conll import CPOSTAG, DEPREL, FEATS, FORM, HEAD, LEMMA, POSTAG, Sentence
+from ..data.tree import depths, nonprojective_arcs
+from ..errors import MaltpyError, quote
 
 
 def is_punctuation(word: list[str]) -> bool:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .conll import valid_label
+from ..data.conll import valid_label
 
 #: The class-valued options' values, by the text MaltParser writes for them (the same in every
 #: release from 1.5 on).

@@ -25,9 +25,9 @@ from typing import BinaryIO
 
 import numpy as np
 
-from .errors import MaltpyError
-from .files import atomic_output, make_folder, open_file
-from .lines import decoded_lines
+from ..data.lines import decoded_lines
+from ..errors import MaltpyError
+from ..files import atomic_output, make_folder, open_file
 
 _UNSAFE = re.compile(r"[%\s,\\]")
 _UNSAFE_IN_ITEM = re.compile(r"[%\s,\\|]")

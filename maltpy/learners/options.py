@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import cut
+from ..errors import cut
 
 
 def quoted(value: Any) -> str:

@@ -30,20 +30,20 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from . import __version__
+from .. import __version__
+from ..config import Config, config_from_dict
+from ..data.conll import FORMATS, valid_label
+from ..data.direction import END, RIGHT_TO_LEFT
+from ..data.pseudoproj import DeprelOf
+from ..data.tree import RootLabels
+from ..data.vocabulary import Vocabulary
+from ..errors import MaltpyError, cut, require
+from ..features import FeatureModel, feature_model_from_text
+from ..learners import LEARNERS, AtomicModel, map_class
+from ..learners.divide import Guide, data_split, guide_of
+from ..transition import SYSTEMS
+from ..transition.base import LA, RA
 from .archive import Archive, write_archive
-from .config import Config, config_from_dict
-from .conll import FORMATS, valid_label
-from .direction import END, RIGHT_TO_LEFT
-from .errors import MaltpyError, cut, require
-from .features import FeatureModel, feature_model_from_text
-from .learners import LEARNERS, AtomicModel, map_class
-from .learners.divide import Guide, data_split, guide_of
-from .pseudoproj import DeprelOf
-from .transition import SYSTEMS
-from .transition.base import LA, RA
-from .tree import RootLabels
-from .vocabulary import Vocabulary
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
 VOCABULARY = "vocabulary.json"  # the archive's member holding the Model's vocabulary

@@ -41,8 +41,8 @@ from collections import deque
 from dataclasses import dataclass
 from heapq import heapify, heappop, heappush
 
+from ..errors import MaltpyError
 from .conll import DEPREL, Sentence, valid_label
-from .errors import MaltpyError
 from .tree import depths, nonprojective_arcs
 
 MARKING_STRATEGIES = ("none", "baseline", "head", "path", "head+path")

@@ -99,9 +99,10 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
-from .conll import QUIET_SECONDS, ConllReader, format_sentence
-from .errors import MaltpyError
-from .files import too_many_members
+from ..data.conll import QUIET_SECONDS, ConllReader, format_sentence
+from ..data.vocabulary import Tally, Watch
+from ..errors import MaltpyError
+from ..files import too_many_members
 from .processes import (
     PROTOCOL,
     STOPPING,
@@ -116,7 +117,6 @@ from .processes import (
     write_frame,
 )
 from .threads import set_threads
-from .vocabulary import Tally, Watch
 
 BATCH_BYTES = 5 << 20  # a batch's bytes at most (unless a sentence is longer): about 100k tokens
 IN_FLIGHT = 2  # batches per worker sent and not yet written: one parsed, one waiting
@@ -135,7 +135,7 @@ def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | Non
     enforce_tree set (``-nt``) and its single_root (``-gsr``) if given; of a blend, in a team of
     workers (``team``: this one's place and the team's size), the share of the members this
     worker parses with (``blend.read_blend``)."""
-    from .parser import Parser
+    from ..models.parser import Parser
 
     model = Parser.load(model_path, team=team)
     if max_degree is not None:
@@ -307,7 +307,7 @@ class Workers:
         try:
             for place, _ in enumerate(team):
                 argv = json.dumps(self.options + [place, len(team)])
-                self.processes.append(spawn("maltpy.jobs", "work", self.model_path, argv))
+                self.processes.append(spawn("maltpy.run.jobs", "work", self.model_path, argv))
                 self.ready.append(False)
         except BaseException:
             self.close(finished=False)
@@ -503,8 +503,8 @@ def work(argv: list[str]) -> None:
     team, its part's) to standard output, until the input ends or the main process goes away."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly
     set_threads(None)  # before NumPy is imported; the main process's settings are in the environment
-    from .blend import Blend
-    from .parser import BATCH_TOKENS  # imports NumPy
+    from ..blend import Blend
+    from ..models.parser import BATCH_TOKENS  # imports NumPy
 
     whole = 2 * BATCH_TOKENS  # a batch is parsed as one, unless it holds many more tokens than usual
     max_degree, enforce_tree, single_root, place, size = json.loads(argv[1])

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import BinaryIO
 
-from .errors import MaltpyError, cut
+from ..errors import MaltpyError, cut
 from .lines import Blocks, bytes_left
 from .tree import find_cycle
 

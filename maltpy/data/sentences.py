@@ -23,8 +23,8 @@ import io
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from ..errors import MaltpyError
 from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
-from .errors import MaltpyError
 
 Back = Callable[[Sentence], Any]  # a parsed Sentence, as the kind the caller gave
 

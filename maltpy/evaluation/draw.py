@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from xml.sax import saxutils
 
-from .conll import CPOSTAG, DEPREL, FORM, HEAD, Sentence
+from ..data.conll import CPOSTAG, DEPREL, FORM, HEAD, Sentence
 
 #: Colours of arcs by status, and what the legend calls them.
 COLOURS = {

@@ -116,8 +116,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..data.tree import find_cycle
 from . import _decode
-from .tree import find_cycle
 
 
 def spanning_tree(scores: np.ndarray, projective: bool = False, one_root: bool = False,

@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import MaltpyError, cut
-from .files import MAX_MEMBERS, atomic_output, is_std, open_file, too_many_members
-from .lines import environment_bytes
+from ..data.lines import environment_bytes
+from ..errors import MaltpyError, cut
+from ..files import MAX_MEMBERS, atomic_output, is_std, open_file, too_many_members
 
 FORMAT = "maltpy-model"
 FORMAT_VERSION = 1

@@ -14,7 +14,7 @@ import stat
 from collections.abc import Iterator
 from typing import BinaryIO
 
-from .errors import MaltpyError
+from ..errors import MaltpyError
 
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _BLOCK_BYTES = 1 << 19  # read at a time

@@ -41,8 +41,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from ..errors import MaltpyWarning, cut, require
 from .conll import CPOSTAG, POSTAG, Sentence
-from .errors import MaltpyWarning, cut, require
 
 #: Each input column's name in messages, CoNLL-U's first where the formats differ.
 NAMES = {1: "FORM", 2: "LEMMA", 3: "UPOS/CPOSTAG", 4: "XPOS/POSTAG", 5: "FEATS", 8: "DEPS/PHEAD", 9: "MISC/PDEPREL"}

@@ -49,14 +49,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from . import __version__
-from .archive import Archive, write_archive
-from .blend_options import DECODERS, WEIGHTINGS
-from .config import ENFORCE_TREE, MAX_DEGREE, USED_BY, reads, unused_option
-from .conll import CPOSTAG, FEATS, Sentence, valid_label
-from .decode import spanning_tree
-from .errors import MaltpyError, cut, require
-from .parser import Model, Parser, one_root_for
+from .. import __version__
+from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, reads, unused_option
+from ..data.conll import CPOSTAG, FEATS, Sentence, valid_label
+from ..decode import spanning_tree
+from ..errors import MaltpyError, cut, require
+from ..models.archive import Archive, write_archive
+from ..models.parser import Model, Parser, one_root_for
+from .options import DECODERS, WEIGHTINGS
 
 SMOOTHING = 5.0
 MAX_MEMBERS = 64  # members of a blend: what write_blend writes and read_blend reads (check_members)
@@ -708,7 +708,7 @@ class Member:
     def parse(cls, text: str, where: str, base_dir: str | None = None) -> Member:
         """The member ``text`` names (given in ``where``; a relative ``-c`` or ``-m`` path is taken
         from ``base_dir``, the folder of the blend's configuration file, if given)."""
-        from .config import FLAGS, load_config
+        from ..config import FLAGS, load_config
 
         try:
             words = shlex.split(text)
@@ -758,7 +758,7 @@ class Treebank:
     def of_file(cls, path: str, format: str = "auto") -> Treebank:
         """The trees of the file at ``path``, which must be one that can be read again (not a
         FIFO or standard input: ``files.check_rereadable``)."""
-        from .files import check_rereadable, read_conll
+        from ..files import check_rereadable, read_conll
 
         check_rereadable(path, "a blend")
         with read_conll(path, format) as reader:  # the format as the first lines say it
@@ -851,7 +851,7 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
             except MaltpyError as e:
                 raise _of_member(e, k, members) from None
         return
-    from .processes import Tasks
+    from ..run.processes import Tasks
 
     say(f"learning {len(members)} members{f' in {FOLDS} folds and' if runs[0][1] is not None else ''} "
         f"in {min(jobs, len(runs))} processes")  # fmt: skip
@@ -903,7 +903,7 @@ def _member_run(member: Member, train: Treebank, fold: int | None, gold: list[Se
                 kept: bool) -> tuple[list[Tree], Model | None]:  # fmt: skip
     """``member`` learned from ``train`` (all of it, or all but ``fold``) or, given as a model,
     loaded; its trees of the held-out sentences ``gold``, if given; its model if ``kept``."""
-    from .parser import learn
+    from ..models.parser import learn
 
     if member.model_path is not None:
         model = Parser.load(member.model_path)
@@ -939,7 +939,7 @@ def aligned(readers: Sequence) -> Iterator[list[Sentence]]:
     MaltpyError where one holds other words than the first, or ends before it, or is unparsed."""
     from itertools import zip_longest
 
-    from .evaluate import misalignment
+    from ..evaluation.scores import misalignment
 
     first_name = readers[0].name
     for number, row in enumerate(zip_longest(*readers), 1):
@@ -956,7 +956,7 @@ def combine_files(readers: Sequence, weights: Weights, projective: bool, single_
     """Write to ``out`` each sentence of the first of ``readers`` with the tree the files' parses
     of it vote for (``combine``); one word on the root if ``single_root`` is true, or auto and
     the sentence is CoNLL-U."""
-    from .conll import format_sentence
+    from ..data.conll import format_sentence
 
     if len(weights) != len(readers):
         raise ValueError("one weight per file")
