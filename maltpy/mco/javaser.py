@@ -18,7 +18,8 @@ after them), a ``JavaEnum``, a ``str``, ``None``, a NumPy array for an array of 
 (big-endian, as written) and a list for an array of objects, and ``bytes`` for block data; a
 run of objects of classes with primitive fields only, inside an array or a class's own data, is
 one ``Records`` (the bulk of MaltParser's maps and LIBSVM models, read as arrays). Any
-departure from the grammar or the bounds is a ``StreamError`` naming the byte offset.
+departure from the grammar or the bounds is a ``StreamError`` naming the byte offset. The
+values' classes and the ``Budget`` are ``javavalues``'.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ import struct
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from .javavalues import Budget, JavaEnum, JavaObject, ObjectRows, Records, Rows
 
 MAGIC, VERSION = 0xACED, 5
 TC_NULL, TC_REFERENCE, TC_CLASSDESC, TC_OBJECT, TC_STRING, TC_ARRAY, TC_CLASS = range(0x70, 0x77)
@@ -55,20 +58,6 @@ MAX_SUPER_CLASSES = 8  # MaltParser's classes have at most one (Long's Number, a
 #: their copies in the classifier). A ``Budget`` is spent by them.
 COST_OBJECT, COST_FIELD, COST_VALUE, COST_SLOT = 300, 48, 64, 8
 COST_IN_RUN, COST_ROW, COST_NODE = 24, 40, 64
-BUDGET = 512 << 20  # what one read of a stream may spend by default (read_stream's caller gives its own)
-
-
-class Budget:
-    """The bytes of memory the values read may still take, shared by the streams of one model:
-    a model's streams together hold at most what its budget allows."""
-
-    def __init__(self, total: int = BUDGET) -> None:
-        self.total = self.left = total
-
-    def spend(self, cost: int) -> bool:
-        """Whether ``cost`` was left (and is now spent)."""
-        self.left -= cost
-        return self.left >= 0
 
 #: Primitive field and array element types: their struct code and size (big-endian).
 PRIMITIVES = {"B": ("b", 1), "C": ("H", 2), "D": ("d", 8), "F": ("f", 4), "I": ("i", 4), "J": ("q", 8),
@@ -101,94 +90,6 @@ class ClassDesc:
     #: of its hierarchy has an object field or writes data of its own): a run of such objects is
     #: read at once (``Records``)
     flat: list[tuple[str, str]] | None = None
-
-
-@dataclass(slots=True)
-class JavaObject:
-    """An object: its class's name, the fields of each class of its hierarchy by name (a field a
-    sub class shares with a super class overrides it), and the contents each class's
-    ``writeObject`` wrote after its fields (block data as bytes, objects as values)."""
-
-    class_name: str
-    fields: dict[str, object] = field(default_factory=dict)
-    annotations: list[object] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class JavaEnum:
-    class_name: str
-    constant: str
-
-
-@dataclass(slots=True)
-class Records:
-    """A run of objects of flat classes (``ClassDesc.flat``) read at once, as MaltParser's maps
-    hold them by the hundred thousand (a Long and an Integer in turn): ``classes``, the class of
-    each object of a period of the run; ``values``, one row a period, the field f of its k-th
-    object named ``"k.f"``. Each object takes its handle, in order, as if read one by one; a
-    back-reference to one is refused (MaltParser's streams never share them)."""
-
-    classes: tuple[str, ...]
-    values: np.ndarray
-
-    def __len__(self) -> int:
-        """The number of objects."""
-        return len(self.values) * len(self.classes)
-
-
-@dataclass(slots=True)
-class Rows:
-    """An array of arrays of a primitive type (LIBLINEAR's double[][] weights, LIBSVM's
-    coefficients), kept as places in the stream rather than as an array a row: the arrays written
-    in the stream (each once: Java writes an array it wrote before as a back-reference) are
-    ``lengths[r]`` values of ``dtype`` from byte ``starts[r]``, and element i is array
-    ``source[i]`` (-1 for null)."""
-
-    data: bytes
-    dtype: np.dtype
-    starts: np.ndarray
-    lengths: np.ndarray
-    source: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.source)
-
-    def sizes(self) -> np.ndarray:
-        """Each element's length (0 for null)."""
-        return np.where(self.source >= 0, self.lengths[np.maximum(self.source, 0)] if len(self.lengths) else 0, 0)
-
-    def row(self, i: int) -> np.ndarray | None:
-        """Element i's values (None for null)."""
-        own = int(self.source[i])
-        if own < 0:
-            return None
-        return np.frombuffer(self.data, self.dtype, int(self.lengths[own]), int(self.starts[own]))
-
-    def gathered(self) -> tuple[np.ndarray, np.ndarray]:
-        """Each element's length (0 for null) and all their values, element after element."""
-        own = np.concatenate([np.frombuffer(self.data, self.dtype, n, start)
-                              for start, n in zip(self.starts.tolist(), self.lengths.tolist())]
-                             or [np.zeros(0, self.dtype)]).astype(self.dtype.newbyteorder("="))  # fmt: skip
-        ptr = np.concatenate([[0], np.cumsum(self.lengths)]).astype(np.int64)
-        source = np.maximum(self.source, 0)
-        lengths = self.sizes()
-        if len(lengths) == len(self.lengths) and bool((self.source == np.arange(len(lengths))).all()):
-            return lengths, own  # no row shared, none null
-        ordinal = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        return lengths, own[np.repeat(ptr[source], lengths) + ordinal]
-
-
-@dataclass(slots=True)
-class ObjectRows:
-    """An array of arrays of objects of one flat class (LIBSVM's svm_node[][] support vectors),
-    every object's fields in one structured array: row i is ``values[ptr[i]:ptr[i + 1]]``."""
-
-    class_name: str
-    values: np.ndarray
-    ptr: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.ptr) - 1
 
 
 _IN_RUN = object()  # the handle of an object read in a run or a row: never referred back to
@@ -614,7 +515,7 @@ class _Reader:
 
 def read_stream(data: bytes | bytearray, classes: frozenset[str], budget: Budget | None = None) -> list[object]:
     """The contents of a whole Java serialization stream whose objects are all of ``classes``
-    (or boxed numbers), what they take in memory spent from ``budget`` (a fresh BUDGET if None);
+    (or boxed numbers), what they take in memory spent from ``budget`` (a fresh javavalues.BUDGET if None);
     StreamError if it is not one, within the bounds above."""
     reader = _Reader(data, classes, Budget() if budget is None else budget)
     if len(data) < 4 or reader.unpack("H") != MAGIC or reader.unpack("H") != VERSION:
