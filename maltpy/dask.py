@@ -52,7 +52,7 @@ COLUMNS = ("sent_id", "id", "form", "lemma", "upos", "xpos", "feats")  # the inp
 REQUIRED = ("sent_id", "form")
 _MODELS: dict[str, Model] = {}  # in each worker process: the models loaded, by digest, oldest first
 KEEP = 4  # models kept loaded in a worker process
-MAX_MODEL_BYTES = 4 << 30  # a model file shipped (loading bounds what it holds: archive.py, mco.py)
+MAX_MODEL_BYTES = 4 << 30  # a model file shipped (loading bounds what it holds: archive.py, mco/container.py)
 _LOCK = threading.Lock()
 
 

@@ -81,7 +81,7 @@ def write(path: Path, files: dict[str, bytes]) -> Path:
 def unused(like: str, symbols: dict[int, str] | None = None) -> dict[int, str]:
     """A symbol for each code of the reference's table ``like`` that ``symbols`` lacks: a rewritten
     feature keeps the reference's map, whose keys name the codes of the feature it replaces, and
-    MaltParser's map holds no code its feature's table lacks (mco.py refuses such a key)."""
+    MaltParser's map holds no code its feature's table lacks (mco/classifiers.py refuses such a key)."""
     symbols = symbols or {}
     return {code: f"unused{code}" for code in tables()[like].symbols if code not in symbols}
 

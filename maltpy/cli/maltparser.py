@@ -352,7 +352,8 @@ def _deproj(options: Options, quiet: list[str]) -> list[str]:
 def _saved_algorithm(path: str) -> str | None:
     """The parsing algorithm of the model at ``path`` (an .mco's saved option, a maltpy model's
     configuration), None for a blend (maltpy parse asks its members)."""
-    from ..mco import is_mco, saved_options
+    from ..mco.container import is_mco
+    from ..mco.options import saved_options
 
     if is_mco(path):
         algorithm = saved_options(path).get(("singlemalt", "parsing_algorithm"), "nivreeager")
@@ -364,7 +365,8 @@ def _saved_algorithm(path: str) -> str | None:
 def _saved_marking_strategy(path: str) -> str:
     """The marking strategy of the configuration saved at ``path``: an .mco's saved option
     (MaltParser's default, none, if it has none), a maltpy model's configuration."""
-    from ..mco import is_mco, saved_options
+    from ..mco.container import is_mco
+    from ..mco.options import saved_options
 
     key = ("pproj", "marking_strategy")
     if is_mco(path):

@@ -116,7 +116,7 @@ def _describe_blend(model_path: str, blend, summary: dict) -> list[str]:
 
 def _describe_training(training: dict) -> list[str]:
     """Training statistics; of a MaltParser model (.mco), the release that wrote it and its
-    saved options (mco.py). What a model's file says is shown printable (errors.printable): a
+    saved options (mco/model.py). What a model's file says is shown printable (errors.printable): a
     saved option's value, the .mco's folder, may hold a terminal's escape sequence."""
     options = training.get("maltparser_options")
     if not isinstance(options, dict):

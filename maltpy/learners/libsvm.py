@@ -53,7 +53,7 @@ class LibSvm(Classifier):
         0..k-1 in LIBSVM's order: ``counts`` support vectors of each class, ``coef`` (k-1 rows of
         one coefficient a support vector), the support vectors' indices (1..width, ascending in
         each) and values at ``sv_ptr[s]:sv_ptr[s+1]``. ValueError if they do not fit together.
-        (MaltParser's models, mco.py; the text is written when the model is saved.)"""
+        (MaltParser's models, mco/classifiers.py; the text is written when the model is saved.)"""
         k, n_sv = len(counts), int(np.sum(counts))
         require(k >= 1 and kernel in KERNELS.values(), "not a C-SVC model of a known kernel")
         require(0 <= degree <= 20, f"degree {degree}, not 0 to 20")

@@ -234,7 +234,7 @@ def _checked_parts(archive: Archive, path: str) -> ModelParts:
     require(all(isinstance(e, dict) for e in entries), "a classifier is not a mapping")
     _check_names([e.get("name") for e in entries], config.guide.data_split_column is not None)
     atomic = {entry["name"]: _load_classifier(archive, entry, config, classes, fm) for entry in entries}
-    ignored = m.get("ignored_columns", {})  # a MaltParser model's IGNORE columns (mco.py)
+    ignored = m.get("ignored_columns", {})  # a MaltParser model's IGNORE columns (mco/options.py)
     require(isinstance(ignored, dict) and all(k in ("8", "9") and isinstance(v, str) and valid_label(v)
                                               for k, v in ignored.items()), "bad ignored columns")  # fmt: skip
     g = config.guide
