@@ -1,5 +1,5 @@
-"""Blended parsing (the blend package): the combination of the members' trees, the weights, the blend's
-archive, `maltpy blend` and `maltpy combine`, on real data."""
+"""Blended parsing (the blend package): the combination of the members' trees, the weights, the
+blend's archive, `maltpy blend` and `maltpy combine`, on real data."""
 
 from __future__ import annotations
 

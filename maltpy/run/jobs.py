@@ -221,8 +221,8 @@ def model_bytes(path: str) -> int:
 def batch_limit(members: int, team: int = 1) -> int:
     """The bytes a batch closes at for a model of ``members`` members (``model_members``):
     BATCH_BYTES; for a blend, whose members each parse every sentence, a share of it by the
-    members each worker of a team of ``team`` parses with (blend/costs.py), so that a file the members
-    take long over is still cut into batches for the workers."""
+    members each worker of a team of ``team`` parses with (blend/costs.py), so that a file the
+    members take long over is still cut into batches for the workers."""
     return BATCH_BYTES // -(-members // team)
 
 
