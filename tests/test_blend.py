@@ -1,5 +1,5 @@
-"""Blended parsing (blend.py): the combination of the members' trees, the weights, the blend's
-archive, `maltpy blend` and `maltpy combine`, on real data."""
+"""Blended parsing (the blend package): the combination of the members' trees, the weights, the
+blend's archive, `maltpy blend` and `maltpy combine`, on real data."""
 
 from __future__ import annotations
 
@@ -25,7 +25,10 @@ from in_process import call_main
 from test_damaged_models import with_manifest
 
 from maltpy import blend
-from maltpy.blend import ArcScorer, Weights, arc_features, combine
+from maltpy.blend import Weights, combine, costs, features
+from maltpy.blend.features import arc_features
+from maltpy.blend.model import MAX_MEMBERS
+from maltpy.blend.scorer import ArcScorer
 from maltpy.data.conll import Sentence
 from maltpy.data.tree import find_cycle
 from maltpy.errors import MaltpyError
@@ -481,16 +484,16 @@ def test_a_treebank_that_cannot_be_read_twice_is_refused_before_learning(tmp_pat
 def test_a_blend_of_more_members_than_an_archive_holds_is_refused_before_learning(members, tmp_path):
     """What write_blend writes, read_blend reads: no more than MAX_MEMBERS members, refused
     before any member learns (65 members learned for 22 s, then the archive was refused)."""
-    out, many = tmp_path / "b.mpm", blend.MAX_MEMBERS + 1
+    out, many = tmp_path / "b.mpm", MAX_MEMBERS + 1
     err = assert_one_line_error(run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out,
                                                *["--member", "-a nivreeager"] * many), "command line: ")  # fmt: skip
-    assert err.endswith(f"a blend has at most {blend.MAX_MEMBERS} members, not {many}\n")
+    assert err.endswith(f"a blend has at most {MAX_MEMBERS} members, not {many}\n")
     config = tmp_path / "blend.yaml"
     config.write_text("blend:\n  members:\n" + "    - -a nivreeager\n" * many)
     assert_one_line_error(run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "-c", config), f"{config}: ")
     assert not out.exists()
     model = Parser.load(members[0])
-    with pytest.raises(MaltpyError, match=f"at most {blend.MAX_MEMBERS} members"):
+    with pytest.raises(MaltpyError, match=f"at most {MAX_MEMBERS} members"):
         blend.Blend([model] * many, Weights.equal(many), "non-projective", {}).save(out)
     assert not out.exists()
 
@@ -645,11 +648,11 @@ def test_teams_and_shares():
     assert team_sizes(5, 6) == [2, 3] and team_sizes(6, 6) == [2, 2, 2] and team_sizes(4, 1) == [1, 1, 1, 1]
     assert team_sizes(3, 2) == [2]  # no worker without a member
     six = ["nivreeager", "nivreeager", "nivrestandard", "nivrestandard", "covnonproj", "covnonproj"]
-    assert blend.shares(six, 2) == [[0, 2, 5], [1, 3, 4]]  # a Covington member and two of Nivre's each
-    assert blend.shares(six, 3) == [[0, 1, 2, 3], [4], [5]]
-    assert blend.shares([None] * 5, 2) == [[0, 2, 4], [1, 3]]  # an archive that does not say
+    assert costs.shares(six, 2) == [[0, 2, 5], [1, 3, 4]]  # a Covington member and two of Nivre's each
+    assert costs.shares(six, 3) == [[0, 1, 2, 3], [4], [5]]
+    assert costs.shares([None] * 5, 2) == [[0, 2, 4], [1, 3]]  # an archive that does not say
     for workers in (1, 2, 3, 6):
-        split = blend.shares(six, workers)
+        split = costs.shares(six, workers)
         assert sorted(k for share in split for k in share) == list(range(6)) and 0 in split[0]
         assert all(split)
 
@@ -704,7 +707,7 @@ def test_a_scorer_keeps_what_an_archive_can_hold(monkeypatch):
     # so that the archive it goes into loads.
     long_name = "df=Case=" + "x" * 500
     rows = [(["n=2", long_name, "rare", "common"], True), (["n=1", "common"], False), (["n=2", "common"], False)]
-    monkeypatch.setattr(blend, "MAX_FEATURES", 2)
+    monkeypatch.setattr("maltpy.blend.scorer.MAX_FEATURES", 2)
     scorer = ArcScorer.fit(rows)
     assert list(scorer.index) == ["n=2", "common"]
     again = ArcScorer.from_json(json.loads(json.dumps(scorer.as_json())))
@@ -712,6 +715,6 @@ def test_a_scorer_keeps_what_an_archive_can_hold(monkeypatch):
 
 
 def test_features_without_values_as_conll_x_writes_them():
-    assert blend._feature_pairs("gen=utr|num=sin") == {"gen": "utr", "num": "sin"}
-    assert blend._feature_pairs("utr|sin|ind") == {"utr": "", "sin": "", "ind": ""}
-    assert blend._feature_pairs("_") == {}
+    assert features._feature_pairs("gen=utr|num=sin") == {"gen": "utr", "num": "sin"}
+    assert features._feature_pairs("utr|sin|ind") == {"utr": "", "sin": "", "ind": ""}
+    assert features._feature_pairs("_") == {}

@@ -58,7 +58,8 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
       maltpy blend -i train.conllu -m b.mpm --member '-a stacklazy' --member '-a stacklazy -pd right-to-left' \\
           --member '-a covnonproj'
     """
-    from ..blend import DEFAULT_MEMBERS, Member, Treebank, check_members, learn_blend
+    from ..blend.learn import DEFAULT_MEMBERS, Member, Treebank, learn_blend
+    from ..blend.model import check_members
 
     settings = _blend_settings(config_path)
     given = list(members) or settings.get("members") or list(DEFAULT_MEMBERS)
@@ -77,7 +78,7 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
     held = Treebank.of_file(held_out, format_) if held_out is not None else None
     treebank = Treebank.of_file(train, format_)
     if jobs > 1:
-        from ..blend import LEARN_FACTOR
+        from ..blend.learn import LEARN_FACTOR
         from ..run.jobs import WORKER_BYTES, bound_jobs
 
         jobs = bound_jobs(jobs, WORKER_BYTES + LEARN_FACTOR * os.path.getsize(train), None if quiet else warn)
@@ -144,7 +145,8 @@ def combine_command(arguments: tuple[str, ...], output_path: str | None, weighti
       maltpy combine a.conllu b.conllu c.conllu -o combined.conllu
       maltpy combine a.conllu b.conllu c.conllu --weights-from dev.conllu a-dev.conllu b-dev.conllu c-dev.conllu
     """
-    from ..blend import Weights, combine_files
+    from ..blend.combination import combine_files
+    from ..blend.weights import Weights
 
     args = list(arguments)
     weights_from: list[str] = []
@@ -179,7 +181,8 @@ def combine_command(arguments: tuple[str, ...], output_path: str | None, weighti
 
 def _estimated(weighting: str, paths: list[str], format_: str):
     """The systems' weights from their parses of held-out gold text: ``paths`` = GOLD SYS1' ..."""
-    from ..blend import Weights, aligned
+    from ..blend.combination import aligned
+    from ..blend.weights import Weights
 
     with ExitStack() as stack:
         readers = [stack.enter_context(read_conll(path, format_)) for path in paths]

@@ -1,5 +1,5 @@
 """Phase 5 of ``maltpy optimize``: a blend of what the search found (Hall et al. 2007's Blended
-system; blend.py).
+system; the blend package).
 
 The members: the best configuration of the search; where that is graph-based (MST, which phase 2
 chose on its own features), the best transition-based configuration as phases 3 and 4 tuned it;
@@ -58,7 +58,7 @@ def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callabl
     """Score the blend of ``blend_members`` as a trial; write it if it beats ``best``. None if
     the budget has no time left for it (a blend learns its members twice: about as long as
     four trials of each)."""
-    from ..blend import Member, Treebank, learn_blend
+    from ..blend.learn import Member, Treebank, learn_blend
 
     members = blend_members(search, best, tuned)
     if search.out_of_time or not search.time_for(4 * len(members) * search.splits):

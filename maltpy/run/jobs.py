@@ -31,7 +31,7 @@ its parses gets them, as with ``--jobs 1``.
 
 A blend's members share the work another way too. Its workers go in teams (``team_sizes``): two
 (three, the last, for an odd ``--jobs``; no more than the blend has members), and every batch goes
-to each worker of one team. Each worker loads only its share of the members (``blend.shares``,
+to each worker of one team. Each worker loads only its share of the members (``blend.costs.shares``,
 about even in what their parses cost) and member 0, whose reading of the tags weighs the votes;
 it parses the batch with its share, sends its trees to the team's other workers (the main
 process passes them on), and combines its part of the batch, an even share of the words
@@ -221,8 +221,8 @@ def model_bytes(path: str) -> int:
 def batch_limit(members: int, team: int = 1) -> int:
     """The bytes a batch closes at for a model of ``members`` members (``model_members``):
     BATCH_BYTES; for a blend, whose members each parse every sentence, a share of it by the
-    members each worker of a team of ``team`` parses with (blend.py), so that a file the members
-    take long over is still cut into batches for the workers."""
+    members each worker of a team of ``team`` parses with (blend/costs.py), so that a file the
+    members take long over is still cut into batches for the workers."""
     return BATCH_BYTES // -(-members // team)
 
 
