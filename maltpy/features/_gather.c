@@ -8,10 +8,10 @@
    ``compile_plan`` turns a feature model whose functions are all covered into a Plan: the nodes
    to find, each distinct address once (a base address from the configuration, a graph address
    from the node of its inner address), then the values, each a column of a node, an arc label
-   or a Merge of earlier values, and the places of the model's features among them. A Plan gives the values of one configuration (``values``) or, for a
-   classifier's tables of value -> column, the instance's columns (``columns``): one call where
-   the definitions take one a function and a loop. tests/test_features.py checks the two on
-   every configuration of real treebanks.
+   or a Merge of earlier values, and the places of the model's features among them. A Plan gives
+   the values of one configuration (``values``) or, for a classifier's tables of value -> column,
+   the instance's columns (``columns``): one call where the definitions take one a function and a
+   loop. tests/test_features.py checks the two on every configuration of real treebanks.
 
    A node is a word 1..n, the root 0 or -1 for none, as in the definitions. The configuration is
    read through the attributes the Plan names (its ``slots``: lists of nodes and numbers) and its
@@ -664,8 +664,8 @@ PyMODINIT_FUNC PyInit__gather(void)
         int op;
     } ops[] = {{"FROM_END", FROM_END}, {"SHIFT", SHIFT}, {"CONTEXT", CONTEXT}, {"GRAPH", GRAPH},
                {"HEAD", HEAD}, {"LEFTMOST", LEFTMOST}, {"RIGHTMOST", RIGHTMOST}, {"BEFORE", BEFORE},
-               {"AFTER", AFTER}, {"INPUT_COLUMN", INPUT_COLUMN}, {"OUTPUT_COLUMN", OUTPUT_COLUMN}, {"OUTPUT_ARC", OUTPUT_ARC},
-               {"MERGE", MERGE}, {"MERGE3", MERGE3}};
+               {"AFTER", AFTER}, {"INPUT_COLUMN", INPUT_COLUMN}, {"OUTPUT_COLUMN", OUTPUT_COLUMN},
+               {"OUTPUT_ARC", OUTPUT_ARC}, {"MERGE", MERGE}, {"MERGE3", MERGE3}};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (PyModule_AddIntConstant(m, ops[i].name, ops[i].op) < 0)
             return NULL;
