@@ -1,40 +1,37 @@
 /* The fast form of maltpy's per-configuration feature extractor (functions.compile_plan).
 
    The definitions of the address and feature functions are Python's (features/addresses.py and
-   features/functions.py); each entry of their tables that this file covers names its operation
-   here (its ``fast`` form), and ``compile_plan`` turns a feature model whose functions are all covered
-   into a Plan: the nodes to find, each distinct address once (a base address from the
-   configuration, a graph address from the node of its inner address), then the values, each a
-   column of a node, an arc label or a Merge of earlier values, and the places of the model's
-   features among them. A Plan gives the values of one configuration (``values``) or, for a
-   classifier's tables of value -> column, the instance's columns (``columns``): one call where
-   the definitions take one a function and a loop. tests/test_features.py checks the two on
-   every configuration of real treebanks.
+   features/functions.py). An address is found by the steps its entry's form gives
+   (addresses.FromEnd, Beside, Context, Neighbour): this file knows how a configuration keeps a
+   list, a number and its partial graph, the entry says which of them an address reads and where
+   it stops; a covered feature function's entry names its operation here (its ``fast`` form).
+   ``compile_plan`` turns a feature model whose functions are all covered into a Plan: the nodes
+   to find, each distinct address once (a base address from the configuration, a graph address
+   from the node of its inner address), then the values, each a column of a node, an arc label
+   or a Merge of earlier values, and the places of the model's features among them. A Plan gives
+   the values of one configuration (``values``) or, for a classifier's tables of value -> column,
+   the instance's columns (``columns``): one call where the definitions take one a function and a
+   loop. tests/test_features.py checks the two on every configuration of real treebanks.
 
    A node is a word 1..n, the root 0 or -1 for none, as in the definitions. The configuration is
-   read through its attributes (stack, buffer, inactive, swapped, left, right, n, arcs) and its
+   read through the attributes the Plan names (its ``slots``: lists of nodes and numbers) and its
    arcs' heads, labels and left and right dependents. */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+/* A slot (a configuration attribute the Plan reads) is a number below MAX_SLOTS, -1 for none. */
+#define MAX_SLOTS 8
+
 enum {
-    /* base addresses: (op, index, 0, flag) */
-    STACK = 1,     /* Stack[i], ActiveStack[i]: c.stack from the top */
-    INACTIVE,      /* InactiveStack[i]: c.inactive from the top */
-    INPUT,         /* Input[i]: c.buffer from the front (its end); flag: only the swapped ones */
-    LOOKAHEAD,     /* Lookahead[i]: the buffer after the c.swapped ones */
-    LEFT,          /* Left[i]: c.left - i, down to 0 */
-    RIGHT,         /* Right[i]: c.right + i, up to c.n */
-    LEFT_CONTEXT,  /* LeftContext[i]: the i-th word after c.left whose head is outside left..right */
-    RIGHT_CONTEXT, /* RightContext[i]: the same from c.right leftward */
-    /* graph addresses: (op, 0, inner place, 0) */
-    HEAD = 20,
-    LDEP,
-    RDEP,
-    RDEP2, /* rdep, none for the root */
-    PRED,
-    SUCC,
+    /* base addresses (addresses.FromEnd, Beside, Context): (op, i, a, b, c) */
+    FROM_END = 1, /* the i-th node from the end of list slot a, after the first (slot b) nodes,
+                     among the first (slot c) */
+    SHIFT,        /* the number in slot a plus b * i, from 0 up to the number in slot c */
+    CONTEXT,      /* the i-th word between the words in slots a and b whose head is outside them,
+                     from the left (c) or from the right */
+    /* graph addresses (addresses.Neighbour): (GRAPH, read, inner place, low, below_last) */
+    GRAPH = 20,
     /* values: (op, a, b, c, d) */
     INPUT_COLUMN = 40, /* column a of node b */
     OUTPUT_COLUMN,     /* the label of node b's arc */
@@ -42,6 +39,9 @@ enum {
     MERGE,             /* values a, b joined by ~; d: nested (a Merge of nulls is a's null) */
     MERGE3,            /* values a, b, c joined by ~ */
 };
+
+/* What a graph address reads of its node x. */
+enum { HEAD, LEFTMOST, RIGHTMOST, BEFORE, AFTER };
 
 typedef struct {
     int op;
@@ -57,22 +57,22 @@ typedef struct {
     Py_ssize_t *outputs;
     Py_ssize_t n_outputs;
     PyObject *no_node, *root_node, *no_value, *deprel_of; /* deprel_of: a mapping or Py_None */
+    PyObject *slots;                                      /* the attribute names, a tuple of str */
 } Plan;
 
 static PyObject *TILDE, *NULL_TEXT, *LEFT_TEXT, *RIGHT_TEXT;
-static PyObject *S_STACK, *S_INACTIVE, *S_BUFFER, *S_SWAPPED, *S_LEFT, *S_RIGHT, *S_N, *S_ARCS, *S_HEADS,
-    *S_LABELS;
+static PyObject *S_LEFT, *S_RIGHT, *S_ARCS, *S_HEADS, *S_LABELS;
 
-/* What one call has read of the configuration (new references, or NULL until needed). */
+/* What one call has read of the configuration (new references, or NULL until needed): the
+   attributes in the Plan's slots, and its arcs. */
 typedef struct {
-    PyObject *c, *stack, *inactive, *buffer, *arcs, *heads, *labels, *left, *right;
+    PyObject *c, *slots, *slot[MAX_SLOTS], *arcs, *heads, *labels, *left, *right;
 } Reads;
 
 static void reads_clear(Reads *r)
 {
-    Py_XDECREF(r->stack);
-    Py_XDECREF(r->inactive);
-    Py_XDECREF(r->buffer);
+    for (int i = 0; i < MAX_SLOTS; i++)
+        Py_XDECREF(r->slot[i]);
     Py_XDECREF(r->arcs);
     Py_XDECREF(r->heads);
     Py_XDECREF(r->labels);
@@ -93,13 +93,19 @@ static PyObject *arcs_attr(Reads *r, PyObject **slot, PyObject *name)
     return arcs == NULL ? NULL : attr(slot, arcs, name);
 }
 
-static int int_attr(PyObject *owner, PyObject *name, Py_ssize_t *out)
+/* The configuration's attribute in slot k. */
+static PyObject *slot(Reads *r, Py_ssize_t k)
 {
-    PyObject *v = PyObject_GetAttr(owner, name);
+    return attr(&r->slot[k], r->c, PyTuple_GET_ITEM(r->slots, k));
+}
+
+/* The number in slot k into *out: 0, or -1 with an exception. */
+static int number(Reads *r, Py_ssize_t k, Py_ssize_t *out)
+{
+    PyObject *v = slot(r, k);
     if (v == NULL)
         return -1;
     *out = PyLong_AsSsize_t(v);
-    Py_DECREF(v);
     return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
 }
 
@@ -146,12 +152,13 @@ static Py_ssize_t from_end(PyObject *seq, Py_ssize_t i)
     return i < len ? node_at(seq, len - 1 - i) : -1;
 }
 
-/* Covington's LeftContext[i] (ascending) and RightContext[i]. */
-static Py_ssize_t context(Reads *r, Py_ssize_t i, int ascending)
+/* Covington's LeftContext[i] (ascending) and RightContext[i] (addresses.Context). */
+static Py_ssize_t context(Reads *r, const Step *s)
 {
-    Py_ssize_t lo, hi, seen = 0;
+    Py_ssize_t i = s->a, lo, hi, seen = 0;
+    int ascending = (int)s->d;
     PyObject *heads = arcs_attr(r, &r->heads, S_HEADS);
-    if (heads == NULL || int_attr(r->c, S_LEFT, &lo) < 0 || int_attr(r->c, S_RIGHT, &hi) < 0)
+    if (heads == NULL || number(r, s->b, &lo) < 0 || number(r, s->c, &hi) < 0)
         return -2;
     for (Py_ssize_t k = ascending ? lo + 1 : hi - 1; ascending ? k < hi : k > lo; k += ascending ? 1 : -1) {
         Py_ssize_t h = node_at(heads, k);
@@ -168,36 +175,25 @@ static Py_ssize_t context(Reads *r, Py_ssize_t i, int ascending)
 
 static Py_ssize_t base_node(Reads *r, const Step *s)
 {
-    Py_ssize_t i = s->a, k, bound;
+    Py_ssize_t i = s->a, k = 0, bound;
     switch (s->op) {
-    case STACK:
-        return from_end(attr(&r->stack, r->c, S_STACK), i);
-    case INACTIVE:
-        return from_end(attr(&r->inactive, r->c, S_INACTIVE), i);
-    case INPUT:
-        if (s->d) {
-            if (int_attr(r->c, S_SWAPPED, &bound) < 0)
+    case FROM_END:
+        if (s->c >= 0 && number(r, s->c, &k) < 0)
+            return -2;
+        if (s->d >= 0) {
+            if (number(r, s->d, &bound) < 0)
                 return -2;
             if (i >= bound)
                 return -1;
         }
-        return from_end(attr(&r->buffer, r->c, S_BUFFER), i);
-    case LOOKAHEAD:
-        if (int_attr(r->c, S_SWAPPED, &k) < 0)
+        return from_end(slot(r, s->b), k + i);
+    case SHIFT:
+        if (number(r, s->b, &k) < 0 || (s->d >= 0 && number(r, s->d, &bound) < 0))
             return -2;
-        return from_end(attr(&r->buffer, r->c, S_BUFFER), k + i);
-    case LEFT:
-        if (int_attr(r->c, S_LEFT, &k) < 0)
-            return -2;
-        return k - i >= 0 ? k - i : -1;
-    case RIGHT:
-        if (int_attr(r->c, S_RIGHT, &k) < 0 || int_attr(r->c, S_N, &bound) < 0)
-            return -2;
-        return k + i <= bound ? k + i : -1;
-    case LEFT_CONTEXT:
-        return context(r, i, 1);
-    case RIGHT_CONTEXT:
-        return context(r, i, 0);
+        k += s->c * i;
+        return k >= 0 && (s->d < 0 || k <= bound) ? k : -1;
+    case CONTEXT:
+        return context(r, s);
     }
     PyErr_SetString(PyExc_SystemError, "a Plan holds an unknown address");
     return -2;
@@ -218,24 +214,30 @@ static Py_ssize_t dependent(PyObject *deps, Py_ssize_t x, int last)
     return d;
 }
 
+/* A graph address (addresses.Neighbour): what s->a reads from node x, for x from s->c up and,
+   with s->d, before the last word. */
 static Py_ssize_t graph_node(Reads *r, const Step *s, Py_ssize_t x)
 {
-    Py_ssize_t len;
-    switch (s->op) {
-    case HEAD:
-        return x > 0 ? node_at(arcs_attr(r, &r->heads, S_HEADS), x) : -1;
-    case LDEP:
-        return x < 0 ? -1 : dependent(arcs_attr(r, &r->left, S_LEFT), x, 0);
-    case RDEP:
-    case RDEP2:
-        return x < 0 || (s->op == RDEP2 && x == 0) ? -1 : dependent(arcs_attr(r, &r->right, S_RIGHT), x, 1);
-    case PRED:
-        return x > 1 ? x - 1 : -1;
-    case SUCC:
-        len = length(arcs_attr(r, &r->heads, S_HEADS));
+    if (x < s->c)
+        return -1;
+    if (s->d) {
+        Py_ssize_t len = length(arcs_attr(r, &r->heads, S_HEADS)); /* the nodes 0..n */
         if (len < 0)
             return -2;
-        return 0 < x && x < len - 1 ? x + 1 : -1;
+        if (x >= len - 1)
+            return -1;
+    }
+    switch (s->a) {
+    case HEAD:
+        return node_at(arcs_attr(r, &r->heads, S_HEADS), x);
+    case LEFTMOST:
+        return dependent(arcs_attr(r, &r->left, S_LEFT), x, 0);
+    case RIGHTMOST:
+        return dependent(arcs_attr(r, &r->right, S_RIGHT), x, 1);
+    case BEFORE:
+        return x - 1;
+    case AFTER:
+        return x + 1;
     }
     PyErr_SetString(PyExc_SystemError, "a Plan holds an unknown address");
     return -2;
@@ -388,7 +390,7 @@ static int run(Plan *p, PyObject *c, PyObject *cols, Values *v)
 {
     PyObject **values = v->values = p->n_values <= SMALL ? v->small : PyMem_New(PyObject *, p->n_values);
     Py_ssize_t small[SMALL], *nodes = p->n_nodes <= SMALL ? small : PyMem_New(Py_ssize_t, p->n_nodes);
-    Reads r = {c, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    Reads r = {.c = c, .slots = p->slots};
     Py_ssize_t done = 0;
     int status = -1;
     if (nodes == NULL || values == NULL) {
@@ -397,7 +399,7 @@ static int run(Plan *p, PyObject *c, PyObject *cols, Values *v)
     }
     for (Py_ssize_t i = 0; i < p->n_nodes; i++) {
         const Step *s = &p->nodes[i];
-        nodes[i] = s->op < HEAD ? base_node(&r, s) : graph_node(&r, s, nodes[s->b]);
+        nodes[i] = s->op < GRAPH ? base_node(&r, s) : graph_node(&r, s, nodes[s->b]);
         if (nodes[i] == -2)
             goto out;
     }
@@ -490,10 +492,16 @@ static PyObject *Plan_columns(Plan *p, PyObject *args)
     return result;
 }
 
+/* 1 if k is a slot of the Plan (or, with optional, -1 for none). */
+static int is_slot(Py_ssize_t k, Py_ssize_t n_slots, int optional)
+{
+    return (k >= 0 && k < n_slots) || (optional && k == -1);
+}
+
 /* steps: a list of tuples of 1 to 5 ints (op, a, b, c, d); each place a step reads must come
-   before it (``limit``: the number of nodes a value reads, or -1 for the steps' own earlier
-   places). */
-static Step *read_steps(PyObject *list, Py_ssize_t *n, Py_ssize_t node_limit, int are_values)
+   before it (``node_limit``: the number of nodes a value reads; a node step reads earlier
+   nodes), each slot it reads must be one of the ``n_slots``. */
+static Step *read_steps(PyObject *list, Py_ssize_t *n, Py_ssize_t node_limit, Py_ssize_t n_slots, int are_values)
 {
     if (!PyList_Check(list)) {
         PyErr_SetString(PyExc_TypeError, "steps are not a list");
@@ -517,8 +525,12 @@ static Step *read_steps(PyObject *list, Py_ssize_t *n, Py_ssize_t node_limit, in
             goto bad;
         int ok;
         if (!are_values)
-            ok = (s->op >= STACK && s->op <= RIGHT_CONTEXT && s->a >= 0) ||
-                 (s->op >= HEAD && s->op <= SUCC && s->b >= 0 && s->b < i);
+            ok = (s->op == FROM_END && s->a >= 0 && is_slot(s->b, n_slots, 0) && is_slot(s->c, n_slots, 1) &&
+                  is_slot(s->d, n_slots, 1)) ||
+                 (s->op == SHIFT && s->a >= 0 && is_slot(s->b, n_slots, 0) && (s->c == 1 || s->c == -1) &&
+                  is_slot(s->d, n_slots, 1)) ||
+                 (s->op == CONTEXT && s->a >= 0 && is_slot(s->b, n_slots, 0) && is_slot(s->c, n_slots, 0)) ||
+                 (s->op == GRAPH && s->a >= HEAD && s->a <= AFTER && s->b >= 0 && s->b < i);
         else if (s->op == INPUT_COLUMN)
             ok = s->a >= 0 && s->b >= 0 && s->b < node_limit;
         else if (s->op == OUTPUT_COLUMN)
@@ -542,14 +554,23 @@ bad:
 
 static int Plan_init(Plan *p, PyObject *args, PyObject *kwds)
 {
-    PyObject *nodes, *values, *outputs, *no_node, *root_node, *no_value, *deprel_of;
+    PyObject *nodes, *values, *outputs, *no_node, *root_node, *no_value, *deprel_of, *slots;
     if (p->nodes != NULL) {
         PyErr_SetString(PyExc_TypeError, "a Plan is made once");
         return -1;
     }
-    if (!PyArg_ParseTuple(args, "OOO!(UUU)O", &nodes, &values, &PyList_Type, &outputs, &no_node, &root_node,
-                          &no_value, &deprel_of))
+    if (!PyArg_ParseTuple(args, "OOO!(UUU)OO!", &nodes, &values, &PyList_Type, &outputs, &no_node, &root_node,
+                          &no_value, &deprel_of, &PyTuple_Type, &slots))
         return -1;
+    if (PyTuple_GET_SIZE(slots) > MAX_SLOTS) {
+        PyErr_SetString(PyExc_ValueError, "a Plan reads too many attributes");
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(slots); k++)
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(slots, k))) {
+            PyErr_SetString(PyExc_TypeError, "a slot is not an attribute name");
+            return -1;
+        }
     Py_INCREF(no_node);
     Py_INCREF(root_node);
     Py_INCREF(no_value);
@@ -558,9 +579,11 @@ static int Plan_init(Plan *p, PyObject *args, PyObject *kwds)
     p->root_node = root_node;
     p->no_value = no_value;
     p->deprel_of = deprel_of;
-    if ((p->nodes = read_steps(nodes, &p->n_nodes, 0, 0)) == NULL)
+    Py_INCREF(slots);
+    p->slots = slots;
+    if ((p->nodes = read_steps(nodes, &p->n_nodes, 0, PyTuple_GET_SIZE(slots), 0)) == NULL)
         return -1;
-    if ((p->values = read_steps(values, &p->n_values, p->n_nodes, 1)) == NULL)
+    if ((p->values = read_steps(values, &p->n_values, p->n_nodes, 0, 1)) == NULL)
         return -1;
     p->n_outputs = PyList_GET_SIZE(outputs);
     if ((p->outputs = PyMem_New(Py_ssize_t, p->n_outputs ? p->n_outputs : 1)) == NULL) {
@@ -587,6 +610,7 @@ static void Plan_dealloc(Plan *p)
     Py_XDECREF(p->root_node);
     Py_XDECREF(p->no_value);
     Py_XDECREF(p->deprel_of);
+    Py_XDECREF(p->slots);
     Py_TYPE(p)->tp_free((PyObject *)p);
 }
 
@@ -601,7 +625,7 @@ static PyTypeObject PlanType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "maltpy.features._gather.Plan",
     .tp_basicsize = sizeof(Plan),
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Plan(nodes, values, outputs, (no_node, root_node, no_value), deprel_of)",
+    .tp_doc = "Plan(nodes, values, outputs, (no_node, root_node, no_value), deprel_of, slots)",
     .tp_new = PyType_GenericNew,
     .tp_init = (initproc)Plan_init,
     .tp_dealloc = (destructor)Plan_dealloc,
@@ -626,10 +650,8 @@ PyMODINIT_FUNC PyInit__gather(void)
     if (PyType_Ready(&PlanType) < 0)
         return NULL;
     if (intern(&TILDE, "~") < 0 || intern(&NULL_TEXT, "#null#") < 0 || intern(&LEFT_TEXT, "LEFT") < 0 ||
-        intern(&RIGHT_TEXT, "RIGHT") < 0 || intern(&S_STACK, "stack") < 0 || intern(&S_INACTIVE, "inactive") < 0 ||
-        intern(&S_BUFFER, "buffer") < 0 || intern(&S_SWAPPED, "swapped") < 0 || intern(&S_LEFT, "left") < 0 ||
-        intern(&S_RIGHT, "right") < 0 || intern(&S_N, "n") < 0 || intern(&S_ARCS, "arcs") < 0 ||
-        intern(&S_HEADS, "heads") < 0 || intern(&S_LABELS, "labels") < 0)
+        intern(&RIGHT_TEXT, "RIGHT") < 0 || intern(&S_LEFT, "left") < 0 || intern(&S_RIGHT, "right") < 0 ||
+        intern(&S_ARCS, "arcs") < 0 || intern(&S_HEADS, "heads") < 0 || intern(&S_LABELS, "labels") < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL)
@@ -640,11 +662,10 @@ PyMODINIT_FUNC PyInit__gather(void)
     static const struct {
         const char *name;
         int op;
-    } ops[] = {{"STACK", STACK}, {"INACTIVE", INACTIVE}, {"INPUT", INPUT}, {"LOOKAHEAD", LOOKAHEAD},
-               {"LEFT", LEFT}, {"RIGHT", RIGHT}, {"LEFT_CONTEXT", LEFT_CONTEXT}, {"RIGHT_CONTEXT", RIGHT_CONTEXT},
-               {"HEAD", HEAD}, {"LDEP", LDEP}, {"RDEP", RDEP}, {"RDEP2", RDEP2}, {"PRED", PRED}, {"SUCC", SUCC},
-               {"INPUT_COLUMN", INPUT_COLUMN}, {"OUTPUT_COLUMN", OUTPUT_COLUMN}, {"OUTPUT_ARC", OUTPUT_ARC},
-               {"MERGE", MERGE}, {"MERGE3", MERGE3}};
+    } ops[] = {{"FROM_END", FROM_END}, {"SHIFT", SHIFT}, {"CONTEXT", CONTEXT}, {"GRAPH", GRAPH},
+               {"HEAD", HEAD}, {"LEFTMOST", LEFTMOST}, {"RIGHTMOST", RIGHTMOST}, {"BEFORE", BEFORE},
+               {"AFTER", AFTER}, {"INPUT_COLUMN", INPUT_COLUMN}, {"OUTPUT_COLUMN", OUTPUT_COLUMN},
+               {"OUTPUT_ARC", OUTPUT_ARC}, {"MERGE", MERGE}, {"MERGE3", MERGE3}};
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (PyModule_AddIntConstant(m, ops[i].name, ops[i].op) < 0)
             return NULL;

@@ -1,19 +1,21 @@
 """The arrays form of the feature functions: a batch of configurations' feature values at once.
 
 ``batch`` keeps a batch of Nivre configurations in flat arrays (its module docstring gives the
-layout); this module computes their features there, by the arrays forms that
-``functions.ADDRESS_FUNCTIONS`` and ``FEATURE_FUNCTIONS`` keep beside the definitions:
+layout); this module computes their features there, by the arrays forms that the forms of
+``addresses.ADDRESS_FUNCTIONS`` give and that ``functions.FEATURE_FUNCTIONS`` keeps beside the
+definitions:
 
 - A token's column values are turned into symbol numbers once, when its sentence enters the
   batch (``Symbols``: one table per column read, and one for the arc labels).
-- An address is a gather over the batch's arrays; a value (InputColumn, OutputColumn) a symbol;
+- An address is a gather over the batch's arrays (``FeatureArrays.from_end`` reads a stack or a
+  buffer as the batch keeps it); a value (InputColumn, OutputColumn) a symbol;
   a classifier's column a gather over a table from symbols to columns (``Column``; a Merge's
   through the sorted codes of its parts' symbol tuples).
 
 Covered (``covered``): InputColumn of text columns, OutputColumn, and Merge/Merge3 of them, over
 the addresses that have an arrays form (the system's base addresses: Stack and Input, or Left,
-Right, LeftContext and RightContext; head, ldep, rdep, pred and succ): MaltParser's default models
-for Nivre's and Covington's systems and the papers'. Tests check the arrays form against the
+Right, LeftContext and RightContext; head, ldep, rdep, rdep2, pred and succ): MaltParser's
+default models for Nivre's and Covington's systems and the papers'. Tests check the arrays form against the
 definitions on real treebanks (tests/test_batch.py).
 """
 
@@ -26,7 +28,7 @@ import numpy as np
 
 from ..transition.arrays import covers, forms
 from . import spec
-from .addresses import ADDRESS_FUNCTIONS
+from .addresses import arrays_form
 from .functions import FEATURE_FUNCTIONS, NULL_SYMBOLS
 from .spec import COLUMNS, INTEGER_COLUMNS, Address, Feature
 
@@ -42,8 +44,8 @@ def _address_ok(a: Address, bases: frozenset[str]) -> bool:
     """Whether the address and the addresses inside it have arrays forms (a base address: one of
     ``bases``, those the system's configurations have in arrays)."""
     if a.inner is None:
-        return a.name in bases and ADDRESS_FUNCTIONS[a.name].arrays is not None
-    return ADDRESS_FUNCTIONS[a.name].arrays is not None and _address_ok(a.inner, bases)
+        return a.name in bases and arrays_form(a.name) is not None
+    return arrays_form(a.name) is not None and _address_ok(a.inner, bases)
 
 
 def _part_ok(f: Feature, bases: frozenset[str]) -> bool:
@@ -236,14 +238,25 @@ class FeatureArrays:
             self._node(k, rows, nodes)
         return {v: self._value(v, rows, nodes) for v in needs}
 
+    def from_end(self, seq: str, rows: np.ndarray, i: int) -> np.ndarray:
+        """The i-th node from the end of each row's list ``seq`` (``addresses.FromEnd``), -1 past
+        it: the stack is kept from ``offset`` up, ``depth`` nodes; the buffer as its front, then
+        the words rest..n (see ``transition.nivre_arrays``)."""
+        if seq == "stack":
+            place = self.depth[rows] - 1 - i
+            return np.where(place >= 0, self.stack[self.offset[rows] + np.maximum(place, 0)], -1)
+        front, n = self.front[rows], self.n[rows]
+        node = front if i == 0 else self.rest[rows] + (i - 1)
+        return np.where((front <= n) & (node <= n), node, -1)
+
     def _node(self, k: int, rows: np.ndarray, nodes: dict) -> np.ndarray:
         """The node at address ``k`` of each row's configuration, -1 for none (the arrays form
-        of its definition in ``functions.ADDRESS_FUNCTIONS``)."""
+        of its definition in ``addresses.ADDRESS_FUNCTIONS``)."""
         got = nodes.get(k)
         if got is not None:
             return got
         a, inner = self.addresses[k]
-        arrays = ADDRESS_FUNCTIONS[a.name].arrays
+        arrays = arrays_form(a.name)
         if inner is None:
             node = arrays(self, rows, a.index)
         else:

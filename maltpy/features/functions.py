@@ -44,8 +44,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import _gather as fast
-from .addresses import ADDRESS_FUNCTIONS, NodeLayout, Step, compile_nodes
+from ._gather import INPUT_COLUMN, MERGE, MERGE3, OUTPUT_ARC, OUTPUT_COLUMN, Plan
+from .addresses import NodeLayout, Slots, Step, compile_nodes, compile_steps
 from .spec import COLUMNS, Address, Feature, delimiter_literal
 
 NULL, ROOTNODE, NOVALUE = "#null#", "#rootnode#", "#novalue#"
@@ -350,16 +350,16 @@ def _merge(s: Setting, uses: list[Use]) -> CombiningFn:
 #: gives its parameters).
 def _input_column_fast(use: Use) -> Step | None:
     column = use.args[0]
-    return None if column == "ID" else (fast.INPUT_COLUMN, COLUMNS[column], use.places[0])
+    return None if column == "ID" else (INPUT_COLUMN, COLUMNS[column], use.places[0])
 
 
 FEATURE_FUNCTIONS: dict[str, FeatureFunction] = {
     "InputColumn": FeatureFunction(simple=_input_column, arrays=_input_column_arrays, fast=_input_column_fast),
     "OutputColumn": FeatureFunction(
-        simple=_output_column, arrays=_output_column_arrays, fast=lambda use: (fast.OUTPUT_COLUMN, 0, use.places[0])
+        simple=_output_column, arrays=_output_column_arrays, fast=lambda use: (OUTPUT_COLUMN, 0, use.places[0])
     ),  # fmt: skip
     "InputArc": FeatureFunction(simple=_arc(from_input=True)),
-    "OutputArc": FeatureFunction(simple=_arc(from_input=False), fast=lambda use: (fast.OUTPUT_ARC, 0, *use.places)),
+    "OutputArc": FeatureFunction(simple=_arc(from_input=False), fast=lambda use: (OUTPUT_ARC, 0, *use.places)),
     "InputArcDir": FeatureFunction(simple=_input_arc_dir),
     "Exists": FeatureFunction(simple=_exists),
     "Distance": FeatureFunction(simple=_distance),
@@ -367,8 +367,8 @@ FEATURE_FUNCTIONS: dict[str, FeatureFunction] = {
     "Split": FeatureFunction(combining=_split),
     "Suffix": FeatureFunction(combining=_affix(suffix=True)),
     "Prefix": FeatureFunction(combining=_affix(suffix=False)),
-    "Merge": FeatureFunction(combining=_merge, fast=lambda use: (fast.MERGE, *use.places, 0, use.nested)),
-    "Merge3": FeatureFunction(combining=_merge, fast=lambda use: (fast.MERGE3, *use.places, use.nested)),
+    "Merge": FeatureFunction(combining=_merge, fast=lambda use: (MERGE, *use.places, 0, use.nested)),
+    "Merge3": FeatureFunction(combining=_merge, fast=lambda use: (MERGE3, *use.places, use.nested)),
 }
 
 
@@ -466,22 +466,15 @@ def compile_extractor(layout: Layout, setting: Setting) -> Callable[[object, lis
     return extract
 
 
-def compile_plan(layout: Layout, setting: Setting) -> fast.Plan | None:
+def compile_plan(layout: Layout, setting: Setting) -> Plan | None:
     """The Plan of the features of ``layout`` (``Layout.of(features)``): ``plan.values(c,
     columns)`` gives what ``compile_extractor``'s function gives, ``plan.columns(c, columns,
     tables, picks)`` the columns of those values in ``tables``; None if a function has no fast
     form."""
-    nodes: list[Step] = []
-    for a in layout.nodes.bases:
-        base = ADDRESS_FUNCTIONS[a.name].fast
-        if base is None:
-            return None
-        nodes.append(base(a.index, setting.family))
-    for a in layout.nodes.graphs:
-        op = ADDRESS_FUNCTIONS[a.name].fast
-        if op is None:
-            return None
-        nodes.append((op, 0, layout.nodes.places[a.inner]))
+    slots = Slots()
+    nodes = compile_steps(layout.nodes, setting.family, slots)
+    if nodes is None:
+        return None
     values = []
     for name, uses in layout.groups:
         form = FEATURE_FUNCTIONS[name].fast
@@ -490,7 +483,7 @@ def compile_plan(layout: Layout, setting: Setting) -> fast.Plan | None:
             if step is None:
                 return None
             values.append(step)
-    return fast.Plan(nodes, values, layout.outputs, setting.nulls, setting.deprel_of)
+    return Plan(nodes, values, layout.outputs, setting.nulls, setting.deprel_of, tuple(slots.names))
 
 
 def _number(text: str) -> int:
