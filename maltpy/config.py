@@ -32,12 +32,11 @@ from .data.pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARK_CHARACTERS, MAR
 from .errors import MaltpyError, cut
 from .files import read_file
 from .graph import GRAPH_ALGORITHMS, MAX_TRAINING_K, TRANSITION_OPTIONS, is_graph_based
+from .learners import LEARNERS
 from .learners.options import MAX_INT, ignored_learner_option, parse_learner_options
 from .learners.options import integer as _integer
 from .learners.options import quoted as _q
 from .transition import SYSTEMS
-
-LEARNERS = ("liblinear", "libsvm", "knn")
 
 #: ``maltpy optimize``'s defaults (here, where the command line reads them without loading the search):
 #: MaltOptimizer keeps a change of the feature model that gains at least this much LAS;
@@ -273,7 +272,7 @@ OPTIONS: dict[tuple[str, str], Option] = {
         ("punc", "nopunc"),
     ),
     ("guide", "features"): Option("path", "F", "feature model file (XML or text)", optional=True),
-    ("guide", "learner"): Option("choice", "l", "learner", LEARNERS),
+    ("guide", "learner"): Option("choice", "l", "learner", tuple(LEARNERS)),
     ("guide", "data_split_column"): Option("column", "d", "column of the data split feature", optional=True),
     ("guide", "data_split_structure"): Option("address", "s", "address of the data split feature", optional=True),
     ("guide", "data_split_threshold"): Option(
