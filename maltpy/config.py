@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from .data.columns import COLUMNS
 from .data.conll import valid_label
 from .data.direction import DIRECTIONS, ROOT_POSITIONS
 from .data.pseudoproj import COVERED_ROOTS, LIFTING_ORDERS, MARK_CHARACTERS, MARKING_STRATEGIES, Encoding
@@ -44,22 +45,9 @@ OPTIMIZE_THRESHOLD = 0.05
 #: and maltpy runs phases 3 and 4 at most this many times (the later rounds while the budget lasts).
 OPTIMIZE_ROUNDS = 3
 
-#: Column names a data split or a feature may name; CoNLL-X and CoNLL-U spellings are aliases.
-COLUMN_NAMES = (
-    "ID",
-    "FORM",
-    "LEMMA",
-    "CPOSTAG",
-    "UPOSTAG",
-    "UPOS",
-    "POSTAG",
-    "XPOSTAG",
-    "XPOS",
-    "FEATS",
-    "DEPREL",
-    "DEPS",
-    "MISC",
-)
+#: Column names a data split may name (data/columns.py): CoNLL-U's columns by every name (CoNLL-X's
+#: spellings of the same columns are aliases), but the word numbers the parser writes (HEAD).
+COLUMN_NAMES = tuple(name for c in COLUMNS if c.conllu and (c.given or not c.integer) for name in c.names)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from .spec import (
     COLUMNS,
     FORMAT_NAMES,
     INTEGER_COLUMNS,
+    OUTPUT_COLUMNS,
     Feature,
     FeatureSpec,
     foreign_column,
@@ -95,7 +96,7 @@ class FeatureModel:
             walk(spec.feature)
         if split_column is not None:
             found.add(split_column)
-        return sorted({COLUMNS[name] for name in found if name not in (*INTEGER_COLUMNS, "DEPREL")})
+        return sorted({COLUMNS[name] for name in found if name not in (*INTEGER_COLUMNS, *OUTPUT_COLUMNS)})
 
     def extract_slowly(self, c, columns: list[list]) -> list:
         """The values one feature at a time: what ``extract`` computes, by the definitions."""
