@@ -320,7 +320,7 @@ class Model(Parser):
         if not self.rooted_system.one_root:
             self.rooted_system = self.system
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
-        self.reading = Reading.of(self.config)
+        self.reading = Reading.of(self.config.singlemalt.parsing_direction, self.config.singlemalt.root_position)
 
     def _encoder(self, model: AtomicModel) -> Callable | None:
         """How a binarized classifier gets an instance's columns from a configuration and the
@@ -598,7 +598,7 @@ def learn(
     treebank = _Treebank(pproj, fm.input_columns(guide.data_split_column))
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
     replay = _Replay(fm, system, split.feature, instances, arrays, lambda: treebank.report(progress, instances))
-    reading = Reading.of(config)
+    reading = Reading.of(config.singlemalt.parsing_direction, config.singlemalt.root_position)
     root_label = config.graph.root_label
     for sentence in sentences:
         heads, labels = treebank.add(sentence, name)
