@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, Config, reads, unused_option
+from ..data.columns import WIDTH
 from ..data.conll import (
     CPOSTAG,
     FEATS,
@@ -82,7 +83,7 @@ _TURNS_MADE = threading.Lock()
 def columns_of(sentence: Sentence) -> list[list]:
     """``columns[k][i]``: column k of word i; index 0 stands for the root, whose columns are never read."""
     words = sentence.words
-    return [[None] + [w[k] for w in words] for k in range(10)]
+    return [[None] + [w[k] for w in words] for k in range(WIDTH)]
 
 
 def one_root_for(setting: str, *formats: str) -> bool:
