@@ -60,6 +60,8 @@ COLUMNS = (
 WIDTH = 1 + max(column.index for column in COLUMNS)
 #: The columns a parser is given (blind CoNLL-X has just these, the others being _).
 GIVEN = tuple(column for column in COLUMNS if column.given)
+#: The places of the columns both formats have (the others differ: PHEAD and DEPS, PDEPREL and MISC).
+SHARED = frozenset(column.index for column in COLUMNS if all(getattr(column, fmt) for fmt in FORMATS))
 #: Each column's place by each of its names.
 INDEX = {name: column.index for column in COLUMNS for name in column.names}
 #: The names of the columns that hold word numbers, and of the one the parser's labels are in.

@@ -25,8 +25,10 @@ from itertools import chain
 from typing import BinaryIO
 
 from ..errors import MaltpyError, cut
-from .columns import CPOSTAG, DEPREL, DEPS, FEATS, FORMATS, GIVEN, HEAD, ID, MISC, PHEAD, POSTAG, UPOS, WIDTH, names
-from .columns import FORM as FORM  # every column's place, for the readers of sentences
+from .columns import CPOSTAG as CPOSTAG  # every column's place, for the readers of sentences
+from .columns import DEPREL, DEPS, FORMATS, GIVEN, HEAD, ID, MISC, PHEAD, POSTAG, SHARED, UPOS, WIDTH, names
+from .columns import FEATS as FEATS
+from .columns import FORM as FORM
 from .columns import LEMMA as LEMMA
 from .columns import PDEPREL as PDEPREL
 from .columns import XPOS as XPOS
@@ -490,9 +492,6 @@ def format_sentence(sentence: Sentence, format: str | None = None, postag_from: 
             pending = next(extra, None)
         return "\n".join(lines) + "\n\n"
     postag = UPOS if (sentence.format, format, postag_from) == ("conllu", "conllx", "upos") else POSTAG
-    return (
-        "".join(
-            "\t".join((*w[: CPOSTAG + 1], w[postag], *w[FEATS : DEPREL + 1], "_", "_")) + "\n" for w in sentence.words
-        )
-        + "\n"
-    )
+    # the columns both formats have, POSTAG from ``postag``; the others (PHEAD and PDEPREL, DEPS and MISC) blank
+    line = "\t".join(f"{{{postag if k == POSTAG else k}}}" if k in SHARED else "_" for k in range(WIDTH)) + "\n"
+    return "".join(line.format(*w) for w in sentence.words) + "\n"
