@@ -43,12 +43,15 @@ from typing import Any
 import dask
 import pandas as pd
 
+from .data.columns import GIVEN, WIDTH
 from .data.conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, cut, quote
 from .files import make_folder, read_file
 from .models.parser import Model, Parser
 
-COLUMNS = ("sent_id", "id", "form", "lemma", "upos", "xpos", "feats")  # the input's
+#: The input's columns: the sentence's id, then the columns a parser is given (ID is optional),
+#: by their CoNLL-U names in lower case.
+COLUMNS = ("sent_id", *(column.conllu.lower() for column in GIVEN))
 REQUIRED = ("sent_id", "form")
 _MODELS: dict[str, Model] = {}  # in each worker process: the models loaded, by digest, oldest first
 KEEP = 4  # models kept loaded in a worker process
@@ -355,11 +358,12 @@ def _parse_words(model: Model, rows: pd.DataFrame) -> tuple[list[int], list[str]
     _check_columns(rows.columns)
     n = len(rows)
     columns = [_text(rows.get(c), n) for c in COLUMNS[2:]]  # form, lemma, upos, xpos, feats
+    blank = ["_"] * (WIDTH - len(GIVEN))  # HEAD to MISC
     ids = rows["id"].tolist() if "id" in rows.columns else None
     runs = _runs(rows["sent_id"])
     sentences = []
     for start, end in zip(runs, runs[1:]):
-        words = [[str(k - start + 1), *(c[k] for c in columns), "_", "_", "_", "_"] for k in range(start, end)]
+        words = [[str(k - start + 1), *(c[k] for c in columns), *blank] for k in range(start, end)]
         where = f"sentence {_shown(rows['sent_id'].iloc[start])}"
         if ids is not None:
             _check_ids(ids[start:end], where)

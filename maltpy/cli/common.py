@@ -13,7 +13,7 @@ from ..config import COLUMN_NAMES, FLAGS, OPTIONS, default_config, load_config
 from ..data.conll import FORMATS
 from ..errors import printable
 from ..files import is_std
-from ..learners.options import LEARNER_OPTIONS
+from ..learners import LEARNERS
 
 FORMAT_CHOICE = click.Choice(("auto",) + FORMATS)
 
@@ -64,7 +64,7 @@ def _values(group: str, name: str, option) -> str:
         return "default: MaltParser's default feature model for the algorithm, learner and input format"
     if option.kind == "liboptions":
         flags = "; ".join(
-            f"{learner}: {' '.join('-' + f for f in flags)}" for learner, flags in LEARNER_OPTIONS.items()
+            f"{name}: {' '.join('-' + f for f in learner.options)}" for name, learner in LEARNERS.items()
         )
         return f"flags of the learner ({flags}) (default: the learner's defaults, as maltpy config prints them)"
     return f"default: {default}"

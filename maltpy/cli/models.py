@@ -14,7 +14,10 @@ from ..config import OPTIMIZE_ROUNDS, OPTIMIZE_THRESHOLD, dump_config
 from ..errors import MaltpyError, counted, printable, quote
 from ..files import atomic_output, is_std, standard_output, write_result
 from ..graph import is_graph_based
+from ..learners import LEARNERS
 from .common import ProgressBar, SearchBar, format_option, progress_line, warn
+
+TUNED = tuple(name for name, learner in LEARNERS.items() if learner.tuned)  # the learners optimize tunes
 
 
 @click.command("info")
@@ -230,7 +233,7 @@ def convert_model_command(model_path: str, output_path: str) -> None:
     metavar="LAS",
     help="Least gain in LAS points that keeps a change of the feature model or learner.",
 )
-@click.option("-l", "--learner", type=click.Choice(("liblinear", "libsvm")), default="liblinear", show_default=True,
+@click.option("-l", "--learner", type=click.Choice(TUNED), default="liblinear", show_default=True,
               help="The learner to tune (LIBSVM's trials take many times longer).")  # fmt: skip
 @click.option(
     "--scheduler",

@@ -25,17 +25,18 @@ from itertools import chain
 from typing import BinaryIO
 
 from ..errors import MaltpyError, cut
+from .columns import CPOSTAG as CPOSTAG  # every column's place, for the readers of sentences
+from .columns import DEPREL, DEPS, FORMATS, GIVEN, HEAD, ID, MISC, PHEAD, POSTAG, SHARED, UPOS, WIDTH, names
+from .columns import FEATS as FEATS
+from .columns import FORM as FORM
+from .columns import LEMMA as LEMMA
+from .columns import PDEPREL as PDEPREL
+from .columns import XPOS as XPOS
 from .lines import Blocks, bytes_left
 from .tree import find_cycle
 
-FORMATS = ("conllx", "conllu")
-COLUMNS = {
-    "conllx": ("ID", "FORM", "LEMMA", "CPOSTAG", "POSTAG", "FEATS", "HEAD", "DEPREL", "PHEAD", "PDEPREL"),
-    "conllu": ("ID", "FORM", "LEMMA", "UPOS", "XPOS", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"),
-}
-# Column positions, shared by both formats (UPOS = CPOSTAG, XPOS = POSTAG, DEPS = PHEAD, MISC = PDEPREL).
-ID, FORM, LEMMA, CPOSTAG, POSTAG, FEATS, HEAD, DEPREL, PHEAD, PDEPREL = range(10)
-UPOS, XPOS, DEPS, MISC = CPOSTAG, POSTAG, PHEAD, PDEPREL
+#: Each format's column names, in order (columns.py).
+COLUMNS = {data_format: names(data_format) for data_format in FORMATS}
 
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")
 _HEAD = re.compile(r"(?:0|[1-9][0-9]*)\Z")
@@ -49,7 +50,7 @@ QUIET_SECONDS = 0.05
 # joined by LF; and the characters str.isspace knows beyond ASCII.
 _BLANK_AT_BORDER = re.compile(r"\s[\t\n]|[\t\n]\s|^\s|\s\Z")
 _WIDE_BLANK = re.compile("[\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
-_BLIND_COLUMNS = ["_", "_", "_", "_"]  # HEAD to PDEPREL of a blind CoNLL-X word
+_BLIND_COLUMNS = ["_"] * (WIDTH - len(GIVEN))  # HEAD to PDEPREL of a blind CoNLL-X word
 
 
 @dataclass(slots=True)
@@ -234,11 +235,11 @@ class ConllReader:
         rows = [line.split("\t") for line in word_lines]
         n = len(rows)
         widths = set(map(len, rows))
-        if widths != {10}:
-            if conllu or not self.blind or not widths or not widths <= {6, 10}:
+        if widths != {WIDTH}:
+            if conllu or not self.blind or not widths or not widths <= {len(GIVEN), WIDTH}:
                 return None
             for row in rows:
-                if len(row) == 6:
+                if len(row) == len(GIVEN):
                     row += _BLIND_COLUMNS
         if not all(map(all, rows)):  # a field is empty
             return None
@@ -330,11 +331,11 @@ class _SentenceBuilder:
         if not line.strip():
             raise error("line holds only blanks (tabs or spaces); a line between sentences must be empty", number)
         fields = line.split("\t")
-        if len(fields) == 6 and self.reader.blind and not self.conllu:
-            fields += ["_", "_", "_", "_"]
-        if len(fields) != 10:
-            hint = " (columns must be separated by tabs)" if len(fields) < 10 and " " in line else ""
-            raise error(f"expected 10 tab-separated columns, found {len(fields)}{hint}", number)
+        if len(fields) == len(GIVEN) and self.reader.blind and not self.conllu:
+            fields += _BLIND_COLUMNS
+        if len(fields) != WIDTH:
+            hint = " (columns must be separated by tabs)" if len(fields) < WIDTH and " " in line else ""
+            raise error(f"expected {WIDTH} tab-separated columns, found {len(fields)}{hint}", number)
         names = COLUMNS[self.reader.format]
         for i, value in enumerate(fields):
             if value == "":
@@ -429,7 +430,7 @@ def _evidence(line: str) -> str | None:
     fields = line.split("\t")
     if _RANGE_ID.match(fields[0]) or _EMPTY_ID.match(fields[0]):
         return "conllu"
-    if len(fields) == 10 and _WORD_ID.match(fields[0]):
+    if len(fields) == WIDTH and _WORD_ID.match(fields[0]):
         if _HEAD.match(fields[PHEAD]):
             return "conllx"
         if ":" in fields[DEPS]:
@@ -460,7 +461,7 @@ def _detect(peeked: list[str], name: str) -> str:
         return "conllx"
     for line in peeked:
         fields = line.split("\t")
-        if len(fields) == 10 and "=" in fields[MISC]:
+        if len(fields) == WIDTH and "=" in fields[MISC]:
             return "conllu"
     return "conllx"
 
@@ -491,9 +492,6 @@ def format_sentence(sentence: Sentence, format: str | None = None, postag_from: 
             pending = next(extra, None)
         return "\n".join(lines) + "\n\n"
     postag = UPOS if (sentence.format, format, postag_from) == ("conllu", "conllx", "upos") else POSTAG
-    return (
-        "".join(
-            "\t".join((*w[: CPOSTAG + 1], w[postag], *w[FEATS : DEPREL + 1], "_", "_")) + "\n" for w in sentence.words
-        )
-        + "\n"
-    )
+    # the columns both formats have, POSTAG from ``postag``; the others (PHEAD and PDEPREL, DEPS and MISC) blank
+    line = "\t".join(f"{{{postag if k == POSTAG else k}}}" if k in SHARED else "_" for k in range(WIDTH)) + "\n"
+    return "".join(line.format(*w) for w in sentence.words) + "\n"

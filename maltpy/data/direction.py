@@ -28,12 +28,8 @@ end for left-to-right parsing.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from .conll import DEPREL, HEAD, ID, PHEAD, Sentence
-
-if TYPE_CHECKING:  # config.py imports this module
-    from ..config import Config
 
 LEFT_TO_RIGHT = "left-to-right"
 RIGHT_TO_LEFT = "right-to-left"
@@ -84,10 +80,10 @@ class Reading:
     root_last: bool = False
 
     @classmethod
-    def of(cls, config: Config) -> Reading:
-        """How a parser of ``config`` reads: singlemalt.parsing_direction and .root_position."""
-        backward = config.singlemalt.parsing_direction == RIGHT_TO_LEFT
-        return cls(backward, backward == (config.singlemalt.root_position == START))
+    def of(cls, direction: str, root_position: str) -> Reading:
+        """How a parser reads with the settings singlemalt.parsing_direction and .root_position."""
+        backward = direction == RIGHT_TO_LEFT
+        return cls(backward, backward == (root_position == START))
 
     def sentence(self, sentence: Sentence, root_label: str) -> Sentence:
         """The sentence in reading order (``reversed_sentence`` if backward) and, if root_last,

@@ -42,10 +42,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ..errors import MaltpyWarning, cut, require
+from .columns import COLUMNS, shown
 from .conll import CPOSTAG, POSTAG, Sentence
 
-#: Each input column's name in messages, CoNLL-U's first where the formats differ.
-NAMES = {1: "FORM", 2: "LEMMA", 3: "UPOS/CPOSTAG", 4: "XPOS/POSTAG", 5: "FEATS", 8: "DEPS/PHEAD", 9: "MISC/PDEPREL"}
+#: Each input column's name in messages, CoNLL-U's first where the formats differ: the places a
+#: feature reads as input, which hold neither word numbers in every format nor the parser's labels.
+NAMES = {index: shown(index) for index in sorted({column.index for column in COLUMNS})
+         if not all(c.integer or c.output for c in COLUMNS if c.index == index)}  # fmt: skip
 MARGIN = 0.25  # how far above the held-out estimate a share of unseen values must be to warn ...
 MIN_WORDS = 5  # ... over at least this many words
 MIN_TRAINING_WORDS = 100  # a smaller treebank has no estimate

@@ -8,23 +8,20 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import MaltpyError, cut
+from ..learners import LEARNERS
 from ..transition import SYSTEMS
 from .functions import NULL_SYMBOLS, Layout, Setting, compile_extractor, compile_feature, compile_plan
 from .spec import (
     COLUMNS,
     FORMAT_NAMES,
     INTEGER_COLUMNS,
+    OUTPUT_COLUMNS,
     Feature,
     FeatureSpec,
     foreign_column,
     parse_feature_model,
     read_feature_model,
 )
-
-#: The folder of each learner's default models. k-NN takes the LIBSVM ones: their arc-eager model
-#: is the standard model of the memory-based experiments (Nivre et al. 2007, §3.2), and none of
-#: them has the conjunctions (Merge) that only a linear classifier needs.
-MODEL_FOLDERS = {"liblinear": "liblinear", "libsvm": "libsvm", "knn": "libsvm"}
 
 
 class FeatureModel:
@@ -99,7 +96,7 @@ class FeatureModel:
             walk(spec.feature)
         if split_column is not None:
             found.add(split_column)
-        return sorted({COLUMNS[name] for name in found if name not in (*INTEGER_COLUMNS, "DEPREL")})
+        return sorted({COLUMNS[name] for name in found if name not in (*INTEGER_COLUMNS, *OUTPUT_COLUMNS)})
 
     def extract_slowly(self, c, columns: list[list]) -> list:
         """The values one feature at a time: what ``extract`` computes, by the definitions."""
@@ -139,7 +136,7 @@ def load_feature_model(
     format (MaltParser's defaults: CoNLL-X models use POSTAG, CoNLL-U models UPOSTAG)."""
     if path is not None:
         return FeatureModel(read_feature_model(path, algorithm), algorithm, null_value, path, deprel_of)
-    name = f"{MODEL_FOLDERS[learner]}/{data_format}/{SYSTEMS[algorithm].feature_model}.txt"
+    name = f"{LEARNERS[learner].feature_models}/{data_format}/{SYSTEMS[algorithm].feature_model}.txt"
     data = _default_models().joinpath(name).read_bytes()
     specs = parse_feature_model(data, name, algorithm)
     return FeatureModel(specs, algorithm, null_value, f"default: {name}", deprel_of)

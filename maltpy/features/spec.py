@@ -21,24 +21,18 @@ import re
 import xml.parsers.expat
 from dataclasses import dataclass
 
+from ..data.columns import FORMAT_NAMES, FORMATS, INDEX, INTEGER_NAMES, OUTPUT_NAMES, only_in
 from ..errors import MaltpyError, cut
 from ..files import read_file
 from ..transition import SYSTEMS
 
-#: Column names of CoNLL-X and CoNLL-U, as MaltParser's data formats name them, with aliases.
-COLUMNS = {
-    "ID": 0, "FORM": 1, "LEMMA": 2,
-    "CPOSTAG": 3, "UPOSTAG": 3, "UPOS": 3,
-    "POSTAG": 4, "XPOSTAG": 4, "XPOS": 4,
-    "FEATS": 5, "HEAD": 6, "DEPREL": 7,
-    "PHEAD": 8, "DEPS": 8, "PDEPREL": 9, "MISC": 9,
-}  # fmt: skip
-INTEGER_COLUMNS = ("ID", "HEAD", "PHEAD")
-#: The columns one format has and the other not, by name: the 9th and 10th columns are CoNLL-X's
-#: PHEAD and PDEPREL and CoNLL-U's DEPS and MISC.
-FORMAT_COLUMNS = {"conllx": ("PHEAD", "PDEPREL"), "conllu": ("DEPS", "MISC")}
-FORMAT_NAMES = {"conllx": "CoNLL-X", "conllu": "CoNLL-U"}
-OUTPUT_COLUMNS = ("DEPREL",)
+#: Column names of CoNLL-X and CoNLL-U, as MaltParser's data formats name them, with aliases, and
+#: their places; the names of the columns of word numbers and of the parser's labels; the columns
+#: one format has and the other not, by name (data/columns.py).
+COLUMNS = INDEX
+INTEGER_COLUMNS = INTEGER_NAMES
+OUTPUT_COLUMNS = OUTPUT_NAMES
+FORMAT_COLUMNS = {data_format: only_in(data_format) for data_format in FORMATS}
 
 #: The base address functions of each family of parsing algorithms (``TransitionSystem.family``).
 BASE_ADDRESSES = {
@@ -341,7 +335,7 @@ def foreign_column(feature: Feature, data_format: str) -> str | None:
         if other != data_format and column in names:
             place = names.index(column)
             return (f"{column} is a column of {FORMAT_NAMES[other]}; {FORMAT_NAMES[data_format]}'s column "
-                    f"{9 + place} is {FORMAT_COLUMNS[data_format][place]}")  # fmt: skip
+                    f"{COLUMNS[column] + 1} is {FORMAT_COLUMNS[data_format][place]}")  # fmt: skip
     return None
 
 

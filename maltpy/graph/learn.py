@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..config import Config
+from ..config.groups import Mst
 from ..data.conll import POSTAG, Sentence
 from ..decode import k_best_projective
 from ..errors import MaltpyError, counted
@@ -298,10 +298,11 @@ class Trainer:
         return self.total * (1.0 / (iterations * count))  # as MSTParser averages: times the reciprocal
 
 
-def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Callable,
+def gold_trees(mst: Mst, sentences: Iterable[Sentence], name: str, add: Callable,
                labels: Labels, atoms: Atoms) -> list[Gold]:  # fmt: skip
     """The training sentences and their gold trees (``add`` counts each and gives the tree to
-    learn: parser's treebank statistics, pseudo-projective lifting)."""
+    learn: parser's treebank statistics, pseudo-projective lifting), each with the words MIRA's
+    loss counts (``mst.loss_type``), checked for what ``mst.order``'s parsing needs."""
     trees, lines = [], []
     for sentence in sentences:
         heads, names = add(sentence, name)
@@ -314,23 +315,22 @@ def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Ca
         h[0] = 0
         numbers = np.array([0] + [labels.add(label) for label in names[1:]], dtype=np.int64)
         scored = None
-        if config.mst.loss_type == "nopunc":
+        if mst.loss_type == "nopunc":
             scored = np.array([not PUNCTUATION.fullmatch(w[POSTAG]) for w in sentence.words])
         trees.append(Gold(encode(sentence, atoms), h, numbers, scored))
         lines.append(sentence.line)
     if not trees:
         raise MaltpyError("no training sentences: the treebank has no words", name)
     for tree, line in zip(trees, lines):  # with the model's labels, as parsing checks them
-        check_work(tree.sentence, len(labels.names), config.mst.order, name, line)
+        check_work(tree.sentence, len(labels.names), mst.order, name, line)
     return trees
 
 
-def train(trees: list[Gold], labels: Labels, config: Config, progress: Callable[[str], None] | None,
+def train(trees: list[Gold], labels: Labels, mst: Mst, progress: Callable[[str], None] | None,
           name: str) -> tuple[Alphabet, np.ndarray, dict]:  # fmt: skip
-    """The alphabet of the gold trees and the averaged weights MIRA learns over them, with
-    statistics (a MaltpyError naming the treebank ``name`` if they have more features than a model
+    """The alphabet of the gold trees and the averaged weights MIRA learns over them with the
+    options ``mst``, with statistics (a MaltpyError naming the treebank ``name`` if they have more features than a model
     holds, features.max_features)."""
-    mst = config.mst
     started = time.perf_counter()
     parts = parts_of(mst.order)
     try:

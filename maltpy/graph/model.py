@@ -240,8 +240,8 @@ def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str,
     from .learn import gold_trees, train
 
     labels = Labels()
-    trees = gold_trees(config, sentences, name, treebank.add, labels, Atoms())
-    alphabet, weights, statistics = train(trees, labels, config, progress, name)
+    trees = gold_trees(config.mst, sentences, name, treebank.add, labels, Atoms())
+    alphabet, weights, statistics = train(trees, labels, config.mst, progress, name)
     statistics = {**treebank.statistics(name), **statistics}
     return GraphModel(config, alphabet, weights, labels, data_format, statistics, treebank.root_counts.labels(),
                       treebank.vocabulary.vocabulary())  # fmt: skip

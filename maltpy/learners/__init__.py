@@ -1,6 +1,9 @@
 """Learners behind one small interface (``base.Classifier``), and a classifier with its encoding.
 
 ``liblinear`` and ``libsvm`` read binarized instances, ``knn`` symbolic ones (see ``encoding``).
+``LEARNERS`` is the one list of them: a learner is its class there, which carries its facts (its
+name, options, default feature models, MaltParser's name for it); adding one is its module and
+one entry.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from .knn import Knn
 from .liblinear import LibLinear
 from .libsvm import LibSvm
 
-LEARNERS: dict[str, type[Classifier]] = {"liblinear": LibLinear, "libsvm": LibSvm, "knn": Knn}
+#: The learners by name (``guide.learner``, MaltParser's -l), the default first.
+LEARNERS: dict[str, type[Classifier]] = {learner.kind: learner for learner in (LibLinear, LibSvm, Knn)}
 
 
 def map_class(learner: str) -> type[FeatureMap] | type[SymbolMap]:

@@ -22,9 +22,9 @@ from ..errors import counted
 from ..features import FeatureModel
 from ..features.functions import NULL_SYMBOLS
 from ..features.spec import COLUMNS, Feature, split_feature
-from . import LEARNERS, AtomicModel
+from . import AtomicModel
+from .base import CLASS_WEIGHTS, Classifier
 from .encoding import Instances
-from .options import CLASS_WEIGHTS
 
 
 class Guide:
@@ -110,16 +110,18 @@ def guide_of(models: dict[str, AtomicModel], split: DataSplit) -> Guide:
     return Guide(by_value, models.get("master"), split.feature)
 
 
-def train_guide(instances: Instances, groups: dict[str, tuple[list[int], np.ndarray]], learner: str,
+def train_guide(instances: Instances, groups: dict[str, tuple[list[int], np.ndarray]], learner: type[Classifier],
                 options: dict, progress=None) -> dict[str, AtomicModel]:  # fmt: skip
-    """Train the classifiers of ``groups`` (see classifier_groups), by name."""
+    """Train the classifiers of ``groups`` (see classifier_groups), by name, with ``learner``
+    (a class of ``learners.LEARNERS``) and its ``options``."""
     classes = np.frombuffer(instances.classes, dtype=np.int32)
-    symbolic = LEARNERS[learner].symbolic
-    shared = LEARNERS[learner].new_shared()  # one for all the classifiers, in MaltParser's order
+    symbolic = learner.symbolic
+    shared = learner.new_shared()  # one for all the classifiers, in MaltParser's order
     models = {}
     for n, (name, (positions, members)) in enumerate(groups.items(), 1):
         if progress:
-            progress(f"training {learner} classifier {n}/{len(groups)} ({name}, {counted(len(members), 'instance')})")
+            instances_of = counted(len(members), "instance")
+            progress(f"training {learner.kind} classifier {n}/{len(groups)} ({name}, {instances_of})")
         if symbolic:
             X, featuremap = instances.symbols(members, positions)
         else:
@@ -151,7 +153,7 @@ def interruptibly(function, *args):
     return outcome["value"]
 
 
-def train_atomic(name: str, X, featuremap, classes: np.ndarray, learner: str, options: dict,
+def train_atomic(name: str, X, featuremap, classes: np.ndarray, learner: type[Classifier], options: dict,
                  shared=None) -> AtomicModel:  # fmt: skip
     """One classifier; its classes are numbered by first appearance in its instances (LIBSVM's
     class weights, ``options["w"]``, by class number, are renumbered with them)."""
@@ -162,5 +164,5 @@ def train_atomic(name: str, X, featuremap, classes: np.ndarray, learner: str, op
     weights = options.get(CLASS_WEIGHTS)
     if isinstance(weights, dict):
         options = {**options, CLASS_WEIGHTS: {i: weights[c] for i, c in enumerate(labels.tolist()) if c in weights}}
-    classifier = interruptibly(LEARNERS[learner].fit, X, local[classes], len(labels), options, shared)
+    classifier = interruptibly(learner.fit, X, local[classes], len(labels), options, shared)
     return AtomicModel(name, featuremap, [int(c) for c in labels], classifier, len(classes))

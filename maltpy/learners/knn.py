@@ -47,8 +47,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..models.archive import npz_bytes
-from . import _knn
-from .base import Classifier
+from ._knn import Index
+from ._knn import vd as value_difference
+from .base import Classifier, LibOption
 from .knn_weights import EPSILON, class_entropy, feature_statistics, feature_weight, timbl_order
 
 FAR = sys.float_info.max  # TiMBL's distance of a place among the nearest that nothing fills
@@ -104,6 +105,27 @@ class Knn(Classifier):
     kind = "knn"
     suffix = "npz"
     symbolic = True
+    #: k-NN takes the LIBSVM models: their arc-eager model is the standard model of the memory-based
+    #: experiments (Nivre et al. 2007, §3.2), and none of them has the conjunctions (Merge) that
+    #: only a linear classifier needs.
+    feature_models = "libsvm"
+    #: TiMBL's letters, with the settings of Nivre et al. (2007), §4.1, as defaults.
+    options = {
+        "k": LibOption(int, 5, 1, 100_000),  # the k nearest distances
+        "m": LibOption(str, "M", pattern="M|O", shown="M or O"),  # metric: MVDM or Overlap
+        "L": LibOption(int, 3, 1, 100_000),  # MVDM for values seen at least L times, Overlap below
+        "d": LibOption(
+            str,
+            "ID",
+            pattern=r"Z|ID|IL|ED:[0-9]{1,15}(\.[0-9]{0,15})?(:[0-9]{1,15}(\.[0-9]{0,15})?)?",
+            shown="Z, ID, IL or ED:a[:b]",
+        ),  # class votes weighted by distance: equally, inverse distance, inverse linear, exponential decay
+        "w": LibOption(int, 1, 0, 4),  # weighting: none, gain ratio, information gain, chi-square, shared variance
+    }
+    #: TiMBL's MVDM threshold with the Overlap metric.
+    ignored_when = {
+        "L": (lambda o: o["m"] == "O", "the threshold is MVDM's (-m M), and the Overlap metric (-m O) has none"),
+    }
 
     def __init__(self, instances: np.ndarray, counts: sp.csr_matrix, n_values: np.ndarray,
                  settings: Settings) -> None:  # fmt: skip
@@ -232,7 +254,7 @@ class Knn(Classifier):
     def vd(self, f: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """The MVDM of value pairs of feature f (computed in _knn.c, in TiMBL's order)."""
         out = np.empty(len(a))
-        _knn.vd(*self.distributions[f], a.astype(np.int32, copy=False), b.astype(np.int32, copy=False), out)
+        value_difference(*self.distributions[f], a.astype(np.int32, copy=False), b.astype(np.int32, copy=False), out)
         return out
 
     def neighbours(self, query: np.ndarray, rows: np.ndarray, distance: np.ndarray, X: np.ndarray
@@ -483,7 +505,7 @@ class _SearchIndex:
             toff.append(table_size)
             tsize.append(side)
             table_size += side * side
-        self.index = _knn.Index(
+        self.index = Index(
             n, len(self.levels), limit, knn.settings.k + 1, loff, nodes, row,
             weight, mvdm, voff, vfreq, np.concatenate(slots), np.array(toff, dtype=np.int64),
             np.array(tsize, dtype=np.int32), np.concatenate(tables).astype(np.float64),

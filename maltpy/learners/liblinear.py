@@ -25,8 +25,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..models.archive import npz_bytes
-from . import _liblinear
-from .base import Classifier
+from ._liblinear import Weights, train
+from .base import Classifier, LibOption
 
 SOLVERS = {
     0: ("logistic", {"penalty": "l2", "dual": False}),
@@ -63,11 +63,21 @@ class LibLinear(Classifier):
 
     kind = "liblinear"
     suffix = "npz"
+    maltparser_file = "liblinear"
+    feature_models = "liblinear"
+    tuned = True
+    #: MaltParser 1.9.2's defaults (LibLinear.getDefaultLibOptions).
+    options = {
+        "s": LibOption(int, 4, 0, 7),  # solver: Crammer-Singer multi-class SVM
+        "c": LibOption(float, 0.1, 0, above=True),  # cost C
+        "e": LibOption(float, 0.1, 0, above=True),  # stopping tolerance
+        "B": LibOption(float, -1.0, None, 1e6),  # bias feature's value; 0 or negative = no bias term
+    }
 
     def __init__(self, weights: sp.csr_matrix, intercept: np.ndarray) -> None:
         self.weights = weights  # features x classes; X's column j is feature index j
         self.intercept = intercept
-        self._weights: _liblinear.Weights | None = None  # made for scoring, when first needed
+        self._weights: Weights | None = None  # made for scoring, when first needed
         self._biased = bool(np.any(intercept))
 
     @classmethod
@@ -113,7 +123,7 @@ class LibLinear(Classifier):
             dense_of = np.full(w.shape[0], -1, dtype=np.int32)
             dense_of[full] = np.arange(len(full), dtype=np.int32)
             dense = np.ascontiguousarray(w[full].toarray(), dtype=np.float64).ravel()
-            self._weights = _liblinear.Weights(w.indptr.astype(np.int64), w.indices.astype(np.int32),
+            self._weights = Weights(w.indptr.astype(np.int64), w.indices.astype(np.int32),
                                                w.data.astype(np.float64), dense_of, dense, k)  # fmt: skip
         out = np.zeros((len(indptr) - 1, self.weights.shape[1]))
         self._weights.scores(indptr, indices, data, out)
@@ -168,7 +178,7 @@ def _train_crammer_singer(X: sp.csr_matrix, y: np.ndarray, n_classes: int, optio
     order = np.argsort(grouped, kind="stable")
     Xg = sp.csr_matrix(X[order], dtype=np.float64)
     Xg.sum_duplicates()  # sorts each row's columns (LIBLINEAR refuses a column twice in a row)
-    flat, random.state = _liblinear.train(
+    flat, random.state = train(
         Xg.indptr.astype(np.int64), Xg.indices.astype(np.int32), Xg.data.astype(np.float64),
         grouped[order].astype(np.int32), len(by_appearance), Xg.shape[1],
         float(options["c"]), float(options["e"]), MAX_ITER, random.state,

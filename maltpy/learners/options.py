@@ -1,5 +1,6 @@
-"""The learners' options (MaltParser's ``-lo``, ``lib.options``): each learner's flags with their
-types, bounds and defaults, and the parsing of an option string or mapping into checked values.
+"""The learners' options (MaltParser's ``-lo``, ``lib.options``): the parsing of an option string
+or mapping into checked values, against the learner's flags with their types, bounds and
+defaults (its class's ``options``, ``base.LibOption``).
 """
 
 from __future__ import annotations
@@ -7,10 +8,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import cut
+from . import LEARNERS
+from .base import CLASS_WEIGHTS, LibOption
+
+__all__ = ["CLASS_WEIGHTS", "LibOption", "ignored_learner_option", "parse_learner_options"]
 
 
 def quoted(value: Any) -> str:
@@ -18,66 +22,6 @@ def quoted(value: Any) -> str:
     return cut(repr(value), 60)
 
 
-@dataclass(frozen=True, slots=True)
-class LibOption:
-    """One learner option: its type (int, float or str), default, bounds (None: open) and, for a
-    string, the values it takes (a regular expression, matched whole, case ignored)."""
-
-    kind: type  # int, float, str, or dict: LIBSVM's class weights (see CLASS_WEIGHTS)
-    default: int | float | str | Mapping
-    low: float | None = None
-    high: float | None = None
-    pattern: str | None = None
-    shown: str = ""  # the values of a string option, as the error message names them
-    above: bool = False  # the value must be greater than ``low``, not equal to it
-
-
-#: Each learner's options by flag. LIBSVM's and LIBLINEAR's defaults are MaltParser 1.9.2's
-#: (LibSvm.getDefaultLibOptions, LibLinear.getDefaultLibOptions); k-NN's take TiMBL's letters with
-#: the settings of Nivre et al. (2007), §4.1, as defaults.
-LEARNER_OPTIONS: dict[str, dict[str, LibOption]] = {
-    "libsvm": {
-        "s": LibOption(int, 0, 0, 1),  # svm type: C-SVC (1: nu-SVC); the others are not classifiers
-        "t": LibOption(int, 1, 0, 3),  # kernel: polynomial (gamma*u'v + coef0)^degree
-        "d": LibOption(int, 2, 1, 20),  # degree
-        "g": LibOption(float, 0.2, 0),  # gamma (0: LIBSVM's 1 / number of features)
-        "r": LibOption(float, 0.0),  # coef0
-        "c": LibOption(float, 1.0, 0, above=True),  # cost C
-        "n": LibOption(float, 0.5, 0, 1, above=True),  # nu
-        "p": LibOption(float, 0.1, 0),  # epsilon of the epsilon-SVR loss
-        "m": LibOption(float, 100.0, 0, above=True),  # cache size in MB
-        "e": LibOption(float, 1.0, 0, above=True),  # stopping tolerance
-        "h": LibOption(int, 1, 0, 1),  # shrinking heuristics
-        "b": LibOption(int, 0, 0, 1),  # probability estimates
-        "w": LibOption(dict, {}, 0, 1e6, above=True),  # -w<class> <weight>: C of that class's instances, times weight
-    },
-    "liblinear": {
-        "s": LibOption(int, 4, 0, 7),  # solver: Crammer-Singer multi-class SVM
-        "c": LibOption(float, 0.1, 0, above=True),  # cost C
-        "e": LibOption(float, 0.1, 0, above=True),  # stopping tolerance
-        "B": LibOption(float, -1.0, None, 1e6),  # bias feature's value; 0 or negative = no bias term
-    },
-    "knn": {
-        "k": LibOption(int, 5, 1, 100_000),  # the k nearest distances
-        "m": LibOption(str, "M", pattern="M|O", shown="M or O"),  # metric: MVDM or Overlap
-        "L": LibOption(int, 3, 1, 100_000),  # MVDM for values seen at least L times, Overlap below
-        "d": LibOption(
-            str,
-            "ID",
-            pattern=r"Z|ID|IL|ED:[0-9]{1,15}(\.[0-9]{0,15})?(:[0-9]{1,15}(\.[0-9]{0,15})?)?",
-            shown="Z, ID, IL or ED:a[:b]",
-        ),  # class votes weighted by distance: equally, inverse distance, inverse linear, exponential decay
-        "w": LibOption(int, 1, 0, 4),  # weighting: none, gain ratio, information gain, chi-square, shared variance
-    },
-}
-
-#: LIBSVM's -wi, given as ``-w<class> <weight>``: the cost C of the instances of a class is
-#: C * weight (svm.cpp, svm_train: weighted_C). LIBSVM names a class by its number in the training
-#: file; maltpy's numbers are its own, so the class is named as ``maltpy info`` lists the classes:
-#: ``-wRE 2``, ``-wLA~nsubj 0.5``, or a transition alone, ``-wLA 2``, for all its classes (a class
-#: named in full takes its own weight). MaltParser 1.9.2 has no -w (LibSvm's allowed flags are
-#: "stdgrnmcepb" and Lib.parseParameters rejects any other); 1.7 passed it to LIBSVM by number.
-CLASS_WEIGHTS = "w"
 _CLASS_NAME = re.compile(r"[A-Z]{1,8}(~\S{1,200})?\Z")
 MAX_CLASS_WEIGHTS = 10_000
 
@@ -89,7 +33,7 @@ def parse_learner_options(value: Any, learner: str) -> dict[str, int | float | s
     class weights are ``-w<class> <weight>`` in a string, ``{w: {class: weight}}`` or
     ``{w<class>: weight}`` in a mapping (see CLASS_WEIGHTS). Raises ValueError with a message
     naming the offending flag."""
-    allowed = LEARNER_OPTIONS[learner]
+    allowed = LEARNERS[learner].options
     weighted = allowed.get(CLASS_WEIGHTS, LibOption(int, 0)).kind is dict
     given: dict[str, Any] = {}
     weights: dict[str, Any] = {}
@@ -143,35 +87,12 @@ def parse_learner_options(value: Any, learner: str) -> dict[str, int | float | s
     return options
 
 
-#: The learner options that the learner's other options leave unread, each with when and why:
-#: LIBSVM's parameters of a kernel or an SVM type other than the one chosen (svm.h, svm.cpp:
-#: kernel_function reads degree, gamma and coef0 by kernel type; svm_train reads C and the class
-#: weights for C-SVC, nu for nu-SVC, p for the regressions only), and its probability model,
-#: which maltpy's prediction never reads (it votes on the decision values);
-#: TiMBL's MVDM threshold with the Overlap metric. Set to anything but its default, such an
-#: option would change nothing, so it is refused (``ignored_learner_option``).
-IGNORED_WHEN: dict[str, dict[str, tuple[Any, str]]] = {
-    "libsvm": {
-        "d": (lambda o: o["t"] != 1, "the degree is the polynomial kernel's (-t 1)"),
-        "g": (lambda o: o["t"] == 0, "the linear kernel (-t 0) has no gamma"),
-        "r": (lambda o: o["t"] not in (1, 3), "coef0 is the polynomial and sigmoid kernels' (-t 1, -t 3)"),
-        "c": (lambda o: o["s"] == 1, "nu-SVC (-s 1) is bounded by nu (-n), not by C"),
-        "w": (lambda o: o["s"] == 1, "class weights scale C, which nu-SVC (-s 1) does not use"),
-        "n": (lambda o: o["s"] != 1, "nu is nu-SVC's (-s 1)"),
-        "p": (lambda o: True, "epsilon is the regressions' (epsilon-SVR), and maltpy's LIBSVM classifies"),
-        "b": (lambda o: True, "maltpy votes on the decision values and never reads the probability model"),
-    },
-    "knn": {
-        "L": (lambda o: o["m"] == "O", "the threshold is MVDM's (-m M), and the Overlap metric (-m O) has none"),
-    },
-}
-
-
 def ignored_learner_option(options: Mapping[str, Any], learner: str) -> str | None:
     """Why one of ``options`` (``parse_learner_options``'s) would be left unread by the others
-    (IGNORED_WHEN), or None: an option at its default changes nothing, and is taken."""
-    allowed = LEARNER_OPTIONS[learner]
-    for flag, (ignored, why) in IGNORED_WHEN.get(learner, {}).items():
+    (the learner's ``ignored_when``), or None: an option at its default changes nothing, and is
+    taken. Set to anything but its default, such an option would change nothing, so it is refused."""
+    allowed = LEARNERS[learner].options
+    for flag, (ignored, why) in LEARNERS[learner].ignored_when.items():
         if options[flag] != allowed[flag].default and ignored(options):
             value = " ".join(f"-w{name} {weight}" for name, weight in options[flag].items()) if flag == CLASS_WEIGHTS \
                 else f"-{flag} {options[flag]}"  # fmt: skip

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, Config, reads, unused_option
+from ..data.columns import WIDTH
 from ..data.conll import (
     CPOSTAG,
     FEATS,
@@ -82,7 +83,7 @@ _TURNS_MADE = threading.Lock()
 def columns_of(sentence: Sentence) -> list[list]:
     """``columns[k][i]``: column k of word i; index 0 stands for the root, whose columns are never read."""
     words = sentence.words
-    return [[None] + [w[k] for w in words] for k in range(10)]
+    return [[None] + [w[k] for w in words] for k in range(WIDTH)]
 
 
 def one_root_for(setting: str, *formats: str) -> bool:
@@ -320,7 +321,7 @@ class Model(Parser):
         if not self.rooted_system.one_root:
             self.rooted_system = self.system
         self._batch = BatchParser(self) if BatchParser.supports(self) else None
-        self.reading = Reading.of(self.config)
+        self.reading = Reading.of(self.config.singlemalt.parsing_direction, self.config.singlemalt.root_position)
 
     def _encoder(self, model: AtomicModel) -> Callable | None:
         """How a binarized classifier gets an instance's columns from a configuration and the
@@ -598,7 +599,7 @@ def learn(
     treebank = _Treebank(pproj, fm.input_columns(guide.data_split_column))
     instances = Instances(len(fm), fm.nulls, binary=not symbolic, symbolic=symbolic or keep_symbols)
     replay = _Replay(fm, system, split.feature, instances, arrays, lambda: treebank.report(progress, instances))
-    reading = Reading.of(config)
+    reading = Reading.of(config.singlemalt.parsing_direction, config.singlemalt.root_position)
     root_label = config.graph.root_label
     for sentence in sentences:
         heads, labels = treebank.add(sentence, name)
@@ -617,7 +618,7 @@ def learn(
     options = dict(config.lib.options)
     if isinstance(options.get(CLASS_WEIGHTS), Mapping):
         options[CLASS_WEIGHTS] = replay.classes.weighted(options[CLASS_WEIGHTS], name)
-    models = train_guide(instances, groups, guide.learner, options, progress)
+    models = train_guide(instances, groups, LEARNERS[guide.learner], options, progress)
     statistics = {
         **treebank.statistics(name),
         "instances": len(instances), "classes": len(replay.classes.items),

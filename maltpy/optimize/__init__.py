@@ -57,7 +57,7 @@ from ..data.conll import Sentence
 from ..errors import MaltpyError, counted
 from ..files import atomic_output, check_output_path, check_rereadable, make_folder
 from ..graph import is_graph_based
-from ..learners.options import LEARNER_OPTIONS
+from ..learners import LEARNERS
 from ..transition import SYSTEMS
 from .analysis import Analysis, analyse
 from .blending import PHASE as PHASE_BLEND
@@ -87,7 +87,7 @@ def _base_setting(algorithm: str, learner: str, data_format: str) -> Setting:
     options = {
         "singlemalt": {"parsing_algorithm": algorithm},
         "guide": {"learner": learner},
-        "lib": {"options": {flag: spec.default for flag, spec in LEARNER_OPTIONS[learner].items() if flag != "w"}},
+        "lib": {"options": {flag: spec.default for flag, spec in LEARNERS[learner].options.items() if flag != "w"}},
         "input": {"format": data_format},
     }
     return Setting.make(options, default_features(algorithm, learner, data_format))
@@ -253,7 +253,7 @@ def config_text(setting: Setting, features: str, comments: Sequence[str] = ()) -
         groups.setdefault("guide", {})["features"] = features
         options = groups["lib"]["options"]
         learner = groups["guide"]["learner"]
-        groups["lib"]["options"] = " ".join(f"-{f} {options[f]:g}" for f in LEARNER_OPTIONS[learner] if f in options)
+        groups["lib"]["options"] = " ".join(f"-{f} {options[f]:g}" for f in LEARNERS[learner].options if f in options)
     order = ("singlemalt", "guide", "lib")
     groups = {name: groups[name] for name in sorted(groups, key=lambda g: (order + (g,)).index(g))}
     return "".join(f"# {line}\n" for line in comments) + yaml.safe_dump(groups, sort_keys=False,

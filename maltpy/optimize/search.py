@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import MaltpyError, cut
-from ..learners.options import LEARNER_OPTIONS
+from ..learners import LEARNERS
 from ..run.processes import Tasks
 from .log import TrialLog
 from .trials import Data, Result, Setting, run_trial
@@ -83,7 +83,7 @@ def trial_bytes(train: str, dev: str | None, learner: str) -> int:
     for path in (train, dev):
         with contextlib.suppress(OSError, TypeError):  # a missing file is reported by the search
             size += os.path.getsize(path)
-    cache = int(LEARNER_OPTIONS["libsvm"]["m"].default) << 20 if learner == "libsvm" else 0
+    cache = int(LEARNERS["libsvm"].options["m"].default) << 20 if learner == "libsvm" else 0
     return TRIAL_BYTES + TRIAL_FACTOR * size + cache
 
 

@@ -36,7 +36,7 @@ def oracle_statistics(config: Config, sentences: Iterable[Sentence], name: str,
         config = dataclasses.replace(config, nivre=dataclasses.replace(config.nivre, enforce_tree=False))
     system = system_for(config)  # bounded by -cd: what the bounded system can build
     pproj = config.pproj
-    reading = Reading.of(config)
+    reading = Reading.of(config.singlemalt.parsing_direction, config.singlemalt.root_position)
     root_label = config.graph.root_label
     stats = {
         "algorithm": system.name,
