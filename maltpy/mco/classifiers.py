@@ -18,7 +18,7 @@ import scipy.sparse as sp
 
 from ..errors import cut, require
 from ..features.spec import MULTI_VALUED
-from ..learners import AtomicModel
+from ..learners import LEARNERS, AtomicModel
 from ..learners.divide import DataSplit
 from ..learners.encoding import FeatureMap
 from ..learners.liblinear import MAX_WEIGHT, LibLinear
@@ -36,7 +36,6 @@ LIBSVM_CLASSES = frozenset({"org.maltparser.ml.lib.MaltLibsvmModel", "libsvm.svm
 MAP_CLASSES = frozenset({"org.maltparser.ml.lib.FeatureMap", "org.maltparser.core.helper.HashMap"})
 SOLVERS = ("L2R_LR", "L2R_L2LOSS_SVC_DUAL", "L2R_L2LOSS_SVC", "L2R_L1LOSS_SVC_DUAL", "MCSVM_CS",
            "L1R_L2LOSS_SVC", "L1R_LR", "L2R_LR_DUAL")  # fmt: skip
-LEARNER_FILES = {"liblinear": "liblinear", "libsvm": "libsvm"}
 #: What a LIBLINEAR weight takes in memory: its number and column in the weights (CSR), and its
 #: native copy on the way.
 WEIGHT_COST = 20
@@ -81,7 +80,7 @@ def classifiers(parts: Parts, split: DataSplit, column: str | None) -> dict[str,
         if "master" in models:
             models["master"] = models.pop("master")  # the last, as maltpy's archives keep it
         require(models, "odm0.dsm lists no classifier")
-    check_classes(models, parts.decisions, f"odm0.{LEARNER_FILES[parts.learner]}.moo")
+    check_classes(models, parts.decisions, f"odm0.{LEARNERS[parts.learner].maltparser_file}.moo")
     return models
 
 
@@ -103,7 +102,7 @@ def _classifier(parts: Parts, stem: str, name: str, positions: list[int], instan
     checked against what it must fit, so that a member of another model (another release's,
     treebank's, algorithm's) is refused, naming it: the map's keys against the feature vector and
     its symbol tables (_check_keys), then the weights against the map and the decision table."""
-    suffix = LEARNER_FILES[parts.learner]
+    suffix = LEARNERS[parts.learner].maltparser_file
     moo, map_member = f"{stem}.{suffix}.moo", f"{stem}.{suffix}.map"
     keys, indices = _feature_map(parts.members, map_member)
     position, code = _check_keys(keys, positions, parts.values, map_member)

@@ -14,6 +14,7 @@ import re
 import xml.parsers.expat
 
 from ..config import config_from_dict
+from ..data.columns import FORMATS, maltparser_names
 from ..data.conll import valid_label
 from ..errors import MaltpyError, cut, require
 from ..files import MAX_SMALL_FILE
@@ -22,10 +23,7 @@ from .container import Members, read_members, reading
 from .text import read_options
 
 #: The data formats maltpy reads, as MaltParser's XML lists their columns.
-DATA_FORMATS = {
-    "conllx": ("ID", "FORM", "LEMMA", "CPOSTAG", "POSTAG", "FEATS", "HEAD", "DEPREL", "PHEAD", "PDEPREL"),
-    "conllu": ("ID", "FORM", "LEMMA", "UPOSTAG", "XPOSTAG", "FEATS", "HEAD", "DEPREL", "DEPS", "MISC"),
-}
+DATA_FORMATS = {data_format: maltparser_names(data_format) for data_format in FORMATS}
 #: Saved options maltpy reads, (group, name) -> maltpy's key; the others are checked below.
 OPTION_KEYS = {
     ("singlemalt", "parsing_algorithm"): ("singlemalt", "parsing_algorithm"),
