@@ -11,21 +11,26 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass
 from itertools import accumulate, chain
+from typing import TYPE_CHECKING
 
-import numpy as np
+from .kinds import KnnLearner, Learner, LibLinearLearner, LibSvmLearner
 
-from .base import Classifier
-from .encoding import FeatureMap, SymbolMap
-from .knn import Knn
-from .liblinear import LibLinear
-from .libsvm import LibSvm
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .base import Classifier
+    from .encoding import FeatureMap, SymbolMap
 
 #: The learners by name (``guide.learner``, MaltParser's -l), the default first.
-LEARNERS: dict[str, type[Classifier]] = {learner.kind: learner for learner in (LibLinear, LibSvm, Knn)}
+LEARNERS: dict[str, type[Learner]] = {
+    learner.kind: learner for learner in (LibLinearLearner, LibSvmLearner, KnnLearner)
+}
 
 
 def map_class(learner: str) -> type[FeatureMap] | type[SymbolMap]:
     """How the learner's instances are encoded."""
+    from .encoding import FeatureMap, SymbolMap
+
     return SymbolMap if LEARNERS[learner].symbolic else FeatureMap
 
 

@@ -8,64 +8,22 @@ score per class (higher is better; the parser ranks the classes by it when the b
 is not allowed) and the class the learner picks. It is saved as one archive member
 (``to_bytes``, ``suffix``) and read back with ``from_archive``.
 
-Each learner's class also carries its facts, which the configuration, the default feature models,
-the .mco reader and the command line read from the registry (``learners.LEARNERS``): its name
-(``kind``), its options (``options``, ``ignored_when``: MaltParser's ``-lo``), the folder of its
-default feature models (``feature_models``) and its name in MaltParser's model files
-(``maltparser_file``).
+Each learner's classifier class derives from its ``kinds.Learner`` too, so it carries the
+learner's facts (name, options, default feature models) that the registry (``learners.LEARNERS``)
+lists without loading NumPy.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
+from .kinds import CLASS_WEIGHTS, Ignored, LibOption
 
-@dataclass(frozen=True, slots=True)
-class LibOption:
-    """One learner option: its type (int, float or str), default, bounds (None: open) and, for a
-    string, the values it takes (a regular expression, matched whole, case ignored)."""
-
-    kind: type  # int, float, str, or dict: LIBSVM's class weights (see CLASS_WEIGHTS)
-    default: int | float | str | Mapping
-    low: float | None = None
-    high: float | None = None
-    pattern: str | None = None
-    shown: str = ""  # the values of a string option, as the error message names them
-    above: bool = False  # the value must be greater than ``low``, not equal to it
-
-
-#: LIBSVM's -wi, given as ``-w<class> <weight>``: the cost C of the instances of a class is
-#: C * weight (svm.cpp, svm_train: weighted_C). LIBSVM names a class by its number in the training
-#: file; maltpy's numbers are its own, so the class is named as ``maltpy info`` lists the classes:
-#: ``-wRE 2``, ``-wLA~nsubj 0.5``, or a transition alone, ``-wLA 2``, for all its classes (a class
-#: named in full takes its own weight). MaltParser 1.9.2 has no -w (LibSvm's allowed flags are
-#: "stdgrnmcepb" and Lib.parseParameters rejects any other); 1.7 passed it to LIBSVM by number.
-CLASS_WEIGHTS = "w"
-
-
-#: An option the learner's other options leave unread: when (a test of the options) and why.
-Ignored = tuple[Callable[[Mapping[str, Any]], bool], str]
+__all__ = ["CLASS_WEIGHTS", "Classifier", "Ignored", "LibOption"]
 
 
 class Classifier:
-    kind: str  # the learner's name, as in the configuration
-    suffix: str  # the archive member's extension
-    symbolic = False  # instances as symbols (True) or as binarized columns
-    #: The learner's options by flag (MaltParser's ``-lo``, ``lib.options``), with their defaults.
-    options: dict[str, LibOption]
-    #: The options that the learner's other options leave unread (``options.ignored_learner_option``).
-    ignored_when: dict[str, Ignored] = {}
-    #: The folder of the learner's default feature models (feature_models/<folder>/<format>/).
-    feature_models: str
-    #: The learner's name in MaltParser's model files (``odm0.<name>.moo``); None for one
-    #: MaltParser 1.9.2 has not.
-    maltparser_file: str | None = None
-    #: Whether ``maltpy optimize`` tunes it (as MaltOptimizer, LIBLINEAR and LIBSVM).
-    tuned = False
+    """A trained classifier (a learner's facts are its ``kinds.Learner``)."""
 
     @classmethod
     def new_shared(cls) -> object:

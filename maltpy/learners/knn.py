@@ -49,7 +49,8 @@ import scipy.sparse as sp
 from ..models.archive import npz_bytes
 from ._knn import Index
 from ._knn import vd as value_difference
-from .base import Classifier, LibOption
+from .base import Classifier
+from .kinds import KnnLearner
 from .knn_weights import EPSILON, class_entropy, feature_statistics, feature_weight, timbl_order
 
 FAR = sys.float_info.max  # TiMBL's distance of a place among the nearest that nothing fills
@@ -98,34 +99,9 @@ class Settings:
 # --- the classifier -------------------------------------------------------------------------------
 
 
-class Knn(Classifier):
+class Knn(KnnLearner, Classifier):
     """The instance base: the distinct training instances with their class counts, and what
     classifying needs of it (feature weights, value statistics, the search index)."""
-
-    kind = "knn"
-    suffix = "npz"
-    symbolic = True
-    #: k-NN takes the LIBSVM models: their arc-eager model is the standard model of the memory-based
-    #: experiments (Nivre et al. 2007, §3.2), and none of them has the conjunctions (Merge) that
-    #: only a linear classifier needs.
-    feature_models = "libsvm"
-    #: TiMBL's letters, with the settings of Nivre et al. (2007), §4.1, as defaults.
-    options = {
-        "k": LibOption(int, 5, 1, 100_000),  # the k nearest distances
-        "m": LibOption(str, "M", pattern="M|O", shown="M or O"),  # metric: MVDM or Overlap
-        "L": LibOption(int, 3, 1, 100_000),  # MVDM for values seen at least L times, Overlap below
-        "d": LibOption(
-            str,
-            "ID",
-            pattern=r"Z|ID|IL|ED:[0-9]{1,15}(\.[0-9]{0,15})?(:[0-9]{1,15}(\.[0-9]{0,15})?)?",
-            shown="Z, ID, IL or ED:a[:b]",
-        ),  # class votes weighted by distance: equally, inverse distance, inverse linear, exponential decay
-        "w": LibOption(int, 1, 0, 4),  # weighting: none, gain ratio, information gain, chi-square, shared variance
-    }
-    #: TiMBL's MVDM threshold with the Overlap metric.
-    ignored_when = {
-        "L": (lambda o: o["m"] == "O", "the threshold is MVDM's (-m M), and the Overlap metric (-m O) has none"),
-    }
 
     def __init__(self, instances: np.ndarray, counts: sp.csr_matrix, n_values: np.ndarray,
                  settings: Settings) -> None:  # fmt: skip

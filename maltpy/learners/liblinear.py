@@ -26,7 +26,8 @@ import scipy.sparse as sp
 
 from ..models.archive import npz_bytes
 from ._liblinear import Weights, train
-from .base import Classifier, LibOption
+from .base import Classifier
+from .kinds import LibLinearLearner
 
 SOLVERS = {
     0: ("logistic", {"penalty": "l2", "dual": False}),
@@ -58,21 +59,8 @@ class JavaRandom:
 MAX_WEIGHT = 1e100  # a model's weights: far beyond any trained one, far from overflowing a sum
 
 
-class LibLinear(Classifier):
+class LibLinear(LibLinearLearner, Classifier):
     """A linear classifier: ``scores(X)`` are the decision values w_c · x (+ bias) of each class."""
-
-    kind = "liblinear"
-    suffix = "npz"
-    maltparser_file = "liblinear"
-    feature_models = "liblinear"
-    tuned = True
-    #: MaltParser 1.9.2's defaults (LibLinear.getDefaultLibOptions).
-    options = {
-        "s": LibOption(int, 4, 0, 7),  # solver: Crammer-Singer multi-class SVM
-        "c": LibOption(float, 0.1, 0, above=True),  # cost C
-        "e": LibOption(float, 0.1, 0, above=True),  # stopping tolerance
-        "B": LibOption(float, -1.0, None, 1e6),  # bias feature's value; 0 or negative = no bias term
-    }
 
     def __init__(self, weights: sp.csr_matrix, intercept: np.ndarray) -> None:
         self.weights = weights  # features x classes; X's column j is feature index j

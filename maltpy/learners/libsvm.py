@@ -18,7 +18,8 @@ import scipy.sparse as sp
 
 from ..errors import MaltpyError, require
 from ._libsvm import Svm, read_support_vectors
-from .base import CLASS_WEIGHTS, Classifier, LibOption
+from .base import Classifier
+from .kinds import CLASS_WEIGHTS, LibSvmLearner
 
 KERNELS = {"linear": 0, "polynomial": 1, "rbf": 2, "sigmoid": 3}  # LIBSVM's numbers, as _libsvm.c takes them
 
@@ -31,44 +32,8 @@ def _number(words: list[str], kind: type, low: float, high: float, name: str):
     return value
 
 
-class LibSvm(Classifier):
+class LibSvm(LibSvmLearner, Classifier):
     """A one-vs-one SVM read from LIBSVM's model text."""
-
-    kind = "libsvm"
-    suffix = "libsvm"
-    maltparser_file = "libsvm"
-    feature_models = "libsvm"
-    tuned = True
-    #: MaltParser 1.9.2's defaults (LibSvm.getDefaultLibOptions).
-    options = {
-        "s": LibOption(int, 0, 0, 1),  # svm type: C-SVC (1: nu-SVC); the others are not classifiers
-        "t": LibOption(int, 1, 0, 3),  # kernel: polynomial (gamma*u'v + coef0)^degree
-        "d": LibOption(int, 2, 1, 20),  # degree
-        "g": LibOption(float, 0.2, 0),  # gamma (0: LIBSVM's 1 / number of features)
-        "r": LibOption(float, 0.0),  # coef0
-        "c": LibOption(float, 1.0, 0, above=True),  # cost C
-        "n": LibOption(float, 0.5, 0, 1, above=True),  # nu
-        "p": LibOption(float, 0.1, 0),  # epsilon of the epsilon-SVR loss
-        "m": LibOption(float, 100.0, 0, above=True),  # cache size in MB
-        "e": LibOption(float, 1.0, 0, above=True),  # stopping tolerance
-        "h": LibOption(int, 1, 0, 1),  # shrinking heuristics
-        "b": LibOption(int, 0, 0, 1),  # probability estimates
-        "w": LibOption(dict, {}, 0, 1e6, above=True),  # -w<class> <weight>: C of that class's instances, times weight
-    }
-    #: LIBSVM's parameters of a kernel or an SVM type other than the one chosen (svm.h, svm.cpp:
-    #: kernel_function reads degree, gamma and coef0 by kernel type; svm_train reads C and the class
-    #: weights for C-SVC, nu for nu-SVC, p for the regressions only), and its probability model,
-    #: which maltpy's prediction never reads (it votes on the decision values).
-    ignored_when = {
-        "d": (lambda o: o["t"] != 1, "the degree is the polynomial kernel's (-t 1)"),
-        "g": (lambda o: o["t"] == 0, "the linear kernel (-t 0) has no gamma"),
-        "r": (lambda o: o["t"] not in (1, 3), "coef0 is the polynomial and sigmoid kernels' (-t 1, -t 3)"),
-        "c": (lambda o: o["s"] == 1, "nu-SVC (-s 1) is bounded by nu (-n), not by C"),
-        "w": (lambda o: o["s"] == 1, "class weights scale C, which nu-SVC (-s 1) does not use"),
-        "n": (lambda o: o["s"] != 1, "nu is nu-SVC's (-s 1)"),
-        "p": (lambda o: True, "epsilon is the regressions' (epsilon-SVR), and maltpy's LIBSVM classifies"),
-        "b": (lambda o: True, "maltpy votes on the decision values and never reads the probability model"),
-    }
 
     def __init__(self, text: str, width: int, n_classes: int | None = None) -> None:
         self._text = text

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..errors import cut
 from . import LEARNERS
-from .base import CLASS_WEIGHTS, LibOption
+from .kinds import CLASS_WEIGHTS, LibOption
 
 __all__ = ["CLASS_WEIGHTS", "LibOption", "ignored_learner_option", "parse_learner_options"]
 

@@ -618,7 +618,7 @@ def learn(
     options = dict(config.lib.options)
     if isinstance(options.get(CLASS_WEIGHTS), Mapping):
         options[CLASS_WEIGHTS] = replay.classes.weighted(options[CLASS_WEIGHTS], name)
-    models = train_guide(instances, groups, LEARNERS[guide.learner], options, progress)
+    models = train_guide(instances, groups, LEARNERS[guide.learner].classifier(), options, progress)
     statistics = {
         **treebank.statistics(name),
         "instances": len(instances), "classes": len(replay.classes.items),

@@ -271,7 +271,8 @@ def _load_classifier(archive: Archive, entry: dict, config: Config, classes: Cla
     require(type(entry.get("instances")) is int and entry["instances"] >= 0, "a bad instance count")
     require(isinstance(entry.get("file"), str), "a classifier without its file")
     featuremap = map_class(kind).from_keys(positions, entry.get("features"), fm.nulls)
-    classifier = LEARNERS[kind].from_archive(archive, entry["file"], featuremap, len(labels), config.lib.options)
+    learner = LEARNERS[kind].classifier()
+    classifier = learner.from_archive(archive, entry["file"], featuremap, len(labels), config.lib.options)
     return AtomicModel(entry["name"], featuremap, labels, classifier, entry["instances"])
 
 
