@@ -18,7 +18,8 @@ An address function maps a configuration to a node: a word 1..n, the root 0, or 
 
 ``ADDRESS_FUNCTIONS`` maps each name (``spec``'s grammar) to its definition, and to its arrays
 form where the batched path (``features.arrays``) covers it: to add an address function is to
-add one entry here and its name to ``spec.BASE_ADDRESSES`` or ``spec.GRAPH_ADDRESSES``.
+add one entry here and its name to the ``base_addresses`` of the transition systems that have it
+(``transition.base.TransitionSystem``) or to ``spec.GRAPH_ADDRESSES``.
 
 A base address's definition gives a function ``(configuration) -> node``; a graph address's
 definition is a function ``(configuration, x) -> node`` of the node ``x`` its inner address

@@ -62,6 +62,10 @@ class _Nivre(TransitionSystem):
 
     family = "nivre"
     projective = True
+    base_addresses = ("Stack", "Input")
+    focus = ("Stack[0]", "Input[0]")
+    context = ("Stack[1]", "Input[1]", "Input[2]", "Stack[2]", "Input[3]")
+    further = ("Input[4]", "Stack[3]")
     root_options: tuple[tuple[str, dict[str, dict]], ...] = (("-nr false", {"nivre": {"allow_root": False}}),)
 
     def __init__(self, allow_root: bool = True, end_phase: bool = False) -> None:
@@ -114,6 +118,8 @@ class NivreEager(_Nivre):
     transitions = (SH, RE, RA, LA)
     first_class = RE
     feature_model = "nivreeager"
+    maltparser_class = "nivre.NivreArcEagerFactory"
+    trial_rank = 0
     options = (("nivre", "allow_root"), ("nivre", "allow_reduce"), ("nivre", "enforce_tree"))
     root_options = (*_Nivre.root_options, ("-ne true", {"nivre": {"allow_reduce": True}}))
 
@@ -187,6 +193,8 @@ class NivreStandard(_Nivre):
     transitions = (SH, RA, LA)
     first_class = SH
     feature_model = "nivrestandard"
+    maltparser_class = "nivre.NivreArcStandardFactory"
+    trial_rank = 1
     options = (("nivre", "allow_root"),)
 
     def __init__(self, allow_root: bool = True, one_root: bool = False) -> None:
