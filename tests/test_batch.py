@@ -24,7 +24,6 @@ from maltpy.models.batch import BatchParser
 from maltpy.models.parser import Model
 from maltpy.models.parser import learn as learn_model
 from maltpy.transition import SYSTEMS
-from maltpy.transition.arrays import forms
 
 TRAIN = DATA / "conllx" / "da_ddt-ud-dev.conllx"
 TEST = DATA / "conllx" / "da_ddt-ud-test.conllx"
@@ -326,7 +325,7 @@ def test_a_long_gold_tree_learns_to_the_same_model_without_steps_alone(tmp_path,
     train.write_text("".join(format_sentence(s) for s in [*test[:300], long_sentence(test, 3000), *test[300:400]]))
     model = tmp_path / "m.mpm"
     steps = []
-    form = forms()[SYSTEMS[algorithm]]
+    form = SYSTEMS[algorithm].arrays
     oracle = form.oracle
 
     def counted(self, c, gold, rows):

@@ -229,15 +229,63 @@ class Gold:
         return best
 
 
-def arc_standard_oracle(i: int, j: int, gold: Gold, arcs: Arcs) -> Transition:
+def no(fact):
+    """Not ``fact``: a truth value (``bool``) of one configuration or a row of them (numpy's bool
+    arrays), for the rules written once for both (``One``, ``arrays.Rows``), which combine facts
+    with ``&`` and ``|``."""
+    return fact ^ True
+
+
+class One:
+    """One configuration's partial tree and gold tree as the rules of a transition system read
+    them, node by node: each system writes a rule (its preconditions, its oracle, its forced
+    moves) once, as a function of such a view, and gives it this one (the configuration's facts
+    are numbers and truth values) or ``arrays.Rows`` (the same facts of a batch of
+    configurations, a number per row). A rule combines facts with ``&``, ``|`` and ``no`` and
+    chooses with ``first``."""
+
+    __slots__ = ("arcs", "gold")
+
+    def __init__(self, arcs: Arcs, gold: Gold | None = None) -> None:
+        self.arcs = arcs
+        self.gold = gold
+
+    def head(self, node: int) -> int:
+        return self.arcs.heads[node]
+
+    def rightmost(self, node: int) -> int:
+        return self.arcs.rightmost(node)
+
+    def gold_head(self, node: int) -> int:
+        return self.gold.heads[node]
+
+    def gold_leftmost(self, node: int) -> int:
+        return self.gold.arcs.leftmost(node)
+
+    def gold_rightmost(self, node: int) -> int:
+        return self.gold.arcs.rightmost(node)
+
+    @staticmethod
+    def first(cases, default):
+        """The move of the first of the (condition, move) ``cases`` that holds, else ``default``."""
+        for condition, move in cases:
+            if condition:
+                return move
+        return default
+
+
+def arc_standard(v: One, i, j):
     """The static oracle of arc-standard parsing for two adjacent nodes i < j (Nivre 2008, §4.1;
     the same for Sp, Nivre 2009, §3.1): LEFT-ARC for a gold arc j → i; RIGHT-ARC for i → j once j
     has all its right dependents (its gold rightmost one is attached); SHIFT otherwise."""
-    if i != 0 and gold.heads[i] == j:
-        return LA, gold.labels[i]
-    if gold.heads[j] == i and gold.arcs.rightmost(j) == arcs.rightmost(j):
-        return RA, gold.labels[j]
-    return SH, None
+    return v.first((((i != 0) & (v.gold_head(i) == j), LA),
+                    ((v.gold_head(j) == i) & (v.gold_rightmost(j) == v.rightmost(j)), RA)), SH)  # fmt: skip
+
+
+def arc_standard_oracle(i: int, j: int, gold: Gold, arcs: Arcs) -> Transition:
+    """``arc_standard`` for one configuration, with the arc's gold label."""
+    name = arc_standard(One(arcs, gold), i, j)
+    return name, gold.labels[i] if name == LA else gold.labels[j] if name == RA else None
 
 
 def finish(arcs: Arcs, root_label: str, acyclic: bool = True) -> tuple[list[int], list[str]]:
