@@ -257,7 +257,7 @@ def test_each_system_carries_its_facts():
     # reads, and its options read from a configuration for learning and for parsing.
     for name, cls in SYSTEMS.items():
         assert cls.name == name and cls.first_class in cls.transitions
-        assert set(cls.base_addresses) <= set(ALL_BASES) and cls.maltparser_class
+        assert set(cls.base_addresses) <= set(ALL_BASES) and cls.maltparser_class  # each of MaltParser's
         for window in (cls.focus, cls.context, cls.further, (cls.split_address,)):
             assert {a.split("[")[0] for a in window} <= set(cls.base_addresses), (name, window)
         for learning in (False, True):

@@ -36,7 +36,8 @@ CLASS_VALUES = {
         "class org.maltparser.ml.lib.LibSvm": "libsvm",
     },
     ("singlemalt", "parsing_algorithm"): {  # each system's own (``TransitionSystem.maltparser_class``)
-        f"class org.maltparser.parser.algorithm.{system.maltparser_class}": name for name, system in SYSTEMS.items()
+        f"class org.maltparser.parser.algorithm.{system.maltparser_class}": name
+        for name, system in SYSTEMS.items() if system.maltparser_class is not None
     },
     ("singlemalt", "guide_model"): {"class org.maltparser.parser.guide.SingleGuide": "single"},
 }

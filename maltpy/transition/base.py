@@ -63,7 +63,7 @@ class TransitionSystem:
       (Ballesteros & Nivre 2012, phase 2: the root's handling, REDUCE and SHIFT), each its flag
       and the change to the configuration's groups (``maltpy optimize``).
     - ``maltparser_class``: MaltParser's factory class of it, below org.maltparser.parser.algorithm,
-      which its model files name in savedoptions.sop (``mco.text``).
+      which its model files name in savedoptions.sop (``mco.text``); None for one MaltParser lacks.
     - ``trial_rank``: where MaltOptimizer's phase 2 tries it among the algorithms of its kind
       (projective or not; ``optimize.analysis``); an unranked one comes after the ranked.
     - ``parse_cost``: what its parse of a sentence costs against one of Nivre's systems (1), which
@@ -94,7 +94,7 @@ class TransitionSystem:
     acyclicity = True
     options: tuple[tuple[str, str], ...] = ()
     root_options: tuple[tuple[str, dict[str, dict]], ...] = ()
-    maltparser_class: str
+    maltparser_class: str | None = None
     trial_rank: float = float("inf")
     parse_cost = 1.0
     arrays: type | None = None
@@ -260,10 +260,12 @@ class One:
         return self.gold.heads[node]
 
     def gold_leftmost(self, node: int) -> int:
-        return self.gold.arcs.leftmost(node)
+        deps = self.gold.arcs.left[node]
+        return deps[0] if deps else -1
 
     def gold_rightmost(self, node: int) -> int:
-        return self.gold.arcs.rightmost(node)
+        deps = self.gold.arcs.right[node]
+        return deps[-1] if deps else -1
 
     @staticmethod
     def first(cases, default):

@@ -269,7 +269,7 @@ class _Nivre(TransitionSystem):
 
     def _terminal(self, empty, depth):
         """The buffer is empty (in the end phase, and only the root is left on the stack)."""
-        return empty & (no(self.end_phase) | (depth == 1))
+        return empty & (depth == 1) if self.end_phase else empty
 
     def _forced(self, v):
         """The move MaltParser makes without asking the classifier, or None: SHIFT while the root
@@ -315,14 +315,15 @@ class _Nivre(TransitionSystem):
         return [name for name, ok in zip(MOVES, self._preconditions(_One(c))) if ok]
 
     def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
-        effect = self.effects.get(name) if name != USH or self.end_phase else None
-        if effect is None:
+        effect = self.effects.get(name)
+        if effect is None or (name == USH and not self.end_phase):
             raise ValueError(f"{self.name} has no transition {name}")
         arc, step = effect
-        if arc is not None:
-            top, front = c.stack[-1], c.buffer[-1]
-            c.arcs.add(*((top, front) if arc == TOP_FRONT else (front, top)), label)
         stack, buffer = c.stack, c.buffer
+        if arc == TOP_FRONT:
+            c.arcs.add(stack[-1], buffer[-1], label)
+        elif arc == FRONT_TOP:
+            c.arcs.add(buffer[-1], stack[-1], label)
         if step == PUSH:
             stack.append(buffer.pop())
         elif step == POP:
@@ -337,11 +338,10 @@ class _Nivre(TransitionSystem):
             c.end = True
 
     def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
-        name = self._oracle(_One(c, gold))
+        v = _One(c, gold)
+        name = self._oracle(v)
         arc = self.effects[name][0]
-        if arc is None:
-            return name, None
-        return name, gold.labels[c.buffer[-1] if arc == TOP_FRONT else c.stack[-1]]
+        return name, None if arc is None else gold.labels[v.front if arc == TOP_FRONT else v.top]
 
     def default(self, c: NivreConfiguration, root_label: str) -> Transition:
         """``_default``: RIGHT-ARC with the root label in the end phase, else SHIFT."""
