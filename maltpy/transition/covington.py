@@ -26,7 +26,7 @@ exceed a larger d.
 
 Each rule is written once, for one configuration and for a batch of them in arrays alike: the
 preconditions (``_preconditions``), the arc each move adds (``ARCS``), where i goes after each
-move (``NEXT``) and which words it may stop at (``_linkable``) are the same functions and tables
+move (``next_i``) and which words it may stop at (``_linkable``) are the same functions and tables
 for the per-configuration form (``CovingtonNonProjective``, ``CovingtonProjective``) and the arrays
 form (``CovingtonArrays``), which carry them out each on its own data; tests/test_batch.py checks
 the two on real treebanks.
@@ -90,21 +90,6 @@ def _next_right(c: CovingtonConfiguration) -> None:
     c.left = c.right - 1
 
 
-def _seek(system, c: CovingtonConfiguration, first: int) -> None:
-    """i becomes the nearest word from ``first`` down that can still be linked to j, or j + 1 j."""
-    heads, j = c.arcs.heads, c.right
-    parent, head_j = c.parent, heads[j]
-    component = find(parent, j)
-    linkable = system._linkable
-    i = first
-    while i >= c.leftstop and not linkable(find(parent, i) != component, heads[i], head_j):
-        i -= 1
-    if i < c.leftstop:
-        _next_right(c)
-    else:
-        c.left = i
-
-
 class CovingtonArrays:
     """``CovingtonNonProjective`` or ``CovingtonProjective`` in arrays, with its options, for
     ``models.batch`` (the module's docstring). Each method takes the configurations and ``rows``,
@@ -163,7 +148,7 @@ class CovingtonArrays:
 
     def apply(self, c: Configurations, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
         """Apply one move to each row (``apply``): its arc (``ARCS``), which joins the two
-        components, and i's next place (``NEXT``)."""
+        components, and i's next place (``next_i``)."""
         if not len(rows):
             return
         o = c.offset[rows]
@@ -246,7 +231,7 @@ class CovingtonNonProjective(TransitionSystem):
     SHIFT        (allow_shift only)                       j + 1 becomes j
 
     MaltParser moves i after each move but SHIFT to the next word left of it that can still be
-    linked to j (``NEXT``, ``_linkable``).
+    linked to j (``next_i``, ``_linkable``).
     """
 
     name = "covnonproj"
@@ -347,7 +332,7 @@ class CovingtonNonProjective(TransitionSystem):
             c.arcs.add(head, dependent, label)
             join(c.parent, head, dependent)
         if after == SEEK:
-            _seek(self, c, c.left - 1)
+            self._seek(c, c.left - 1)
         elif after == NEXT_J:
             _next_right(c)
         else:
@@ -356,6 +341,21 @@ class CovingtonNonProjective(TransitionSystem):
                 c.left = i
             else:
                 _next_right(c)
+
+    def _seek(self, c: CovingtonConfiguration, first: int) -> None:
+        """i becomes the nearest word from ``first`` down that can still be linked to j
+        (``_linkable``), or j + 1 becomes j if there is none."""
+        heads, j = c.arcs.heads, c.right
+        parent, head_j = c.parent, heads[j]
+        component = find(parent, j)
+        linkable = self._linkable
+        i = first
+        while i >= c.leftstop and not linkable(find(parent, i) != component, heads[i], head_j):
+            i -= 1
+        if i < c.leftstop:
+            _next_right(c)
+        else:
+            c.left = i
 
     def oracle(self, c: CovingtonConfiguration, gold: Gold) -> Transition:
         """MaltParser's: LEFT-ARC or RIGHT-ARC for a gold arc between i and j (when allowed);

@@ -39,8 +39,10 @@ Options, as MaltParser's ``nivre`` group:
 Each rule is written once, for one configuration and for a batch of them in arrays alike: the
 preconditions (``_preconditions``), the oracle (``_oracle``), the moves made without the
 classifier (``_forced``), the end (``_terminal``) and the default move are functions of the
-facts of a view (``_One``, ``_Rows``), and each move's effect is a line of ``EFFECTS``: the arc
-it adds and its step on the stack and buffer. The per-configuration form (``NivreEager``,
+facts of a view (``_One``, ``_Rows``), and each move's effect is a line of ``EAGER`` or
+``STANDARD``: the arc it adds and its step on the stack and buffer. To change arc-eager's REDUCE
+is to change its line there, or its case in ``NivreEager._preconditions`` or ``_oracle``: both
+forms follow. The per-configuration form (``NivreEager``,
 ``NivreStandard``: lists, which the feature functions read) and the arrays form
 (``NivreArrays``: one configuration a row, which ``models.batch`` parses and learns with) carry
 out the steps each on its own data; tests/test_batch.py checks the two on real treebanks.
@@ -209,7 +211,7 @@ class NivreArrays:
         return ok
 
     def apply(self, c: Configurations, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
-        """Apply one move to each row (``_Nivre.apply``): its arc and its step (``EFFECTS``)."""
+        """Apply one move to each row (``_Nivre.apply``): its arc and its step (``_Nivre.effects``)."""
         if not len(rows):
             return
         offset, depth, n = c.offset[rows], c.depth[rows], c.n[rows]
