@@ -8,11 +8,15 @@ configuration (transition.nivre and features.functions), and wants the same tree
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import itertools
 import json
+import random
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import DATA, EN_LINES_UD, long_sentence, requires_shared, run_maltpy
 
@@ -24,7 +28,10 @@ from maltpy.models.batch import BatchParser
 from maltpy.models.parser import Model
 from maltpy.models.parser import learn as learn_model
 from maltpy.transition import SYSTEMS
-from maltpy.transition.arrays import forms
+from maltpy.transition.arrays import Configurations, arrays_form
+from maltpy.transition.base import LA, RA, Gold, find
+from maltpy.transition.covington import CovingtonNonProjective, CovingtonProjective
+from maltpy.transition.nivre import NivreEager, NivreStandard
 
 TRAIN = DATA / "conllx" / "da_ddt-ud-dev.conllx"
 TEST = DATA / "conllx" / "da_ddt-ud-test.conllx"
@@ -328,7 +335,7 @@ def test_a_long_gold_tree_learns_to_the_same_model_without_steps_alone(tmp_path,
     train.write_text("".join(format_sentence(s) for s in [*test[:300], long_sentence(test, 3000), *test[300:400]]))
     model = tmp_path / "m.mpm"
     steps = []
-    form = forms()[SYSTEMS[algorithm]]
+    form = SYSTEMS[algorithm].arrays
     oracle = form.oracle
 
     def counted(self, c, gold, rows):
@@ -342,3 +349,75 @@ def test_a_long_gold_tree_learns_to_the_same_model_without_steps_alone(tmp_path,
     result = run_maltpy("learn", "-q", "-a", algorithm, "-i", train, "-m", slow, "--save-instances", tmp_path)
     assert result.returncode == 0, result.stderr.decode()
     assert_same_models(model, slow)
+
+
+# The rules of Nivre's and Covington's systems are written once (transition.nivre, transition.covington)
+# and carried out by two forms, each on its own data: both forms, moved alike, must agree at every step.
+FORMS = {
+    "arc-eager": NivreEager(),
+    "arc-eager without root arcs, reduce allowed": NivreEager(allow_root=False, allow_reduce=True),
+    "arc-eager with the tree constraint and one root": NivreEager(enforce_tree=True, one_root=True),
+    "arc-standard": NivreStandard(),
+    "arc-standard without root arcs, one root": NivreStandard(allow_root=False, one_root=True),
+    "covnonproj": CovingtonNonProjective(),
+    "covnonproj without root arcs, with SHIFT": CovingtonNonProjective(allow_root=False, allow_shift=True),
+    "covproj with SHIFT": CovingtonProjective(allow_shift=True),
+}
+
+
+@requires_shared
+@pytest.mark.parametrize("system", FORMS.values(), ids=FORMS.keys())
+def test_both_forms_carry_out_the_rules_alike(system):
+    # Real trees, each configuration moved by its oracle's transition where allowed, else by a
+    # random allowed one (the end phases, the paths no oracle takes): at every step the two forms
+    # hold the same configuration, allow the same moves, force the same ones and end together.
+    with open(DATA / "conllx" / "la_perseus-ud-test.conllx", "rb") as f:
+        golds = [(s.heads, s.labels) for s in itertools.islice(ConllReader(f, "test"), 80)]
+    texts = sorted({label for _, labels in golds for label in labels[1:]})
+    number = {label: k for k, label in enumerate(texts)}
+    rng = random.Random(45)
+    form = arrays_form(system)
+    c = Configurations()
+    c.start(np.array([len(heads) - 1 for heads, _ in golds], dtype=np.int64))
+    form.start(c)
+    ones = [system.initial(len(heads) - 1) for heads, _ in golds]
+    gold = [Gold(heads, labels) for heads, labels in golds]
+    active = np.arange(len(golds))
+    while len(active):
+        form.deterministic(c, active)
+        for b in active.tolist():
+            while not system.is_terminal(ones[b]) and (name := system.deterministic(ones[b])) is not None:
+                system.apply(ones[b], name)
+        active = form.unfinished(c, active)
+        assert active.tolist() == [b for b in range(len(golds)) if not system.is_terminal(ones[b])]
+        if not len(active):
+            break
+        ok = form.allowed(c, active)
+        moves, labels = [], []
+        for row, b in enumerate(active.tolist()):
+            one = ones[b]
+            assert same(form.configuration(c, b, texts)) == same(one)
+            allowed = system.allowed(one)
+            assert {name for name, k in zip(form.moves, ok[row]) if k} == set(allowed)
+            name, label = system.oracle(one, gold[b])
+            if name not in allowed:
+                name = rng.choice(sorted(allowed))
+                label = rng.choice(texts) if name in (LA, RA) else None
+            system.apply(one, name, label)
+            moves.append(form.moves.index(name))
+            labels.append(number[label] if label is not None else -1)
+        form.apply(c, active, np.array(moves), np.array(labels))
+    for b, one in enumerate(ones):
+        assert same(form.configuration(c, b, texts)) == same(one)
+
+
+def same(configuration):
+    """The configuration with a union-find forest (Covington's) as the partition it stands for:
+    each node's component by its first node (the two forms' forests differ, their components not)."""
+    if not hasattr(configuration, "parent"):
+        return configuration
+    roots = [find(list(configuration.parent), node) for node in range(len(configuration.parent))]
+    first = {}
+    for node, root in enumerate(roots):
+        first.setdefault(root, node)
+    return dataclasses.replace(configuration, parent=[first[root] for root in roots])

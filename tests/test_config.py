@@ -313,7 +313,6 @@ IGNORABLE = {
 
 def test_every_option_an_algorithm_ignores_is_refused_naming_it_unless_at_its_default():
     from maltpy.config import FLAGS, OPTIONS, USED_BY
-    from maltpy.features.spec import BASE_ADDRESSES
     from maltpy.transition import SYSTEMS
 
     assert set(IGNORABLE) == set(USED_BY)  # the table covers every option some algorithm ignores
@@ -323,7 +322,7 @@ def test_every_option_an_algorithm_ignores_is_refused_naming_it_unless_at_its_de
         name = f"{key[0]}.{key[1]} (-{OPTIONS[key].flag})"
         for other in (*SYSTEMS, "mst"):
             if other in USED_BY[key]:  # read: taken (a data split at an address of the algorithm's)
-                address = f"{BASE_ADDRESSES[SYSTEMS[other].family][0]}[0]" if other in SYSTEMS else None
+                address = f"{SYSTEMS[other].base_addresses[0]}[0]" if other in SYSTEMS else None
                 given = {k: address if v == "Input[0]" else v for k, v in {key: value, **companions}.items()}
                 assert load_config(None, {algorithm: other, **given})
                 continue

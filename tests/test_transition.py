@@ -10,7 +10,7 @@ from maltpy.config import load_config
 from maltpy.data.conll import ConllReader
 from maltpy.data.tree import arc_degree, degree, find_cycle, is_projective
 from maltpy.features import load_feature_model
-from maltpy.features.spec import BASE_ADDRESSES
+from maltpy.features.spec import ALL_BASES
 from maltpy.transition import SYSTEMS, count_swaps, rebuild, system_for
 from maltpy.transition.base import LA, NA, RA, RE, SH, SW, Gold, finish, run_oracle
 from maltpy.transition.covington import CovingtonNonProjective
@@ -257,13 +257,22 @@ def test_each_system_carries_its_facts():
     # reads, and its options read from a configuration for learning and for parsing.
     for name, cls in SYSTEMS.items():
         assert cls.name == name and cls.first_class in cls.transitions
-        assert cls.family in BASE_ADDRESSES
+        assert set(cls.base_addresses) <= set(ALL_BASES) and cls.maltparser_class  # each of MaltParser's
+        for window in (cls.focus, cls.context, cls.further, (cls.split_address,)):
+            assert {a.split("[")[0] for a in window} <= set(cls.base_addresses), (name, window)
         for learning in (False, True):
             config = load_config(None, {("singlemalt", "parsing_algorithm"): name})
             assert type(system_for(config, learning, one_root=True)) is cls
         for learner, data_format in (("liblinear", "conllu"), ("libsvm", "conllx")):
             assert len(load_feature_model(None, name, learner, data_format, "one")) > 0
     assert {name for name, cls in SYSTEMS.items() if cls.planar} == set(PLANAR)
+    # a family's facts are the same for each of its systems; the trial ranks and classes differ
+    families = {}
+    for cls in SYSTEMS.values():
+        facts = (cls.base_addresses, cls.buffer_input, cls.focus, cls.context, cls.further, cls.split_address)
+        assert families.setdefault(cls.family, facts) == facts
+    assert len({cls.trial_rank for cls in SYSTEMS.values()}) == len(SYSTEMS)
+    assert len({cls.maltparser_class for cls in SYSTEMS.values()}) == len(SYSTEMS)
     rooted = [name for name, cls in SYSTEMS.items() if cls.from_config(load_config(None), one_root=True).one_root]
     assert rooted == ["nivreeager", "nivrestandard"]
 

@@ -5,22 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-#: what a member's parse of a sentence costs, against one of Nivre's systems (1), by its
-#: algorithm: over en_lines' test file in one process, nivreeager and nivrestandard take 0.13 to
-#: 0.25 s, covnonproj 0.54 to 0.87 s; as the default blend of en_lines learned, over the held-out
-#: folds, 0.59 to 1.10 s and 2.71 to 3.10 s. Only ``shares`` reads them: a wrong figure costs
-#: time, never a tree. (Shares by those measured seconds came out no more even on en_lines.)
-PARSE_COSTS = {"covnonproj": 4.0, "covproj": 4.0}
+from ..transition import SYSTEMS
 
 
 def parse_cost(algorithm: str | None) -> float:
-    """What a parse by a member of ``algorithm`` costs (PARSE_COSTS; 1 for any other, or None)."""
-    return PARSE_COSTS.get(algorithm, 1.0) if algorithm is not None else 1.0
+    """What a parse by a member of ``algorithm`` costs against one of Nivre's systems: its
+    transition system's ``parse_cost``; 1 for any other algorithm, or None. Only ``shares`` and
+    the order members learn in read it: a wrong figure costs time, never a tree."""
+    system = SYSTEMS.get(algorithm) if algorithm is not None else None
+    return system.parse_cost if system is not None else 1.0
 
 
 def shares(algorithms: Sequence[str | None], workers: int) -> list[list[int]]:
     """The members (numbers, ascending) each of a team of ``workers`` parses with, so that what
-    their parses cost (PARSE_COSTS by the members' ``algorithms``; 1 for any other, or None)
+    their parses cost (``parse_cost`` of the members' ``algorithms``)
     comes out about even: the first worker has member 0 (every worker reads the tags as member 0
     does, and loads it), then each member, the costliest first, goes to the worker with the least
     cost so far (Graham's longest-processing-time rule; ties to the earlier worker)."""

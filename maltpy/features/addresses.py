@@ -17,7 +17,8 @@ An address function maps a configuration to a node: a word 1..n, the root 0, or 
   rightmost node of the subtree, pldesc and prdesc of the proper subtree (none for the root).
 
 ``ADDRESS_FUNCTIONS`` maps each name (``spec``'s grammar) to its definition: to add an address
-function is to add one entry here and its name to ``spec.BASE_ADDRESSES`` or ``spec.GRAPH_ADDRESSES``.
+function is to add one entry here and its name to the ``base_addresses`` of the transition systems
+that have it (``transition.base.TransitionSystem``) or to ``spec.GRAPH_ADDRESSES``.
 
 Most definitions are a *form* with its fields, a rule over what every configuration holds (its
 lists and numbers, and its partial graph ``Arcs``): ``FromEnd`` (the i-th node from the end of a

@@ -34,21 +34,15 @@ INTEGER_COLUMNS = INTEGER_NAMES
 OUTPUT_COLUMNS = OUTPUT_NAMES
 FORMAT_COLUMNS = {data_format: only_in(data_format) for data_format in FORMATS}
 
-#: The base address functions of each family of parsing algorithms (``TransitionSystem.family``).
-BASE_ADDRESSES = {
-    "nivre": ("Stack", "Input"),
-    "stack": ("Stack", "Input", "Lookahead"),
-    "covington": ("Left", "Right", "LeftContext", "RightContext"),
-    "planar": ("Stack", "Input"),
-    "twoplanar": ("ActiveStack", "InactiveStack", "Input"),
-}
-#: The families whose Input[i] is the i-th node of the buffer (the stack family's is a swapped one).
-BUFFER_INPUT = ("nivre", "planar", "twoplanar")
+#: The families whose Input[i] is the i-th node of the buffer (``TransitionSystem.buffer_input``;
+#: the stack family's is a swapped one).
+BUFFER_INPUT = frozenset(system.family for system in SYSTEMS.values() if system.buffer_input)
 GRAPH_ADDRESSES = (
     "head", "ldep", "rdep", "rdep2", "lsib", "rsib", "pred", "succ",
     "anc", "panc", "ldesc", "pldesc", "rdesc", "prdesc",
 )  # fmt: skip
-ALL_BASES = sorted({name for names in BASE_ADDRESSES.values() for name in names})
+#: The base address functions of every system (``TransitionSystem.base_addresses``).
+ALL_BASES = sorted({name for system in SYSTEMS.values() for name in system.base_addresses})
 
 #: Each feature function's parameters: c column, a address, f feature, i integer,
 #: b bins (``0|1|2|5``), r NumOf relation, d Split delimiter (a literal, see delimiter_literal).
@@ -341,7 +335,7 @@ def foreign_column(feature: Feature, data_format: str) -> str | None:
 
 def foreign_address(feature: Feature, algorithm: str) -> str | None:
     """What is wrong if the feature reads an address the algorithm does not have, else None."""
-    bases = BASE_ADDRESSES[SYSTEMS[algorithm].family]
+    bases = SYSTEMS[algorithm].base_addresses
     for a in addresses(feature):
         if a.name not in bases:
             return f"{a.name}[...] is not an address of {algorithm} (it has {', '.join(b + '[i]' for b in bases)})"

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..data.conll import valid_label
+from ..transition import SYSTEMS
 
 #: The class-valued options' values, by the text MaltParser writes for them (the same in every
 #: release from 1.5 on).
@@ -34,16 +35,10 @@ CLASS_VALUES = {
         "class org.maltparser.ml.lib.LibLinear": "liblinear",
         "class org.maltparser.ml.lib.LibSvm": "libsvm",
     },
-    ("singlemalt", "parsing_algorithm"): {
-        f"class org.maltparser.parser.algorithm.{path}": name
-        for path, name in (
-            ("nivre.NivreArcEagerFactory", "nivreeager"), ("nivre.NivreArcStandardFactory", "nivrestandard"),
-            ("covington.CovingtonProjFactory", "covproj"), ("covington.CovingtonNonProjFactory", "covnonproj"),
-            ("stack.StackProjFactory", "stackproj"), ("stack.StackSwapEagerFactory", "stackeager"),
-            ("stack.StackSwapLazyFactory", "stacklazy"), ("planar.NivrePlanarArcEagerFactory", "planar"),
-            ("twoplanar.TwoPlanarArcEagerFactory", "2planar"),
-        )
-    },  # fmt: skip
+    ("singlemalt", "parsing_algorithm"): {  # each system's own (``TransitionSystem.maltparser_class``)
+        f"class org.maltparser.parser.algorithm.{system.maltparser_class}": name
+        for name, system in SYSTEMS.items() if system.maltparser_class is not None
+    },
     ("singlemalt", "guide_model"): {"class org.maltparser.parser.guide.SingleGuide": "single"},
 }
 OLDEST = (1, 5)

@@ -8,7 +8,7 @@ few array operations instead of a Python dictionary look-up per feature:
   batch (one dictionary look-up per token and column read by the model).
 - The configurations of the batch keep their partial trees and their systems' own state (stacks
   and buffers, Covington's i and j) in flat arrays, and move by the arrays form of their system
-  (``transition.arrays``, ``nivre_arrays``, ``covington_arrays``).
+  (``transition.arrays``, ``nivre``, ``covington``).
 - An address is a gather over those arrays (``features.arrays``, beside the definitions); a
   feature value is a symbol; a classifier's column is a gather over a table from symbols to
   columns (a Merge's through the sorted codes of its parts' symbol tuples).
@@ -45,7 +45,7 @@ from ..features.arrays import (
 from ..features.spec import Feature
 from ..transition.arrays import Configurations, Gold, arrays_form
 from ..transition.base import LA, RA
-from ..transition.nivre_arrays import SHIFT
+from ..transition.nivre import SHIFT
 
 
 class _Classifier:

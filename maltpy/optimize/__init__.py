@@ -238,7 +238,7 @@ def phase_learner(search: Search, best: Result, analysis: Analysis) -> tuple[Res
 
 def split_address(algorithm: str) -> str:
     """The address of the data split: the next input word (MaltParser's -s for each family)."""
-    return {"stack": "Lookahead[0]", "covington": "Right[0]"}.get(SYSTEMS[algorithm].family, "Input[0]")
+    return SYSTEMS[algorithm].split_address
 
 
 # --- output ------------------------------------------------------------------------------------

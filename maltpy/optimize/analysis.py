@@ -12,10 +12,6 @@ from ..data.tree import is_projective, nonprojective_arcs
 from ..errors import counted
 from ..transition import SYSTEMS
 
-#: The order the algorithms are tried in (phase 2): the projective ones first, each kind in this
-#: order; an algorithm not named here comes after those of its kind.
-TRIAL_ORDER = ("nivreeager", "nivrestandard", "stackproj", "covproj", "stacklazy", "stackeager", "covnonproj",
-               "2planar", "planar")  # fmt: skip
 #: A column "carries information" when at least this share of its words is not ``_``.
 INFORMATIVE = 0.5
 
@@ -57,9 +53,9 @@ class Analysis:
 
     def algorithms(self) -> tuple[str, ...]:
         """The algorithms to try: the projective ones always; the non-projective ones where the
-        treebank has non-projective arcs (as MaltOptimizer's phase 1 proposes)."""
-        names = [*TRIAL_ORDER, *(name for name in SYSTEMS if name not in TRIAL_ORDER)]
-        order = sorted(names, key=lambda name: not SYSTEMS[name].projective)
+        treebank has non-projective arcs (as MaltOptimizer's phase 1 proposes), each kind in the
+        order of the systems' ``trial_rank``."""
+        order = sorted(SYSTEMS, key=lambda name: (not SYSTEMS[name].projective, SYSTEMS[name].trial_rank))
         return tuple(name for name in order if SYSTEMS[name].projective or self.nonprojective_arcs)
 
     def as_dict(self) -> dict[str, Any]:

@@ -15,22 +15,6 @@ from ..transition import SYSTEMS
 from .analysis import Analysis
 from .trials import Setting
 
-#: Per family: the two words a transition relates (the focus), then the words around them,
-#: nearest first. The focus words are the "top items" of MaltOptimizer's structural features.
-FOCUS = {
-    "nivre": ("Stack[0]", "Input[0]"),
-    "planar": ("Stack[0]", "Input[0]"),
-    "twoplanar": ("ActiveStack[0]", "Input[0]"),
-    "stack": ("Stack[0]", "Stack[1]"),
-    "covington": ("Left[0]", "Right[0]"),
-}
-CONTEXT = {
-    "nivre": ("Stack[1]", "Input[1]", "Input[2]", "Stack[2]", "Input[3]"),
-    "planar": ("Stack[1]", "Input[1]", "Input[2]", "Stack[2]", "Input[3]"),
-    "twoplanar": ("ActiveStack[1]", "Input[1]", "Input[2]", "InactiveStack[0]", "Input[3]"),
-    "stack": ("Lookahead[0]", "Stack[2]", "Lookahead[1]", "Input[0]", "Lookahead[2]"),
-    "covington": ("Left[1]", "Right[1]", "Right[2]", "Left[2]", "LeftContext[0]", "RightContext[0]"),
-}
 DISTANCE_BINS = "0|1|2|3|4|5|6|7|8|9|10"
 VALENCY_BINS = "0|1|2|3|4|5|6"
 
@@ -52,10 +36,11 @@ def feature_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[s
 
     The space is MaltOptimizer's (part-of-speech and word-form windows, lemma and morphology of the
     focus words, structure around them, conjunctions of tags, forms and labels, distance and
-    valency), plus the suffixes of the issue; the windows follow each family's addresses."""
-    family = SYSTEMS[algorithm].family
-    a, b = FOCUS[family]
-    context = CONTEXT[family]
+    valency), plus the suffixes of the issue; the windows are each family's
+    (``TransitionSystem.focus``, ``context``)."""
+    system = SYSTEMS[algorithm]
+    a, b = system.focus
+    context = system.context
     tag, other = analysis.tag, analysis.other_tag
     focus = (a, b)
     deps = [f"{side}({x})" for side in ("ldep", "rdep") for x in focus]  # varying() drops the ones always empty
@@ -101,22 +86,12 @@ def feature_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[s
     return [(name, list(dict.fromkeys(readable(c) for c in candidates))) for name, candidates in groups]
 
 
-#: Per family, the words beyond CONTEXT, for the wider windows of the later rounds.
-FURTHER = {
-    "nivre": ("Input[4]", "Stack[3]"),
-    "planar": ("Input[4]", "Stack[3]"),
-    "twoplanar": ("Input[4]", "ActiveStack[2]", "InactiveStack[1]"),
-    "stack": ("Lookahead[3]", "Stack[3]"),
-    "covington": ("Right[3]", "Left[3]"),
-}
-
-
 def wider_groups(algorithm: str, analysis: Analysis) -> list[tuple[str, list[str]]]:
     """The candidates of the rounds after the first (when the budget allows them): the windows
     one or two words wider, lexical and morphological pairs, and one step deeper in the tree."""
-    family = SYSTEMS[algorithm].family
-    a, b = FOCUS[family]
-    context, further = CONTEXT[family], FURTHER[family]
+    system = SYSTEMS[algorithm]
+    a, b = system.focus
+    context, further = system.context, system.further
     tag = analysis.tag
     wide = context[2:] + further
     words = [_col(tag, x) for x in further] + [_col("FORM", x) for x in wide] + [f"Suffix({_col('FORM', x)}, 3)"

@@ -1,12 +1,14 @@
 """What the arrays forms of the transition systems share: a batch's partial trees, its gold trees,
-and the table of the systems that have an arrays form.
+and the view of them the systems' rules read.
 
 A batch of configurations keeps its sentences' nodes in flat arrays, one stretch per sentence
 from ``offset[b]`` (its nodes 0..n and one place past the end): ``heads``, ``labels`` (class
 numbers, -1 for none), ``ldep`` and ``rdep`` (the leftmost left and rightmost right dependent) per
-node (``Configurations``). Each system's arrays form (``nivre_arrays``, ``covington_arrays``) adds
-the fields of its own configurations (``start``) and moves them by its rules; ``batch.py`` parses
-and learns with them, and ``features.arrays`` reads them.
+node (``Configurations``). A system's arrays form (its class's ``arrays``: ``nivre``'s and
+``covington``'s, beside their rules) adds the fields of its own configurations (``start``) and
+moves them by the system's rules, the same functions the per-configuration form runs, given the
+batch's facts (``Rows``) instead of one configuration's (``base.One``); ``batch.py`` parses and
+learns with them, and ``features.arrays`` reads them.
 
 An arrays form has, beside its system's rules for a batch of ``rows``: ``moves`` (the transitions
 by number), ``addresses`` (the base addresses its configurations have in arrays), ``covers(system)``
@@ -18,12 +20,11 @@ by number), ``addresses`` (the base addresses its configurations have in arrays)
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 
 import numpy as np
 
-from .base import Arcs
+from .base import Arcs, One
 
 
 class Configurations:
@@ -97,26 +98,47 @@ class Gold:
         np.maximum.at(self.rdep, (owner + head)[~left], position[~left])
 
 
-@functools.cache
-def forms() -> dict[type, type]:
-    """The systems with an arrays form, and that form."""
-    from .covington import CovingtonNonProjective, CovingtonProjective
-    from .covington_arrays import CovingtonNonProjectiveArrays, CovingtonProjectiveArrays
-    from .nivre import NivreEager, NivreStandard
-    from .nivre_arrays import NivreEagerArrays, NivreStandardArrays
+class Rows(One):
+    """The facts of the configurations of a batch's ``rows`` as the rules read them (``base.One``):
+    a node is an array of node numbers, one a row, and each fact an array, one a row. ``number``
+    gives the moves' numbers in the arrays form (None: -1, no move)."""
 
-    return {NivreEager: NivreEagerArrays, NivreStandard: NivreStandardArrays,
-            CovingtonNonProjective: CovingtonNonProjectiveArrays,
-            CovingtonProjective: CovingtonProjectiveArrays}  # fmt: skip
+    def __init__(self, c: Configurations, rows: np.ndarray, number: dict, gold: Gold | None = None) -> None:
+        self.c, self.rows, self.number, self.gold = c, rows, number, gold
+        self.offset = c.offset[rows]
+
+    def head(self, node: np.ndarray) -> np.ndarray:
+        return self.c.heads[self.offset + node]
+
+    def rightmost(self, node: np.ndarray) -> np.ndarray:
+        return self.c.rdep[self.offset + node]
+
+    def gold_head(self, node: np.ndarray) -> np.ndarray:
+        return self.gold.heads[self.offset + node]
+
+    def gold_leftmost(self, node: np.ndarray) -> np.ndarray:
+        return self.gold.ldep[self.offset + node]
+
+    def gold_rightmost(self, node: np.ndarray) -> np.ndarray:
+        return self.gold.rdep[self.offset + node]
+
+    def first(self, cases, default) -> np.ndarray:
+        """Each row's move number: of the first of the (condition, move) ``cases`` that holds
+        in the row, else of ``default``."""
+        number, size = self.number, len(self.rows)
+        if not cases:
+            return np.full(size, number[default], dtype=np.int64)
+        conditions = [np.broadcast_to(condition, size) for condition, _ in cases]
+        return np.select(conditions, [number[move] for _, move in cases], number[default])
 
 
 def covers(system, learning: bool = False) -> bool:
     """Whether ``system``, with its options, has an arrays form (for ``learning``: one that
     replays the oracle)."""
-    form = forms().get(type(system))
+    form = type(system).arrays
     return form is not None and form.covers(system) and (form.learns or not learning)
 
 
 def arrays_form(system):
     """The arrays form of ``system``, with its options."""
-    return forms()[type(system)](system)
+    return type(system).arrays(system)

@@ -41,15 +41,16 @@ class TransitionSystem:
     in transition/__init__.py maps each name to its class), and the reading of its options.
 
     - ``name``: MaltParser's name for it, the value of -a (singlemalt.parsing_algorithm).
-    - ``family``: whose feature addresses it has (``features.spec.BASE_ADDRESSES``): nivre,
-      stack, covington, planar or twoplanar; ``maltpy optimize`` proposes features by family.
+    - ``family``: whose feature addresses it has (``base_addresses`` below): nivre, stack,
+      covington, planar or twoplanar; ``maltpy optimize`` proposes features by family.
     - ``transitions``: the names of its transitions, the classes a model may hold.
     - ``first_class``: the transition MaltParser registers first (its default), a model's class 0.
     - ``feature_model``: its default feature model, ``feature_models/<learner>/<format>/<name>.txt``.
     - ``projective``: it builds projective trees only (Nivre 2008, §3.5); ``maltpy optimize``
       tries the others only on a treebank with non-projective arcs.
     - ``planar``: its name is a class of trees (planar, 2planar) whose every tree its oracle
-      rebuilds (Gómez-Rodríguez & Nivre 2010); ``maltpy oracle`` counts them.
+      rebuilds (Gómez-Rodríguez & Nivre 2010); ``maltpy oracle`` counts them, under the name
+      ``tree_class``, by ``in_tree_class(heads)``.
     - ``one_root``: it keeps the single-root constraint (graph.single_root) itself, while parsing;
       the other systems take ``tree.single_root``'s final step alone.
     - ``acyclicity``: it never closes a cycle (``finish`` breaks those of a system that may).
@@ -61,6 +62,24 @@ class TransitionSystem:
     - ``root_options``: the options MaltOptimizer tries once it has chosen the algorithm
       (Ballesteros & Nivre 2012, phase 2: the root's handling, REDUCE and SHIFT), each its flag
       and the change to the configuration's groups (``maltpy optimize``).
+    - ``maltparser_class``: MaltParser's factory class of it, below org.maltparser.parser.algorithm,
+      which its model files name in savedoptions.sop (``mco.text``); None for one MaltParser lacks.
+    - ``trial_rank``: where MaltOptimizer's phase 2 tries it among the algorithms of its kind
+      (projective or not; ``optimize.analysis``); an unranked one comes after the ranked.
+    - ``parse_cost``: what its parse of a sentence costs against one of Nivre's systems (1), which
+      a blend's shares of members among workers even out (``blend.shares``).
+    - ``arrays``: its arrays form (``transition.arrays``), which ``models.batch`` parses and learns
+      with, or None: it parses and learns configuration by configuration only.
+
+    And its family's facts, the same for each system of the family:
+
+    - ``base_addresses``: the base address functions of its configurations (``features.spec``).
+    - ``buffer_input``: its Input[i] is the i-th node of the buffer (the stack family's is the
+      i-th swapped one).
+    - ``focus``, ``context``, ``further``: the two words a transition relates, then the words
+      around them, nearest first, then those beyond, as addresses: the windows of the features
+      ``maltpy optimize`` proposes (the focus words are MaltOptimizer's "top items").
+    - ``split_address``: the address of MaltParser's data split for it, the next input word.
     """
 
     name: str
@@ -70,16 +89,32 @@ class TransitionSystem:
     feature_model: str
     projective: bool
     planar = False
+    tree_class = ""
     one_root = False
     acyclicity = True
     options: tuple[tuple[str, str], ...] = ()
     root_options: tuple[tuple[str, dict[str, dict]], ...] = ()
+    maltparser_class: str | None = None
+    trial_rank: float = float("inf")
+    parse_cost = 1.0
+    arrays: type | None = None
+    base_addresses: tuple[str, ...]
+    buffer_input = True
+    focus: tuple[str, str]
+    context: tuple[str, ...]
+    further: tuple[str, ...]
+    split_address = "Input[0]"
 
     @classmethod
     def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> TransitionSystem:
         """The system with its options from ``config``, for learning or for parsing, with the
         single-root constraint if ``one_root`` and the system has one. This one has no options."""
         return cls()
+
+    @staticmethod
+    def in_tree_class(heads: list[int]) -> bool:
+        """Whether the tree is of the class of trees a ``planar`` system is named after."""
+        raise NotImplementedError
 
 
 @dataclass(slots=True)
@@ -194,15 +229,65 @@ class Gold:
         return best
 
 
-def arc_standard_oracle(i: int, j: int, gold: Gold, arcs: Arcs) -> Transition:
+def no(fact):
+    """Not ``fact``: a truth value (``bool``) of one configuration or a row of them (numpy's bool
+    arrays), for the rules written once for both (``One``, ``arrays.Rows``), which combine facts
+    with ``&`` and ``|``."""
+    return fact ^ True
+
+
+class One:
+    """One configuration's partial tree and gold tree as the rules of a transition system read
+    them, node by node: each system writes a rule (its preconditions, its oracle, its forced
+    moves) once, as a function of such a view, and gives it this one (the configuration's facts
+    are numbers and truth values) or ``arrays.Rows`` (the same facts of a batch of
+    configurations, a number per row). A rule combines facts with ``&``, ``|`` and ``no`` and
+    chooses with ``first``."""
+
+    __slots__ = ("arcs", "gold")
+
+    def __init__(self, arcs: Arcs, gold: Gold | None = None) -> None:
+        self.arcs = arcs
+        self.gold = gold
+
+    def head(self, node: int) -> int:
+        return self.arcs.heads[node]
+
+    def rightmost(self, node: int) -> int:
+        return self.arcs.rightmost(node)
+
+    def gold_head(self, node: int) -> int:
+        return self.gold.heads[node]
+
+    def gold_leftmost(self, node: int) -> int:
+        deps = self.gold.arcs.left[node]
+        return deps[0] if deps else -1
+
+    def gold_rightmost(self, node: int) -> int:
+        deps = self.gold.arcs.right[node]
+        return deps[-1] if deps else -1
+
+    @staticmethod
+    def first(cases, default):
+        """The move of the first of the (condition, move) ``cases`` that holds, else ``default``."""
+        for condition, move in cases:
+            if condition:
+                return move
+        return default
+
+
+def arc_standard(v: One, i, j):
     """The static oracle of arc-standard parsing for two adjacent nodes i < j (Nivre 2008, §4.1;
     the same for Sp, Nivre 2009, §3.1): LEFT-ARC for a gold arc j → i; RIGHT-ARC for i → j once j
     has all its right dependents (its gold rightmost one is attached); SHIFT otherwise."""
-    if i != 0 and gold.heads[i] == j:
-        return LA, gold.labels[i]
-    if gold.heads[j] == i and gold.arcs.rightmost(j) == arcs.rightmost(j):
-        return RA, gold.labels[j]
-    return SH, None
+    return v.first((((i != 0) & (v.gold_head(i) == j), LA),
+                    ((v.gold_head(j) == i) & (v.gold_rightmost(j) == v.rightmost(j)), RA)), SH)  # fmt: skip
+
+
+def arc_standard_oracle(i: int, j: int, gold: Gold, arcs: Arcs) -> Transition:
+    """``arc_standard`` for one configuration, with the arc's gold label."""
+    name = arc_standard(One(arcs, gold), i, j)
+    return name, gold.labels[i] if name == LA else gold.labels[j] if name == RA else None
 
 
 def finish(arcs: Arcs, root_label: str, acyclic: bool = True) -> tuple[list[int], list[str]]:

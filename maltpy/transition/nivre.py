@@ -35,13 +35,29 @@ Options, as MaltParser's ``nivre`` group:
   the buffer without asking the classifier, so that the words left on the stack take their
   heads by LEFT-ARC and RIGHT-ARC, and the last of them from the root. This is maltpy's own
   end phase, arc-eager's (Nivre & Fernández-González 2014) carried over to arc-standard.
+
+Each rule is written once, for one configuration and for a batch of them in arrays alike: the
+preconditions (``_preconditions``), the oracle (``_oracle``), the moves made without the
+classifier (``_forced``), the end (``_terminal``) and the default move are functions of the
+facts of a view (``_One``, ``_Rows``), and each move's effect is a line of ``EAGER`` or
+``STANDARD``: the arc it adds and its step on the stack and buffer. To change arc-eager's REDUCE
+is to change its line there, or its case in ``NivreEager._preconditions`` or ``_oracle``: both
+forms follow. The per-configuration form (``NivreEager``,
+``NivreStandard``: lists, which the feature functions read) and the arrays form
+(``NivreArrays``: one configuration a row, which ``models.batch`` parses and learns with) carry
+out the steps each on its own data; tests/test_batch.py checks the two on real treebanks.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from .base import LA, RA, RE, SH, Arcs, Config, Gold, Transition, TransitionSystem, arc_standard_oracle
+import numpy as np
+
+from .arrays import Configurations, Rows
+from .arrays import Gold as GoldArrays
+from .base import LA, RA, RE, SH, Arcs, Config, Gold, One, Transition, TransitionSystem, arc_standard, no
 
 
 @dataclass(slots=True)
@@ -55,6 +71,180 @@ class NivreConfiguration:
 
 
 USH = "USH"  # the end phase's UNSHIFT, MaltParser's name; never a class (always deterministic)
+MOVES = (SH, RE, RA, LA)  # the transitions by their number in arrays, then UNSHIFT
+SHIFT, REDUCE, RIGHT_ARC, LEFT_ARC, UNSHIFT = range(5)
+NUMBER = {name: k for k, name in enumerate((*MOVES, USH))} | {None: -1}
+
+# An arc joins the top of the stack i and the front of the buffer j: RIGHT-ARC's i → j, LEFT-ARC's j → i.
+TOP_FRONT, FRONT_TOP = 1, 2
+# The steps on the stack and the buffer: PUSH the front onto the stack; POP the top; BACK: the
+# front is taken and the top, unless the root, goes back in its place (arc-standard's RIGHT-ARC
+# as MaltParser has it); UNPUSH the top back to the (empty) buffer (the end phase's UNSHIFT).
+PUSH, POP, BACK, UNPUSH = range(4)
+#: Each move's effect, (arc, step), in arc-eager (Nivre 2008, Fig. 5) and arc-standard (Fig. 3)
+EAGER = {SH: (None, PUSH), RE: (None, POP), RA: (TOP_FRONT, PUSH), LA: (FRONT_TOP, POP), USH: (None, UNPUSH)}
+STANDARD = {SH: (None, PUSH), RA: (TOP_FRONT, BACK), LA: (FRONT_TOP, POP), USH: (None, UNPUSH)}
+
+
+class _One(One):
+    """One configuration's facts (``base.One``): the top of the stack and the front of the buffer
+    (-1 when empty), the depth of the stack, whether the buffer is empty and holds at most one
+    word, and the end phase."""
+
+    __slots__ = ("c", "top", "front")
+
+    def __init__(self, c: NivreConfiguration, gold: Gold | None = None) -> None:
+        self.c, self.arcs, self.gold = c, c.arcs, gold
+        self.top = c.stack[-1]
+        self.front = c.buffer[-1] if c.buffer else -1
+
+    @property
+    def depth(self) -> int:
+        return len(self.c.stack)
+
+    @property
+    def empty(self) -> bool:
+        return not self.c.buffer
+
+    @property
+    def last(self) -> bool:
+        return len(self.c.buffer) == 1
+
+    @property
+    def end(self) -> bool:
+        return self.c.end
+
+
+class _Rows(Rows):
+    """The same facts of a batch's rows (``arrays.Rows``)."""
+
+    def __init__(self, c: Configurations, rows: np.ndarray, gold: GoldArrays | None = None) -> None:
+        super().__init__(c, rows, NUMBER, gold)
+        self.depth = c.depth[rows]
+        self.top = c.stack[self.offset + self.depth - 1]
+        self.front = c.front[rows]
+        n = c.n[rows]
+        self.empty = self.front > n
+        self.last = c.rest[rows] > n
+        self.end = c.end[rows]
+
+
+class NivreArrays:
+    """``NivreEager`` or ``NivreStandard`` in arrays, with its options, for ``models.batch``.
+
+    A batch of ``NivreConfiguration`` in arrays is the partial trees of ``arrays.Configurations``
+    and a stack per sentence in the same places as its nodes (``stack``, ``depth``). The buffer is
+    its front ``front[b]`` followed by the words ``rest[b]..n[b]`` (in arc-eager ``front + 1``;
+    arc-standard's RIGHT-ARC puts the head back in front, and the end phase's UNSHIFT puts the top
+    back in front of an empty buffer, ``rest`` past ``n``); ``end`` marks the end phase. Each
+    method takes the configurations and ``rows``, the sentences of the batch it applies to, and
+    runs the system's rule its docstring names on their facts (``_Rows``). A move is a number:
+    ``MOVES[k]``, or ``UNSHIFT``."""
+
+    moves = MOVES
+    addresses = frozenset({"Stack", "Input"})
+    learns = True
+
+    def __init__(self, system: NivreEager | NivreStandard) -> None:
+        self.system = system
+        self.end_phase = system.end_phase
+        effect = [system.effects.get(name, (None, -1)) for name in (*MOVES, USH)]
+        self._arc = np.array([arc or 0 for arc, _ in effect], dtype=np.int64)
+        self._step = np.array([step for _, step in effect], dtype=np.int64)
+
+    @staticmethod
+    def covers(system: NivreEager | NivreStandard) -> bool:
+        return True
+
+    def start(self, c: Configurations) -> None:
+        """The initial configurations (``_Nivre.initial``): the root on the stack, every word in
+        the buffer."""
+        B = len(c.n)
+        c.stack = np.zeros(len(c.heads), dtype=np.int64)
+        c.depth = np.ones(B, dtype=np.int64)
+        c.end = np.zeros(B, dtype=bool)  # the end phase: the buffer has been emptied
+        c.front = np.ones(B, dtype=np.int64)
+        c.rest = np.full(B, 2, dtype=np.int64)
+
+    def configuration(self, c: Configurations, b: int, texts: list) -> NivreConfiguration:
+        """Row b's configuration as ``NivreConfiguration`` holds it (labels: the texts of the
+        class numbers, ``texts``)."""
+        o, n = int(c.offset[b]), int(c.n[b])
+        front, rest = int(c.front[b]), int(c.rest[b])
+        buffer = list(range(n, rest - 1, -1)) + ([front] if front <= n else [])
+        stack = c.stack[o : o + int(c.depth[b])].tolist()
+        return NivreConfiguration(stack, buffer, c.arcs(b, texts), bool(c.end[b]))
+
+    def default(self, c: Configurations, b: int, end_label: int) -> tuple[int, int]:
+        """The move (and label number) when no ranked one is allowed (``_Nivre._default``), with
+        the root label ``end_label`` for RIGHT-ARC."""
+        move = NUMBER[self.system._default(bool(c.end[b]))]
+        return move, end_label if move == RIGHT_ARC else -1
+
+    def unfinished(self, c: Configurations, rows: np.ndarray) -> np.ndarray:
+        """The rows not terminal (``_Nivre._terminal``)."""
+        return rows[no(self.system._terminal(c.front[rows] > c.n[rows], c.depth[rows]))]
+
+    def deterministic(self, c: Configurations, rows: np.ndarray,
+                      record: Callable[[np.ndarray], None] | None = None) -> None:  # fmt: skip
+        """Make the moves MaltParser makes without the classifier (``_Nivre._forced``), as long
+        as there are any. ``record`` is told the rows of each round of them."""
+        system = self.system
+        if system.allow_root and not system.end_phase:
+            return
+        while True:
+            now = self.unfinished(c, rows)
+            move = system._forced(_Rows(c, now))
+            chosen = move >= 0
+            now, move = now[chosen], move[chosen]
+            if not len(now):
+                return
+            if record is not None:
+                record(now)
+            self.apply(c, now, move, np.full(len(now), -1))
+
+    def allowed(self, c: Configurations, rows: np.ndarray) -> np.ndarray:
+        """Which of ``MOVES`` each row allows (``_preconditions``)."""
+        ok = np.empty((len(rows), len(MOVES)), dtype=bool)
+        for k, allowed in enumerate(self.system._preconditions(_Rows(c, rows))):
+            ok[:, k] = allowed
+        return ok
+
+    def apply(self, c: Configurations, rows: np.ndarray, move: np.ndarray, label: np.ndarray) -> None:
+        """Apply one move to each row (``_Nivre.apply``): its arc and its step (``_Nivre.effects``)."""
+        if not len(rows):
+            return
+        offset, depth, n = c.offset[rows], c.depth[rows], c.n[rows]
+        top = c.stack[offset + depth - 1]
+        front, rest = c.front[rows], c.rest[rows]
+        arc = self._arc[move]
+        added = arc > 0
+        if added.any():
+            right = arc == TOP_FRONT
+            head, dependent = np.where(right, top, front), np.where(right, front, top)
+            c.add(offset[added], head[added], dependent[added], label[added])
+        step = self._step[move]
+        push, pop, unpush = step == PUSH, step == POP, step == UNPUSH
+        back = (step == BACK) & (top != 0)  # the top back in the front's place
+        advance = push | ((step == BACK) & (top == 0))  # the buffer moves on
+        c.stack[(offset + depth)[push]] = front[push]
+        c.depth[rows] = depth + push - pop - back - unpush
+        c.front[rows[back | unpush]] = top[back | unpush]
+        c.rest[rows[unpush]] = n[unpush] + 1
+        c.front[rows[advance]] = rest[advance]
+        c.rest[rows[advance]] = rest[advance] + 1
+        if self.end_phase:
+            c.end[rows[advance & (rest > n)]] = True
+
+    def oracle(self, c: Configurations, gold: GoldArrays, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The static oracle's move and label number for each row (``_oracle``): the label of
+        the gold arc's dependent."""
+        v = _Rows(c, rows, gold)
+        move = self.system._oracle(v)
+        arc = self._arc[move]
+        dependent = np.where(arc == TOP_FRONT, v.front, v.top)
+        label = np.where(arc > 0, gold.labels[v.offset + dependent], -1)
+        return move, label
 
 
 class _Nivre(TransitionSystem):
@@ -62,7 +252,13 @@ class _Nivre(TransitionSystem):
 
     family = "nivre"
     projective = True
+    base_addresses = ("Stack", "Input")
+    focus = ("Stack[0]", "Input[0]")
+    context = ("Stack[1]", "Input[1]", "Input[2]", "Stack[2]", "Input[3]")
+    further = ("Input[4]", "Stack[3]")
     root_options: tuple[tuple[str, dict[str, dict]], ...] = (("-nr false", {"nivre": {"allow_root": False}}),)
+    effects: dict[str, tuple[int | None, int]]
+    arrays = NivreArrays
 
     def __init__(self, allow_root: bool = True, end_phase: bool = False) -> None:
         self.allow_root = allow_root
@@ -71,34 +267,88 @@ class _Nivre(TransitionSystem):
         #: without (in arc-standard, every one) is UNSHIFTed; terminal: the root alone is left
         self.end_phase = end_phase
 
-    def initial(self, n: int) -> NivreConfiguration:
-        return NivreConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
+    # --- the rules, for one configuration (_One) and for rows of them (_Rows) alike ---
 
-    def is_terminal(self, c: NivreConfiguration) -> bool:
-        return not c.buffer and (not self.end_phase or len(c.stack) == 1)
+    def _terminal(self, empty, depth):
+        """The buffer is empty (in the end phase, and only the root is left on the stack)."""
+        return empty & (depth == 1) if self.end_phase else empty
 
-    def deterministic(self, c: NivreConfiguration) -> str | None:
-        if not self.allow_root and c.stack[-1] == 0 and not c.end:
-            return SH
-        if self.end_phase and not c.buffer:
-            return RE if c.arcs.heads[c.stack[-1]] != -1 else USH
-        return None
+    def _forced(self, v):
+        """The move MaltParser makes without asking the classifier, or None: SHIFT while the root
+        is on top without ``allow_root`` (outside the end phase); in the end phase, with the
+        buffer empty, REDUCE of a top with a head and UNSHIFT of one without."""
+        cases = []
+        if not self.allow_root:
+            cases.append(((v.top == 0) & no(v.end), SH))
+        if self.end_phase:
+            headless = v.head(v.top) == -1
+            cases += [(v.empty & no(headless), RE), (v.empty & headless, USH)]
+        return v.first(cases, None)
 
-    def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
-        if name == USH and self.end_phase:
-            c.buffer.append(c.stack.pop())
-            return
-        self._move(c, name, label)
-        if self.end_phase and not c.buffer and name in (SH, RA):
-            c.end = True
-
-    def default(self, c: NivreConfiguration, root_label: str) -> Transition:
+    @staticmethod
+    def _default(end) -> str:
         """MaltParser's move when no ranked transition is allowed: SHIFT; in the end phase, where
         SHIFT is not allowed, RIGHT-ARC with the root label (always allowed there: the stack
         systems' default at the end). MaltParser 1.9.2 shifts there too, which UNSHIFT undoes,
         forever: a model whose classes are all ruled out (no RIGHT-ARC class, or a data split
         value without a classifier) hangs it."""
-        return (RA, root_label) if c.end else (SH, None)
+        return RA if end else SH
+
+    def _end_phase(self, v, shift, right_arc):
+        """In the end phase SHIFT is no longer allowed, and RIGHT-ARC is, from the root too."""
+        if self.end_phase:
+            return no(v.end), right_arc | v.end
+        return shift, right_arc
+
+    # --- the per-configuration form ---
+
+    def initial(self, n: int) -> NivreConfiguration:
+        return NivreConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
+
+    def is_terminal(self, c: NivreConfiguration) -> bool:
+        return self._terminal(not c.buffer, len(c.stack))
+
+    def deterministic(self, c: NivreConfiguration) -> str | None:
+        if self.allow_root and not self.end_phase:
+            return None
+        return self._forced(_One(c))
+
+    def allowed(self, c: NivreConfiguration) -> list[str]:
+        return [name for name, ok in zip(MOVES, self._preconditions(_One(c))) if ok]
+
+    def apply(self, c: NivreConfiguration, name: str, label: str | None = None) -> None:
+        effect = self.effects.get(name)
+        if effect is None or (name == USH and not self.end_phase):
+            raise ValueError(f"{self.name} has no transition {name}")
+        arc, step = effect
+        stack, buffer = c.stack, c.buffer
+        if arc == TOP_FRONT:
+            c.arcs.add(stack[-1], buffer[-1], label)
+        elif arc == FRONT_TOP:
+            c.arcs.add(buffer[-1], stack[-1], label)
+        if step == PUSH:
+            stack.append(buffer.pop())
+        elif step == POP:
+            stack.pop()
+        elif step == BACK:
+            buffer.pop()
+            if stack[-1] != 0:
+                buffer.append(stack.pop())
+        else:
+            buffer.append(stack.pop())
+        if self.end_phase and not buffer and step in (PUSH, BACK):
+            c.end = True
+
+    def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
+        v = _One(c, gold)
+        name = self._oracle(v)
+        arc = self.effects[name][0]
+        return name, None if arc is None else gold.labels[v.front if arc == TOP_FRONT else v.top]
+
+    def default(self, c: NivreConfiguration, root_label: str) -> Transition:
+        """``_default``: RIGHT-ARC with the root label in the end phase, else SHIFT."""
+        name = self._default(c.end)
+        return name, root_label if name == RA else None
 
 
 class NivreEager(_Nivre):
@@ -114,8 +364,11 @@ class NivreEager(_Nivre):
     transitions = (SH, RE, RA, LA)
     first_class = RE
     feature_model = "nivreeager"
+    maltparser_class = "nivre.NivreArcEagerFactory"
+    trial_rank = 0
     options = (("nivre", "allow_root"), ("nivre", "allow_reduce"), ("nivre", "enforce_tree"))
     root_options = (*_Nivre.root_options, ("-ne true", {"nivre": {"allow_reduce": True}}))
+    effects = EAGER
 
     def __init__(self, allow_root: bool = True, allow_reduce: bool = False, enforce_tree: bool = False,
                  one_root: bool = False) -> None:  # fmt: skip
@@ -129,49 +382,32 @@ class NivreEager(_Nivre):
         nivre, parsing = config.nivre, not learning
         return cls(nivre.allow_root, nivre.allow_reduce, nivre.enforce_tree and parsing, one_root and parsing)
 
-    def allowed(self, c: NivreConfiguration) -> list[str]:
-        top = c.stack[-1]
-        rooted = self.one_root and bool(c.arcs.right[0])  # the root has its one dependent
-        if top == 0:
-            moves = [SH, RA] if (self.allow_root or c.end) and not rooted else [SH]
-        else:
-            moves = [SH, RA]
-            if c.arcs.heads[top] == -1:
-                moves.append(LA)
-            if (c.arcs.heads[top] != -1 or self.allow_reduce) and not (rooted and c.stack[-2] == 0 and c.buffer):
-                moves.append(RE)
-        return moves[1:] if c.end else moves
+    def _preconditions(self, v) -> tuple:
+        """Whether each of ``MOVES`` is allowed: LEFT-ARC for a top other than the root without a
+        head, REDUCE for one with a head (or any with ``allow_reduce``), RIGHT-ARC from the root
+        with ``allow_root`` only, SHIFT always; the end phase's (``_end_phase``); with one_root,
+        once the root has its dependent, no RIGHT-ARC from the root and no REDUCE of the word
+        just above it while the buffer holds a word."""
+        inner, headless = v.top != 0, v.head(v.top) == -1
+        reduce = inner & (no(headless) | self.allow_reduce)
+        shift, right_arc = self._end_phase(v, True, inner | self.allow_root)
+        if self.one_root:
+            rooted = v.rightmost(0) != -1
+            right_arc = right_arc & (inner | no(rooted))
+            reduce = reduce & no(rooted & (v.depth == 2) & no(v.empty))
+        return shift, reduce, right_arc, inner & headless
 
-    def _move(self, c: NivreConfiguration, name: str, label: str | None) -> None:
-        if name == SH:
-            c.stack.append(c.buffer.pop())
-        elif name == RA:
-            j = c.buffer.pop()
-            c.arcs.add(c.stack[-1], j, label)
-            c.stack.append(j)
-        elif name == LA:
-            c.arcs.add(c.buffer[-1], c.stack.pop(), label)
-        elif name == RE:
-            c.stack.pop()
-        else:
-            raise ValueError(f"{self.name} has no transition {name}")
-
-    def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
+    def _oracle(self, v):
         """LEFT-ARC or RIGHT-ARC for a gold arc between i and j; REDUCE once i has no gold arc
         left with j or any word after it (some word k < i is j's head or left dependent);
         SHIFT otherwise, and always for a headless i unless allow_reduce (MaltParser's order)."""
-        i, j = c.stack[-1], c.buffer[-1]
-        if i != 0 and gold.heads[i] == j:
-            return LA, gold.labels[i]
-        if gold.heads[j] == i:
-            return RA, gold.labels[j]
-        if not self.allow_reduce and c.arcs.heads[i] == -1:
-            return SH, None
-        if -1 < gold.arcs.leftmost(j) < i:
-            return RE, None
-        if gold.heads[j] < i and (gold.heads[j] != 0 or self.allow_root):
-            return RE, None
-        return SH, None
+        i, j = v.top, v.front
+        head_j, leftmost_j = v.gold_head(j), v.gold_leftmost(j)
+        return v.first((((i != 0) & (v.gold_head(i) == j), LA),
+                        (head_j == i, RA),
+                        ((not self.allow_reduce) & (v.head(i) == -1), SH),
+                        ((-1 < leftmost_j) & (leftmost_j < i), RE),
+                        ((head_j < i) & ((head_j != 0) | self.allow_root), RE)), SH)  # fmt: skip
 
 
 class NivreStandard(_Nivre):
@@ -187,7 +423,10 @@ class NivreStandard(_Nivre):
     transitions = (SH, RA, LA)
     first_class = SH
     feature_model = "nivrestandard"
+    maltparser_class = "nivre.NivreArcStandardFactory"
+    trial_rank = 1
     options = (("nivre", "allow_root"),)
+    effects = STANDARD
 
     def __init__(self, allow_root: bool = True, one_root: bool = False) -> None:
         super().__init__(allow_root, one_root)
@@ -198,26 +437,17 @@ class NivreStandard(_Nivre):
         """-nr, and one_root while parsing only."""
         return cls(config.nivre.allow_root, one_root and not learning)
 
-    def allowed(self, c: NivreConfiguration) -> list[str]:
-        if c.stack[-1] == 0:
-            root_arc = (self.allow_root or c.end) and (not self.one_root or len(c.buffer) == 1)
-            moves = [SH, RA] if root_arc else [SH]
-        else:
-            moves = [SH, RA, LA]
-        return moves[1:] if c.end else moves
+    def _preconditions(self, v) -> tuple:
+        """Whether each of ``MOVES`` is allowed: LEFT-ARC for a top other than the root,
+        RIGHT-ARC from the root with ``allow_root`` only (with one_root, when the buffer holds
+        one word), SHIFT always, REDUCE never; and the end phase's (``_end_phase``)."""
+        inner = v.top != 0
+        shift, root_arc = self._end_phase(v, True, self.allow_root)
+        if self.one_root:
+            root_arc = root_arc & v.last
+        return shift, False, inner | root_arc, inner
 
-    def _move(self, c: NivreConfiguration, name: str, label: str | None) -> None:
-        if name == SH:
-            c.stack.append(c.buffer.pop())
-        elif name == RA:
-            c.arcs.add(c.stack[-1], c.buffer.pop(), label)
-            if c.stack[-1] != 0:
-                c.buffer.append(c.stack.pop())
-        elif name == LA:
-            c.arcs.add(c.buffer[-1], c.stack.pop(), label)
-        else:
-            raise ValueError(f"{self.name} has no transition {name}")
-
-    def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
+    def _oracle(self, v):
         """The arc-standard oracle on the top of the stack and the first of the buffer."""
-        return arc_standard_oracle(c.stack[-1], c.buffer[-1], gold, c.arcs)
+        return arc_standard(v, v.top, v.front)
+

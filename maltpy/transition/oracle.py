@@ -22,7 +22,9 @@ from ..data.tree import is_projective
 from ..errors import MaltpyError
 from . import SYSTEMS, system_for
 from .base import Gold, count_oracle, finish
-from .planar import is_planar, is_two_planar
+
+#: The systems named after a class of trees, which the statistics count (``TransitionSystem.planar``).
+NAMED_CLASSES = [system for system in SYSTEMS.values() if system.planar]
 
 
 def oracle_statistics(config: Config, sentences: Iterable[Sentence], name: str,
@@ -45,8 +47,7 @@ def oracle_statistics(config: Config, sentences: Iterable[Sentence], name: str,
         "sentences": 0,
         "tokens": 0,
         "nonprojective": 0,
-        "planar": 0,
-        "2planar": 0,
+        **{named.name: 0 for named in NAMED_CLASSES},
         **({"lifted_sentences": 0, "lifted_arcs": 0} if pproj.active else {}),
         "rebuilt": 0,
         **({f"rebuilt_{system.name}": 0} if system.planar else {}),
@@ -74,12 +75,11 @@ def oracle_statistics(config: Config, sentences: Iterable[Sentence], name: str,
         stats["tokens"] += len(sentence)
         stats["nonprojective"] += not is_projective(heads)
         rebuilt = rebuilt_heads == heads and rebuilt_labels[1:] == labels[1:]
-        classes = {"planar": is_planar(heads)}
-        classes["2planar"] = classes["planar"] or is_two_planar(heads)
-        for kind, member in classes.items():
-            stats[kind] += member
-            if kind == system.name:
-                stats[f"rebuilt_{kind}"] += member and rebuilt
+        for named in NAMED_CLASSES:
+            member = named.in_tree_class(heads)
+            stats[named.name] += member
+            if named.name == system.name:
+                stats[f"rebuilt_{named.name}"] += member and rebuilt
         stats["rebuilt"] += rebuilt
         stats["transitions"] += transitions
         stats["swaps"] += swaps
@@ -103,8 +103,7 @@ def oracle_table(stats: dict) -> str:
         f"sentences              {stats['sentences']}\n"
         f"tokens                 {stats['tokens']}\n"
         f"non-projective         {stats['nonprojective']}{share('nonprojective')}\n"
-        f"planar                 {stats['planar']}{share('planar')}\n"
-        f"2-planar               {stats['2planar']}{share('2planar')}\n"
+        + "".join(f"{named.tree_class:<23}{stats[named.name]}{share(named.name)}\n" for named in NAMED_CLASSES)
         + (
             f"lifted                 {stats['lifted_sentences']}{share('lifted_sentences')}, "
             f"{stats['lifted_arcs']} arcs\n"

@@ -137,6 +137,13 @@ class Planar(_Constraints):
     transitions = (SH, RE, RA, LA)
     first_class = RE
     feature_model = "planar"
+    tree_class = "planar"
+    maltparser_class = "planar.NivrePlanarArcEagerFactory"
+    trial_rank = 8
+    base_addresses = ("Stack", "Input")
+    focus = ("Stack[0]", "Input[0]")
+    context = ("Stack[1]", "Input[1]", "Input[2]", "Stack[2]", "Input[3]")
+    further = ("Input[4]", "Stack[3]")
     options = (("multiplanar", "planar_root_handling"), ("planar", "acyclicity"), ("planar", "no_covered_roots"),
                ("planar", "connectedness"))
     root_options = (("-prh relaxed", {"multiplanar": {"planar_root_handling": "relaxed"}}),)
@@ -147,6 +154,10 @@ class Planar(_Constraints):
         if connectedness not in CONNECTEDNESS:
             raise ValueError(f"unknown planar connectedness {connectedness!r}")
         self.connectedness = connectedness
+
+    @staticmethod
+    def in_tree_class(heads: list[int]) -> bool:
+        return is_planar(heads)
 
     @classmethod
     def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> Planar:
@@ -236,6 +247,13 @@ class TwoPlanar(_Constraints):
     transitions = (SH, SW_, RA, LA, RE, RB)
     first_class = RB
     feature_model = "2planar"
+    tree_class = "2-planar"
+    maltparser_class = "twoplanar.TwoPlanarArcEagerFactory"
+    trial_rank = 7
+    base_addresses = ("ActiveStack", "InactiveStack", "Input")
+    focus = ("ActiveStack[0]", "Input[0]")
+    context = ("ActiveStack[1]", "Input[1]", "Input[2]", "InactiveStack[0]", "Input[3]")
+    further = ("Input[4]", "ActiveStack[2]", "InactiveStack[1]")
     options = (("multiplanar", "planar_root_handling"), ("planar", "acyclicity"), ("planar", "no_covered_roots"),
                ("2planar", "reduceonswitch"))
     root_options = (*Planar.root_options, ("-2pr true", {"2planar": {"reduceonswitch": True}}))
@@ -244,6 +262,10 @@ class TwoPlanar(_Constraints):
                  reduce_on_switch: bool = False) -> None:  # fmt: skip
         super().__init__(root_handling, acyclicity, no_covered_roots)
         self.reduce_on_switch = reduce_on_switch
+
+    @staticmethod
+    def in_tree_class(heads: list[int]) -> bool:
+        return is_planar(heads) or is_two_planar(heads)
 
     @classmethod
     def from_config(cls, config: Config, learning: bool = False, one_root: bool = False) -> TwoPlanar:

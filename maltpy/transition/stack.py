@@ -42,6 +42,14 @@ class StackProjective(TransitionSystem):
     first_class = SH
     feature_model = "stackproj"
     projective = True
+    maltparser_class = "stack.StackProjFactory"
+    trial_rank = 2
+    base_addresses = ("Stack", "Input", "Lookahead")
+    buffer_input = False
+    focus = ("Stack[0]", "Stack[1]")
+    context = ("Lookahead[0]", "Stack[2]", "Lookahead[1]", "Input[0]", "Lookahead[2]")
+    further = ("Lookahead[3]", "Stack[3]")
+    split_address = "Lookahead[0]"
 
     def initial(self, n: int) -> StackConfiguration:
         return StackConfiguration([0], list(range(n, 0, -1)), Arcs.empty(n))
@@ -100,6 +108,8 @@ class StackEager(StackProjective):
     transitions = (SH, SW, RA, LA)
     feature_model = "stackswap"
     projective = False
+    maltparser_class = "stack.StackSwapEagerFactory"
+    trial_rank = 5
 
     def allowed(self, c: StackConfiguration) -> list[str]:
         moves = super().allowed(c)
@@ -140,6 +150,8 @@ class StackLazy(StackEager):
     component). The test is MaltParser's (``_swap_now``)."""
 
     name = "stacklazy"
+    maltparser_class = "stack.StackSwapLazyFactory"
+    trial_rank = 4
 
     def _swap_now(self, c: StackConfiguration, gold: Gold) -> bool:
         """False while the stack top j and the buffer's first nodes b1, b2 ... form, one after
