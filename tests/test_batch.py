@@ -28,7 +28,7 @@ from maltpy.models.batch import BatchParser
 from maltpy.models.parser import Model
 from maltpy.models.parser import learn as learn_model
 from maltpy.transition import SYSTEMS
-from maltpy.transition.arrays import Configurations, arrays_form
+from maltpy.transition.arrays import Configurations, arrays_form, form_of
 from maltpy.transition.base import LA, RA, Gold, find
 from maltpy.transition.covington import CovingtonNonProjective, CovingtonProjective
 from maltpy.transition.nivre import NivreEager, NivreStandard
@@ -335,7 +335,7 @@ def test_a_long_gold_tree_learns_to_the_same_model_without_steps_alone(tmp_path,
     train.write_text("".join(format_sentence(s) for s in [*test[:300], long_sentence(test, 3000), *test[300:400]]))
     model = tmp_path / "m.mpm"
     steps = []
-    form = SYSTEMS[algorithm].arrays
+    form = form_of(SYSTEMS[algorithm])
     oracle = form.oracle
 
     def counted(self, c, gold, rows):

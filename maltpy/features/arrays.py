@@ -26,7 +26,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..transition.arrays import covers
+from ..transition.arrays import covers, form_of
 from . import spec
 from .addresses import arrays_form
 from .functions import FEATURE_FUNCTIONS, NULL_SYMBOLS
@@ -311,7 +311,7 @@ def covered(system, feature_model, split: Feature | None, learning: bool = False
     (``spec.split_feature``, None without a split), for parsing or for ``learning``?"""
     if not covers(system, learning) or not feature_model.plain:
         return False
-    bases = type(system).arrays.addresses
+    bases = form_of(type(system)).addresses
     if split is not None and (split.args[0] in INTEGER_COLUMNS or not _address_ok(split.args[1], bases)):
         return False
     return all(_feature_ok(s.feature, bases) for s in feature_model.specs)

@@ -17,10 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .kinds import CLASS_WEIGHTS, Ignored, LibOption
-
-__all__ = ["CLASS_WEIGHTS", "Classifier", "Ignored", "LibOption"]
-
 
 class Classifier:
     """A trained classifier (a learner's facts are its ``kinds.Learner``)."""

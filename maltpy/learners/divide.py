@@ -23,8 +23,9 @@ from ..features import FeatureModel
 from ..features.functions import NULL_SYMBOLS
 from ..features.spec import COLUMNS, Feature, split_feature
 from . import AtomicModel
-from .base import CLASS_WEIGHTS, Classifier
+from .base import Classifier
 from .encoding import Instances
+from .kinds import CLASS_WEIGHTS
 
 
 class Guide:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Any
 
 
@@ -58,10 +59,15 @@ class Learner:
     #: Whether ``maltpy optimize`` tunes it (as MaltOptimizer, LIBLINEAR and LIBSVM).
     tuned = False
 
+    #: The learner's classifier class (a ``base.Classifier`` and this class), in the module named
+    #: after the learner.
+    classifier_name: str
+
     @classmethod
     def classifier(cls) -> type:
-        """The learner's classifier class (``base.Classifier``), which carries these facts too."""
-        raise NotImplementedError
+        """The learner's classifier class, ``learners.<kind>.<classifier_name>``, its module loaded
+        here when first asked for: it derives from this class, and loads NumPy."""
+        return getattr(import_module(f"{__package__}.{cls.kind}"), cls.classifier_name)
 
 
 class LibLinearLearner(Learner):
@@ -80,12 +86,7 @@ class LibLinearLearner(Learner):
         "e": LibOption(float, 0.1, 0, above=True),  # stopping tolerance
         "B": LibOption(float, -1.0, None, 1e6),  # bias feature's value; 0 or negative = no bias term
     }
-
-    @classmethod
-    def classifier(cls) -> type:
-        from .liblinear import LibLinear
-
-        return LibLinear
+    classifier_name = "LibLinear"
 
 
 class LibSvmLearner(Learner):
@@ -127,12 +128,7 @@ class LibSvmLearner(Learner):
         "p": (lambda o: True, "epsilon is the regressions' (epsilon-SVR), and maltpy's LIBSVM classifies"),
         "b": (lambda o: True, "maltpy votes on the decision values and never reads the probability model"),
     }
-
-    @classmethod
-    def classifier(cls) -> type:
-        from .libsvm import LibSvm
-
-        return LibSvm
+    classifier_name = "LibSvm"
 
 
 class KnnLearner(Learner):
@@ -163,9 +159,4 @@ class KnnLearner(Learner):
     ignored_when = {
         "L": (lambda o: o["m"] == "O", "the threshold is MVDM's (-m M), and the Overlap metric (-m O) has none"),
     }
-
-    @classmethod
-    def classifier(cls) -> type:
-        from .knn import Knn
-
-        return Knn
+    classifier_name = "Knn"

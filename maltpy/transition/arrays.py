@@ -21,6 +21,7 @@ by number), ``addresses`` (the base addresses its configurations have in arrays)
 from __future__ import annotations
 
 from collections.abc import Callable
+from importlib import import_module
 
 import numpy as np
 
@@ -132,13 +133,22 @@ class Rows(One):
         return np.select(conditions, [number[move] for _, move in cases], number[default])
 
 
+def form_of(system_class: type) -> type | None:
+    """The arrays form of a transition system class: the class its ``arrays`` names, in the module
+    beside the system's (``nivre_arrays`` beside ``nivre``), loaded here when a batch first asks
+    for it, so that the systems' facts and rules load no NumPy; None for a system without one."""
+    if system_class.arrays is None:
+        return None
+    return getattr(import_module(f"{system_class.__module__}_arrays"), system_class.arrays)
+
+
 def covers(system, learning: bool = False) -> bool:
     """Whether ``system``, with its options, has an arrays form (for ``learning``: one that
     replays the oracle)."""
-    form = type(system).arrays
+    form = form_of(type(system))
     return form is not None and form.covers(system) and (form.learns or not learning)
 
 
 def arrays_form(system):
     """The arrays form of ``system``, with its options."""
-    return type(system).arrays(system)
+    return form_of(type(system))(system)

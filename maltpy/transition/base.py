@@ -68,8 +68,9 @@ class TransitionSystem:
       (projective or not; ``optimize.analysis``); an unranked one comes after the ranked.
     - ``parse_cost``: what its parse of a sentence costs against one of Nivre's systems (1), which
       a blend's shares of members among workers even out (``blend.shares``).
-    - ``arrays``: its arrays form (``transition.arrays``), which ``models.batch`` parses and learns
-      with, or None: it parses and learns configuration by configuration only.
+    - ``arrays``: the name of its arrays form, a class in the module ``<its module>_arrays``
+      (``transition.arrays.form_of`` loads it), which ``models.batch`` parses and learns with; or
+      None: it parses and learns configuration by configuration only.
 
     And its family's facts, the same for each system of the family:
 
@@ -97,7 +98,7 @@ class TransitionSystem:
     maltparser_class: str | None = None
     trial_rank: float = float("inf")
     parse_cost = 1.0
-    arrays: type | None = None
+    arrays: str | None = None
     base_addresses: tuple[str, ...]
     buffer_input = True
     focus: tuple[str, str]
