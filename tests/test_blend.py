@@ -29,7 +29,7 @@ from maltpy.blend import ArcScorer, Weights, arc_features, combine
 from maltpy.data.conll import Sentence
 from maltpy.data.tree import find_cycle
 from maltpy.errors import MaltpyError
-from maltpy.models.parser import Parser
+from maltpy.load import load
 
 GOLD = SWEMALT / "gold"
 HELD_OUT = SWEMALT_HELD_OUT  # the blend's (conftest.swemalt_blend)
@@ -226,12 +226,12 @@ def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_t
     # from it; the members then learn from all of them.
     from maltpy import blend
     from maltpy.data.conll import ConllReader
-    from maltpy.models import parser
+    from maltpy.models import learn as learning
 
     with open(SWEMALT_TRAIN, "rb") as f:
         sentences = list(ConllReader(f, "train", "conllx"))[:60]
     learned_from: list[list[str]] = []
-    real_learn = parser.learn
+    real_learn = learning.learn
 
     def learn(config, given, data_format, name):
         given = list(given)
@@ -240,12 +240,12 @@ def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_t
 
     weighed: list = []
     real_estimate = Weights.estimate
-    monkeypatch.setattr("maltpy.models.parser.learn", learn)
+    monkeypatch.setattr("maltpy.models.learn.learn", learn)
     monkeypatch.setattr(Weights, "estimate", lambda kind, gold, parses: weighed.append((gold, parses))
                         or real_estimate(kind, gold, parses))  # fmt: skip
     members = [blend.Member.parse(f, "test") for f in ("-a nivreeager", "-a nivreeager -pd right-to-left")]
     treebank = blend.Treebank(lambda: iter(sentences), "train", "conllx")
-    model = blend.learn_blend(treebank, members, "learned", "non-projective")
+    model = blend.learn_blend(treebank, members, "learned", "non-projective", load=load)
     gold, parses = weighed[0]
     assert sorted(map(id, gold)) == sorted(map(id, sentences))  # each sentence once
     assert all(len(p) == len(sentences) for p in parses)
@@ -285,7 +285,7 @@ def test_members_learn_in_worker_processes_into_the_same_blend(held_out):
     held = blend.Treebank.of_file(str(held_out)) if held_out else None
     said: list[str] = []
     one, two = (blend.learn_blend(blend.Treebank.of_file(str(SWEMALT_TRAIN)), members, "learned", "non-projective",
-                                  held, said.append, jobs).to_bytes() for jobs in (1, 2))  # fmt: skip
+                                  held, said.append, jobs, load=load).to_bytes() for jobs in (1, 2))  # fmt: skip
     assert untimed(one) == untimed(two)
     assert any(line.startswith("learning 2 members") and line.endswith("in 2 processes") for line in said)
 
@@ -327,7 +327,8 @@ def test_a_learning_process_that_dies_is_one_error(monkeypatch):
     monkeypatch.setattr(processes, "Tasks", Dying)
     members = [blend.Member.parse(f, "test") for f in ("-a nivreeager", "-a covnonproj")]
     with pytest.raises(MaltpyError) as caught:
-        blend.learn_blend(blend.Treebank.of_file(str(SWEMALT_TRAIN)), members, "learned", "non-projective", jobs=2)
+        blend.learn_blend(blend.Treebank.of_file(str(SWEMALT_TRAIN)), members, "learned", "non-projective", jobs=2,
+                          load=load)
     assert caught.value.message == ("member 1 of 2 (-a nivreeager): its learning process failed (BrokenExecutor: a "
                                     "worker process (process 7) was killed by SIGKILL)")  # fmt: skip
     assert stopped == [True]
@@ -489,7 +490,7 @@ def test_a_blend_of_more_members_than_an_archive_holds_is_refused_before_learnin
     config.write_text("blend:\n  members:\n" + "    - -a nivreeager\n" * many)
     assert_one_line_error(run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "-c", config), f"{config}: ")
     assert not out.exists()
-    model = Parser.load(members[0])
+    model = load(members[0])
     with pytest.raises(MaltpyError, match=f"at most {blend.MAX_MEMBERS} members"):
         blend.Blend([model] * many, Weights.equal(many), "non-projective", {}).save(out)
     assert not out.exists()

@@ -49,13 +49,14 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .. import __version__
 from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, reads, unused_option
 from ..data.conll import CPOSTAG, FEATS, Sentence, valid_label
 from ..decode import spanning_tree
 from ..errors import MaltpyError, cut, require
 from ..models.archive import Archive, write_archive
-from ..models.parser import Model, Parser, one_root_for
+from ..models.base import Parser, one_root_for
+from ..models.parser import Model
+from ..version import __version__
 from .options import DECODERS, WEIGHTINGS
 
 SMOOTHING = 5.0
@@ -634,7 +635,7 @@ def write_blend(path: str | None, blend: Blend) -> bytes | None:
     return write_archive(path, manifest, files)
 
 
-def read_blend(archive: Archive, path: str, team: tuple[int, int] | None = None) -> Blend:
+def read_blend(archive: Archive, path: str, team: tuple[int, int] | None, load: Callable[..., Parser]) -> Blend:
     """The blend in ``archive`` (opened from ``path``), each part checked before use; in a team of
     workers, ``team`` = (this worker's place, the team's size), which parses with its share of
     the members (``shares``) and loads those and member 0 alone (all of them from an archive made
@@ -664,7 +665,7 @@ def read_blend(archive: Archive, path: str, team: tuple[int, int] | None = None)
     members: list = [None] * len(names)
     for k in held:
         name = names[k]
-        member = Parser.load(f"{path}:{name}", archive.member(name), archive)
+        member = load(f"{path}:{name}", archive.member(name), archive)
         if isinstance(member, Blend):
             raise MaltpyError(f"damaged model: a blend inside a blend ({cut(name)})", path)
         algorithm = member.config.singlemalt.parsing_algorithm
@@ -778,14 +779,16 @@ LEARN_FACTOR = 400
 
 def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, decoder: str,
                 held_out: Treebank | None = None, say: Callable[[str], None] | None = None,
-                jobs: int = 1) -> Blend:  # fmt: skip
+                jobs: int = 1, *, load: Callable[..., Parser]) -> Blend:  # fmt: skip
     """A blend of ``members`` whose weights (``weighting``) come from their parses of held-out
     text: ``held_out`` (the members learn from all of ``train``); or, without it, ``train``
     itself, each of its FOLDS folds parsed by the members learned from the others, which then
     learn again from all of ``train``. A member given as a model (``-m FILE``) is taken as it is,
     and needs ``held_out`` for weights other than equal. With ``jobs`` above 1 and treebanks
     read from files, the members learn (and parse) in that many worker processes at once
-    (``processes.Tasks``): the blend is the same."""
+    (``processes.Tasks``): the blend is the same. ``load``: how a member given as a model, or
+    learned in a worker process, is read (``maltpy.load.load``, which reads blends too, so it is
+    given: it sits above this package)."""
     if held_out is None and weighting != "equal" and any(m.model_path for m in members):
         raise MaltpyError("members given as models (-m FILE) need --held-out FILE to be weighed", "command line")
     check_members(len(members), "command line")
@@ -812,7 +815,7 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
         runs += [(k, None, False, True) for k in range(len(members))]
     parses: list[list[Tree]] = [[] for _ in members]
     models: list[Model] = []
-    for (k, _, _, kept), (trees, model) in zip(runs, _runs(runs, train, members, held_out, golds, say, jobs)):
+    for (k, _, _, kept), (trees, model) in zip(runs, _runs(runs, train, members, held_out, golds, say, jobs, load)):
         parses[k] += trees
         if kept:
             models.append(model)
@@ -837,7 +840,8 @@ def _held_out_gold(train: Treebank, held_out: Treebank | None, fold: int | None)
 
 
 def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Treebank | None, golds: dict,
-          say: Callable[[str], None], jobs: int) -> Iterator[tuple[list[Tree], Model | None]]:  # fmt: skip
+          say: Callable[[str], None], jobs: int, load: Callable[..., Parser],
+          ) -> Iterator[tuple[list[Tree], Model | None]]:  # fmt: skip
     """What each of ``runs`` (``learn_blend``'s) gives, in turn: the member's trees of the
     held-out text (``golds``: each fold's sentences, or None's, the held-out file's), and its
     model if kept; in this process, or in ``jobs`` worker processes at once when the treebanks
@@ -847,7 +851,7 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
             what = "all of it" if fold is None else f"all but fold {fold + 1} of {FOLDS}"
             say(f"member {k + 1} of {len(members)} ({members[k].text}): learning from {what}")
             try:
-                yield _member_run(members[k], train, fold, golds.get(fold) if parsed else None, kept)
+                yield _member_run(members[k], train, fold, golds.get(fold) if parsed else None, kept, load)
             except MaltpyError as e:
                 raise _of_member(e, k, members) from None
         return
@@ -862,7 +866,7 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
         # that no worker is left alone with one at the end
         costs = [parse_cost(m.config.singlemalt.parsing_algorithm if m.config else None) for m in members]
         futures = {n: tasks.submit(_member_task, members[k], (train.path, train.format, train.name), fold,
-                                   held if parsed else None, parsed, kept)
+                                   held if parsed else None, parsed, kept, load)
                    for n, (k, fold, parsed, kept) in sorted(enumerate(runs), key=lambda run: -costs[run[1][0]])}
         for (k, *_), future in zip(runs, map(futures.__getitem__, range(len(runs)))):
             try:
@@ -872,7 +876,7 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
             except Exception as e:  # the process died (killed, out of memory), or a defect
                 raise _of_member(MaltpyError(f"its learning process failed ({type(e).__name__}: {cut(str(e), 200)})",
                                              "maltpy blend"), k, members) from None
-            yield trees, Parser.load(f"member {k + 1}", data) if data is not None else None
+            yield trees, load(f"member {k + 1}", data) if data is not None else None
     except BaseException:
         tasks.stop()
         raise
@@ -886,7 +890,7 @@ def _of_member(error: MaltpyError, k: int, members: Sequence[Member]) -> MaltpyE
 
 
 def _member_task(member: Member, train: tuple[str, str, str], fold: int | None, held: tuple[str, str, str] | None,
-                 parsed: bool, kept: bool) -> tuple[list[Tree], bytes | None]:  # fmt: skip
+                 parsed: bool, kept: bool, load: Callable[..., Parser]) -> tuple[list[Tree], bytes | None]:  # fmt: skip
     """``_member_run`` in a worker process (``processes.Tasks``): the treebanks read from their
     files (``held``: the held-out file's, or None: ``train``'s ``fold``), the model as its
     archive's bytes."""
@@ -895,18 +899,18 @@ def _member_task(member: Member, train: tuple[str, str, str], fold: int | None, 
 
     training = treebank(*train)
     gold = _held_out_gold(training, treebank(*held) if held is not None else None, fold) if parsed else None
-    trees, model = _member_run(member, training, fold, gold, kept)
+    trees, model = _member_run(member, training, fold, gold, kept, load)
     return trees, model.to_bytes() if model is not None else None
 
 
 def _member_run(member: Member, train: Treebank, fold: int | None, gold: list[Sentence] | None,
-                kept: bool) -> tuple[list[Tree], Model | None]:  # fmt: skip
+                kept: bool, load: Callable[..., Parser]) -> tuple[list[Tree], Model | None]:  # fmt: skip
     """``member`` learned from ``train`` (all of it, or all but ``fold``) or, given as a model,
-    loaded; its trees of the held-out sentences ``gold``, if given; its model if ``kept``."""
-    from ..models.parser import learn
+    loaded (by ``load``); its trees of the held-out sentences ``gold``, if given; its model if ``kept``."""
+    from ..models.learn import learn
 
     if member.model_path is not None:
-        model = Parser.load(member.model_path)
+        model = load(member.model_path)
         if isinstance(model, Blend):
             raise MaltpyError("a blend cannot be a member of a blend", member.model_path)
     else:

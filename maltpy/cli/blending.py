@@ -59,6 +59,7 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
           --member '-a covnonproj'
     """
     from ..blend import DEFAULT_MEMBERS, Member, Treebank, check_members, learn_blend
+    from ..load import load
 
     settings = _blend_settings(config_path)
     given = list(members) or settings.get("members") or list(DEFAULT_MEMBERS)
@@ -81,7 +82,7 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
         from ..run.jobs import WORKER_BYTES, bound_jobs
 
         jobs = bound_jobs(jobs, WORKER_BYTES + LEARN_FACTOR * os.path.getsize(train), None if quiet else warn)
-    blend = learn_blend(treebank, specs, weighting, decoder, held, say, jobs)
+    blend = learn_blend(treebank, specs, weighting, decoder, held, say, jobs, load=load)
     blend.save(model_path)
     if not quiet:
         scores = blend.statistics.get("held_out_las")

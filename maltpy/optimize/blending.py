@@ -59,6 +59,7 @@ def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callabl
     the budget has no time left for it (a blend learns its members twice: about as long as
     four trials of each)."""
     from ..blend import Member, Treebank, learn_blend
+    from ..load import load
 
     members = blend_members(search, best, tuned)
     if search.out_of_time or not search.time_for(4 * len(members) * search.splits):
@@ -72,7 +73,7 @@ def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callabl
                  for k, s in enumerate(members, 1)]  # fmt: skip
         for split in _splits(data):
             train = Treebank(lambda split=split: iter(split.train), data.train, data.data_format)
-            blend = learn_blend(train, specs, "learned", "non-projective")
+            blend = learn_blend(train, specs, "learned", "non-projective", load=load)
             reader = ConllReader(io.BytesIO(split.dev_text), "held-out part", data.data_format, blind=True)
             scores = attachment_scores(split.dev, blend.parse(reader, watch=None), "held-out part", "its parse")
             correct, words = correct + scores.right_both, words + scores.tokens
