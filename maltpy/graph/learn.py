@@ -255,7 +255,7 @@ class Trainer:
 def gold_trees(config: Config, sentences: Iterable[Sentence], name: str, add: Callable,
                labels: Labels, atoms: Atoms) -> list[Gold]:  # fmt: skip
     """The training sentences and their gold trees (``add`` counts each and gives the tree to
-    learn: parser's treebank statistics, pseudo-projective lifting)."""
+    learn: models.learn's treebank statistics, pseudo-projective lifting)."""
     trees, lines = [], []
     for sentence in sentences:
         heads, names = add(sentence, name)
@@ -315,7 +315,7 @@ def train(trees: list[Gold], labels: Labels, config: Config, progress: Callable[
 def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
                 progress: Callable[[str], None] | None, treebank) -> GraphModel:  # fmt: skip
     """Learn a graph-based parser from the gold trees of ``sentences`` (``treebank``: learning's
-    counts of them, ``models.treebank.GoldTrees``, which also lifts them with pseudo-projective
+    counts of them, ``models.learn._Treebank``, which also lifts them with pseudo-projective
     parsing)."""
     labels = Labels()
     trees = gold_trees(config, sentences, name, treebank.add, labels, Atoms())

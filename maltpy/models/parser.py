@@ -2,7 +2,7 @@
 
 Parsing moves a batch of sentences in lock step: at each step every unfinished sentence gives
 one instance, the classifiers answer the whole batch in one call each, and every sentence
-takes its best allowed transition. As in MaltParser, the classes are ranked
+takes its best allowed transition (``ranked_choice``). As in MaltParser, the classes are ranked
 by score (ties to the class learned first), the lowest-ranked class is never tried, and when no
 ranked class is allowed the algorithm's default move is made. Words left without a head go to
 the root.
@@ -36,7 +36,8 @@ from ..transition import system_for
 from ..transition.base import finish
 from .archive import Archive
 from .base import Parser
-from .batch import BatchParser, ranked
+from .batch import BatchParser
+from .choice import ranked_choice
 from .parts import Classes, ModelParts, open_archive, read_model, write_model
 
 NARROW_ROWS = 16  # fewer unfinished sentences than this parse on one by one (scripts/bench_long_sentences.py)
@@ -208,7 +209,7 @@ class Model(Parser):
             for model, *members in asking.values():
                 if model is None:  # no classifier for this split value: MaltParser's first class
                     for i in members:
-                        self._apply_ranked(system, configs[i], None, None, 0)
+                        self._apply_ranked(system, configs[i], self.classes.items)
                     continue
                 encode = self._encoder(model)
                 if encode is not None:
@@ -216,30 +217,14 @@ class Model(Parser):
                 else:
                     scores, best = model.classify([extract(configs[i], columns[i]) for i in members])
                 for i, row, b in zip(members, scores, best.tolist()):
-                    self._apply_ranked(system, configs[i], model, row, b)
+                    self._apply_ranked(system, configs[i], model.transitions, row, b)
             active = [i for i in active if not system.is_terminal(configs[i])]
         return [c.arcs for c in configs]
 
-    def _apply_ranked(self, system, c, model: AtomicModel | None, row: np.ndarray | None, best: int) -> None:
-        """Apply the best-ranked allowed transition (MaltParser's DeterministicParser.predict);
-        ``best`` is the classifier's choice (the row's first maximum, where MaltParser's ranking
-        starts; k-NN's choice settles ties its own way)."""
-        allowed = system.allowed(c)
-        if model is None:
-            name, label = self.classes.items[0]
-            if name not in allowed:
-                name, label = system.default(c, self.root_label)
-            system.apply(c, name, label)
-            return
-        transitions = model.transitions
-        if len(transitions) > 1 and transitions[best][0] in allowed:
-            system.apply(c, *transitions[best])
-            return
-        for name, label in ranked(row, transitions):
-            if name in allowed:
-                system.apply(c, name, label)
-                return
-        system.apply(c, *system.default(c, self.root_label))
+    def _apply_ranked(self, system, c, transitions: list, row: np.ndarray | None = None, best: int = 0) -> None:
+        """Make the transition of ``ranked_choice`` (choice.py) in ``c``, or ``system``'s default move."""
+        choice = ranked_choice(transitions, system.allowed(c), row, best)
+        system.apply(c, *(choice if choice is not None else system.default(c, self.root_label)))
 
     def bound_degree(self, max_degree: int | None) -> None:
         """Parse with this bound on Covington's degree of non-projectivity instead of the
