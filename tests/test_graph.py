@@ -364,13 +364,13 @@ def test_the_labels_of_arcs_are_chosen_in_bounded_memory(monkeypatch):
     crafted archive's 100,000 labels made of 60 words)."""
     import tracemalloc
 
-    from maltpy.graph import learn as graph_learn
+    from maltpy.graph import tree as graph_tree
 
     rng = np.random.default_rng(7)
     n, labels = 7, 5
     arcs, sides = rng.normal(size=(n, n)), rng.integers(-2, 3, size=(n, labels, 2, 2)).astype(float)
-    monkeypatch.setattr(graph_learn, "LABEL_CHOICES", 10)  # a head at a time
-    scores, best, label = graph_learn.labelled_arcs(arcs, sides)
+    monkeypatch.setattr(graph_tree, "LABEL_CHOICES", 10)  # a head at a time
+    scores, best, label = graph_tree.labelled_arcs(arcs, sides)
     for h, c in itertools.permutations(range(n), 2):
         both = sides[h, :, int(h < c), 0] + sides[c, :, int(h < c), 1]
         assert best[h, c] == int(np.flatnonzero(both == both.max())[0])
@@ -378,7 +378,7 @@ def test_the_labels_of_arcs_are_chosen_in_bounded_memory(monkeypatch):
     monkeypatch.undo()
     n, labels = 60, 5000
     tracemalloc.start()
-    graph_learn.labelled_arcs(np.zeros((n, n)), rng.normal(size=(n, labels, 2, 2)))
+    graph_tree.labelled_arcs(np.zeros((n, n)), rng.normal(size=(n, labels, 2, 2)))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 100 << 20  # the N x N x L arrays: 144 MB each
