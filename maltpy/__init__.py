@@ -16,21 +16,18 @@ input unlike the model's training data (unseen tags) gives a ``MaltpyWarning``.
 """
 
 from .errors import MaltpyError, MaltpyWarning
+from .version import __version__
 
-__version__ = "0.1.0"
-__all__ = ["MaltpyError", "MaltpyWarning", "Model", "learn", "load_model", "read_conll", "write_conll"]
-
-
-def load_model(path):
-    """A model archive made by ``maltpy learn`` or ``Model.save``: a ``maltpy.Model``."""
-    from .models.parser import load_model
-
-    return load_model(path)
+__all__ = ["MaltpyError", "MaltpyWarning", "Model", "__version__", "learn", "load_model", "read_conll", "write_conll"]
 
 
 def __getattr__(name: str):
-    # learn, read_conll, write_conll and Model import the parser (NumPy, SciPy) when first used,
-    # so that `import maltpy` and the command line's start stay quick.
+    # learn, read_conll, write_conll, load_model and Model import the parser (NumPy, SciPy) when
+    # first used, so that `import maltpy` and the command line's start stay quick.
+    if name == "load_model":  # maltpy.load's: a model, a blend or MaltParser's .mco
+        from .load import load_model
+
+        return load_model
     if name in ("learn", "read_conll", "write_conll"):
         from . import api
 

@@ -24,8 +24,8 @@ from .data.sentences import gold_sentences, is_token_list
 from .errors import MaltpyError
 from .files import atomic_output
 from .files import read_conll as _reader
-from .models.parser import Parser
-from .models.parser import learn as _learn
+from .models.base import Parser
+from .models.learn import learn as _learn
 
 #: ``maltpy.learn``'s keyword options: each key of the YAML groups by its own name where no other
 #: group has it (``learner``, ``parsing_algorithm``, ``root_label``), as ``group_key`` always

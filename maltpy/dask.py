@@ -47,7 +47,9 @@ from .data.columns import GIVEN, WIDTH
 from .data.conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, cut, quote
 from .files import make_folder, read_file
-from .models.parser import Model, Parser
+from .load import load
+from .models.base import Parser
+from .models.parser import Model
 
 #: The input's columns: the sentence's id, then the columns a parser is given (ID is optional),
 #: by their CoNLL-U names in lower case.
@@ -70,7 +72,7 @@ class ModelBytes:
         with _LOCK:  # one load per process, however many threads ask at once
             model = _MODELS.get(self.digest)
             if model is None:
-                model = Parser.load(self.name, self.data)
+                model = load(self.name, self.data)
                 while len(_MODELS) >= KEEP:
                     del _MODELS[next(iter(_MODELS))]
                 _MODELS[self.digest] = model
@@ -331,7 +333,7 @@ def _loaded(model) -> Model:
         except OSError:
             key = (path,)
         if key not in _PATHS:
-            _PATHS[key] = Parser.load(path)
+            _PATHS[key] = load(path)
         return _PATHS[key]
 
 

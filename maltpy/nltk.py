@@ -41,7 +41,9 @@ from nltk.parse.malt import malt_regex_tagger
 from .api import learn
 from .data.conll import ConllReader
 from .errors import MaltpyError
-from .models.parser import Model, Parser, load_model
+from .load import load_model
+from .models.base import Parser
+from .models.parser import Model
 
 
 class MaltParser(ParserI):

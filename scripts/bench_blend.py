@@ -74,9 +74,9 @@ def reference_best(train: Path) -> tuple[str, float] | None:
 
 def member_scores(blend: Path, test: Path, work: Path) -> tuple[list[float], list[str]]:
     """The LAS of each member of ``blend`` alone on ``test``, and the members' flags."""
-    from maltpy.models.parser import Parser
+    from maltpy.load import load
 
-    model = Parser.load(str(blend))
+    model = load(str(blend))
     scores = []
     for k, member in enumerate(model.members):
         out = work / f"member{k}.conll"

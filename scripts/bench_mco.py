@@ -50,12 +50,12 @@ def measured(command: list[str], cwd: Path | None = None) -> tuple[float, float]
 def in_process(path: Path, test: Path, repeat: int, out: Path) -> tuple[float, float]:
     """The median seconds of loading the model in this process, and of parsing ``test`` with it
     once loaded (the parse alone)."""
-    from maltpy.models.parser import Model
+    from maltpy.load import load
 
     loads, parses = [], []
     for _ in range(repeat):
         started = time.perf_counter()
-        model = Model.load(str(path))
+        model = load(str(path))
         loaded = time.perf_counter()
         model.parse_file(test, out)
         loads.append(loaded - started)

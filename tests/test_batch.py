@@ -25,8 +25,8 @@ from maltpy.config import FLAGS, load_config
 from maltpy.data.conll import ConllReader, format_sentence
 from maltpy.files import read_conll
 from maltpy.models.batch import BatchParser
+from maltpy.models.learn import learn as learn_model
 from maltpy.models.parser import Model
-from maltpy.models.parser import learn as learn_model
 from maltpy.transition import SYSTEMS
 from maltpy.transition.arrays import Configurations, arrays_form, form_of
 from maltpy.transition.base import LA, RA, Gold, find

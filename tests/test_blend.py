@@ -32,7 +32,7 @@ from maltpy.blend.scorer import ArcScorer
 from maltpy.data.conll import Sentence
 from maltpy.data.tree import find_cycle
 from maltpy.errors import MaltpyError
-from maltpy.models.parser import Parser
+from maltpy.load import load
 
 GOLD = SWEMALT / "gold"
 HELD_OUT = SWEMALT_HELD_OUT  # the blend's (conftest.swemalt_blend)
@@ -229,12 +229,12 @@ def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_t
     # from it; the members then learn from all of them.
     from maltpy import blend
     from maltpy.data.conll import ConllReader
-    from maltpy.models import parser
+    from maltpy.models import learn as learning
 
     with open(SWEMALT_TRAIN, "rb") as f:
         sentences = list(ConllReader(f, "train", "conllx"))[:60]
     learned_from: list[list[str]] = []
-    real_learn = parser.learn
+    real_learn = learning.learn
 
     def learn(config, given, data_format, name):
         given = list(given)
@@ -243,7 +243,7 @@ def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_t
 
     weighed: list = []
     real_estimate = Weights.estimate
-    monkeypatch.setattr("maltpy.models.parser.learn", learn)
+    monkeypatch.setattr("maltpy.models.learn.learn", learn)
     monkeypatch.setattr(Weights, "estimate", lambda kind, gold, parses: weighed.append((gold, parses))
                         or real_estimate(kind, gold, parses))  # fmt: skip
     members = [blend.Member.parse(f, "test") for f in ("-a nivreeager", "-a nivreeager -pd right-to-left")]
@@ -492,7 +492,7 @@ def test_a_blend_of_more_members_than_an_archive_holds_is_refused_before_learnin
     config.write_text("blend:\n  members:\n" + "    - -a nivreeager\n" * many)
     assert_one_line_error(run_in_process("blend", "-q", "-i", SWEMALT_TRAIN, "-m", out, "-c", config), f"{config}: ")
     assert not out.exists()
-    model = Parser.load(members[0])
+    model = load(members[0])
     with pytest.raises(MaltpyError, match=f"at most {MAX_MEMBERS} members"):
         blend.Blend([model] * many, Weights.equal(many), "non-projective", {}).save(out)
     assert not out.exists()

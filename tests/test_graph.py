@@ -19,9 +19,11 @@ from maltpy.errors import MaltpyError
 from maltpy.evaluation.scores import attachment_scores
 from maltpy.files import read_conll
 from maltpy.graph.features import Alphabet, Atoms, atom, encode, parts_of, tree_keys
-from maltpy.graph.learn import Labels, gram_matrix, hildreth, one_head_changes
+from maltpy.graph.learn import gram_matrix, hildreth, one_head_changes
+from maltpy.graph.tree import Labels
+from maltpy.load import load
 from maltpy.models.archive import ARCHIVE_VARIABLE
-from maltpy.models.parser import Parser, learn
+from maltpy.models.learn import learn
 
 pytestmark = requires_shared
 
@@ -83,7 +85,7 @@ def test_the_gold_trees_hold_mstparsers_features():
 def test_first_order_parses_trees_near_mstparsers_accuracy(first_order, test_file, tmp_path):
     model, path = first_order
     out = tmp_path / "out.conllu"
-    Parser.load(path).parse_file(test_file, out)
+    load(path).parse_file(test_file, out)
     sentences = _sentences(out, None)
     assert len(sentences) == TEST_SENTENCES
     for s in sentences:
@@ -106,13 +108,13 @@ def test_every_entry_point_gives_the_same_parse(first_order, test_file, tmp_path
     tokens = [[{"form": w[1], "lemma": w[2], "upos": w[3], "xpos": w[4], "feats": w[5]} for w in s.words]
               for s in _sentences(test_file, 20)]  # fmt: skip
     expected = [[(int(w[6]), w[7]) for w in s.words] for s in _sentences(by_api, 20)]
-    assert Parser.load(path).parse_tokens(tokens) == expected
+    assert load(path).parse_tokens(tokens) == expected
 
 
 def test_second_order_non_projective_learns_and_parses_trees(tmp_path_factory, test_file, tmp_path):
     model, path = _learn(tmp_path_factory, "o2", iters=1, order=2, decode_type="non-proj")
     out = tmp_path / "out.conllu"
-    Parser.load(path).parse_file(test_file, out)
+    load(path).parse_file(test_file, out)
     sentences = _sentences(out, None)
     assert all(is_tree(s.heads) for s in sentences)
     assert any(not is_projective(s.heads) for s in sentences)  # the search of §4.2 moved some words
@@ -253,14 +255,14 @@ def test_an_archive_of_other_templates_is_refused(first_order, tmp_path):
                 data = json.dumps(manifest).encode()
             out.writestr(info, data)
     with pytest.raises(MaltpyError, match="templates"):
-        Parser.load(copy)
+        load(copy)
 
 
 def test_mira_over_the_k_best_projective_trees(tmp_path_factory, test_file, tmp_path):
     model, path = _learn(tmp_path_factory, "k3", iters=1, training_k=3)
     assert model.statistics["features"] > 0
     out = tmp_path / "out.conllu"
-    Parser.load(path).parse_file(test_file, out)
+    load(path).parse_file(test_file, out)
     assert all(is_tree(s.heads) and is_projective(s.heads) for s in _sentences(out, None))
     assert _scores(test_file, out).las > 55
 
@@ -336,7 +338,7 @@ def test_a_damaged_graph_archive_is_one_error(small, tmp_path, damage):
     change, what = DAMAGE[damage]
     bad = _rewritten(small, tmp_path / "bad.mpm", **change)
     with pytest.raises(MaltpyError, match=f"damaged model: .*{what}"):
-        Parser.load(bad)
+        load(bad)
     result = run_in_process("info", "--json", "-m", bad)  # by main here: a process's status and stderr
     assert_one_line_error(result, f"{bad}: damaged model")
 
@@ -362,13 +364,13 @@ def test_the_labels_of_arcs_are_chosen_in_bounded_memory(monkeypatch):
     crafted archive's 100,000 labels made of 60 words)."""
     import tracemalloc
 
-    from maltpy.graph import learn as graph_learn
+    from maltpy.graph import tree as graph_tree
 
     rng = np.random.default_rng(7)
     n, labels = 7, 5
     arcs, sides = rng.normal(size=(n, n)), rng.integers(-2, 3, size=(n, labels, 2, 2)).astype(float)
-    monkeypatch.setattr(graph_learn, "LABEL_CHOICES", 10)  # a head at a time
-    scores, best, label = graph_learn.labelled_arcs(arcs, sides)
+    monkeypatch.setattr(graph_tree, "LABEL_CHOICES", 10)  # a head at a time
+    scores, best, label = graph_tree.labelled_arcs(arcs, sides)
     for h, c in itertools.permutations(range(n), 2):
         both = sides[h, :, int(h < c), 0] + sides[c, :, int(h < c), 1]
         assert best[h, c] == int(np.flatnonzero(both == both.max())[0])
@@ -376,7 +378,7 @@ def test_the_labels_of_arcs_are_chosen_in_bounded_memory(monkeypatch):
     monkeypatch.undo()
     n, labels = 60, 5000
     tracemalloc.start()
-    graph_learn.labelled_arcs(np.zeros((n, n)), rng.normal(size=(n, labels, 2, 2)))
+    graph_tree.labelled_arcs(np.zeros((n, n)), rng.normal(size=(n, labels, 2, 2)))
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 100 << 20  # the N x N x L arrays: 144 MB each

@@ -377,19 +377,19 @@ def test_the_main_process_imports_no_numpy(example_model):
 LOADS_WARN = """
 import warnings
 
-import maltpy.models.parser
+import maltpy.load
 from maltpy.errors import MaltpyWarning
 
-_load = maltpy.models.parser.Parser.load.__func__
+_load = maltpy.load.load
 
 
-def _warning_load(cls, *args, **kwargs):
+def _warning_load(*args, **kwargs):
     warnings.warn("the model was loaded", MaltpyWarning)
     warnings.warn("a library's warning", RuntimeWarning)
-    return _load(cls, *args, **kwargs)
+    return _load(*args, **kwargs)
 
 
-maltpy.models.parser.Parser.load = classmethod(_warning_load)
+maltpy.load.load = _warning_load
 """
 
 

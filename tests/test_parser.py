@@ -293,7 +293,7 @@ def test_learning_errors(tmp_path):
 def test_every_shipped_config_learns_and_parses(path):
     from maltpy.config import load_config
     from maltpy.evaluation.scores import attachment_scores
-    from maltpy.models.parser import learn
+    from maltpy.models.learn import learn
 
     config = load_config(str(path))
     with open(EXAMPLE / "en-train.conllu", "rb") as f:
@@ -342,7 +342,8 @@ def test_numeric_values_stay_with_their_instances_in_any_member_order():
 def test_a_split_on_id_uses_its_classifiers(tmp_path):
     # bug: ID values are numbers, the classifiers were named by text, so every parse step fell
     # back to the master (or to MaltParser's first class): LAS 44.89 instead of 54.39 here
-    from maltpy.models.parser import columns_of, load_model
+    from maltpy.load import load_model
+    from maltpy.models.parser import columns_of
 
     train, test = SWEMALT / "gold" / "sv-stb-dep-mini-train.conll", SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
     parsed, scores = learn_and_parse(tmp_path, train, test, "-d", "ID", "-s", "Stack[0]", "-T", "50")
@@ -512,7 +513,7 @@ def test_learning_makes_one_instance_per_transition_the_oracle_chooses(algorithm
     # configuration) or, for Nivre's systems, BatchLearner.replay (arrays); either way, one
     # instance per transition the oracle chose and none for the deterministic ones
     from maltpy.config import load_config
-    from maltpy.models.parser import learn
+    from maltpy.models.learn import learn
     from maltpy.transition import system_for
     from maltpy.transition.base import Gold, replay_oracle
 

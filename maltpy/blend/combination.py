@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from ..data.conll import CPOSTAG, FEATS, Sentence
 from ..decode import spanning_tree
 from ..errors import MaltpyError
-from ..models.parser import one_root_for
+from ..models.base import one_root_for
 from .features import Tree
 from .weights import Weights
 

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..data.conll import Sentence
 from ..errors import MaltpyError, cut
-from ..models.parser import Model, Parser
+from ..load import load
+from ..models.parser import Model
 from .costs import parse_cost
 from .features import Tree
 from .model import Blend, check_members
@@ -213,7 +214,7 @@ def _runs(runs: list, train: Treebank, members: Sequence[Member], held_out: Tree
             except Exception as e:  # the process died (killed, out of memory), or a defect
                 raise _of_member(MaltpyError(f"its learning process failed ({type(e).__name__}: {cut(str(e), 200)})",
                                              "maltpy blend"), k, members) from None
-            yield trees, Parser.load(f"member {k + 1}", data) if data is not None else None
+            yield trees, load(f"member {k + 1}", data) if data is not None else None
     except BaseException:
         tasks.stop()
         raise
@@ -244,10 +245,10 @@ def _member_run(member: Member, train: Treebank, fold: int | None, gold: list[Se
                 kept: bool) -> tuple[list[Tree], Model | None]:  # fmt: skip
     """``member`` learned from ``train`` (all of it, or all but ``fold``) or, given as a model,
     loaded; its trees of the held-out sentences ``gold``, if given; its model if ``kept``."""
-    from ..models.parser import learn
+    from ..models.learn import learn
 
     if member.model_path is not None:
-        model = Parser.load(member.model_path)
+        model = load(member.model_path)
         if isinstance(model, Blend):
             raise MaltpyError("a blend cannot be a member of a blend", member.model_path)
     else:

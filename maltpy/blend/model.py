@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 
-from .. import __version__
 from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, reads, unused_option
 from ..data.conll import CPOSTAG, FEATS, Sentence
 from ..errors import MaltpyError, cut, require
 from ..models.archive import Archive, write_archive
-from ..models.parser import Model, Parser
+from ..models.base import Parser
+from ..models.parser import Model
+from ..version import __version__
 from .combination import combine
 from .costs import shares
 from .features import Tree
@@ -159,11 +160,12 @@ def write_blend(path: str | None, blend: Blend) -> bytes | None:
     return write_archive(path, manifest, files)
 
 
-def read_blend(archive: Archive, path: str, team: tuple[int, int] | None = None) -> Blend:
+def read_blend(archive: Archive, path: str, team: tuple[int, int] | None, load: Callable[..., Parser]) -> Blend:
     """The blend in ``archive`` (opened from ``path``), each part checked before use; in a team of
     workers, ``team`` = (this worker's place, the team's size), which parses with its share of
     the members (``shares``) and loads those and member 0 alone (all of them from an archive made
-    before blends named their members' algorithms)."""
+    before blends named their members' algorithms). ``load`` reads each member: ``maltpy.load.load``,
+    which sits above this module, as it reads blends too."""
     try:
         stored = archive.manifest["blend"]
         require(isinstance(stored, dict), "a blend that is not a mapping")
@@ -189,7 +191,7 @@ def read_blend(archive: Archive, path: str, team: tuple[int, int] | None = None)
     members: list = [None] * len(names)
     for k in held:
         name = names[k]
-        member = Parser.load(f"{path}:{name}", archive.member(name), archive)
+        member = load(f"{path}:{name}", archive.member(name), archive)
         if isinstance(member, Blend):
             raise MaltpyError(f"damaged model: a blend inside a blend ({cut(name)})", path)
         algorithm = member.config.singlemalt.parsing_algorithm

@@ -15,7 +15,6 @@ import warnings
 
 import click
 
-from .. import __version__
 from ..config import dump_config
 from ..data.conll import format_sentence
 from ..data.vocabulary import python_warning
@@ -33,6 +32,7 @@ from ..files import (
 )
 from ..graph import TRANSITION_OPTIONS, is_graph_based
 from ..run.threads import set_threads
+from ..version import __version__
 from .blending import blend_command, combine_command
 from .common import ProgressBar, config_from, config_options, format_option, progress_bar, progress_line, warn
 from .evaluation import eval_command, view_command
@@ -119,7 +119,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     Example:
       maltpy learn -c configs/nivreeager-libsvm.yaml -i train.conllu -m en.mpm
     """
-    from ..models.parser import learn
+    from ..models.learn import learn
 
     config = config_from(kwargs)
     if instances_path is not None and is_graph_based(config.singlemalt.parsing_algorithm):
@@ -213,7 +213,7 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
       maltpy parse -m en.mpm -i a.conllu b.conllu c.conllu --output-dir parsed/ --jobs 2
       maltpy parse -m en.mpm -i a.conllu b.conllu --output-dir parsed/ --scheduler tcp://host:8786
     """
-    from ..run.jobs import Workers, load_model, workers_for
+    from ..run.jobs import Workers, workers_for
 
     if quiet:
         warnings.simplefilter("ignore", MaltpyWarning)
@@ -231,6 +231,8 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
                 bar = progress_bar(reader, "parsed", quiet, output_path)
                 workers.parse(reader, out, bar.add if bar else None, python_warning(reader.name))
     else:
+        from ..load import load_model  # imports NumPy: not in the main process of --jobs
+
         model = load_model(model_path, max_degree, enforce_tree, single_root)
         with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
             bar = progress_bar(reader, "parsed", quiet, output_path)
@@ -249,7 +251,7 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
                  output_path: str | None, single_root: str | None, quiet: bool) -> None:  # fmt: skip
     """``maltpy parse -i F1 F2 ... --output-dir D``: each file to D under its name, in turn,
     with --jobs workers (the model loaded once in each), or across a Dask cluster."""
-    from ..run.jobs import Workers, load_model, workers_for
+    from ..run.jobs import Workers, workers_for
 
     if output_dir is None:
         raise MaltpyError("several inputs (or --scheduler) need --output-dir DIR", "command line")
@@ -272,6 +274,8 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
             from ..dask import parse_with_scheduler
         except ImportError as e:
             raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
+        from ..load import load_model
+
         # the model is checked here, before the cluster sees it; unchanged by an option, the
         # file's bytes go (the workers may know them)
         model = load_model(model_path, max_degree, enforce_tree, single_root)
@@ -286,6 +290,8 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
                 with read_conll(path, format_, blind=True) as reader, atomic_output(output) as out:
                     workers.parse(reader, out, warn=python_warning(reader.name))
         return
+    from ..load import load_model
+
     model = load_model(model_path, max_degree, enforce_tree, single_root)
     for path, output in zip(inputs, outputs):
         model.parse_file(path, output, format_)

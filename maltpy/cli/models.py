@@ -27,10 +27,11 @@ def info_command(model_path: str, as_json: bool) -> None:
     """Describe a model: configuration, feature model, labels, classifiers, training statistics;
     of a blend (maltpy blend), its members and weights."""
     from ..graph.model import GraphModel
-    from ..models.parser import Model, Parser
+    from ..load import load
+    from ..models.parser import Model
 
     standard_output()
-    model = Parser.load(model_path)
+    model = load(model_path)
     summary = model.describe()
     if as_json:
         write_result(json.dumps(summary, ensure_ascii=False, indent=1))
@@ -196,10 +197,10 @@ def convert_model_command(model_path: str, output_path: str) -> None:
       maltpy convert-model engmalt.linear-1.7.mco -o engmalt.mpm
     """
     from ..files import check_output_path
-    from ..models.parser import Parser
+    from ..load import load
 
     check_output_path(output_path, (model_path,))
-    Parser.load(model_path).save(output_path)
+    load(model_path).save(output_path)
 
 
 @click.command("optimize")

@@ -7,8 +7,8 @@ sibling before them (second order, §4); each part's score is the weights of its
 (§5, Table 1; morphology §8.2) summed. The best tree comes from the decoders of maltpy/decode/__init__.py
 (Eisner's algorithm or Chu-Liu-Edmonds), its labels from the same weights (§7). Learning is
 MIRA over the k best trees (§2), averaged. This package is the one home of the algorithm:
-features.py (the feature templates and their indices), learn.py (MIRA) and model.py (the
-parser and its archive); config.Mst holds the options under MSTParser's names.
+features.py (the feature templates and their indices), tree.py (the best tree and its labels),
+learn.py (MIRA) and model.py (the parser and its archive); config.Mst holds the options under MSTParser's names.
 """
 
 #: The graph-based parsing algorithms, beside transition.SYSTEMS' transition systems.

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..config import Config
 from ..config.groups import Mst
 from ..data.conll import POSTAG, Sentence
 from ..decode import k_best_projective
@@ -45,7 +46,6 @@ from .features import (
     Atoms,
     Encoded,
     Rows,
-    atom,
     check_work,
     difference,
     encode,
@@ -56,6 +56,8 @@ from .features import (
     tree_keys,
     tree_numbers,
 )
+from .model import GraphModel
+from .tree import Labels, best_tree, labels_of
 
 #: MSTParser's punctuation, for ``loss-type:nopunc`` (``Parameters.numErrors``): a whole POSTAG of these
 PUNCTUATION = re.compile(r"[,:.'`]+")
@@ -70,8 +72,9 @@ def cache_bytes() -> int:
     """The bytes of feature numbers learning keeps (CACHE_BYTES, or MALTPY_MST_CACHE_BYTES)."""
     value = os.environ.get("MALTPY_MST_CACHE_BYTES", "")
     return int(value) if value.isdigit() else CACHE_BYTES  # MSTParser's bound on Hildreth's iterations
+
+
 EPSILON = 1e-8
-LABEL_CHOICES = 1 << 21  # (head, child, label) scores weighed at once by labelled_arcs: 16 MB an array
 
 
 @dataclass(slots=True)
@@ -85,52 +88,6 @@ class Gold:
     vector: np.ndarray | None = None  # the gold tree's feature numbers
     rows: Rows | None = None
     counted: tuple[np.ndarray, np.ndarray] | None = None  # occurrences(vector), once needed
-
-
-class Labels:
-    """The labels of the training treebank in order of first use, MSTParser's ``<no-type>``
-    first, and their atoms."""
-
-    def __init__(self, names: list[str] | None = None) -> None:
-        self.names = list(names or [NO_TYPE])
-        self.index = {name: k for k, name in enumerate(self.names)}
-        self.atoms = np.array([atom(name) for name in self.names], dtype=np.uint64)
-
-    def add(self, name: str) -> int:
-        k = self.index.get(name)
-        if k is None:
-            k = self.index[name] = len(self.names)
-            self.names.append(name)
-            self.atoms = np.append(self.atoms, np.uint64(atom(name)))
-        return k
-
-
-def labelled_arcs(arcs: np.ndarray, sides: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each arc's score with its best label's, that label, and the label's score alone ([h, c];
-    MSTParser's ``getTypes``, §7.1): the label t maximizing the child's side (c, t) plus the head's
-    (h, t) for the arc's direction, the lowest-numbered on ties. Weighed for a few heads at a time
-    (LABEL_CHOICES), in memory that does not grow with the words times the labels."""
-    n, count = len(arcs), sides.shape[1]
-    scores, best, label = np.empty((n, n)), np.empty((n, n), dtype=np.int64), np.empty((n, n))
-    step = max(1, LABEL_CHOICES // max(1, n * count))
-    for start in range(0, n, step):
-        heads = slice(start, start + step)
-        left = np.arange(start, min(n, start + step))[:, None] < np.arange(n)  # h < c: the head left of its child
-        by_left = [sides[heads, None, :, d, 0] + sides[None, :, :, d, 1] for d in (0, 1)]  # [h, c, t]
-        both = np.where(left[:, :, None], by_left[1], by_left[0])
-        best[heads] = both.argmax(axis=2)
-        label[heads] = np.take_along_axis(both, best[heads, :, None], axis=2)[:, :, 0]
-        scores[heads] = arcs[heads] + label[heads]
-    return scores, best, label
-
-
-def labels_of(best: np.ndarray, heads: np.ndarray) -> np.ndarray:
-    """The label numbers of a tree's arcs (``best``: each arc's best label), 0 for the root."""
-    heads = heads.copy()
-    heads[0] = 0
-    labels = best[heads, np.arange(len(heads))]
-    labels[0] = 0
-    return labels
 
 
 def descendants(heads: np.ndarray) -> np.ndarray:
@@ -229,8 +186,6 @@ class Trainer:
 
     def candidates(self, tree: Gold, r: Rows) -> list[tuple[np.ndarray, np.ndarray]]:
         """The trees MIRA's constraints compare the gold one with, as (heads, labels)."""
-        from .model import best_tree
-
         arcs, sides = scores(r, self.weights, tree.sentence.size, len(self.labels.names))
         heads, labels, scored, best = best_tree(tree.sentence, arcs, sides, self.weights, self.alphabet, self.order,
                                                 self.projective, False)  # fmt: skip
@@ -301,8 +256,8 @@ class Trainer:
 def gold_trees(mst: Mst, sentences: Iterable[Sentence], name: str, add: Callable,
                labels: Labels, atoms: Atoms) -> list[Gold]:  # fmt: skip
     """The training sentences and their gold trees (``add`` counts each and gives the tree to
-    learn: parser's treebank statistics, pseudo-projective lifting), each with the words MIRA's
-    loss counts (``mst.loss_type``), checked for what ``mst.order``'s parsing needs."""
+    learn: models.learn's treebank statistics, pseudo-projective lifting), each with the words
+    MIRA's loss counts (``mst.loss_type``), checked for what ``mst.order``'s parsing needs."""
     trees, lines = [], []
     for sentence in sentences:
         heads, names = add(sentence, name)
@@ -356,3 +311,16 @@ def train(trees: list[Gold], labels: Labels, mst: Mst, progress: Callable[[str],
         "seconds_training": round(time.perf_counter() - indexed, 2),
     }
     return alphabet, weights, statistics
+
+
+def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
+                progress: Callable[[str], None] | None, treebank) -> GraphModel:  # fmt: skip
+    """Learn a graph-based parser from the gold trees of ``sentences`` (``treebank``: learning's
+    counts of them, ``models.learn._Treebank``, which also lifts them with pseudo-projective
+    parsing)."""
+    labels = Labels()
+    trees = gold_trees(config.mst, sentences, name, treebank.add, labels, Atoms())
+    alphabet, weights, statistics = train(trees, labels, config.mst, progress, name)
+    statistics = {**treebank.statistics(name), **statistics}
+    return GraphModel(config, alphabet, weights, labels, data_format, statistics, treebank.root_counts.labels(),
+                      treebank.vocabulary.vocabulary())  # fmt: skip

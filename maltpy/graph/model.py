@@ -1,7 +1,7 @@
-"""A graph-based parser (``-a mst``): its parsing, its learning's entry and its archive.
+"""A graph-based parser (``-a mst``): its parsing and its archive (learning: learn.py).
 
 Parsing a sentence scores every arc and every label with the averaged weights (features.py), takes
-each arc's best label (§7.1), and finds the best tree (McDonald, Crammer & Pereira 2007): first
+each arc's best label (§7.1), and finds the best tree (tree.py; McDonald, Crammer & Pereira 2007): first
 order, the tree of the best arcs by Eisner's algorithm (``mst.decode_type: proj``, §3.1) or
 Chu-Liu-Edmonds (``non-proj``, §3.2); second order, the best projective tree of arcs and sibling
 parts (§4.1), from which the non-projective search moves one word at a time (§4.2). With
@@ -26,24 +26,20 @@ from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, Config, unused_option
 from ..data.conll import ConllReader, Sentence, valid_label
 from ..data.tree import RootLabels
 from ..data.vocabulary import Tally, Vocabulary
-from ..decode import sibling_search, sibling_tree, spanning_tree
 from ..errors import MaltpyError, counted, cut, require
 from ..models.archive import Archive, npz_bytes, write_archive
-from ..models.parser import Parser
+from ..models.base import Parser
 from ..models.parts import VOCABULARY, checked_common, common_manifest
 from .features import (
     NO_TYPE,
     TEMPLATES_VERSION,
     Alphabet,
     Atoms,
-    Encoded,
     check_work,
     encode,
     scores_of,
-    sibling_parts,
-    sibling_scores,
 )
-from .learn import Labels, labelled_arcs, labels_of
+from .tree import Labels, best_tree, labelled_arcs
 
 WEIGHTS = "graph/weights.npz"
 MAX_LABELS = 100_000
@@ -51,30 +47,6 @@ MAX_LABELS = 100_000
 #: (1,000 sentences of en_lines, 5 passes: below 0.24), and any sum of fewer than 2^62 weights below
 #: this one stays finite, as the decoders need every score to be.
 MAX_WEIGHT = 1e100
-
-
-Tree = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-def best_tree(sentence: Encoded, arcs: np.ndarray, sides: np.ndarray, weights: np.ndarray, alphabet: Alphabet,
-              order: int, projective: bool, one_root: bool) -> Tree:  # fmt: skip
-    """The best tree of ``sentence`` under ``weights``, given its arcs' and label sides' scores
-    (features.scores): heads and label numbers (int64, N, [0] unread), with the labelled arcs'
-    scores and each arc's best label ([h, c]). Ties fall as in MSTParser 0.5: Chu-Liu-Edmonds
-    breaks them as it does, and the second-order search (§4.2) sums its gains from its parts
-    (the arc's and label's, the trip's and sibling pair's), where the Eisner algorithms give its
-    trees already."""
-    arc_scores, best, label = labelled_arcs(arcs, sides)
-    if order == 1:
-        heads = spanning_tree(arc_scores, projective=projective, one_root=one_root, ties="mstparser")
-    else:
-        sibs = sibling_scores(sentence, alphabet, weights)
-        heads = sibling_tree(arc_scores, sibs, projective=True, one_root=one_root)
-        if not projective:
-            trips, pairs = sibling_parts(sentence, alphabet, weights, trips=sibs)  # sibs' memory, no longer needed
-            heads = sibling_search(heads, arcs, trips, labels=label, pairs=pairs, one_root=one_root)
-    heads[0] = 0
-    return heads, labels_of(best, heads), arc_scores, best
 
 
 class GraphModel(Parser):
@@ -231,17 +203,3 @@ def _checked(archive: Archive) -> GraphModel:
     require(type(common.statistics.get("features", 0)) is int, "training statistics whose features are no count")
     return GraphModel(config, alphabet, weights, Labels(names), common.data_format, common.statistics, common.roots,
                       common.vocabulary)  # fmt: skip
-
-
-def learn_graph(config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
-                progress: Callable[[str], None] | None, treebank) -> GraphModel:  # fmt: skip
-    """Learn a graph-based parser from the gold trees of ``sentences`` (``treebank``: parser's
-    counts of them, which also lifts them with pseudo-projective parsing)."""
-    from .learn import gold_trees, train
-
-    labels = Labels()
-    trees = gold_trees(config.mst, sentences, name, treebank.add, labels, Atoms())
-    alphabet, weights, statistics = train(trees, labels, config.mst, progress, name)
-    statistics = {**treebank.statistics(name), **statistics}
-    return GraphModel(config, alphabet, weights, labels, data_format, statistics, treebank.root_counts.labels(),
-                      treebank.vocabulary.vocabulary())  # fmt: skip

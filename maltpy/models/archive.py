@@ -22,8 +22,9 @@ archive is untrusted input, read within three bounds before anything is inflated
 
 A member is read never past its declared size, through the zip's CRC check, and an array only if
 its header declares plain data that fits in its member. What is read is then validated by its
-reader (parser.Model.load and the learners' from_archive) before use. A file that is not a zip,
-lacks the manifest, or comes from another format version, or any damage, is a MaltpyError.
+reader (parts.read_model, graph.model.read_graph_model, blend.read_blend and the learners'
+from_archive) before use. A file that is not a zip, lacks the manifest, or comes from another
+format version, or any damage, is a MaltpyError.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Parsing a batch of sentences in arrays: the transition systems, their features and the ranked choice.
+"""Parsing a batch of sentences in arrays: the transition systems, their features and the choice of transition.
 
 The per-sentence definitions (``transition.nivre``, ``features.functions``) are the reference;
 this module computes the same thing for a whole batch at once, so that a configuration costs a
@@ -13,7 +13,8 @@ few array operations instead of a Python dictionary look-up per feature:
   feature value is a symbol; a classifier's column is a gather over a table from symbols to
   columns (a Merge's through the sorted codes of its parts' symbol tuples).
 - Each classifier answers one sparse matrix per step; the best class is applied where allowed,
-  and the rare rows whose best class is not allowed take MaltParser's ranked fallback one by one.
+  and the rare rows whose best class is not allowed take MaltParser's ranked choice one by one
+  (``choice.ranked_choice``, the rule the per-configuration path follows too).
 
 The batch form covers the nivre family (arc-eager, arc-standard) and Covington's systems
 (covproj, covnonproj without a bound on the degree of non-projectivity) with the feature functions
@@ -46,6 +47,7 @@ from ..features.spec import Feature
 from ..transition.arrays import Configurations, Gold, arrays_form
 from ..transition.base import LA, RA
 from ..transition.nivre import SHIFT
+from .choice import ranked_choice
 
 
 class _Classifier:
@@ -210,31 +212,32 @@ class BatchParser(_Arrays):
         self._choose(classifier, rows, scores, np.asarray(best))
 
     def _choose(self, classifier: _Classifier, rows: np.ndarray, scores: np.ndarray, best: np.ndarray) -> None:
-        """Apply each row's best class where allowed; the others go through the ranked fallback."""
+        """Apply each row's best class where allowed, ``ranked_choice``'s first case in arrays (the
+        classifier's best class, allowed, of more than one); the other rows take ``ranked_choice``
+        one by one (``_fallback``)."""
         move = classifier.move[best]
         allowed = self.system.allowed(self, rows)[np.arange(len(rows)), move]
         if len(classifier.move) < 2:
             allowed[:] = False
         self.system.apply(self, rows[allowed], move[allowed], classifier.label[best[allowed]])
         for k in np.flatnonzero(~allowed).tolist():
-            self._fallback(int(rows[k]), classifier, scores[k])
+            self._fallback(int(rows[k]), classifier, scores[k], int(best[k]))
 
-    def _fallback(self, b: int, classifier: _Classifier | None, row: np.ndarray | None) -> None:
-        """MaltParser's ranked choice for one configuration (see ``Model._apply_ranked``): the
-        best-ranked allowed class, or without a classifier the model's first class if allowed;
-        else the system's default move."""
+    def _fallback(self, b: int, classifier: _Classifier | None, row: np.ndarray | None, best: int = 0) -> None:
+        """Make ``ranked_choice``'s transition (choice.py) in configuration ``b``: of the
+        classifier's classes, ``row`` its scores and ``best`` its choice; without a classifier,
+        the model's first class; or the system's default move."""
         system = self.system
         ok = system.allowed(self, np.array([b]))[0]
         allowed = [name for name, k in zip(system.moves, ok) if k]
         if classifier is None:
-            candidates = [(self.model.classes.items[0][0], 0)]
+            choice = ranked_choice([(self.model.classes.items[0][0], 0)], allowed)
         else:
-            candidates = ranked(row, classifier.transitions)
-        name, number = next(((n, k) for n, k in candidates if n in allowed), (None, -1))
-        if name is None:
+            choice = ranked_choice(classifier.transitions, allowed, row, best)
+        if choice is None:
             move, number = system.default(self, b, self.default_label)
         else:
-            move = system.moves.index(name)
+            move, number = system.moves.index(choice[0]), choice[1]
         label = number if system.moves[move] in (LA, RA) else -1
         system.apply(self, np.array([b]), np.array([move]), np.array([label]))
 
@@ -336,18 +339,3 @@ class BatchLearner(_Arrays):
         names = self.system.moves
         chosen = [names[k] for k in moves[order].tolist()]
         return Replay(chosen, label_list, asked[order].tolist(), values, split_values)
-
-
-def ranked(row: np.ndarray, transitions: list[tuple]):
-    """The transitions in MaltParser's ranking order: an in-place selection sort by score (not
-    stable, ties to the earlier place), every class but the last-ranked one."""
-    values = row.tolist()
-    order = list(range(len(transitions)))
-    for step in range(len(transitions) - 1):
-        top = step
-        for j in range(step + 1, len(transitions)):
-            if values[j] > values[top]:
-                top = j
-        values[step], values[top] = values[top], values[step]
-        order[step], order[top] = order[top], order[step]
-        yield transitions[order[step]]

@@ -30,7 +30,6 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
-from .. import __version__
 from ..config import Config, config_from_dict
 from ..data.conll import FORMATS, valid_label
 from ..data.direction import END, RIGHT_TO_LEFT
@@ -43,6 +42,7 @@ from ..learners import LEARNERS, AtomicModel, map_class
 from ..learners.divide import Guide, data_split, guide_of
 from ..transition import SYSTEMS
 from ..transition.base import LA, RA
+from ..version import __version__
 from .archive import Archive, write_archive
 
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj

@@ -138,7 +138,7 @@ def _splits(data: Data) -> list[_Split]:
 def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) -> tuple[int, int, float]:
     """Learn on one split's training part, parse its held-out part: (correct, words, seconds).
     Runs in a worker process (or a Dask worker)."""
-    from ..models.parser import learn
+    from ..models.learn import learn
 
     started = time.perf_counter()
     split = _splits(data)[part]

@@ -129,30 +129,6 @@ _WORDS = struct.Struct("!Q")  # the number of words a PARSED frame holds
 BATCH, READY, PARSED, ERROR, TREES = b"B", b"R", b"P", b"E", b"T"
 
 
-def load_model(model_path: str, max_degree: int | None, enforce_tree: bool | None = None,
-               single_root: str | None = None, team: tuple[int, int] | None = None):  # fmt: skip
-    """The model to parse with, its covnonproj degree bounded at ``max_degree`` (``-cd``), its
-    enforce_tree set (``-nt``) and its single_root (``-gsr``) if given; of a blend, in a team of
-    workers (``team``: this one's place and the team's size), the share of the members this
-    worker parses with (``blend.read_blend``)."""
-    from ..models.parser import Parser
-
-    model = Parser.load(model_path, team=team)
-    if max_degree is not None:
-        try:
-            model.bound_degree(max_degree)
-        except MaltpyError as e:
-            raise MaltpyError(f"-cd: {e.message}", "command line") from None
-    if enforce_tree is not None:
-        try:
-            model.set_enforce_tree(enforce_tree)
-        except MaltpyError as e:
-            raise MaltpyError(e.message, "command line") from None
-    if single_root is not None:
-        model.set_single_root(single_root)
-    return model
-
-
 def usable_cores() -> int:
     """The cores this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
@@ -504,7 +480,8 @@ def work(argv: list[str]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly
     set_threads(None)  # before NumPy is imported; the main process's settings are in the environment
     from ..blend import Blend
-    from ..models.parser import BATCH_TOKENS  # imports NumPy
+    from ..load import load_model
+    from ..models.base import BATCH_TOKENS  # imports NumPy
 
     whole = 2 * BATCH_TOKENS  # a batch is parsed as one, unless it holds many more tokens than usual
     max_degree, enforce_tree, single_root, place, size = json.loads(argv[1])
