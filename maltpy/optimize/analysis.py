@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..data.columns import FORM, GIVEN, ID, maltparser_names
 from ..data.conll import Sentence
 from ..data.tree import is_projective, nonprojective_arcs
 from ..errors import counted
@@ -84,9 +85,8 @@ class Analysis:
 
 def analyse(sentences: Sequence[Sentence], data_format: str) -> Analysis:
     """Phase 1 over the training sentences."""
-    columns = {"LEMMA": 2, "CPOSTAG": 3, "POSTAG": 4, "FEATS": 5}
-    if data_format == "conllu":
-        columns = {"LEMMA": 2, "UPOSTAG": 3, "XPOSTAG": 4, "FEATS": 5}
+    names = maltparser_names(data_format)  # as feature models name them
+    columns = {names[c.index]: c.index for c in GIVEN if c.index not in (ID, FORM)}  # the columns beyond FORM
     filled = Counter()
     tokens = np_sentences = np_arcs = several = 0
     two_tags = lemma_differs = False
