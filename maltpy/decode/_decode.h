@@ -107,22 +107,31 @@ enum { BLOCK = 32 };
 /* B(s, t) (Sb(s, t) at second order) over r = s..t-1, as arguments of best_sum and best_at. */
 #define B_SUMS(s, t) Cr + (s) * N + (s), Cl + (t) * N + (s) + 1, NULL, (t) - (s)
 
+/* Shared across the units, not exported from the module. */
+#ifndef MALTPY_HIDDEN
+#if defined(__GNUC__)
+#define MALTPY_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define MALTPY_HIDDEN
+#endif
+#endif
+
 /* _decode.c */
-Py_ssize_t decode_check_arcs(const double *S, Py_ssize_t N, double *largest);
-int decode_shift_for(double largest, Py_ssize_t N);
+MALTPY_HIDDEN Py_ssize_t decode_check_arcs(const double *S, Py_ssize_t N, double *largest);
+MALTPY_HIDDEN int decode_shift_for(double largest, Py_ssize_t N);
 
 /* _decode_cle.c */
-void decode_mst(Work *k, const double *S, Py_ssize_t N, int shift, int one_root, int64_t *heads);
-void decode_mst_mstparser(Work *k, const double *S, Py_ssize_t N, int shift, int64_t *heads);
+MALTPY_HIDDEN void decode_mst(Work *k, const double *S, Py_ssize_t N, int shift, int one_root, int64_t *heads);
+MALTPY_HIDDEN void decode_mst_mstparser(Work *k, const double *S, Py_ssize_t N, int shift, int64_t *heads);
 
 /* _decode_eisner.c */
-int decode_eisner(Work *k, const double *S, Py_ssize_t N, int shift, int one_root, int64_t *heads);
-Py_ssize_t decode_kbest(const double *S, Py_ssize_t N, Py_ssize_t K, int64_t *heads);
+MALTPY_HIDDEN int decode_eisner(Work *k, const double *S, Py_ssize_t N, int shift, int one_root, int64_t *heads);
+MALTPY_HIDDEN Py_ssize_t decode_kbest(const double *S, Py_ssize_t N, Py_ssize_t K, int64_t *heads);
 
 /* _decode_sibling.c */
-double decode_tree_score2(const double *A, const double *T, Py_ssize_t N, double scale, const int64_t *heads,
-                          idx *last);
-int decode_run2(const double *A, const double *L, const double *T, const double *P, int64_t *heads, Py_ssize_t N,
-                int decode, int search, int one_root, Py_ssize_t *bad);
+MALTPY_HIDDEN double decode_tree_score2(const double *A, const double *T, Py_ssize_t N, double scale,
+                                        const int64_t *heads, idx *last);
+MALTPY_HIDDEN int decode_run2(const double *A, const double *L, const double *T, const double *P, int64_t *heads,
+                              Py_ssize_t N, int decode, int search, int one_root, Py_ssize_t *bad);
 
 #endif
