@@ -2,7 +2,7 @@
 
 MaltParser trains with ``-s 4`` (the Crammer-Singer multi-class SVM), C 0.1, eps 0.1 and no bias
 term, and ranks the classes of an instance by their decision values w_c · x. ``-s 4`` is trained
-by ``_liblinear.c``, which reproduces the Java port of LIBLINEAR 1.8 that MaltParser bundles to
+by ``_liblinear_solve.c``, which reproduces the Java port of LIBLINEAR 1.8 that MaltParser bundles to
 the last bit: the same solver, the same instance order (grouped by class, as LIBLINEAR groups
 them), and the same java.util.Random stream, seeded once per learning run and shared by its
 classifiers in MaltParser's order (see ``JavaRandom``). So a model's weights, and its parses,
