@@ -122,8 +122,8 @@ static void swap_double(double *a, int64_t i, int64_t j)
 /* Returns 0 when done, -1 when out of memory, 1 when interrupted (a Python error is set). The
    AVX2 clone computes the same values: each sum keeps its order, and no multiply-add is fused
    (-ffp-contract=off). */
-WIDE int liblinear_solve(const Problem *p, double eps, int64_t max_iter, int64_t *seed, double *w,
-                         int64_t n_features, PyThreadState **released)
+WIDE static int solve(const Problem *p, double eps, int64_t max_iter, int64_t *seed, double *w, int64_t n_features,
+                 PyThreadState **released)
 {
     const int64_t l = p->l;
     const int k = p->k;
@@ -282,4 +282,11 @@ done:
     free(d_ind);
     free(d_val);
     return status;
+}
+
+/* solve() for the Python module: a plain function, so that the AVX2 clone's resolver stays local. */
+int liblinear_solve(const Problem *p, double eps, int64_t max_iter, int64_t *seed, double *w, int64_t n_features,
+                    PyThreadState **released)
+{
+    return solve(p, eps, max_iter, seed, w, n_features, released);
 }
