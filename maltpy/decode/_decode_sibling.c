@@ -1,11 +1,12 @@
 /* Second order, for maltpy.decode._decode (see _decode.h).
 
-   sibling_eisner(): the second-order Eisner algorithm (McDonald et al. 2007, §4.1, Figs. 10 and
-   11) over the same spans with a fourth table, the sibling item Sb(s, t), which is B(s, t) above;
-   the incomplete items are no longer B plus an arc but gather a head's dependents from the
-   closest outward (the recurrences above IR_SUMS). climb(): the search of §4.2, Fig. 12, from
-   sibling_eisner's tree. Sibling scores are read multiplied by the power of two that keeps sums
-   finite (no copy of the n^3 array). */
+   sibling_eisner(): the second-order Eisner algorithm (McDonald et al. 2007, §4.1, Figs. 10 and 11)
+   over the same spans as Eisner's with a fourth table, the sibling item Sb(s, t), which is B(s, t)
+   of _decode_eisner.c; the incomplete items are no longer B plus an arc but gather a head's
+   dependents from the closest outward (the recurrences above IR_SUMS). climb(): the search of §4.2,
+   Fig. 12, from sibling_eisner's tree. Sibling scores are read multiplied by the power of two that
+   keeps sums finite (no copy of the n^3 array). decode_run2(): the checks of the scores, then
+   either or both. */
 
 #include "_decode.h"
 
