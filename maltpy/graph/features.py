@@ -45,7 +45,7 @@ from ..errors import MaltpyError
 from ..models.archive import ARCHIVE_VARIABLE, max_archive_bytes
 from . import _mst
 
-#: The version of the templates' numbering in _mst_templates.c: a model's keys are only good for the same.
+#: The version of the templates' numbering (_mst_templates.c): a model's keys are only good for the same.
 TEMPLATES_VERSION = 1
 #: MSTParser's number normalization of FORM and LEMMA (``DependencyReader.normalize``): its
 #: pattern [0-9]+|[0-9]+\.[0-9]+|[0-9]+[0-9,]+ matches the same strings as this one, but

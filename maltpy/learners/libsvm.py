@@ -4,8 +4,8 @@ MaltParser 1.9.2's settings are the defaults: C-SVC with a polynomial kernel (ga
 d 2, gamma 0.2, r 0, C 1, eps 1.0 (Nivre 2008, §6.1, used C 0.5). LIBSVM trains one-vs-one, and
 MaltParser ranks the classes of an instance by their votes. The model is stored as LIBSVM's own
 model text; prediction reads it into arrays and counts the votes of a whole batch in C
-(``_libsvm_votes.c``), with LIBSVM's own arithmetic in LIBSVM's order, so that ``scores``, the votes,
-are svm_predict_values's, to the vote.
+(``_libsvm_votes.c``), with LIBSVM's own arithmetic in LIBSVM's order, so that ``scores``, the
+votes, are svm_predict_values's, to the vote.
 """
 
 from __future__ import annotations
