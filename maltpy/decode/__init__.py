@@ -69,7 +69,8 @@ s(i, k, j) is ``arcs[i, j] + sibs[i, k, j]``: it folds the arc's score in, which
   closest outward: either t is s's closest dependent on that side (the words between belong to
   t), or t follows s's dependent r, the two joined by a sibling item (complete spans headed by r
   and by t, back to back) onto the incomplete span s..r. The recurrences are in
-  ``maltpy/_decode.c``; Fig. 11 as printed gives the complete items the incomplete items' sum.
+  ``maltpy/decode/_decode_sibling.c``; Fig. 11 as printed gives the complete items the incomplete
+  items' sum.
 - non-projective, approximate: the best such tree is NP-hard to find (§4.2), so Fig. 12's search
   starts from the best projective tree and makes, while one raises the score, the change of one
   word's head that raises it most and leaves a tree. A word's part in the score is local (its
@@ -104,10 +105,10 @@ Scores must be finite (NaN or ±inf in an arc or sibling score read is a ValueEr
 bug). When their largest magnitude would let a sum of 4(n + 1) of them overflow, they are first
 divided by a power of two, which is exact (short of scores below 2⁻¹⁰²² of the largest).
 
-All the algorithms are in C (``maltpy/_decode.c``), without the GIL, in O(n²) memory beside the
-scores: a copy of the matrix and the original arc behind each arc of the contracted graph for
-Chu-Liu-Edmonds (two matrices' worth), Eisner's three tables, and at second order four tables and
-the search's O(n) arrays. ``scripts/bench_decode.py`` measures them.
+All the algorithms are in C (``maltpy/decode/_decode*.c``, a file an algorithm), without the GIL, in
+O(n²) memory beside the scores: a copy of the matrix and the original arc behind each arc of the
+contracted graph for Chu-Liu-Edmonds (two matrices' worth), Eisner's three tables, and at second
+order four tables and the search's O(n) arrays. ``scripts/bench_decode.py`` measures them.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 sibling) says about a sentence, as McDonald, Crammer & Pereira (2007, in the ESSLLI 2007 course
 reader) define them and MSTParser 0.5 (``DependencyPipe``, ``DependencyPipe2O``) computes them.
 
-The templates are enumerated in C (``_mst.c``), which names each family as this table does; what
-they read of a sentence is decided here (``encode``):
+The templates are enumerated in C (``_mst_templates.c``), which names each family as this table
+does; what they read of a sentence is decided here (``encode``):
 
 - **arc features** (first order, §5 and Table 1; §8.2): of the arc's two words, left and right
   by position: the tags between them, one feature per word between (a tag twice between fires
@@ -45,7 +45,7 @@ from ..errors import MaltpyError
 from ..models.archive import ARCHIVE_VARIABLE, max_archive_bytes
 from . import _mst
 
-#: The version of the templates' numbering in _mst.c: a model's keys are only good for the same.
+#: The version of the templates' numbering (_mst_templates.c): a model's keys are only good for the same.
 TEMPLATES_VERSION = 1
 #: MSTParser's number normalization of FORM and LEMMA (``DependencyReader.normalize``): its
 #: pattern [0-9]+|[0-9]+\.[0-9]+|[0-9]+[0-9,]+ matches the same strings as this one, but
@@ -195,7 +195,7 @@ def check_work(sentence: Encoded, labels: int, order: int, where: str, line: int
 
 class Alphabet:
     """The features of the gold trees, numbered (MSTParser's frozen alphabet): their keys, sorted,
-    and a hash table from key to number that _mst.c looks keys up in."""
+    and a hash table from key to number that _mst_templates.c looks keys up in."""
 
     def __init__(self, keys: np.ndarray) -> None:
         keys = np.ascontiguousarray(keys, dtype=np.uint64)

@@ -1,453 +1,13 @@
-/* LIBSVM's one-vs-one prediction (svm_predict_values in LIBSVM 3.x's svm.cpp) for a batch of
-   instances, in C for speed, with LIBSVM's floating-point operations in LIBSVM's order, so that
-   every decision value, and so every vote, is the one LIBSVM computes: no error bound is needed.
-
-   LIBSVM, for an instance x: kvalue[s] = k_function(x, SV[s]) for every support vector s; then
-   for each pair of classes i < j, in order,
-       sum = 0; sum += sv_coef[j-1][s] * kvalue[s] for s in class i, in order;
-                sum += sv_coef[i][s] * kvalue[s] for s in class j, in order;
-       sum -= rho[p];  a vote for i if sum > 0, else for j (a NaN too).
-   This file computes the same sums, with the same roundings, and differs only in what no vote
-   can tell:
-   - Terms whose coefficient is zero are left out. Most are: a support vector of class i is one
-     in only a few of the k - 1 binary problems of i (la_perseus: 7% of the coefficients are not
-     zero). When kvalue is finite, 0 * kvalue is +0 or -0, and adding a zero to a sum changes at
-     most the sign of a zero, which no later addition and no "sum - rho > 0" can tell. A support
-     vector whose kvalue is not finite (an overflowing kernel: 0 * inf is NaN) adds its zero
-     coefficients too, as LIBSVM does.
-   - The support vectors are taken in order, each adding its terms to the sums of its pairs. A
-     pair's sum sees only its own terms, class i's before class j's (start[i] < start[j]), each
-     class in order: LIBSVM's sequence of additions, interleaved with other pairs' sums.
-   - LANES instances are summed side by side, each in its own lane of the same operations.
-   - The kernel values of binary instances (every value 1, indices strictly ascending) against
-     binary support vectors are computed from the number c of features they share: LIBSVM's dot
-     product is then c, and its squared distance (RBF) |x| + |sv| - 2c, integers, exact in
-     double; k_function's last step on them is taken by the same expression (polynomial: powi,
-     a quad of lanes at a time; RBF and sigmoid: from a table of exp and tanh of 0, 1, 2, ...).
-     Other instances and models go through k_function itself, merge and all.
-   The file is compiled without contraction of a * b + c into a fused multiply-add (LIBSVM's
-   build for x86-64 has none), and exp and tanh are the C library's, as LIBSVM's are.
+/* The Python module maltpy.learners._libsvm: LIBSVM's one-vs-one prediction (svm_predict_values
+   in LIBSVM 3.x's svm.cpp) for a batch of instances, in C for speed; _libsvm_votes.c computes
+   the votes, with LIBSVM's floating-point operations in LIBSVM's order.
 
    Svm(...) copies a model's arrays and checks them once; votes(...) checks and copies its
    instances, then counts the votes with the GIL released. read_support_vectors(...) reads the
    support vectors of LIBSVM's model text into those arrays (NumPy took longer to read its
    numbers than the votes take). */
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-#include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-
-#ifdef __clang__
-#pragma clang fp contract(off)
-#endif
-#ifdef __FAST_MATH__
-#error "LIBSVM's decision values need IEEE arithmetic: build without -ffast-math"
-#endif
-
-#define LANES 32                  /* instances summed side by side (16 and 64 are slower) */
-#define QUADS (LANES / 4)         /* of four lanes: a vector of doubles where the compiler has one */
-#define WORDS (LANES / 16)        /* of four count words, each holding four lanes' counts, a byte each */
-#define MAX_BLOCK_PAIRS (1 << 17) /* pairs of classes (32 MB of sums); a model of more: an instance at a time */
-#define FEW_ROWS 3                /* fewer instances go one at a time: a block costs as much for one as for LANES */
-
-/* Lane b is element b % 4 of quad b / 4 of Lanes. Its count (of the features it shares with a
-   support vector) is byte q / WORDS of element b % 4 of words q % WORDS of Counts, q = b / 4:
-   so the counts of a quad are one shift and one conversion away from its lanes. */
-#ifdef __GNUC__
-typedef double Quad __attribute__((vector_size(4 * sizeof(double))));
-typedef uint32_t Words __attribute__((vector_size(4 * sizeof(uint32_t))));
-typedef int32_t Ints __attribute__((vector_size(4 * sizeof(int32_t))));
-#define ELEM(x, i) (x)[i]
-#define ADD(to, v) ((to) += (v))
-#define ADD_TERM(to, c, v) ((to) += (c) * (v))
-#define QUAD_OF_COUNTS(w, byte) __builtin_convertvector((Ints)((w) >> (8 * (byte)) & 255), Quad)
-typedef int64_t Wins __attribute__((vector_size(4 * sizeof(int64_t))));
-/* LIBSVM: a decision value sum - rho > 0 is a vote for i, any other for j (a comparison is -1 where true) */
-#define TALLY(vi, vj, sum, rho)           \
-    do {                                  \
-        Wins won_ = (sum) - (rho) > 0;    \
-        (vi) -= won_;                     \
-        (vj) += won_ + 1;                 \
-    } while (0)
-#else
-typedef struct {
-    double v[4];
-} Quad;
-typedef struct {
-    uint32_t v[4];
-} Words;
-#define ELEM(x, i) (x).v[i]
-#define ADD(to, w) for (int i_ = 0; i_ < 4; i_++) (to).v[i_] += (w).v[i_]
-#define ADD_TERM(to, c, w) for (int i_ = 0; i_ < 4; i_++) (to).v[i_] += (c) * (w).v[i_]
-typedef struct {
-    int64_t v[4];
-} Wins;
-#define TALLY(vi, vj, sum, rho)                     \
-    for (int i_ = 0; i_ < 4; i_++) {                \
-        int won_ = (sum).v[i_] - (rho) > 0;         \
-        (vi).v[i_] += won_;                         \
-        (vj).v[i_] += 1 - won_;                     \
-    }
-static Quad QUAD_OF_COUNTS(Words w, int byte)
-{
-    Quad v;
-    for (int i = 0; i < 4; i++)
-        v.v[i] = w.v[i] >> (8 * byte) & 255;
-    return v;
-}
-#endif
-typedef struct {
-    Quad quad[QUADS];
-} Lanes;
-typedef struct {
-    Words words[WORDS];
-} Counts;
-#define LANE(v, b) ELEM((v).quad[(b) / 4], (b) % 4)
-#define COUNT_WORD(c, b) ELEM((c).words[(b) / 4 % WORDS], (b) % 4)
-#define COUNT_SHIFT(b) (8 * ((b) / 4 / WORDS))
-#define COUNT(c, b) (COUNT_WORD(c, b) >> COUNT_SHIFT(b) & 255)
-
-/* n bytes aligned for the widest vector instructions (the AVX clone below assumes more than
-   _Alignof(Lanes) says), or NULL. */
-static void *aligned(size_t n)
-{
-#ifdef __GNUC__
-    return aligned_alloc(64, (n + 64) / 64 * 64);
-#else
-    return malloc(n + 1);
-#endif
-}
-
-enum { LINEAR, POLY, RBF, SIGMOID };
-
-typedef struct {
-    PyObject_HEAD
-    int ready;
-    int kernel, degree;
-    double gamma, coef0;
-    int64_t n_sv, n_features, k, n_pairs;
-    /* the support vectors as LIBSVM holds them: s's nodes sv_ind/sv_val[sv_ptr[s]..sv_ptr[s+1]) */
-    int64_t *sv_ptr;
-    int32_t *sv_ind;
-    double *sv_val;
-    int64_t *start; /* class i's support vectors: start[i]..start[i+1]-1 */
-    int64_t *label; /* LIBSVM's class i is maltpy's class label[i] */
-    double *rho;    /* per pair */
-    /* support vector s's nonzero coefficients and their pairs: term_pair/term_coef[term_ptr[s]..term_ptr[s+1]) */
-    int64_t *term_ptr;
-    int32_t *term_pair;
-    double *term_coef;
-    int binary;      /* every value 1, every support vector's features strictly ascending */
-    int32_t *sv_len; /* each support vector's number of features */
-    int64_t max_len; /* the most of them */
-    /* the support vectors that have feature f, in order: holder[holder_ptr[f]..holder_ptr[f+1]) */
-    int64_t *holder_ptr;
-    int32_t *holder;
-} Svm;
-
-/* LIBSVM's powi: base^times by repeated squaring. */
-static double powi(double base, int times)
-{
-    double tmp = base, ret = 1.0;
-    for (int t = times; t > 0; t /= 2) {
-        if (t % 2 == 1)
-            ret *= tmp;
-        tmp = tmp * tmp;
-    }
-    return ret;
-}
-
-/* k_function's last step: the kernel of a dot product, or (RBF) of a squared distance. */
-static double kernel_of(const Svm *m, double v)
-{
-    switch (m->kernel) {
-    case LINEAR:
-        return v;
-    case POLY:
-        return powi(m->gamma * v + m->coef0, m->degree);
-    case RBF:
-        return exp(-m->gamma * v);
-    default:
-        return tanh(m->gamma * v + m->coef0);
-    }
-}
-
-/* kernel_of of each lane's count, for the kernels of a dot product (linear, polynomial): the
-   same operations, a quad of lanes at a time. */
-static inline void kernel_of_counts(const Svm *m, const Counts *count, Lanes *kv)
-{
-#ifdef __GNUC__
-    int poly = m->kernel == POLY;
-    Lanes base;
-    for (int q = 0; q < QUADS; q++) {
-        base.quad[q] = QUAD_OF_COUNTS(count->words[q % WORDS], q / WORDS);
-        if (poly)
-            base.quad[q] = m->gamma * base.quad[q] + m->coef0;
-        kv->quad[q] = poly ? (Quad){1.0, 1.0, 1.0, 1.0} : base.quad[q];
-    }
-    for (int t = poly ? m->degree : 0; t > 0; t /= 2) { /* powi */
-        if (t % 2 == 1)
-            for (int q = 0; q < QUADS; q++)
-                kv->quad[q] *= base.quad[q];
-        if (t > 1) /* (powi squares once more, for nothing) */
-            for (int q = 0; q < QUADS; q++)
-                base.quad[q] *= base.quad[q];
-    }
-#else
-    for (int b = 0; b < LANES; b++)
-        LANE(*kv, b) = kernel_of(m, COUNT(*count, b));
-#endif
-}
-
-/* LIBSVM's k_function(x, SV[s]): its dot product, or its squared distance, merged over the nodes. */
-static double k_function(const Svm *m, const int32_t *xi, const double *xv, int64_t xn, int64_t s)
-{
-    const int32_t *yi = m->sv_ind + m->sv_ptr[s];
-    const double *yv = m->sv_val + m->sv_ptr[s];
-    int64_t yn = m->sv_ptr[s + 1] - m->sv_ptr[s], a = 0, b = 0;
-    double sum = 0;
-    if (m->kernel != RBF) {
-        while (a < xn && b < yn) {
-            if (xi[a] == yi[b])
-                sum += xv[a++] * yv[b++];
-            else if (xi[a] > yi[b])
-                b++;
-            else
-                a++;
-        }
-        return kernel_of(m, sum);
-    }
-    while (a < xn && b < yn) {
-        if (xi[a] == yi[b]) {
-            double d = xv[a++] - yv[b++];
-            sum += d * d;
-        } else if (xi[a] > yi[b]) {
-            sum += yv[b] * yv[b];
-            b++;
-        } else {
-            sum += xv[a] * xv[a];
-            a++;
-        }
-    }
-    for (; a < xn; a++)
-        sum += xv[a] * xv[a];
-    for (; b < yn; b++)
-        sum += yv[b] * yv[b];
-    return kernel_of(m, sum);
-}
-
-/* The number of pair (i, j), i < j, in LIBSVM's order. */
-static int64_t pair_of(int64_t k, int64_t i, int64_t j)
-{
-    return i * k - i * (i + 1) / 2 + j - i - 1;
-}
-
-/* The votes of one instance, added to votes[c] for LIBSVM's class c, from its kernel values K;
-   sums: n_pairs doubles of work space. The same sums as in decisions() below, one lane; a
-   support vector whose kernel value is not finite adds its zero coefficients too (0 * inf is
-   NaN), to each pair of its class, as LIBSVM's loop does. */
-static void votes_one(const Svm *m, const double *K, double *sums, double *votes)
-{
-    int64_t k = m->k;
-    memset(sums, 0, (size_t)m->n_pairs * sizeof(double));
-    for (int64_t c = 0; c < k; c++)
-        for (int64_t s = m->start[c]; s < m->start[c + 1]; s++) {
-            int64_t t = m->term_ptr[s], end = m->term_ptr[s + 1];
-            if (isfinite(K[s]))
-                for (; t < end; t++)
-                    sums[m->term_pair[t]] += m->term_coef[t] * K[s];
-            else
-                for (int64_t other = 0; other < k; other++) {
-                    if (other == c)
-                        continue;
-                    int64_t p = other < c ? pair_of(k, other, c) : pair_of(k, c, other);
-                    double coef = t < end && m->term_pair[t] == p ? m->term_coef[t++] : 0.0;
-                    sums[p] += coef * K[s];
-                }
-        }
-    int64_t p = 0;
-    for (int64_t i = 0; i < k; i++)
-        for (int64_t j = i + 1; j < k; j++, p++)
-            votes[sums[p] - m->rho[p] > 0 ? i : j] += 1.0;
-}
-
-/* Instance r's kernel values, by k_function. */
-static void kernel_column(const Svm *m, const int64_t *ptr, const int32_t *ind, const double *val, int64_t r,
-                          double *K)
-{
-    for (int64_t s = 0; s < m->n_sv; s++)
-        K[s] = k_function(m, ind + ptr[r], val + ptr[r], ptr[r + 1] - ptr[r], s);
-}
-
-/* The instances of a call (CSR rows) and the work space of its blocks of instances. */
-typedef struct {
-    const int64_t *ptr;
-    const int32_t *ind;
-    const double *val;
-    const double *table; /* table[v]: the kernel of v shared features (RBF: of squared distance v) */
-    int table_finite;    /* every entry finite, so every counted lane's kernel value */
-    uint8_t *slot;       /* slot[f]: u if f is the block's feature u (from 1), else 0 */
-    Counts mask[256];    /* mask[u]: 1 in the byte of each lane that has feature u; mask[0] is 0 */
-    Lanes *sums;         /* per pair: each lane's decision value so far */
-    Wins *votes;         /* votes[c * QUADS + b / 4], element b % 4: lane b's votes for LIBSVM's class c */
-    double *full;        /* one instance's votes, counted alone */
-    double *pair_sums;   /* its sums */
-    double *column;      /* one instance's kernel values */
-    int32_t *counts;     /* one instance's features shared with each support vector */
-} Work;
-
-/* How a lane's kernel values are found: counted (from the features shared), merged (k_function). */
-enum { UNUSED, COUNTED, MERGED };
-
-/* Row r is counted if it is binary (every value 1, indices strictly ascending) and the model is
-   binary too. */
-static int how_found(const Svm *m, const Work *x, int64_t r)
-{
-    if (!m->binary)
-        return MERGED;
-    for (int64_t a = x->ptr[r]; a < x->ptr[r + 1]; a++)
-        if (x->val[a] != 1.0 || (a > x->ptr[r] && x->ind[a] <= x->ind[a - 1]))
-            return MERGED;
-    return COUNTED;
-}
-
-/* Counted instance r's kernel values (at most 255 features, a finite table), one instance at a
-   time: the number of features it shares with each support vector, counted over the support
-   vectors that hold each of its features (counts: n_sv work space), gives the value as a
-   block's lane finds it (decisions()). A block costs as much for one instance as for LANES, and
-   a long sentence's instances come one at a time. */
-static void kernel_column_counted(const Svm *m, const Work *x, int64_t r, int32_t *counts, double *K)
-{
-    int64_t length = x->ptr[r + 1] - x->ptr[r];
-    memset(counts, 0, (size_t)m->n_sv * sizeof(int32_t));
-    for (int64_t a = x->ptr[r]; a < x->ptr[r + 1]; a++)
-        for (int64_t h = m->holder_ptr[x->ind[a]]; h < m->holder_ptr[x->ind[a] + 1]; h++)
-            counts[m->holder[h]]++;
-    for (int64_t s = 0; s < m->n_sv; s++)
-        K[s] = x->table[m->kernel == RBF ? length + m->sv_len[s] - 2 * counts[s] : counts[s]];
-}
-
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define WIDE __attribute__((target_clones("avx2", "default"))) /* four lanes an instruction, not two */
-#else
-#define WIDE
-#endif
-
-/* The decision values of a block: for each support vector s in order, its kernel values in
-   every lane, then its terms added to the sums of their pairs; so a pair (i, j), i < j, gets
-   class i's terms, then class j's, each class in order, as in LIBSVM's loop. A counted lane
-   finds the number of features it shares with s by adding, over s's features, the block's
-   masks (at most 255 features in a block: a count fits its byte). finite[b]: lane b's kernel
-   values are all finite. Then the votes of the decision values, into x->votes. */
-WIDE static void decisions(const Svm *m, const Work *x, int64_t r0, const int *how, int *finite)
-{
-    Lanes *restrict sums = x->sums;
-    int64_t length[LANES];
-    int check = !x->table_finite, counted = 0, merged = 0, rbf = m->kernel == RBF;
-    for (int b = 0; b < LANES; b++) {
-        length[b] = how[b] == COUNTED ? x->ptr[r0 + b + 1] - x->ptr[r0 + b] : 0;
-        finite[b] = 1;
-        counted |= how[b] == COUNTED;
-        merged |= how[b] == MERGED;
-    }
-    check |= merged;
-    memset(sums, 0, (size_t)m->n_pairs * sizeof(Lanes));
-    for (int64_t s = 0; s < m->n_sv; s++) {
-        Lanes kv;
-        if (!counted)
-            memset(&kv, 0, sizeof kv);
-        else {
-            Counts count = {0};
-            for (int64_t q = m->sv_ptr[s]; q < m->sv_ptr[s + 1]; q++)
-                for (int w = 0; w < WORDS; w++)
-                    ADD(count.words[w], x->mask[x->slot[m->sv_ind[q]]].words[w]);
-            if (m->kernel == LINEAR || m->kernel == POLY)
-                kernel_of_counts(m, &count, &kv);
-            else
-                for (int b = 0; b < LANES; b++)
-                    LANE(kv, b) = x->table[rbf ? length[b] + m->sv_len[s] - 2 * COUNT(count, b) : COUNT(count, b)];
-        }
-        if (merged)
-            for (int b = 0; b < LANES; b++)
-                if (how[b] == MERGED) {
-                    int64_t r = r0 + b;
-                    LANE(kv, b) = k_function(m, x->ind + x->ptr[r], x->val + x->ptr[r], x->ptr[r + 1] - x->ptr[r], s);
-                }
-        if (check)
-            for (int b = 0; b < LANES; b++)
-                finite[b] &= how[b] == UNUSED || isfinite(LANE(kv, b));
-        for (int64_t t = m->term_ptr[s]; t < m->term_ptr[s + 1]; t++) {
-            Lanes *sum = sums + m->term_pair[t];
-            for (int q = 0; q < QUADS; q++)
-                ADD_TERM(sum->quad[q], m->term_coef[t], kv.quad[q]);
-        }
-    }
-    int64_t k = m->k;
-    Wins *votes = x->votes;
-    memset(votes, 0, (size_t)k * QUADS * sizeof(Wins));
-    int64_t p = 0;
-    for (int64_t i = 0; i < k; i++) {
-        Wins first[QUADS]; /* class i's votes, kept apart while its pairs are counted */
-        memcpy(first, votes + i * QUADS, sizeof first);
-        for (int64_t j = i + 1; j < k; j++, p++)
-            for (int q = 0; q < QUADS; q++)
-                TALLY(first[q], votes[j * QUADS + q], x->sums[p].quad[q], m->rho[p]);
-        memcpy(votes + i * QUADS, first, sizeof first);
-    }
-}
-
-/* Adds to out (k a row) the votes of the rows from r0 on that make a block: at most LANES rows,
-   whose counted rows have at most 255 features between them. Returns the number of rows. */
-static int vote_block(const Svm *m, Work *x, int64_t r0, int64_t n_rows, double *out)
-{
-    int how[LANES], finite[LANES], n = 0;
-    int64_t n_features = 0, k = m->k;
-    for (; n < LANES && r0 + n < n_rows; n++) {
-        int64_t r = r0 + n, fresh = 0;
-        how[n] = how_found(m, x, r);
-        if (how[n] != COUNTED)
-            continue;
-        for (int64_t a = x->ptr[r]; a < x->ptr[r + 1]; a++)
-            fresh += !x->slot[x->ind[a]];
-        if (n_features + fresh > 255) {
-            if (n > 0)
-                break;
-            how[n] = MERGED; /* alone, and still too many */
-            continue;
-        }
-        for (int64_t a = x->ptr[r]; a < x->ptr[r + 1]; a++) {
-            int32_t f = x->ind[a];
-            if (!x->slot[f]) {
-                x->slot[f] = (uint8_t)++n_features;
-                memset(&x->mask[n_features], 0, sizeof(Counts));
-            }
-            COUNT_WORD(x->mask[x->slot[f]], n) |= (uint32_t)1 << COUNT_SHIFT(n);
-        }
-    }
-    for (int b = n; b < LANES; b++)
-        how[b] = UNUSED;
-    decisions(m, x, r0, how, finite);
-    for (int b = 0; b < n; b++)
-        if (how[b] == COUNTED)
-            for (int64_t a = x->ptr[r0 + b]; a < x->ptr[r0 + b + 1]; a++)
-                x->slot[x->ind[a]] = 0;
-    Wins *votes = x->votes;
-    for (int b = 0; b < n; b++) {
-        if (!finite[b]) {
-            kernel_column(m, x->ptr, x->ind, x->val, r0 + b, x->column);
-            memset(x->full, 0, (size_t)k * sizeof(double));
-            votes_one(m, x->column, x->pair_sums, x->full);
-            for (int64_t c = 0; c < k; c++)
-                ELEM(votes[c * QUADS + b / 4], b % 4) = (int64_t)x->full[c];
-        }
-        for (int64_t c = 0; c < k; c++)
-            out[(r0 + b) * k + m->label[c]] += (double)ELEM(votes[c * QUADS + b / 4], b % 4);
-    }
-    return n;
-}
+#include "_libsvm.h"
 
 /* --- the Python interface --------------------------------------------------------------------- */
 
@@ -537,7 +97,7 @@ static const char *build(Svm *m, const double *coef)
         for (int64_t s = m->start[c]; s < m->start[c + 1]; s++) {
             for (int64_t r = 0; r < k - 1; r++)
                 if (coef[s * (k - 1) + r] != 0.0) {
-                    m->term_pair[t] = (int32_t)(r < c ? pair_of(k, r, c) : pair_of(k, c, r + 1));
+                    m->term_pair[t] = (int32_t)(r < c ? libsvm_pair_of(k, r, c) : libsvm_pair_of(k, c, r + 1));
                     m->term_coef[t++] = coef[s * (k - 1) + r];
                 }
             m->term_ptr[s + 1] = t;
@@ -682,14 +242,14 @@ static PyObject *Svm_votes(Svm *self, PyObject *args)
     }
     int64_t n_table = (longest < 255 ? longest : 255) + self->max_len + 1, n_sv = self->n_sv;
     int blocks = self->n_pairs <= MAX_BLOCK_PAIRS && n >= FEW_ROWS;
-    work = aligned(sizeof(Work));
+    work = libsvm_aligned(sizeof(Work));
     if (work) {
         *work = (Work){.ptr = ptr, .ind = ind, .val = val, .table_finite = 1};
         work->table = table = malloc((size_t)n_table * sizeof(double));
         work->slot = blocks ? calloc((size_t)self->n_features + 1, 1) : NULL;
         work->counts = blocks ? NULL : malloc((size_t)(n_sv + 1) * sizeof(int32_t));
-        work->sums = blocks ? aligned((size_t)self->n_pairs * sizeof(Lanes)) : NULL;
-        work->votes = aligned((size_t)k * QUADS * sizeof(Wins));
+        work->sums = blocks ? libsvm_aligned((size_t)self->n_pairs * sizeof(Lanes)) : NULL;
+        work->votes = libsvm_aligned((size_t)k * QUADS * sizeof(Wins));
         work->full = malloc((size_t)k * sizeof(double));
         work->pair_sums = malloc((size_t)self->n_pairs * sizeof(double));
         work->column = malloc((size_t)(n_sv + 1) * sizeof(double));
@@ -701,16 +261,16 @@ static PyObject *Svm_votes(Svm *self, PyObject *args)
     }
     Py_BEGIN_ALLOW_THREADS
     for (int64_t v = 0; v < n_table; v++)
-        work->table_finite &= isfinite(table[v] = kernel_of(self, (double)v)) != 0;
+        work->table_finite &= isfinite(table[v] = libsvm_kernel_of(self, (double)v)) != 0;
     for (int64_t r0 = 0; r0 < n && blocks;)
-        r0 += vote_block(self, work, r0, n, out.buf);
+        r0 += libsvm_vote_block(self, work, r0, n, out.buf);
     for (int64_t r = 0; r < n && !blocks; r++) {
-        if (work->table_finite && ptr[r + 1] - ptr[r] <= 255 && how_found(self, work, r) == COUNTED)
-            kernel_column_counted(self, work, r, work->counts, work->column);
+        if (work->table_finite && ptr[r + 1] - ptr[r] <= 255 && libsvm_how_found(self, work, r) == COUNTED)
+            libsvm_kernel_column_counted(self, work, r, work->counts, work->column);
         else
-            kernel_column(self, ptr, ind, val, r, work->column);
+            libsvm_kernel_column(self, ptr, ind, val, r, work->column);
         memset(work->full, 0, (size_t)k * sizeof(double));
-        votes_one(self, work->column, work->pair_sums, work->full);
+        libsvm_votes_one(self, work->column, work->pair_sums, work->full);
         for (int64_t c = 0; c < k; c++)
             ((double *)out.buf)[r * k + self->label[c]] += work->full[c];
     }

@@ -1,12 +1,11 @@
 """LIBLINEAR as MaltParser 1.9.2 uses it (its default learner).
 
 MaltParser trains with ``-s 4`` (the Crammer-Singer multi-class SVM), C 0.1, eps 0.1 and no bias
-term, and ranks the classes of an instance by their decision values w_c · x. ``-s 4`` is trained
-by ``_liblinear.c``, which reproduces the Java port of LIBLINEAR 1.8 that MaltParser bundles to
-the last bit: the same solver, the same instance order (grouped by class, as LIBLINEAR groups
-them), and the same java.util.Random stream, seeded once per learning run and shared by its
-classifiers in MaltParser's order (see ``JavaRandom``). So a model's weights, and its parses,
-are MaltParser's.
+term, and ranks the classes of an instance by their decision values w_c · x. ``-s 4`` is trained by
+``_liblinear_solve.c``, which reproduces the Java port of LIBLINEAR 1.8 that MaltParser bundles to
+the last bit: the same solver, the same instance order (grouped by class, as LIBLINEAR groups them),
+and the same java.util.Random stream, seeded once per learning run and shared by its classifiers in
+MaltParser's order (see ``JavaRandom``). So a model's weights, and its parses, are MaltParser's.
 
 The other solvers come from scikit-learn's bundled LIBLINEAR: ``-s 1/2/3/5`` are ``LinearSVC``
 with the matching loss, penalty and dual, ``-s 0/6/7`` are ``LogisticRegression(solver=

@@ -4,8 +4,8 @@ MaltParser 1.9.2's settings are the defaults: C-SVC with a polynomial kernel (ga
 d 2, gamma 0.2, r 0, C 1, eps 1.0 (Nivre 2008, §6.1, used C 0.5). LIBSVM trains one-vs-one, and
 MaltParser ranks the classes of an instance by their votes. The model is stored as LIBSVM's own
 model text; prediction reads it into arrays and counts the votes of a whole batch in C
-(``_libsvm.c``), with LIBSVM's own arithmetic in LIBSVM's order, so that ``scores``, the votes,
-are svm_predict_values's, to the vote.
+(``_libsvm_votes.c``), with LIBSVM's own arithmetic in LIBSVM's order, so that ``scores``, the
+votes, are svm_predict_values's, to the vote.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ class LibSvm(LibSvmLearner, Classifier):
     def scores(self, X: sp.csr_matrix) -> np.ndarray:
         """The votes of each class 0..k-1 for each row of X: those of LIBSVM's svm_predict_values.
 
-        Exact by construction, not within a bound: _libsvm.c takes LIBSVM's own floating-point
+        Exact by construction, not within a bound: _libsvm_votes.c takes LIBSVM's own floating-point
         operations for each decision value, in LIBSVM's order (class i's support vectors, then
         class j's, each in order, then - rho), and leaves out only the terms whose coefficient
         is zero, whose products are +-0 and change no sum beyond the sign of a zero (a product
