@@ -153,6 +153,12 @@ def assert_one_line_error(result: subprocess.CompletedProcess, where: str) -> st
     return err
 
 
+def first_sentences(path: Path, count: int) -> str:
+    """The first ``count`` sentences of a CoNLL file, as its text: real data for the claims that
+    need no whole treebank."""
+    return "\n\n".join(path.read_text(encoding="utf-8").split("\n\n")[:count]).rstrip("\n") + "\n\n"
+
+
 def conll_columns(source) -> list[list[list[str]]]:
     """The sentences of a CoNLL file (a path, or an iterable of lines) as lists of the columns of
     their word lines, read straight from the text: for counts made independently of maltpy."""
