@@ -6,6 +6,7 @@ it skip, saying so, only when that folder is absent.
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import json
 import os
@@ -153,6 +154,12 @@ def assert_one_line_error(result: subprocess.CompletedProcess, where: str) -> st
     return err
 
 
+def first_sentences(path: Path, count: int) -> str:
+    """The first ``count`` sentences of a CoNLL file, as its text: real data for the claims that
+    need no whole treebank."""
+    return "\n\n".join(path.read_text(encoding="utf-8").split("\n\n")[:count]).rstrip("\n") + "\n\n"
+
+
 def conll_columns(source) -> list[list[list[str]]]:
     """The sentences of a CoNLL file (a path, or an iterable of lines) as lists of the columns of
     their word lines, read straight from the text: for counts made independently of maltpy."""
@@ -170,14 +177,41 @@ def conll_columns(source) -> list[list[list[str]]]:
     return out + ([current] if current else [])
 
 
+def made_once(tmp_path_factory, name: str, make) -> Path:
+    """The file ``name`` that ``make(path)`` writes, made once in a run of the suite: in a folder
+    that the run's worker processes share (pytest-xdist's, the parent of each worker's own), the
+    first worker to ask makes it while the others wait for it, then read it. A ``make`` that
+    fails leaves no file, and the next to ask tries again."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder = root / "made-once"
+    folder.mkdir(exist_ok=True)
+    path = folder / name
+    with open(folder / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the lock file closes
+        if not path.exists():
+            part = folder / f"part-{os.getpid()}-{name}"
+            make(part)
+            part.rename(path)
+    return path
+
+
+def learned(tmp_path_factory, name: str, *args) -> Path:
+    """``maltpy learn -q ARGS -m MODEL``, made once in a run of the suite (made_once)."""
+
+    def make(path: Path) -> None:
+        result = run_maltpy("learn", "-q", *args, "-m", path)
+        assert result.returncode == 0, result.stderr.decode()
+
+    return made_once(tmp_path_factory, name, make)
+
+
 @pytest.fixture(scope="session")
 def example_model(tmp_path_factory) -> Path:
     """``maltpy learn`` of the shipped example treebank with MaltParser's defaults, learned once
     for the tests that parse with a small model."""
-    path = tmp_path_factory.mktemp("example") / "en.mpm"
-    result = run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", path)
-    assert result.returncode == 0, result.stderr.decode()
-    return path
+    return learned(tmp_path_factory, "en.mpm", "-i", EXAMPLE / "en-train.conllu")
 
 
 EN_LINES_UD = DATA / "ud" / "UD_English-LinES"
@@ -188,19 +222,18 @@ def en_lines_model(tmp_path_factory) -> Path:
     """A LIBLINEAR model of en_lines (UD, CoNLL-U), learned once for the API, NLTK and Dask tests."""
     if not DATA.is_dir():
         pytest.skip(f"shared data not found at {DATA}")
-    path = tmp_path_factory.mktemp("en_lines") / "en_lines.mpm"
-    result = run_maltpy("learn", "-q", "-i", EN_LINES_UD / "en_lines-ud-train.conllu", "-m", path)
-    assert result.returncode == 0, result.stderr.decode()
-    return path
+    return learned(tmp_path_factory, "en_lines.mpm", "-i", EN_LINES_UD / "en_lines-ud-train.conllu")
 
 
 @pytest.fixture(scope="session")
 def en_lines_parsed(en_lines_model, tmp_path_factory) -> Path:
     """``maltpy parse`` of en_lines test with that model: what every API must give."""
-    path = tmp_path_factory.mktemp("en_lines_parsed") / "en_lines-ud-test.conllu"
-    result = run_maltpy("parse", "-m", en_lines_model, "-i", EN_LINES_UD / "en_lines-ud-test.conllu", "-o", path)
-    assert result.returncode == 0, result.stderr.decode()
-    return path
+
+    def make(path: Path) -> None:
+        result = run_maltpy("parse", "-m", en_lines_model, "-i", EN_LINES_UD / "en_lines-ud-test.conllu", "-o", path)
+        assert result.returncode == 0, result.stderr.decode()
+
+    return made_once(tmp_path_factory, "en_lines-ud-test.conllu", make)
 
 
 @pytest.fixture(scope="session")
@@ -210,16 +243,10 @@ def swemalt_model(tmp_path_factory):
     model's path, each model learned once in a session for every test that reads it."""
     if not DATA.is_dir():
         pytest.skip(f"shared data not found at {DATA}")
-    folder = tmp_path_factory.mktemp("swemalt")
-    learned: dict[tuple[str, str], Path] = {}
 
     def model(algorithm: str, learner: str) -> Path:
-        if (algorithm, learner) not in learned:
-            path = folder / f"{algorithm}-{learner}.mpm"
-            result = run_maltpy("learn", "-q", "-i", SWEMALT_TRAIN, "-m", path, "-a", algorithm, "-l", learner)
-            assert result.returncode == 0, result.stderr.decode()
-            learned[algorithm, learner] = path
-        return learned[algorithm, learner]
+        return learned(tmp_path_factory, f"swemalt-{algorithm}-{learner}.mpm", "-i", SWEMALT_TRAIN, "-a", algorithm,
+                       "-l", learner)  # fmt: skip
 
     return model
 
@@ -228,9 +255,8 @@ def swemalt_model(tmp_path_factory):
 def swemalt_blend_members(tmp_path_factory, swemalt_model) -> list[Path]:
     """Three models of swemalt-mini's training file: arc-eager, and Covington's non-projective
     algorithm both ways (LIBLINEAR, the default; the first two are swemalt_model's)."""
-    path = tmp_path_factory.mktemp("members") / "m2.mpm"
-    result = run_maltpy("learn", "-q", "-a", "covnonproj", "-pd", "right-to-left", "-i", SWEMALT_TRAIN, "-m", path)
-    assert result.returncode == 0, result.stderr.decode()
+    path = learned(tmp_path_factory, "swemalt-covnonproj-right-to-left.mpm", "-a", "covnonproj", "-pd", "right-to-left",
+                   "-i", SWEMALT_TRAIN)  # fmt: skip
     return [swemalt_model("nivreeager", "liblinear"), swemalt_model("covnonproj", "liblinear"), path]
 
 
@@ -238,8 +264,10 @@ def swemalt_blend_members(tmp_path_factory, swemalt_model) -> list[Path]:
 def swemalt_blend(swemalt_blend_members, tmp_path_factory) -> Path:
     """``maltpy blend`` of those three members, weighed (learned, the default) on the held-out
     file SWEMALT_HELD_OUT: learned once for the blend and Dask tests."""
-    path = tmp_path_factory.mktemp("blend") / "blend.mpm"
     args = [a for m in swemalt_blend_members for a in ("--member", f"-m {m}")]
-    result = run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", path, "--held-out", SWEMALT_HELD_OUT, *args)
-    assert result.returncode == 0, result.stderr.decode()
-    return path
+
+    def make(path: Path) -> None:
+        result = run_maltpy("blend", "-q", "-i", SWEMALT_TRAIN, "-m", path, "--held-out", SWEMALT_HELD_OUT, *args)
+        assert result.returncode == 0, result.stderr.decode()
+
+    return made_once(tmp_path_factory, "swemalt-blend.mpm", make)

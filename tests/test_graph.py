@@ -3,14 +3,21 @@ treebanks; the decoders themselves are tested in test_decode.py."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from conftest import SHARED, assert_one_line_error, long_sentence, requires_shared, run_in_process, run_maltpy
+from conftest import (
+    SHARED,
+    _bench_script,
+    assert_one_line_error,
+    long_sentence,
+    requires_shared,
+    run_in_process,
+    run_maltpy,
+)
 
 from maltpy.config import load_config
 from maltpy.data.conll import format_sentence
@@ -69,19 +76,6 @@ def test_file(tmp_path_factory):
     return path
 
 
-def test_the_gold_trees_hold_mstparsers_features():
-    """MSTParser 0.5 (built from its Java sources, order 1) counts 8,314,602 features in the gold
-    trees of la_perseus train: maltpy's templates give the same features, no more, no fewer."""
-    labels, atoms = Labels(), Atoms()
-    keys = []
-    for sentence in _sentences(CONLLX / "la_perseus-ud-train.conllx", None):
-        heads = np.array(sentence.heads, dtype=np.int64)
-        heads[0] = 0
-        names = np.array([0] + [labels.add(w[7]) for w in sentence.words])
-        keys.append(tree_keys(encode(sentence, atoms), heads, labels.atoms[names], parts_of(1)))
-    assert len(Alphabet.of_trees(keys)) == 8_314_602
-
-
 def test_first_order_parses_trees_near_mstparsers_accuracy(first_order, test_file, tmp_path):
     model, path = first_order
     out = tmp_path / "out.conllu"
@@ -121,21 +115,9 @@ def test_second_order_non_projective_learns_and_parses_trees(tmp_path_factory, t
     assert _scores(test_file, out).las > 55
 
 
-#: sha256 of the trees MSTParser 0.5's MIRA compares with the gold tree for the first 200
-#: sentences of its first pass over en_lines train (CoNLL-X), non-projective, as "h|c:label" for
-#: each word, a tree's words joined by " ", a sentence's trees by " || ", the sentences by
-#: newlines; taken from MSTParser built with one line more, printing them, outside this
-#: repository. Early in learning most weights are 0 and many trees tie or differ by rounding
-#: alone: these record how MSTParser's Chu-Liu-Edmonds and its search decide those.
-MSTPARSER_FIRST_TREES = {
-    1: "8e3e824e31269180d54727cad6c9a1840e9fc03b9b51638c4a57927c40638c5c",  # the best tree and one change
-    2: "37f30aee98e8860a4f3be7bf2b5bb4f61fe44580ca9242ce8b504649e056897b",  # the search's tree
-}
-
-
-class _Enough(Exception):
-    pass
-
+#: The trees MSTParser 0.5's MIRA compares, recorded: scripts/mst_parity.py (which also checks the
+#: first-order digest and MSTParser's count of la_perseus' features, each over a whole treebank).
+mst_parity = _bench_script("mst_parity")
 
 #: The same, for the 3 sentences of sv_talbanken dev's beginning alone, second order, projective:
 #: in the second, two labels of one arc score the same but for the last bit of their weights,
@@ -143,39 +125,14 @@ class _Enough(Exception):
 MSTPARSER_SV_TREES = "c222e1a54aa7477cf0aaee902837fb40e6eadca7b2f27ab111ebaf5cb3e7a5e7"
 
 
-def _first_trees(monkeypatch, sentences, count: int, **mst) -> str:
-    """The digest of the trees maltpy's MIRA compares for the first ``count`` sentences."""
-    from maltpy.graph import learn as graph_learn
-
-    seen = []
-    candidates = graph_learn.Trainer.candidates
-
-    def recorded(self, tree, r):
-        trees = candidates(self, tree, r)
-        seen.append(" || ".join(" ".join(f"{h[c]}|{c}:{lab[c]}" for c in range(1, len(h))) for h, lab in trees))
-        if len(seen) == count:
-            raise _Enough
-        return trees
-
-    monkeypatch.setattr(graph_learn.Trainer, "candidates", recorded)
-    monkeypatch.setattr(graph_learn, "cache_bytes", lambda: 0)  # the rows of those sentences only
-    config = load_config(None, {("singlemalt", "parsing_algorithm"): "mst",
-                                **{("mst", k): str(v) for k, v in mst.items()}})  # fmt: skip
-    with pytest.raises(_Enough):
-        learn(config, sentences, "conllx", "treebank")
-    return hashlib.sha256("\n".join(seen).encode()).hexdigest()
+def test_mira_compares_the_trees_mstparser_compares():
+    # second order: the search's trees, fed by the first-order templates too
+    assert mst_parity.en_lines_first_trees(2) == mst_parity.MSTPARSER_FIRST_TREES[2]
 
 
-@pytest.mark.parametrize("order", [1, 2])
-def test_mira_compares_the_trees_mstparser_compares(order, monkeypatch):
-    with read_conll(str(CONLLX / "en_lines-ud-train.conllx"), "auto") as reader:  # every gold tree's features
-        digest = _first_trees(monkeypatch, reader, 200, order=order, decode_type="non-proj")
-    assert digest == MSTPARSER_FIRST_TREES[order]
-
-
-def test_mira_updates_the_weights_as_mstparser_does(monkeypatch):
+def test_mira_updates_the_weights_as_mstparser_does():
     sentences = _sentences(CONLLX / "sv_talbanken-ud-dev.conllx", 3)
-    assert _first_trees(monkeypatch, sentences, 3, order=2, decode_type="proj", iters=1) == MSTPARSER_SV_TREES
+    assert mst_parity.first_trees(sentences, 3, order=2, decode_type="proj", iters=1) == MSTPARSER_SV_TREES
 
 
 def test_the_sibling_parts_add_up_to_the_sibling_scores():
