@@ -32,7 +32,7 @@ from maltpy.files import read_conll
 from maltpy.graph import learn as graph_learn
 from maltpy.graph.features import Alphabet, Atoms, encode, parts_of, tree_keys
 from maltpy.graph.learn import Labels
-from maltpy.models.parser import learn
+from maltpy.models.learn import learn
 
 ROOT = Path(__file__).resolve().parents[1]
 CONLLX = ROOT.parent / "shared" / "data" / "conllx"
