@@ -12,7 +12,7 @@ timed as whole processes, as the reference timed MaltParser's (its JVM start inc
     python scripts/bench.py --check sv-              # and exit 1 unless each parse is MaltParser's
 
 --check compares each parse with MaltParser's own output for the run (outputs/ beside scores.tsv)
-byte for byte, and its LAS with the reference's: the comparisons of tests/test_parser.py, for the
+byte for byte, and its LAS with the reference's: the comparisons of tests/test_maltparser_parity.py, for the
 runs the suite leaves out because they take long (the README's development notes name them).
 
 Corpus scale (issue 10): whole-process seconds, tokens/s and peak memory, medians of --repeat

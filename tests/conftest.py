@@ -6,8 +6,10 @@ it skip, saying so, only when that folder is absent.
 
 from __future__ import annotations
 
+import csv
 import fcntl
 import importlib.util
+import io
 import json
 import os
 import select
@@ -271,3 +273,47 @@ def swemalt_blend(swemalt_blend_members, tmp_path_factory) -> Path:
         assert result.returncode == 0, result.stderr.decode()
 
     return made_once(tmp_path_factory, "swemalt-blend.mpm", make)
+
+
+# --- learning and parsing the reference's treebanks (test_parser, test_maltparser_parity) --------------
+
+TEST = SWEMALT / "gold" / "sv-stb-dep-mini-test.conll"
+BLIND = SWEMALT / "input" / "sv-stb-dep-mini-test-blind.conll"
+
+
+def reference(name: str) -> dict:
+    rows = csv.DictReader(open(REFERENCE / "scores.tsv", encoding="utf-8"), delimiter="\t")
+    return next(r for r in rows if r["name"] == name)
+
+
+def learn_and_parse(tmp_path, train, test, *options: str) -> tuple[bytes, dict]:
+    model = tmp_path / "m.mpm"
+    result = run_maltpy("learn", "-q", "-i", train, "-m", model, *options)
+    assert result.returncode == 0, result.stderr.decode()
+    return parse_and_score(tmp_path, model, test)
+
+
+def parse_and_score(tmp_path, model, test) -> tuple[bytes, dict]:
+    """The model's parse of ``test`` and its scores against the gold file (TEST for BLIND)."""
+    parsed = tmp_path / "parsed.conll"
+    result = run_maltpy("parse", "-m", model, "-i", test, "-o", parsed)
+    assert result.returncode == 0, result.stderr.decode()
+    scores = json.loads(run_maltpy("eval", "--json", test if "blind" not in str(test) else TEST, parsed).stdout)
+    return parsed.read_bytes(), scores
+
+
+def assert_trees(data: bytes, expected_sentences: int) -> None:
+    """Every sentence a well-formed tree: the strict reader checks IDs, heads in range and
+    cycles; here also that every word has a head and a label."""
+    from maltpy.data.conll import ConllReader
+    from maltpy.data.tree import find_cycle
+
+    sentences = list(ConllReader(io.BytesIO(data), "parsed"))
+    assert len(sentences) == expected_sentences
+    for s in sentences:
+        heads = s.heads
+        assert heads is not None and find_cycle(heads) is None and min(heads[1:]) >= 0
+        assert all(label not in ("", "_") for label in s.labels[1:])
+
+
+# --- parse: formats, pipelines, determinism --------------------------------------------------------

@@ -1,6 +1,6 @@
 """MaltParser's LIBLINEAR solver (maltpy/learners/_liblinear.c) on its own: what it refuses, and
 how it shares its random stream. That its weights are MaltParser's is checked where it counts,
-on parses: test_parser.py and test_pseudoproj.py compare them with MaltParser's outputs."""
+on parses: test_maltparser_parity.py and test_pseudoproj.py compare them with MaltParser's outputs."""
 
 import numpy as np
 import pytest

@@ -11,12 +11,14 @@ from conftest import (
     DATA,
     REFERENCE,
     assert_one_line_error,
+    assert_trees,
+    learn_and_parse,
     long_sentence,
+    reference,
     requires_shared,
     run_in_process,
     run_maltpy,
 )
-from test_parser import assert_trees, learn_and_parse, reference
 
 from maltpy.config import load_config
 from maltpy.data import pseudoproj as pseudoproj_module
