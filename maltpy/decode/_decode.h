@@ -108,13 +108,7 @@ enum { BLOCK = 32 };
 #define B_SUMS(s, t) Cr + (s) * N + (s), Cl + (t) * N + (s) + 1, NULL, (t) - (s)
 
 /* Shared across the units, not exported from the module. */
-#ifndef MALTPY_HIDDEN
-#if defined(__GNUC__)
-#define MALTPY_HIDDEN __attribute__((visibility("hidden")))
-#else
-#define MALTPY_HIDDEN
-#endif
-#endif
+#include "../_hidden.h"
 
 /* _decode.c */
 MALTPY_HIDDEN Py_ssize_t decode_check_arcs(const double *S, Py_ssize_t N, double *largest);

@@ -56,13 +56,7 @@ typedef struct {
 } Values;
 
 /* Shared across the units, not exported from the module. */
-#ifndef MALTPY_HIDDEN
-#if defined(__GNUC__)
-#define MALTPY_HIDDEN __attribute__((visibility("hidden")))
-#else
-#define MALTPY_HIDDEN
-#endif
-#endif
+#include "../_hidden.h"
 
 /* _gather_run.c */
 MALTPY_HIDDEN int gather_intern_texts(void);

@@ -45,13 +45,7 @@ typedef struct {
 enum { FIRST = 1, SIBLINGS = 2 };
 
 /* Shared across the units, not exported from the module. */
-#ifndef MALTPY_HIDDEN
-#if defined(__GNUC__)
-#define MALTPY_HIDDEN __attribute__((visibility("hidden")))
-#else
-#define MALTPY_HIDDEN
-#endif
-#endif
+#include "../_hidden.h"
 
 /* _mst_templates.c */
 MALTPY_HIDDEN void mst_flush(Sink *k);

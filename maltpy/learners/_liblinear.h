@@ -36,13 +36,7 @@ typedef struct {
 } Problem;
 
 /* Shared across the units, not exported from the module. */
-#ifndef MALTPY_HIDDEN
-#if defined(__GNUC__)
-#define MALTPY_HIDDEN __attribute__((visibility("hidden")))
-#else
-#define MALTPY_HIDDEN
-#endif
-#endif
+#include "../_hidden.h"
 
 /* _liblinear_solve.c */
 MALTPY_HIDDEN int liblinear_solve(const Problem *p, double eps, int64_t max_iter, int64_t *seed, double *w,

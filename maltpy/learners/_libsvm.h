@@ -131,13 +131,7 @@ typedef struct {
 enum { UNUSED, COUNTED, MERGED };
 
 /* Shared across the units, not exported from the module. */
-#ifndef MALTPY_HIDDEN
-#if defined(__GNUC__)
-#define MALTPY_HIDDEN __attribute__((visibility("hidden")))
-#else
-#define MALTPY_HIDDEN
-#endif
-#endif
+#include "../_hidden.h"
 
 /* _libsvm_votes.c */
 MALTPY_HIDDEN void *libsvm_aligned(size_t n);
