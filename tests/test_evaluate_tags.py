@@ -8,7 +8,7 @@ import json
 import xml.etree.ElementTree as ET
 
 import pytest
-from conftest import DATA, EXAMPLE, requires_shared, run_maltpy
+from conftest import DATA, EXAMPLE, requires_shared, run_in_process
 
 from maltpy.data.conll import ConllReader
 from maltpy.evaluation.scores import evaluate
@@ -120,3 +120,92 @@ def test_tag_accuracies_are_the_shared_task_scripts(treebank):
     assert s.tags.right == {m: expected[m] for m in METRICS} == counted(gold, system)
     assert s.tags.as_dict() == expected["figures"]
     assert s.conll18.as_dict() == expected["conll18"]  # the tree's metrics agree with it as well
+
+
+def row(i, form, lemma, upos, xpos, feats, head, rel):
+    return f"{i}\t{form}\t{lemma}\t{upos}\t{xpos}\t{feats}\t{head}\t{rel}\t_\t_\n"
+
+
+# gold: a multiword token (3-4) and an empty node (2.1); the system has neither
+GOLD = (
+    "# sent_id = 1\n"
+    + row(1, "I", "I", "PRON", "PRP", "Case=Nom|Number=Sing|Person=1|PronType=Prs", 5, "nsubj")
+    + row(2, "said", "say", "VERB", "VBD", "Mood=Ind|Tense=Past|VerbForm=Fin", 0, "root")
+    + "2.1\tsaid\tsay\tVERB\tVBD\t_\t_\t_\t2:conj\t_\n"
+    + "3-4\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
+    + row(3, "do", "do", "AUX", "VBP", "Mood=Ind|Tense=Pres|VerbForm=Fin", 5, "aux")
+    + row(4, "n't", "not", "PART", "RB", "Polarity=Neg", 5, "advmod")
+    + row(5, "go", "_", "VERB", "VB", "VerbForm=Inf", 2, "ccomp")
+    + row(6, ".", ".", "PUNCT", ".", "_", 2, "punct")
+    + "\n"
+)
+SYSTEM = (
+    "# sent_id = 1\n"
+    # the universal features in another order, with a language-specific one: UFeats right
+    + row(1, "I", "I", "PRON", "PRP", "PronType=Prs|Person=1|Number=Sing|Case=Nom|Typo=Yes", 5, "nsubj")
+    + row(2, "said", "said", "VERB", "VBD", "Mood=Ind|Tense=Past|VerbForm=Fin", 0, "root")  # lemma wrong
+    + row(3, "do", "do", "AUX", "VBP", "Mood=Ind|VerbForm=Fin", 5, "aux")  # Tense missing
+    + row(4, "n't", "not", "ADV", "RB", "Polarity=Neg", 5, "advmod")  # UPOS wrong
+    + row(5, "go", "go", "VERB", "VB", "_", 2, "ccomp")  # any lemma right for a gold _; FEATS _ wrong
+    + row(6, ".", "_", "PUNCT", "_", "ExtPos=X", 2, "punct")  # _ lemma and XPOS wrong; no universal feature
+    + "\n"
+)
+
+
+def test_multiword_tokens_empty_nodes_and_underscores_as_the_script_counts_them():
+    (s,) = evaluate(sentences(GOLD, "g"), [sentences(SYSTEM, "s")], "g", ["s"], conll18=True)
+    # conll18_ud_eval.py -c: UPOS 5, XPOS 5, UFeats 4, AllTags 2, Lemmas 4 of 6 words; MLAS 2 and BLEX 3 of 4
+    assert s.tags.words == 6 and s.tags.right == {"UPOS": 5, "XPOS": 5, "UFeats": 4, "AllTags": 2, "Lemmas": 4}
+    assert s.tags.right == counted(GOLD, SYSTEM) and s.tags.differ
+    assert s.tags.as_dict() == {"UPOS": 83.33, "XPOS": 83.33, "UFeats": 66.67, "AllTags": 33.33, "Lemmas": 66.67}
+    assert s.conll18.as_dict() == {"UAS": 100.0, "LAS": 100.0, "CLAS": 100.0, "MLAS": 50.0, "BLEX": 75.0}
+
+
+def test_eval_reports_the_tags_in_text_json_and_report_when_they_differ(tmp_path):
+    gold, system, report = tmp_path / "gold.conllu", tmp_path / "system.conllu", tmp_path / "report.html"
+    gold.write_text(GOLD, encoding="utf-8")
+    system.write_text(SYSTEM, encoding="utf-8")
+    text = run_in_process("eval", gold, system).stdout.decode()
+    assert text.split("\n\n")[2].splitlines() == [
+        "tags (CoNLL 2018's accuracies, over all 6 words, punctuation included)",
+        "metric   score  correct  total",
+        "UPOS     83.33        5      6",
+        "XPOS     83.33        5      6",
+        "UFeats   66.67        4      6",
+        "AllTags  33.33        2      6",
+        "Lemmas   66.67        4      6",
+    ]
+    result = run_in_process("eval", gold, system, "--json", "--punct", "exclude", "--html", report)
+    assert json.loads(result.stdout)["tags"] == {  # over every word, whatever --punct says
+        "UPOS": 83.33, "XPOS": 83.33, "UFeats": 66.67, "AllTags": 33.33, "Lemmas": 66.67,
+        "words": 6, "correct": {"UPOS": 5, "XPOS": 5, "UFeats": 4, "AllTags": 2, "Lemmas": 4},
+    }  # fmt: skip
+    page = ET.fromstring(report.read_text(encoding="utf-8").split("\n", 1)[1])
+    xhtml = "{http://www.w3.org/1999/xhtml}"
+    assert ["".join(h.itertext()) for h in page.iter(f"{xhtml}h2")][:2] == ["Scores", "Tags"]
+    tables = [[["".join(c.itertext()) for c in r] for r in t.iter(f"{xhtml}tr")] for t in page.iter(f"{xhtml}table")]
+    assert tables[2] == [["system", *METRICS, "words"], [f"[1] {system}", "83.33", "83.33", "66.67", "33.33",
+                                                         "66.67", "6"]]  # fmt: skip
+
+
+def test_files_alike_in_their_tags_print_as_before(tmp_path):
+    # another tree, the same tags: eval says what it said before it knew tags
+    gold = EXAMPLE / "en-test.conllu"
+    text = gold.read_text(encoding="utf-8")
+    moved = tmp_path / "moved.conllu"
+    moved.write_text(text.replace("\t7\tcase\t", "\t3\tcase\t"), encoding="utf-8")
+    result = run_in_process("eval", gold, moved, "--json")
+    assert set(json.loads(result.stdout)) == {"LAS", "UAS", "LA", "EM", "tokens", "sentences", "punct"}
+    assert json.loads(result.stdout)["UAS"] < 100
+    out = run_in_process("eval", gold, moved, "--conll18").stdout.decode()
+    assert "tags (" not in out and "UPOS" not in out
+    report = tmp_path / "report.html"
+    assert run_in_process("eval", gold, moved, "--html", report).returncode == 0
+    assert "<h2>Tags</h2>" not in report.read_text(encoding="utf-8")
+    # one word's features in another order: the columns differ, so the figures are there, all 100
+    permuted = tmp_path / "permuted.conllu"
+    permuted.write_text(text.replace("Definite=Def|PronType=Art", "PronType=Art|Definite=Def", 1), encoding="utf-8")
+    systems = json.loads(run_in_process("eval", gold, moved, permuted, "--json").stdout)["systems"]
+    assert [s["tags"]["UFeats"] for s in systems] == [100.0, 100.0] and systems[0]["tags"]["words"] == 102
+    out = run_in_process("eval", gold, moved, permuted).stdout.decode()
+    assert "\nUFeats   100.00  100.00\n" in out
