@@ -11,6 +11,7 @@ import pytest
 from conftest import DATA, EXAMPLE, requires_shared, run_in_process
 
 from maltpy.data.conll import ConllReader
+from maltpy.evaluation.report import draw_sentence
 from maltpy.evaluation.scores import evaluate
 
 UD = DATA / "ud"
@@ -209,3 +210,14 @@ def test_files_alike_in_their_tags_print_as_before(tmp_path):
     assert [s["tags"]["UFeats"] for s in systems] == [100.0, 100.0] and systems[0]["tags"]["words"] == 102
     out = run_in_process("eval", gold, moved, permuted).stdout.decode()
     assert "\nUFeats   100.00  100.00\n" in out
+
+
+def test_a_drawn_systems_panel_has_its_own_tags_the_wrong_ones_marked():
+    svg = "{http://www.w3.org/2000/svg}"
+    (gold,), (system,) = sentences(GOLD, "g"), sentences(SYSTEM, "s")
+    for systems, expected in (([system], ["PRON", "VERB", "AUX", "ADV", "VERB", "PUNCT"]),
+                              ([gold], ["PRON", "VERB", "AUX", "PART", "VERB", "PUNCT"])):  # fmt: skip
+        drawing = ET.fromstring(draw_sentence(1, gold, [("s", s) for s in systems], "g"))
+        tags = [t for t in drawing.iter(f"{svg}text") if "tag" in t.get("class").split()]
+        assert [t.text for t in tags] == ["PRON", "VERB", "AUX", "PART", "VERB", "PUNCT"] + expected
+        assert [t.get("class") == "tag wrong" for t in tags] == [False] * 9 + [expected[3] == "ADV"] + [False] * 2
