@@ -30,8 +30,8 @@ UNIVERSAL_FEATURES = frozenset((
 ))  # fmt: skip
 TAG_METRICS = ("UPOS", "XPOS", "UFeats", "AllTags", "Lemmas")
 #: The columns that, written differently in a system's file than in the gold's, make ``eval``
-#: report the tag metrics.
-TAG_COLUMNS = (LEMMA, CPOSTAG, POSTAG, FEATS)
+#: report the tag metrics: LEMMA, UPOS, XPOS and FEATS, next to each other in a word's line.
+TAG_COLUMNS = slice(LEMMA, FEATS + 1)
 
 
 def universal_features(feats: str) -> str:
@@ -62,7 +62,7 @@ class TagCounts:
             right["AllTags"] += upos and xpos and feats
             right["Lemmas"] += gw[LEMMA] == "_" or gw[LEMMA] == sw[LEMMA]
             if not self.differ:
-                self.differ = any(gw[c] != sw[c] for c in TAG_COLUMNS)
+                self.differ = gw[TAG_COLUMNS] != sw[TAG_COLUMNS]
         self.words += len(gold)
 
     def as_dict(self) -> dict[str, float | None]:
