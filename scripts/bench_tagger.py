@@ -164,7 +164,8 @@ def conll18_scores(script: str, gold: Path, system: Path) -> dict[str, float | N
     """METRICS by the official CoNLL 2018 script (its F1 column), run as a process of its own."""
     result = subprocess.run([sys.executable, script, "-v", str(gold), str(system)], capture_output=True, text=True)
     if result.returncode != 0:
-        raise RuntimeError(f"conll18_ud_eval.py: {(result.stderr or result.stdout).strip().splitlines()[-1:]}")
+        lines = (result.stderr or result.stdout).strip().splitlines() or [f"exit status {result.returncode}"]
+        raise RuntimeError(f"conll18_ud_eval.py: {lines[-1]}")
     found = {}
     for line in result.stdout.splitlines():
         cells = [c.strip() for c in line.split("|")]
@@ -197,7 +198,8 @@ def maltpy_eval_scores(gold: Path, system: Path) -> dict[str, float | None]:
     if result.returncode != 0:
         raise RuntimeError(f"maltpy eval: {result.stderr.strip()}")
     scores = json.loads(result.stdout)
-    return {"LAS": _find(scores.get("conll18", {}), "LAS"), **{m: _find(scores, m) for m in TAGS}}
+    tags = scores.get("tags", scores)  # where maltpy eval puts them
+    return {"LAS": _find(scores.get("conll18", {}), "LAS"), **{m: _find(tags, m) for m in TAGS}}
 
 
 def scored(setup: Setup, gold: Path, system: Path) -> dict[str, float | None]:
