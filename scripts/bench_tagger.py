@@ -21,7 +21,9 @@ process (it is not part of maltpy: get it from the ufal/conll2018 repository on 
 evaluation_script/conll18_ud_eval.py); without it, ``maltpy eval --json --conll18`` scores
 (its tag accuracies where the system's tag columns differ from the gold's). Words/s are medians
 of --runs runs on one core (OMP_NUM_THREADS=1, ``taskset -c 0`` where there is taskset);
-learning seconds are one whole run (UDPipe's from its training log: "seconds N").
+learning seconds are one whole run (UDPipe's from its training log: "seconds N"). maltpy is
+``python -m maltpy`` of the Python that runs this script, from the current directory: run it
+from the checkout's root to measure the checkout.
 
 The goals (issue 46), for each maltpy row against UDPipe's: every tag accuracy at least UDPipe's;
 LAS with its own tags at least UDPipe's (+2 for a row whose command is ``blend``, or as the row
