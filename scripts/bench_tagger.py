@@ -444,6 +444,8 @@ def arguments() -> argparse.Namespace:
     if subprocess.run([args.udpipe_python, "-c", "import ufal.udpipe"], capture_output=True).returncode != 0:
         parser.error(f"{args.udpipe_python} cannot import ufal.udpipe: give --udpipe-python (the docstring says how)")
     args.rows = args.rows or [Spec.parse("maltpy=learn")]
+    if len({spec.label for spec in args.rows}) < len(args.rows):
+        parser.error("--row: two rows with the same label")
     return args
 
 
