@@ -34,13 +34,13 @@ UDPipe is a benchmark-only dependency, in a Python of its own:
 
     python3 -m venv ~/udpipe-venv && ~/udpipe-venv/bin/pip install ufal.udpipe==1.4.0.1
 
---work DIR holds its models, DIR/<treebank>.udpipe (learned there when missing: 10 to 30 minutes
+--work DIR holds its models, DIR/<treebank>.udpipe (learned there when missing: 7 to 40 minutes
 each, one core), their training logs and the last UDPipe figures (DIR/<treebank>.udpipe.json).
 
     python scripts/bench_tagger.py --udpipe-python ~/udpipe-venv/bin/python --work ~/udpipe-models \\
         --conll18 ~/conll2018/evaluation_script/conll18_ud_eval.py
     python scripts/bench_tagger.py ... --treebanks en_lines,da_ddt --runs 5
-    python scripts/bench_tagger.py ... --row maltpy= --row 'jackknife=learn --jackknife 10'
+    python scripts/bench_tagger.py ... --row maltpy= --row 'jackknife=learn -tj 10'
     python scripts/bench_tagger.py ... --row 'blend=blend' --row 'optimized:2=learn -c opt/config.yaml'
 """
 
@@ -246,7 +246,7 @@ def udpipe_model(setup: Setup, name: str, train: Path) -> tuple[Path, float | No
         if setup.args.no_train:
             raise RuntimeError(f"no model {model} (--no-train)")
         work.mkdir(parents=True, exist_ok=True)
-        print(f"bench_tagger.py: learning {model} with UDPipe 1.4 (10 to 30 minutes)", file=sys.stderr, flush=True)
+        print(f"bench_tagger.py: learning {model} with UDPipe 1.4 (7 to 40 minutes)", file=sys.stderr, flush=True)
         with open(log, "w", encoding="utf-8") as out:
             command = [*setup.pinned, setup.args.udpipe_python, "-c", UDPIPE_TRAIN, str(train), str(model)]
             if subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, env=one_core()).returncode != 0:
@@ -427,7 +427,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--row", dest="rows", action="append", type=Spec.parse, metavar="LABEL[:MARGIN]=COMMAND",
                         help="a maltpy row: a label, the points its LAS must be above UDPipe's (default: 2 for blend, "
                         "else 0), the maltpy command and flags that learn its model, e.g. 'jackknife=learn "
-                        "--jackknife 10'; may be repeated (default: maltpy=learn)")  # fmt: skip
+                        "-tj 10'; may be repeated (default: maltpy=learn)")  # fmt: skip
     parser.add_argument("--udpipe-speed", choices=("inprocess", "process"), default="inprocess",
                         help="UDPipe's words/s shown and compared: its own in-process figure (the issue's) or its "
                         "whole process's, as maltpy's are measured")  # fmt: skip
