@@ -29,6 +29,7 @@ word position across the batch).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,8 @@ from ..features.spec import Address, SpecError, parse_feature
 from .columns import column_name
 
 NULL = "#null#"
+#: The most keys a template may have for its feature numbers to be looked up in a table.
+DENSE = 1 << 18
 #: The largest key of a template: its parts' vocabularies multiplied (with room to add).
 MAX_KEY = 1 << 62
 #: The functions of a part's chain, by name: each maps a value to a value.
@@ -216,6 +219,7 @@ class FeatureTable:
         self.size = int(self.starts[-1])
         self.radix = [_radix(t, vocabularies) for t in templates]
         self.dynamic = [any(p.offset < 0 and p.column == self.column for p in t.parts) for t in templates]
+        self._dense: dict[int, np.ndarray | None] = {}
 
     def codes(self, batch: Batch, base: tuple) -> np.ndarray:
         """Each word's code in the base's vocabulary (-1: unseen)."""
@@ -225,10 +229,21 @@ class FeatureTable:
         return table[numbers] if len(numbers) else numbers
 
     def features_of_keys(self, t: int, keys: np.ndarray) -> np.ndarray:
-        """The feature numbers of template t's keys (-1: a key training did not see)."""
+        """The feature numbers of template t's keys (-1: a key training did not see): by a table
+        of every key where the template has at most DENSE keys, else by a search."""
         known = self.keys[t]
         if not len(known):
             return np.full(len(keys), -1, dtype=np.int64)
+        if t not in self._dense:
+            top = math.prod(len(self.vocabularies[p.base]) + 1 for p in self.templates[t].parts)
+            dense = None
+            if top <= DENSE:
+                dense = np.full(top + 1, -1, dtype=np.int64)  # the last: key -1
+                dense[known] = np.arange(len(known), dtype=np.int64) + self.starts[t]
+            self._dense[t] = dense
+        dense = self._dense[t]
+        if dense is not None:
+            return dense[keys]
         place = np.minimum(np.searchsorted(known, keys), len(known) - 1)
         return np.where((keys >= 0) & (known[place] == keys), place + self.starts[t], -1)
 

@@ -57,14 +57,16 @@ def _script(case: str, cased: str, lemma: str, common: tuple[int, int, int]) -> 
 
 
 def apply_script(form: str, script: Script) -> str | None:
-    """The lemma the script makes of ``form``, or None if it does not apply (it would cut all)."""
+    """The lemma the script makes of ``form``, or None if it does not apply: it would cut all,
+    or leave a blank at an end of the lemma (a form such as ``1 000``), which no CoNLL field has."""
     case, cut_start, add_start, cut_end, add_end = script
     if case == "=":
         return add_start
     cased = form.lower() if case == "l" else form
     if len(cased) - cut_start - cut_end < 1:
         return None
-    return add_start + cased[cut_start : len(cased) - cut_end] + add_end
+    lemma = add_start + cased[cut_start : len(cased) - cut_end] + add_end
+    return None if lemma[0].isspace() or lemma[-1].isspace() else lemma
 
 
 def valid_script(value: object) -> bool:
