@@ -85,6 +85,7 @@ def test_edit_scripts_rebuild_every_lemma_of_a_treebank():
     assert edit_script("went", "go") == ("=", 0, "go", 0, "")
     assert apply_script("Dogs", edit_script("cats", "cat")) == "dog"
     assert apply_script("a", ("k", 0, "", 1, "")) is None  # nothing kept: does not apply
+    assert apply_script("1 000", ("k", 1, "", 0, "")) is None  # a lemma with a blank at its start
     assert len(scripts) < len(pairs) / 10  # scripts generalize: far fewer than the pairs
 
 
@@ -191,12 +192,19 @@ def test_learning_settings_are_checked(train):
         learn_taggers(train, [7])
 
 
-def test_a_feature_model_file(tmp_path, train):
+def test_a_feature_model_file(tmp_path, train, test):
     path = tmp_path / "taggers.txt"
     path.write_text("[UPOS]\nInputColumn(FORM, Input[0])\nShape(InputColumn(FORM, Input[0]))\n"
-                    "[LEMMA]  # comment\nLower(InputColumn(FORM, Input[0]))\n")  # fmt: skip
+                    "[LEMMA]  # comment\nLower(InputColumn(FORM, Input[0]))\n"
+                    "Merge(InputColumn(LEMMA, Stack[0]), Suffix(InputColumn(FORM, Input[0]), 2))\n")  # fmt: skip
     taggers = learn_taggers(train, [UPOS, LEMMA], features=str(path), heldout=False)
-    assert [d["templates"] for d in taggers.describe()] == [2, 1]
+    assert [d["templates"] for d in taggers.describe()] == [2, 2]
+    together = blanked(test)
+    taggers.tag(together)  # LEMMA reads the lemmas it predicted to the left: word by word
+    assert accuracy(test, together, LEMMA) > 0.85
+    for alone, expected in zip(blanked(test), together):
+        taggers.tag([alone])
+        assert alone.words == expected.words
     bad = {
         "[UPOS]\nInputColumn(UPOS, Input[0])\n": "UPOS tagger: the tagger reads its own column",
         "[UPOS]\nInputColumn(LEMMA, Input[1])\n": "reads FORM and the columns tagged before it",
@@ -218,3 +226,15 @@ def test_lower_and_shape_are_a_taggers_features_only():
         parse_feature("Shape(InputColumn(FORM, Input[0]))")
     with pytest.raises(MaltpyError, match="Lower is a feature function of a tagger's"):
         parse_feature_model(b"Lower(InputColumn(FORM, Input[0]))\n", "f.txt", "nivreeager")
+
+
+def test_taggers_learned_with_libsvm(train, test):
+    taggers = learn_taggers(train, [UPOS, LEMMA], learner="libsvm", heldout=False)
+    assert [d["learner"] for d in taggers.describe()] == ["libsvm", "libsvm"]
+    entry, members = taggers.to_archive()
+    archive = Archive("model.zip", write_archive(None, {"taggers": entry}, members))
+    first, second = blanked(test), blanked(test)
+    taggers.tag(first)
+    Taggers.from_archive(archive, archive.manifest["taggers"]).tag(second)
+    assert [s.words for s in first] == [s.words for s in second]
+    assert accuracy(test, first, UPOS) > 0.9
