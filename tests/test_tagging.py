@@ -183,6 +183,8 @@ def test_jackknifing_tags_each_fold_with_taggers_of_the_others(train):
 
 
 def test_learning_settings_are_checked(train):
+    default = learn_taggers(train, [UPOS], options="", features="", heldout=False).describe()[0]
+    assert default["options"] == {"s": 4, "c": 0.1, "e": 0.3, "B": -1.0}  # "": the taggers' own default
     assert learn_taggers(blanked(train)) is None  # no column with values
     with pytest.raises(MaltpyError, match="taggers learn with"):
         learn_taggers(train, learner="knn")
