@@ -131,6 +131,7 @@ def test_a_damaged_archive_is_refused(taggers):
     assert "out of order" in _damaged(taggers, lambda e, m: e["taggers"].reverse())
     assert "weights for another feature map" in _damaged(taggers, data(0, "classes", lambda c: c + ["EXTRA"]))
     assert "edit script" in _damaged(taggers, data(3, "classes", lambda c: [["k", -1, "", 0, ""]] + c[1:]))
+    assert "edit script" in _damaged(taggers, data(3, "classes", lambda c: [["=", 0, "", 0, ""]] + c[1:]))
     assert "vocabularies" in _damaged(taggers, data(2, "vocabularies", lambda v: v[1:]))
     assert "is missing" in _damaged(taggers, edit(2, "table", "taggers/none.npz"))
     assert "options" in _damaged(taggers, edit(0, "options", {"s": 99}))

@@ -70,9 +70,11 @@ def apply_script(form: str, script: Script) -> str | None:
 
 
 def valid_script(value: object) -> bool:
-    """Whether ``value`` (read from a model archive, as a JSON list) is a script."""
+    """Whether ``value`` (read from a model archive, as a JSON list) is a script (a whole
+    replacement by a lemma, not by nothing)."""
     return (
         isinstance(value, (list, tuple)) and len(value) == 5 and value[0] in CASES
         and all(type(value[k]) is int and 0 <= value[k] <= 10_000 for k in (1, 3))
         and all(isinstance(value[k], str) and len(value[k]) <= 10_000 for k in (2, 4))
+        and (value[0] != "=" or (value[2] != "" and value[1] == value[3] == 0 and value[4] == ""))
     )  # fmt: skip
