@@ -35,7 +35,9 @@ definitions: UFeats the universal features, a gold LEMMA ``_`` right), UDPipe 1.
 FEATS is learned as whole values: per feature (a classifier per feature name, its value or none)
 measured the same within noise (en_lines UFeats 95.27 against 95.33, la_perseus 73.90 against
 73.85) and tags slower. LEMMA's lexicon (form and UPOS, then form) measured better with the
-predicted tags it is given (la_perseus 79.19 against 78.91 without it).
+predicted tags it is given (la_perseus 79.19 against 78.91 without it). Every edit script seen
+is a class: leaving out of the classifier's training the words whose script was seen once (711
+classes to 379 on la_perseus) learned 8% faster and lemmatized worse (79.08 against 79.16).
 
 Only ``columns`` (TAGGED, MODES) is loaded with this package; the rest loads NumPy when first
 used.
