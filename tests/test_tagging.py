@@ -181,6 +181,8 @@ def test_jackknifing_tags_each_fold_with_taggers_of_the_others(train):
     assert [w[XPOS] for s in tagged for w in s.words] == [w[XPOS] for s in train for w in s.words]
     with pytest.raises(MaltpyError, match="2 folds"):
         jackknife(train, 1)
+    with pytest.raises(MaltpyError, match="at least 50 sentences, not 40"):
+        jackknife(train, 50)
 
 
 def test_learning_settings_are_checked(train):

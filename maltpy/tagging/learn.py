@@ -74,6 +74,8 @@ def jackknife(sentences: list[Sentence], k: int, columns: Sequence[int] | None =
     the other k-1 folds (sentence i is in fold i % k); the sentences given are not changed."""
     if type(k) is not int or k < 2:
         raise MaltpyError(f"jackknifing needs at least 2 folds, not {cut(k, 20)}", name)
+    if len(sentences) < k:
+        raise MaltpyError(f"jackknifing into {k} folds needs at least {k} sentences, not {len(sentences)}", name)
     columns = _columns(sentences, columns, name)
     out = copies(sentences)
     if not columns:
