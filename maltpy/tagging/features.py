@@ -161,6 +161,7 @@ class Batch:
         self._values: dict[int, list[str]] = {}
         self._interned: dict[int, tuple[np.ndarray, list[str]]] = {}
         self._chained: dict[tuple, list[str]] = {}
+        self._coded: dict[tuple, tuple[dict, np.ndarray]] = {}
 
     def values(self, column: int) -> list[str]:
         """The column's value at each word."""
@@ -193,8 +194,23 @@ class Batch:
         """Forget what was computed of ``column`` (its values were just replaced)."""
         self._values.pop(column, None)
         self._interned.pop(column, None)
+        for key in [k for k in self._coded if k[0][0] == column]:
+            del self._coded[key]
         for base in [b for b in self._chained if b[0] == column]:
             del self._chained[base]
+
+    def coded(self, base: tuple, vocabulary: dict[str, int]) -> np.ndarray:
+        """Each word's code in ``vocabulary`` of the base's values (-1: unseen); computed once for
+        taggers that share the vocabulary (those learned together, see ``learn_table``)."""
+        key = (base, id(vocabulary))
+        hit = self._coded.get(key)
+        if hit is not None and hit[0] is vocabulary:
+            return hit[1]
+        numbers, distinct = self.chained(base)
+        table = np.fromiter((vocabulary.get(v, -1) for v in distinct), dtype=np.int64, count=len(distinct))
+        codes = table[numbers] if len(numbers) else numbers
+        self._coded[key] = (vocabulary, codes)
+        return codes
 
     def shifted(self, codes: np.ndarray, offset: int) -> np.ndarray:
         """The codes of the word ``offset`` away from each word, 0 (``#null#``) beyond its sentence."""
@@ -223,10 +239,7 @@ class FeatureTable:
 
     def codes(self, batch: Batch, base: tuple) -> np.ndarray:
         """Each word's code in the base's vocabulary (-1: unseen)."""
-        numbers, distinct = batch.chained(base)
-        vocabulary = self.vocabularies[base]
-        table = np.fromiter((vocabulary.get(v, -1) for v in distinct), dtype=np.int64, count=len(distinct))
-        return table[numbers] if len(numbers) else numbers
+        return batch.coded(base, self.vocabularies[base])
 
     def features_of_keys(self, t: int, keys: np.ndarray) -> np.ndarray:
         """The feature numbers of template t's keys (-1: a key training did not see): by a table
@@ -299,17 +312,20 @@ def _radix(template: Template, vocabularies: dict[tuple, dict[str, int]]) -> lis
     return out
 
 
-def learn_table(templates: list[Template], column: int, batch: Batch, rows: np.ndarray,
-                min_count: int = 1) -> FeatureTable:  # fmt: skip
+def learn_table(templates: list[Template], column: int, batch: Batch, rows: np.ndarray, min_count: int = 1,
+                shared: dict[tuple, dict[str, int]] | None = None) -> FeatureTable:  # fmt: skip
     """The feature table of the tagger of ``column`` from a training batch (its own column
     holding the gold values): every value of each base, and the keys of each template at the
-    ``rows`` (the training instances) seen at least ``min_count`` times."""
+    ``rows`` (the training instances) seen at least ``min_count`` times. ``shared``: the
+    vocabularies of the taggers learned from the same batch, which this one shares."""
+    shared = {} if shared is None else shared
     vocabularies: dict[tuple, dict[str, int]] = {}
     for template in templates:
         for part in template.parts:
-            if part.base not in vocabularies:
+            if part.base not in shared:
                 _, distinct = batch.chained(part.base)
-                vocabularies[part.base] = {v: i for i, v in enumerate(sorted(set(distinct)), 1)}
+                shared[part.base] = {v: i for i, v in enumerate(sorted(set(distinct)), 1)}
+            vocabularies[part.base] = shared[part.base]
     every = FeatureTable(templates, vocabularies, [np.zeros(0, dtype=np.int64)] * len(templates), column)
     codes: dict[tuple, np.ndarray] = {}
     keys = []

@@ -58,10 +58,11 @@ def learn_taggers(sentences: list[Sentence], columns: Sequence[int] | None = Non
 def _learn(sentences, columns, templates, settings, say) -> Taggers:
     learner, options = settings
     batch = Batch(sentences)
+    shared: dict = {}  # the vocabularies, one per base, that the taggers share
     out = []
     for column in columns:
         say(f"taggers: learning {column_name(column)}")
-        tagger = learn_column(column, batch, templates[column], learner, options)
+        tagger = learn_column(column, batch, templates[column], learner, options, shared=shared)
         if tagger is not None:
             out.append(tagger)
     return Taggers(out)

@@ -126,15 +126,16 @@ def targets(column: int, batch: Batch) -> tuple[np.ndarray, list]:
     return np.array(rows, dtype=np.int64), classes
 
 
-def learn_column(column: int, batch: Batch, templates: list, learner: str, options: dict,
-                 min_count: int = 1) -> ColumnTagger | None:  # fmt: skip
-    """The tagger of ``column`` learned from the batch's gold values (None: no instance)."""
+def learn_column(column: int, batch: Batch, templates: list, learner: str, options: dict, min_count: int = 1,
+                 shared: dict | None = None) -> ColumnTagger | None:  # fmt: skip
+    """The tagger of ``column`` learned from the batch's gold values (None: no instance);
+    ``shared``: the vocabularies of the taggers learned from the batch (``learn_table``)."""
     from ..learners import LEARNERS
 
     rows, labels = targets(column, batch)
     if not len(rows):
         return None
-    table = learn_table(templates, column, batch, rows, min_count)
+    table = learn_table(templates, column, batch, rows, min_count, shared)
     features = table.static_features(batch, list(range(len(templates))))[rows]
     indptr, indices = csr_rows(features)
     X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), table.size))
