@@ -99,6 +99,17 @@ def test_the_archive_gives_the_same_tags(taggers, test):
     read_back.tag(second)
     assert [s.words for s in first] == [s.words for s in second]
     assert read_back.describe() == taggers.describe()
+    forms = [t.table.vocabularies[(FORM, ())] for t in read_back.taggers]
+    assert all(v is forms[0] for v in forms)  # one vocabulary, as learned: the batch codes forms once
+    data = json.loads(members[entry["taggers"][1]["data"]])
+    data["vocabularies"][0].reverse()  # XPOS's forms numbered otherwise: its own vocabulary
+    members[entry["taggers"][1]["data"]] = json.dumps(data).encode()
+    archive = Archive("model.zip", write_archive(None, {"taggers": entry}, members))
+    other = Taggers.from_archive(archive, archive.manifest["taggers"])
+    assert other.taggers[1].table.vocabularies[(FORM, ())] is not other.taggers[0].table.vocabularies[(FORM, ())]
+    third = blanked(test)
+    other.tag(third)
+    assert [w[UPOS] for s in third for w in s.words] == [w[UPOS] for s in first for w in s.words]
 
 
 def _damaged(taggers, change) -> str:
