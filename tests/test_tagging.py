@@ -85,6 +85,7 @@ def test_edit_scripts_rebuild_every_lemma_of_a_treebank():
     assert edit_script("went", "go") == ("=", 0, "go", 0, "")
     assert apply_script("Dogs", edit_script("cats", "cat")) == "dog"
     assert apply_script("a", ("k", 0, "", 1, "")) is None  # nothing kept: does not apply
+    assert apply_script("1 000", ("k", 1, "", 0, "")) is None  # a lemma with a blank at its start
     assert len(scripts) < len(pairs) / 10  # scripts generalize: far fewer than the pairs
 
 
@@ -98,6 +99,17 @@ def test_the_archive_gives_the_same_tags(taggers, test):
     read_back.tag(second)
     assert [s.words for s in first] == [s.words for s in second]
     assert read_back.describe() == taggers.describe()
+    forms = [t.table.vocabularies[(FORM, ())] for t in read_back.taggers]
+    assert all(v is forms[0] for v in forms)  # one vocabulary, as learned: the batch codes forms once
+    data = json.loads(members[entry["taggers"][1]["data"]])
+    data["vocabularies"][0].reverse()  # XPOS's forms numbered otherwise: its own vocabulary
+    members[entry["taggers"][1]["data"]] = json.dumps(data).encode()
+    archive = Archive("model.zip", write_archive(None, {"taggers": entry}, members))
+    other = Taggers.from_archive(archive, archive.manifest["taggers"])
+    assert other.taggers[1].table.vocabularies[(FORM, ())] is not other.taggers[0].table.vocabularies[(FORM, ())]
+    third = blanked(test)
+    other.tag(third)
+    assert [w[UPOS] for s in third for w in s.words] == [w[UPOS] for s in first for w in s.words]
 
 
 def _damaged(taggers, change) -> str:
@@ -130,6 +142,7 @@ def test_a_damaged_archive_is_refused(taggers):
     assert "out of order" in _damaged(taggers, lambda e, m: e["taggers"].reverse())
     assert "weights for another feature map" in _damaged(taggers, data(0, "classes", lambda c: c + ["EXTRA"]))
     assert "edit script" in _damaged(taggers, data(3, "classes", lambda c: [["k", -1, "", 0, ""]] + c[1:]))
+    assert "edit script" in _damaged(taggers, data(3, "classes", lambda c: [["=", 0, "", 0, ""]] + c[1:]))
     assert "vocabularies" in _damaged(taggers, data(2, "vocabularies", lambda v: v[1:]))
     assert "is missing" in _damaged(taggers, edit(2, "table", "taggers/none.npz"))
     assert "options" in _damaged(taggers, edit(0, "options", {"s": 99}))
@@ -179,9 +192,13 @@ def test_jackknifing_tags_each_fold_with_taggers_of_the_others(train):
     assert [w[XPOS] for s in tagged for w in s.words] == [w[XPOS] for s in train for w in s.words]
     with pytest.raises(MaltpyError, match="2 folds"):
         jackknife(train, 1)
+    with pytest.raises(MaltpyError, match="at least 50 sentences, not 40"):
+        jackknife(train, 50)
 
 
 def test_learning_settings_are_checked(train):
+    default = learn_taggers(train, [UPOS], options="", features="", heldout=False).describe()[0]
+    assert default["options"] == {"s": 4, "c": 0.1, "e": 0.3, "B": -1.0}  # "": the taggers' own default
     assert learn_taggers(blanked(train)) is None  # no column with values
     with pytest.raises(MaltpyError, match="taggers learn with"):
         learn_taggers(train, learner="knn")
@@ -191,12 +208,19 @@ def test_learning_settings_are_checked(train):
         learn_taggers(train, [7])
 
 
-def test_a_feature_model_file(tmp_path, train):
+def test_a_feature_model_file(tmp_path, train, test):
     path = tmp_path / "taggers.txt"
     path.write_text("[UPOS]\nInputColumn(FORM, Input[0])\nShape(InputColumn(FORM, Input[0]))\n"
-                    "[LEMMA]  # comment\nLower(InputColumn(FORM, Input[0]))\n")  # fmt: skip
+                    "[LEMMA]  # comment\nLower(InputColumn(FORM, Input[0]))\n"
+                    "Merge(InputColumn(LEMMA, Stack[0]), Suffix(InputColumn(FORM, Input[0]), 2))\n")  # fmt: skip
     taggers = learn_taggers(train, [UPOS, LEMMA], features=str(path), heldout=False)
-    assert [d["templates"] for d in taggers.describe()] == [2, 1]
+    assert [d["templates"] for d in taggers.describe()] == [2, 2]
+    together = blanked(test)
+    taggers.tag(together)  # LEMMA reads the lemmas it predicted to the left: word by word
+    assert accuracy(test, together, LEMMA) > 0.85
+    for alone, expected in zip(blanked(test), together):
+        taggers.tag([alone])
+        assert alone.words == expected.words
     bad = {
         "[UPOS]\nInputColumn(UPOS, Input[0])\n": "UPOS tagger: the tagger reads its own column",
         "[UPOS]\nInputColumn(LEMMA, Input[1])\n": "reads FORM and the columns tagged before it",
@@ -218,3 +242,15 @@ def test_lower_and_shape_are_a_taggers_features_only():
         parse_feature("Shape(InputColumn(FORM, Input[0]))")
     with pytest.raises(MaltpyError, match="Lower is a feature function of a tagger's"):
         parse_feature_model(b"Lower(InputColumn(FORM, Input[0]))\n", "f.txt", "nivreeager")
+
+
+def test_taggers_learned_with_libsvm(train, test):
+    taggers = learn_taggers(train, [UPOS, LEMMA], learner="libsvm", heldout=False)
+    assert [d["learner"] for d in taggers.describe()] == ["libsvm", "libsvm"]
+    entry, members = taggers.to_archive()
+    archive = Archive("model.zip", write_archive(None, {"taggers": entry}, members))
+    first, second = blanked(test), blanked(test)
+    taggers.tag(first)
+    Taggers.from_archive(archive, archive.manifest["taggers"]).tag(second)
+    assert [s.words for s in first] == [s.words for s in second]
+    assert accuracy(test, first, UPOS) > 0.9

@@ -24,6 +24,21 @@ line, ``#`` starting a comment; a column without a section takes the default's
 Held-out accuracy: the taggers learned on 9 sentences in 10 tag the 10th (every tenth
 sentence), and the taggers kept are learned on all; ``describe()`` says so.
 
+Measured (gold tokenization, the test file's four columns blanked, the CoNLL 2018 script's
+definitions: UFeats the universal features, a gold LEMMA ``_`` right), UDPipe 1.4 in brackets:
+
+    en_lines train->test   UPOS 95.72 (95.42)  XPOS 95.29 (94.73)  UFeats 95.35 (94.74)  Lemmas 97.90 (95.90)
+    la_perseus train->test UPOS 86.84 (83.52)  XPOS 70.63 (67.61)  UFeats 74.47 (71.78)  Lemmas 79.16 (74.04)
+    da_ddt dev->test       UPOS 91.56 (89.99)  XPOS 100 (99.95)    UFeats 90.39 (88.33)  Lemmas 92.59 (89.75)
+    sv_talbanken dev->test UPOS 90.72 (89.79)  XPOS 87.33 (85.28)  UFeats 87.79 (85.83)  Lemmas 93.25 (89.55)
+
+FEATS is learned as whole values: per feature (a classifier per feature name, its value or none)
+measured the same within noise (en_lines UFeats 95.27 against 95.33, la_perseus 73.90 against
+73.85) and tags slower. LEMMA's lexicon (form and UPOS, then form) measured better with the
+predicted tags it is given (la_perseus 79.19 against 78.91 without it). Every edit script seen
+is a class: leaving out of the classifier's training the words whose script was seen once (711
+classes to 379 on la_perseus) learned 8% faster and lemmatized worse (79.08 against 79.16).
+
 Only ``columns`` (TAGGED, MODES) is loaded with this package; the rest loads NumPy when first
 used.
 """

@@ -74,7 +74,8 @@ def taggers_from_archive(cls, archive, entry: object):
         require(isinstance(entry.get("heldout"), str) and len(entry["heldout"]) <= MAX_TEXT, "a bad held-out scheme")
         items = entry.get("taggers")
         require(isinstance(items, list) and all(isinstance(e, dict) for e in items), "taggers that are not a list")
-        taggers = [_tagger(archive, item) for item in items]
+        shared: dict[tuple, dict[str, int]] = {}  # equal vocabularies read once, shared as learned
+        taggers = [_tagger(archive, item, shared) for item in items]
         columns = [t.column for t in taggers]
         require(columns == sorted(set(columns), key=TAGGED.index), "taggers' columns twice or out of order")
         return cls(taggers, entry["heldout"])
@@ -95,7 +96,7 @@ class _Size:
         self.size = size
 
 
-def _tagger(archive, item: dict) -> ColumnTagger:
+def _tagger(archive, item: dict, shared: dict[tuple, dict[str, int]]) -> ColumnTagger:
     """One tagger of the entry, checked against its members."""
     from ..learners import LEARNERS
     from ..learners.options import parse_learner_options
@@ -122,7 +123,7 @@ def _tagger(archive, item: dict) -> ColumnTagger:
         require(isinstance(item.get(name), str), f"no {name} member")
     data = json.loads(archive.text(item["data"]))
     require(isinstance(data, dict), "tagger data that is not a mapping")
-    vocabularies = _vocabularies(data.get("vocabularies"), _bases(templates))
+    vocabularies = _vocabularies(data.get("vocabularies"), _bases(templates), shared)
     classes = _classes(data.get("classes"), column)
     lexicon = _lexicon(data.get("lexicon"), column)
     for template in templates:
@@ -134,13 +135,21 @@ def _tagger(archive, item: dict) -> ColumnTagger:
                         accuracy)  # fmt: skip
 
 
-def _vocabularies(stored: object, bases: list[tuple]) -> dict[tuple, dict[str, int]]:
+def _vocabularies(stored: object, bases: list[tuple], shared: dict[tuple, dict[str, int]]) -> dict[tuple, dict]:
+    """Each base's vocabulary, checked; one equal to another tagger's of the base is that one
+    (``shared``), so that a batch codes its words once for both (``features.Batch.coded``)."""
     require(isinstance(stored, list) and len(stored) == len(bases), "vocabularies that are not the features'")
     out = {}
     for base, values in zip(bases, stored):
         require(isinstance(values, list) and all(isinstance(v, str) for v in values), "a vocabulary of non-text")
+        known = shared.get(base)
+        if known is not None and len(known) == len(values) and list(known) == values:
+            out[base] = known
+            continue
         vocabulary = {v: i for i, v in enumerate(values, 1)}
         require(len(vocabulary) == len(values), "a value twice in a vocabulary")
+        if known is None:
+            shared[base] = vocabulary
         out[base] = vocabulary
     return out
 

@@ -29,6 +29,7 @@ word position across the batch).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,8 @@ from ..features.spec import Address, SpecError, parse_feature
 from .columns import column_name
 
 NULL = "#null#"
+#: The most keys a template may have for its feature numbers to be looked up in a table.
+DENSE = 1 << 18
 #: The largest key of a template: its parts' vocabularies multiplied (with room to add).
 MAX_KEY = 1 << 62
 #: The functions of a part's chain, by name: each maps a value to a value.
@@ -158,6 +161,7 @@ class Batch:
         self._values: dict[int, list[str]] = {}
         self._interned: dict[int, tuple[np.ndarray, list[str]]] = {}
         self._chained: dict[tuple, list[str]] = {}
+        self._coded: dict[tuple, tuple[dict, np.ndarray]] = {}
 
     def values(self, column: int) -> list[str]:
         """The column's value at each word."""
@@ -190,8 +194,23 @@ class Batch:
         """Forget what was computed of ``column`` (its values were just replaced)."""
         self._values.pop(column, None)
         self._interned.pop(column, None)
+        for key in [k for k in self._coded if k[0][0] == column]:
+            del self._coded[key]
         for base in [b for b in self._chained if b[0] == column]:
             del self._chained[base]
+
+    def coded(self, base: tuple, vocabulary: dict[str, int]) -> np.ndarray:
+        """Each word's code in ``vocabulary`` of the base's values (-1: unseen); computed once for
+        taggers that share the vocabulary (those learned together, see ``learn_table``)."""
+        key = (base, id(vocabulary))
+        hit = self._coded.get(key)
+        if hit is not None and hit[0] is vocabulary:
+            return hit[1]
+        numbers, distinct = self.chained(base)
+        table = np.fromiter((vocabulary.get(v, -1) for v in distinct), dtype=np.int64, count=len(distinct))
+        codes = table[numbers] if len(numbers) else numbers
+        self._coded[key] = (vocabulary, codes)
+        return codes
 
     def shifted(self, codes: np.ndarray, offset: int) -> np.ndarray:
         """The codes of the word ``offset`` away from each word, 0 (``#null#``) beyond its sentence."""
@@ -216,19 +235,28 @@ class FeatureTable:
         self.size = int(self.starts[-1])
         self.radix = [_radix(t, vocabularies) for t in templates]
         self.dynamic = [any(p.offset < 0 and p.column == self.column for p in t.parts) for t in templates]
+        self._dense: dict[int, np.ndarray | None] = {}
 
     def codes(self, batch: Batch, base: tuple) -> np.ndarray:
         """Each word's code in the base's vocabulary (-1: unseen)."""
-        numbers, distinct = batch.chained(base)
-        vocabulary = self.vocabularies[base]
-        table = np.fromiter((vocabulary.get(v, -1) for v in distinct), dtype=np.int64, count=len(distinct))
-        return table[numbers] if len(numbers) else numbers
+        return batch.coded(base, self.vocabularies[base])
 
     def features_of_keys(self, t: int, keys: np.ndarray) -> np.ndarray:
-        """The feature numbers of template t's keys (-1: a key training did not see)."""
+        """The feature numbers of template t's keys (-1: a key training did not see): by a table
+        of every key where the template has at most DENSE keys, else by a search."""
         known = self.keys[t]
         if not len(known):
             return np.full(len(keys), -1, dtype=np.int64)
+        if t not in self._dense:
+            top = math.prod(len(self.vocabularies[p.base]) + 1 for p in self.templates[t].parts)
+            dense = None
+            if top <= DENSE:
+                dense = np.full(top + 1, -1, dtype=np.int64)  # the last: key -1
+                dense[known] = np.arange(len(known), dtype=np.int64) + self.starts[t]
+            self._dense[t] = dense
+        dense = self._dense[t]
+        if dense is not None:
+            return dense[keys]
         place = np.minimum(np.searchsorted(known, keys), len(known) - 1)
         return np.where((keys >= 0) & (known[place] == keys), place + self.starts[t], -1)
 
@@ -284,17 +312,20 @@ def _radix(template: Template, vocabularies: dict[tuple, dict[str, int]]) -> lis
     return out
 
 
-def learn_table(templates: list[Template], column: int, batch: Batch, rows: np.ndarray,
-                min_count: int = 1) -> FeatureTable:  # fmt: skip
+def learn_table(templates: list[Template], column: int, batch: Batch, rows: np.ndarray, min_count: int = 1,
+                shared: dict[tuple, dict[str, int]] | None = None) -> FeatureTable:  # fmt: skip
     """The feature table of the tagger of ``column`` from a training batch (its own column
     holding the gold values): every value of each base, and the keys of each template at the
-    ``rows`` (the training instances) seen at least ``min_count`` times."""
+    ``rows`` (the training instances) seen at least ``min_count`` times. ``shared``: the
+    vocabularies of the taggers learned from the same batch, which this one shares."""
+    shared = {} if shared is None else shared
     vocabularies: dict[tuple, dict[str, int]] = {}
     for template in templates:
         for part in template.parts:
-            if part.base not in vocabularies:
+            if part.base not in shared:
                 _, distinct = batch.chained(part.base)
-                vocabularies[part.base] = {v: i for i, v in enumerate(sorted(set(distinct)), 1)}
+                shared[part.base] = {v: i for i, v in enumerate(sorted(set(distinct)), 1)}
+            vocabularies[part.base] = shared[part.base]
     every = FeatureTable(templates, vocabularies, [np.zeros(0, dtype=np.int64)] * len(templates), column)
     codes: dict[tuple, np.ndarray] = {}
     keys = []

@@ -57,20 +57,24 @@ def _script(case: str, cased: str, lemma: str, common: tuple[int, int, int]) -> 
 
 
 def apply_script(form: str, script: Script) -> str | None:
-    """The lemma the script makes of ``form``, or None if it does not apply (it would cut all)."""
+    """The lemma the script makes of ``form``, or None if it does not apply: it would cut all,
+    or leave a blank at an end of the lemma (a form such as ``1 000``), which no CoNLL field has."""
     case, cut_start, add_start, cut_end, add_end = script
     if case == "=":
         return add_start
     cased = form.lower() if case == "l" else form
     if len(cased) - cut_start - cut_end < 1:
         return None
-    return add_start + cased[cut_start : len(cased) - cut_end] + add_end
+    lemma = add_start + cased[cut_start : len(cased) - cut_end] + add_end
+    return None if lemma[0].isspace() or lemma[-1].isspace() else lemma
 
 
 def valid_script(value: object) -> bool:
-    """Whether ``value`` (read from a model archive, as a JSON list) is a script."""
+    """Whether ``value`` (read from a model archive, as a JSON list) is a script (a whole
+    replacement by a lemma, not by nothing)."""
     return (
         isinstance(value, (list, tuple)) and len(value) == 5 and value[0] in CASES
         and all(type(value[k]) is int and 0 <= value[k] <= 10_000 for k in (1, 3))
         and all(isinstance(value[k], str) and len(value[k]) <= 10_000 for k in (2, 4))
+        and (value[0] != "=" or (value[2] != "" and value[1] == value[3] == 0 and value[4] == ""))
     )  # fmt: skip

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from ..data.columns import FORM, LEMMA
+from ..data.columns import FORM, LEMMA, UPOS
 from .features import Batch, FeatureTable, apply_chain, csr_rows, learn_table
 from .lemmas import Script, apply_script, edit_script
 
@@ -57,19 +57,27 @@ class ColumnTagger:
         codes: dict[tuple, np.ndarray] = {}
         own_bases = {p.base for t in dynamic for p in table.templates[t].parts if p.column == self.column}
         own = {base: np.full(batch.n, -1, dtype=np.int64) for base in own_bases}
+        # the code of each class's value in each base read (LEMMA's values are not its classes)
+        of_class = {} if self.column == LEMMA else {
+            base: np.array([table.vocabularies[base].get(apply_chain(c, base[1]), -1) for c in self.classes],
+                           dtype=np.int64) for base in own}  # fmt: skip
         longest = int(batch.lengths.max()) if len(batch.lengths) else 0
         for position in range(longest):
             rows = batch.starts[batch.lengths > position] + position
             for t in dynamic:
                 features[rows, t] = table.step_features(batch, t, rows, codes, own)
-            self._decide(batch, rows, features[rows], values)
+            best = self._decide(batch, rows, features[rows], values)
             for base, known in own.items():
-                vocabulary = table.vocabularies[base]
-                known[rows] = [vocabulary.get(apply_chain(values[r], base[1]), -1) for r in rows.tolist()]
+                if of_class:
+                    known[rows] = of_class[base][best]
+                else:
+                    vocabulary = table.vocabularies[base]
+                    known[rows] = [vocabulary.get(apply_chain(values[r], base[1]), -1) for r in rows.tolist()]
         return values
 
-    def _decide(self, batch: Batch, rows: np.ndarray, features: np.ndarray, values: list) -> None:
-        """The values of the words ``rows``, whose features are ``features``, into ``values``."""
+    def _decide(self, batch: Batch, rows: np.ndarray, features: np.ndarray, values: list) -> list[int]:
+        """The values of the words ``rows``, whose features are ``features``, into ``values``;
+        the best class of each."""
         indptr, indices = csr_rows(features)
         scores = self.classifier.scores_binary(indptr, indices)
         best = scores.argmax(axis=1).tolist() if len(rows) else []
@@ -77,16 +85,18 @@ class ColumnTagger:
         if self.column != LEMMA:
             for r, b in zip(rows.tolist(), best):
                 values[r] = classes[b]
-            return
+            return best
         forms = batch.values_at(FORM, rows)
+        tags = batch.values_at(UPOS, rows)
         lexicon = self.lexicon
-        for i, (r, b, form) in enumerate(zip(rows.tolist(), best, forms)):
-            lemma = lexicon.get(form)
+        for i, (r, b, form, tag) in enumerate(zip(rows.tolist(), best, forms, tags)):
+            lemma = lexicon.get(f"{form}\t{tag}") or lexicon.get(form)
             if lemma is None:
                 lemma = apply_script(form, classes[b])
                 if lemma is None:
                     lemma = _best_applicable(form, scores[i], classes)
             values[r] = lemma
+        return best
 
 
 def _best_applicable(form: str, scores: np.ndarray, classes: list[Script]) -> str:
@@ -116,35 +126,43 @@ def targets(column: int, batch: Batch) -> tuple[np.ndarray, list]:
     return np.array(rows, dtype=np.int64), classes
 
 
-def learn_column(column: int, batch: Batch, templates: list, learner: str, options: dict,
-                 min_count: int = 1) -> ColumnTagger | None:  # fmt: skip
-    """The tagger of ``column`` learned from the batch's gold values (None: no instance)."""
+def learn_column(column: int, batch: Batch, templates: list, learner: str, options: dict, min_count: int = 1,
+                 shared: dict | None = None) -> ColumnTagger | None:  # fmt: skip
+    """The tagger of ``column`` learned from the batch's gold values (None: no instance);
+    ``shared``: the vocabularies of the taggers learned from the batch (``learn_table``)."""
     from ..learners import LEARNERS
 
     rows, labels = targets(column, batch)
     if not len(rows):
         return None
+    table = learn_table(templates, column, batch, rows, min_count, shared)
+    features = table.static_features(batch, list(range(len(templates))))[rows]
+    indptr, indices = csr_rows(features)
+    X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), table.size))
+    kind = LEARNERS[learner].classifier()
+    classes, classifier = _fit(kind, X, labels, options, kind.new_shared())
+    lexicon = _lexicon(batch, rows, column) if column == LEMMA else {}
+    return ColumnTagger(column, table, classes, classifier, learner, options, len(rows), lexicon)
+
+
+def _fit(kind, X, labels: list, options: dict, shared) -> tuple[list, object]:
+    """The classes of ``labels`` (the most frequent first) and a classifier of X learned on them."""
     counts: dict = {}
     for label in labels:
         counts[label] = counts.get(label, 0) + 1
     classes = sorted(counts, key=lambda c: (-counts[c], str(c)))
     number = {c: i for i, c in enumerate(classes)}
     y = np.fromiter((number[label] for label in labels), dtype=np.int64, count=len(labels))
-    table = learn_table(templates, column, batch, rows, min_count)
-    features = table.static_features(batch, list(range(len(templates))))[rows]
-    indptr, indices = csr_rows(features)
-    X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), table.size))
-    kind = LEARNERS[learner].classifier()
-    classifier = kind.fit(X, y, len(classes), options, kind.new_shared())
-    lexicon = _lexicon(batch, rows, column) if column == LEMMA else {}
-    return ColumnTagger(column, table, classes, classifier, learner, options, len(rows), lexicon)
+    return classes, kind.fit(X, y, len(classes), options, shared)
 
 
 def _lexicon(batch: Batch, rows: np.ndarray, column: int) -> dict[str, str]:
-    """The most frequent lemma of each form seen in training (ties: the first seen)."""
-    forms, gold = batch.values(FORM), batch.values(column)
+    """The most frequent lemma of each form seen in training (ties: the first seen), by the form
+    and its UPOS (``form<TAB>UPOS``) and by the form alone."""
+    forms, tags, gold = batch.values(FORM), batch.values(UPOS), batch.values(column)
     counts: dict[str, dict[str, int]] = {}
     for i in rows.tolist():
-        by_lemma = counts.setdefault(forms[i], {})
-        by_lemma[gold[i]] = by_lemma.get(gold[i], 0) + 1
-    return {form: max(by_lemma, key=by_lemma.__getitem__) for form, by_lemma in counts.items()}
+        for key in (forms[i], f"{forms[i]}\t{tags[i]}"):
+            by_lemma = counts.setdefault(key, {})
+            by_lemma[gold[i]] = by_lemma.get(gold[i], 0) + 1
+    return {key: max(by_lemma, key=by_lemma.__getitem__) for key, by_lemma in counts.items()}
