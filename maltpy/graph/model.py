@@ -29,7 +29,7 @@ from ..data.vocabulary import Tally, Vocabulary
 from ..errors import MaltpyError, counted, cut, require
 from ..models.archive import Archive, npz_bytes, write_archive
 from ..models.base import Parser
-from ..models.parts import VOCABULARY, checked_common, common_manifest
+from ..models.parts import VOCABULARY, add_taggers, checked_common, checked_taggers, common_manifest
 from .features import (
     NO_TYPE,
     TEMPLATES_VERSION,
@@ -161,6 +161,7 @@ class GraphModel(Parser):
         if vocabulary is not None:
             files[VOCABULARY] = vocabulary
         manifest["graph"] = {"templates": TEMPLATES_VERSION, "labels": self.labels.names, "weights": WEIGHTS}
+        add_taggers(manifest, files, self.taggers)
         return manifest, files
 
     def save(self, path: str | os.PathLike) -> None:
@@ -201,5 +202,7 @@ def _checked(archive: Archive) -> GraphModel:
     require(bool((np.abs(weights) <= MAX_WEIGHT).all()), f"weights that are not numbers below {MAX_WEIGHT:g}")
     alphabet = Alphabet(keys)  # ValueError unless sorted, distinct, nonzero and not too many
     require(type(common.statistics.get("features", 0)) is int, "training statistics whose features are no count")
-    return GraphModel(config, alphabet, weights, Labels(names), common.data_format, common.statistics, common.roots,
-                      common.vocabulary)  # fmt: skip
+    model = GraphModel(config, alphabet, weights, Labels(names), common.data_format, common.statistics,
+                       common.roots, common.vocabulary)  # fmt: skip
+    model.taggers = checked_taggers(archive)
+    return model

@@ -1,0 +1,105 @@
+"""Taggers beside a parser: learning them with it (``learn_tagging``), and the check that a
+parser is not given input without the tags it reads (issue 46): a sentence whose tag column is
+empty (every word ``_``) where the parser's features read that column, no tagger of the parser
+fills it, and the training treebank never held ``_`` there, would be parsed from values training
+never saw, every word of it: nonsense. It is a MaltpyError naming the column, the input and the
+sentence's line instead (the command line's exit status 2).
+
+What training held is the model's vocabulary (data/vocabulary.py: the values of each column its
+features read); a model without one (a MaltParser .mco, a maltpy model made before vocabularies
+were kept) is not checked. A column the treebank left empty too, or held ``_`` in at some word
+(FEATS of a word without features), is no error: an empty column is then like training's.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ..config.groups import Tagger
+from ..data.conll import FEATS, LEMMA, UPOS, XPOS, Sentence
+from ..data.vocabulary import NAMES, Vocabulary
+from ..errors import MaltpyError
+
+if TYPE_CHECKING:
+    from ..tagging import Taggers
+
+#: The columns a tagger may predict (maltpy.tagging.TAGGED's), checked here in that order.
+TAG_COLUMNS = (UPOS, XPOS, FEATS, LEMMA)
+EMPTY = "_"
+_COLUMN_OF = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}  # tagger.columns' names
+
+
+def needed_columns(vocabulary: Vocabulary | None, taggers: Taggers | None, tagging: str) -> list[int]:
+    """The tag columns a sentence may not leave empty: read by the features, never ``_`` in
+    training, and not predicted (by ``taggers`` under the mode ``tagging``)."""
+    if vocabulary is None:
+        return []
+    predicted = () if taggers is None or tagging == "never" else taggers.columns
+    return [c for c in TAG_COLUMNS if c in vocabulary.columns and c not in predicted
+            and vocabulary.columns[c].values and EMPTY not in vocabulary.columns[c].values]  # fmt: skip
+
+
+def check_tagged(batch: list[Sentence], vocabulary: Vocabulary | None, taggers: Taggers | None, tagging: str,
+                 where: str) -> None:  # fmt: skip
+    """MaltpyError at the first sentence of ``batch`` (of the input ``where``) with a needed
+    column (``needed_columns``) empty, saying what would fill it."""
+    needed = needed_columns(vocabulary, taggers, tagging)
+    for sentence in batch if needed else ():
+        for column in needed:
+            if all(w[column] == EMPTY for w in sentence.words):
+                raise MaltpyError(f"the sentence has no {NAMES[column]} (all _): {_why(column, taggers, tagging)}",
+                                  where, sentence.line)  # fmt: skip
+
+
+def _why(column: int, taggers: Taggers | None, tagging: str) -> str:
+    name = NAMES[column]
+    if taggers is not None and column in taggers.columns:
+        return f"the model's {name} tagger is off (tagging {tagging}; --tag missing fills it)"
+    return (f"the model reads {name}, which its training treebank had, and has no tagger for it; give the "
+            f"input {name} tags, or learn the model again with taggers (maltpy learn, tagger.columns)")
+
+
+# --- learning -------------------------------------------------------------------------------------
+
+
+def learn_tagging(
+    tagger: Tagger, sentences: list[Sentence], name: str, progress: Callable[[str], None] | None = None
+) -> tuple[Taggers | None, list[Sentence], dict]:
+    """The taggers the configuration's group ``tagger`` asks (maltpy.tagging.learn_taggers, from
+    the gold ``sentences`` of ``name``; None if the treebank has no tags to learn), the sentences
+    the parser learns from (with tagger.jackknife K, copies tagged by the taggers learned from the
+    other K-1 folds: ``tagging.jackknife``), and the training statistics that say how."""
+    from ..tagging import jackknife, learn_taggers
+
+    started = time.perf_counter()
+    columns = None if tagger.columns == "auto" else [_COLUMN_OF[c] for c in tagger.columns.split(",")]
+    settings = {"learner": tagger.learner, "options": tagger.options, "features": tagger.features, "name": name,
+                "progress": progress}  # fmt: skip
+    taggers = learn_taggers(sentences, columns, **settings)
+    if taggers is None:
+        return None, sentences, {"taggers": None}
+    learned = time.perf_counter()
+    folds = tagger.jackknife
+    if folds:
+        sentences = jackknife(sentences, folds, taggers.columns, **settings)
+    statistics = {
+        "taggers": [NAMES[c] for c in taggers.columns],
+        "tagger_jackknife": folds,
+        "seconds_taggers": round(learned - started, 2),
+        **({"seconds_jackknife": round(time.perf_counter() - learned, 2)} if folds else {}),
+    }
+    return taggers, sentences, statistics
+
+
+def taggers_summary(taggers: Taggers | None) -> str:
+    """The taggers' held-out accuracies in a few words (``maltpy learn``'s summary line)."""
+    if taggers is None:
+        return ""
+    shown = [f"{t['column']} {_percent(t.get('heldout_accuracy'))}" for t in taggers.describe()]
+    return f"; taggers' held-out accuracy: {', '.join(shown)}"
+
+
+def _percent(value: object) -> str:
+    return f"{100 * value:.2f}%" if isinstance(value, (int, float)) else "n/a"
