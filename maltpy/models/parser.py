@@ -40,6 +40,7 @@ from .base import Parser
 from .batch import BatchParser
 from .choice import ranked_choice
 from .parts import Classes, ModelParts, open_archive, read_model, write_model
+from .tags import describe_taggers
 
 NARROW_ROWS = 16  # fewer unfinished sentences than this parse on one by one (scripts/bench_long_sentences.py)
 
@@ -297,6 +298,7 @@ class Model(Parser):
             "vocabulary": None if self.vocabulary is None else self.vocabulary.describe(),
             "roots_learned": self.roots_learned,
             "classifiers": classifiers,
+            "taggers": describe_taggers(self.taggers),
             "training": self.statistics,
         }
 

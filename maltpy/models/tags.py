@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ..config.groups import Tagger
 from ..data.conll import FEATS, LEMMA, UPOS, XPOS, Sentence
-from ..data.vocabulary import NAMES, Vocabulary
+from ..data.vocabulary import Vocabulary
 from ..errors import MaltpyError
 
 if TYPE_CHECKING:
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 TAG_COLUMNS = (UPOS, XPOS, FEATS, LEMMA)
 EMPTY = "_"
 _COLUMN_OF = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}  # tagger.columns' names
+NAMES = {column: name.upper() for name, column in _COLUMN_OF.items()}  # the columns in messages
 
 
 def needed_columns(vocabulary: Vocabulary | None, taggers: Taggers | None, tagging: str) -> list[int]:
@@ -50,7 +51,7 @@ def check_tagged(batch: list[Sentence], vocabulary: Vocabulary | None, taggers: 
         for column in needed:
             if all(w[column] == EMPTY for w in sentence.words):
                 raise MaltpyError(f"the sentence has no {NAMES[column]} (all _): {_why(column, taggers, tagging)}",
-                                  where, sentence.line)  # fmt: skip
+                                  where, sentence.word_line(1))  # fmt: skip
 
 
 def _why(column: int, taggers: Taggers | None, tagging: str) -> str:
@@ -103,3 +104,8 @@ def taggers_summary(taggers: Taggers | None) -> str:
 
 def _percent(value: object) -> str:
     return f"{100 * value:.2f}%" if isinstance(value, (int, float)) else "n/a"
+
+
+def describe_taggers(taggers: Taggers | None) -> list[dict] | None:
+    """What ``maltpy info`` shows of the taggers (``Taggers.describe``), None without."""
+    return None if taggers is None else taggers.describe()
