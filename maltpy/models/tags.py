@@ -58,8 +58,10 @@ def _why(column: int, taggers: Taggers | None, tagging: str) -> str:
     name = NAMES[column]
     if taggers is not None and column in taggers.columns:
         return f"the model's {name} tagger is off (tagging {tagging}; --tag missing fills it)"
-    return (f"the model reads {name}, which its training treebank had, and has no tagger for it; give the "
-            f"input {name} tags, or learn the model again with taggers (maltpy learn, tagger.columns)")
+    return (
+        f"the model reads {name}, which its training treebank had, and has no tagger for it; give the "
+        f"input {name} tags, or learn the model again with taggers (maltpy learn, tagger.columns)"
+    )
 
 
 # --- learning -------------------------------------------------------------------------------------
