@@ -106,6 +106,13 @@ def test_nltk_and_dask_give_the_same(example_model, untagged):
     assert [[(t.get("upos"), t["head"]) for t in s] for s in parsed] == [
         [(w[UPOS], int(w[HEAD])) for w in s] for s in expected
     ]
+    import pandas as pd
+
+    rows = pd.DataFrame({"sent_id": [k for k, s in enumerate(forms) for _ in s], "form": sum(forms, []),
+                         "upos": [None] * sum(map(len, forms))})  # fmt: skip
+    frame = md.parse_partition(rows, str(example_model))
+    assert frame["upos"].tolist() == [w[UPOS] for s in expected for w in s]
+    assert frame["head"].tolist() == [int(w[HEAD]) for s in expected for w in s]
 
 
 def test_gold_tags_are_kept(example_model):
