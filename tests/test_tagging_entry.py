@@ -164,6 +164,15 @@ def test_every_kind_of_archive_keeps_its_taggers(tmp_path):
     assert all(t["upos"] != "_" for t in parsed)
 
 
+def test_a_jackknife_is_recorded_and_the_parser_learns_from_predicted_tags(tmp_path):
+    result = run_in_process("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-tc", "upos", "-tj", "3", "-m",
+                            tmp_path / "j.mpm")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    model = load(tmp_path / "j.mpm")
+    assert model.statistics["tagger_jackknife"] == 3 and model.statistics["taggers"] == ["UPOS"]
+    assert model.taggers.columns == (UPOS,)
+
+
 def test_the_group_tagger(tmp_path):
     assert default_config().tagger.columns == "auto"
     assert load_config(None, {("tagger", "columns"): "Lemma,CPOSTAG"}).tagger.columns == "upos,lemma"
