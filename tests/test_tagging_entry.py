@@ -150,6 +150,19 @@ def test_untagged_input_to_a_model_without_taggers_is_one_line_exit_2(untagged_m
     assert tagged.returncode == 0, tagged.stderr
 
 
+def test_a_maltparser_model_refuses_untagged_input_by_its_symbol_tables():
+    """An .mco keeps its training treebank's values of the columns it reads in its symbol tables:
+    da_ddt's reads POSTAG, which never held _ there."""
+    from conftest import SHARED
+
+    mco = SHARED / "reference" / "maltparser-mco" / "da_ddt-nivreeager-liblinear-malt1.7.2.mco"
+    model = maltpy.load_model(mco)
+    assert XPOS in model.tag_values and "_" not in model.tag_values[XPOS]
+    with pytest.raises(MaltpyError, match="has no XPOS"):
+        model.parse_conll("1\tHunde\t_\t_\t_\t_\t_\t_\t_\t_\n2\tgør\t_\t_\t_\t_\t_\t_\t_\t_\n\n")
+    assert model.parse_conll("1\tHunde\t_\tN\tNC\t_\t_\t_\t_\t_\n2\tgør\t_\tV\tVA\t_\t_\t_\t_\t_\n\n")
+
+
 def test_every_kind_of_archive_keeps_its_taggers(tmp_path):
     train = EXAMPLE / "en-train.conllu"
     result = run_in_process("learn", "-q", "-i", train, "-a", "mst", "-mi", "1", "-tc", "upos", "-m", tmp_path / "g")

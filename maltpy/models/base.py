@@ -58,6 +58,9 @@ class Parser:
     #: before it parses, as ``tagging`` says (``set_tagging``); None: it has none
     taggers: Taggers | None = None
     tagging: str = "missing"
+    #: of a parser without a vocabulary (a MaltParser model), its training treebank's values of
+    #: the tag columns its features read, if known (``tags.training_values``)
+    tag_values: dict[int, frozenset[str]] | None = None
 
     # --- parsing ---------------------------------------------------------------------------------
 
@@ -160,7 +163,10 @@ class Parser:
         sentence left with a tag column empty that the parser reads and training never had empty."""
         if self.taggers is not None and self.tagging != "never":
             self.taggers.tag(batch, self.tagging)
-        check_tagged(batch, self.vocabulary, self.taggers, self.tagging, where)
+        values = self.tag_values
+        if self.vocabulary is not None:
+            values = {column: known.values for column, known in self.vocabulary.columns.items()}
+        check_tagged(batch, values, self.taggers, self.tagging, where)
         return batch
 
     def _trained(self, config: Config, data_format: str, statistics: dict, roots: RootLabels | None,

@@ -6,20 +6,21 @@ never saw, every word of it: nonsense. It is a MaltpyError naming the column, th
 sentence's line instead (the command line's exit status 2).
 
 What training held is the model's vocabulary (data/vocabulary.py: the values of each column its
-features read); a model without one (a MaltParser .mco, a maltpy model made before vocabularies
-were kept) is not checked. A column the treebank left empty too, or held ``_`` in at some word
-(FEATS of a word without features), is no error: an empty column is then like training's.
+features read), or a MaltParser model's (.mco) symbol tables, which keep the same
+(``training_values``); a maltpy model made before vocabularies were kept is not checked. A
+column the treebank left empty too, or held ``_`` in at some word (FEATS of a word without
+features), is no error: an empty column is then like training's.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from ..config.groups import Tagger
+from ..data.columns import INDEX
 from ..data.conll import FEATS, LEMMA, UPOS, XPOS, Sentence
-from ..data.vocabulary import Vocabulary
 from ..errors import MaltpyError
 
 if TYPE_CHECKING:
@@ -32,21 +33,31 @@ _COLUMN_OF = {"upos": UPOS, "xpos": XPOS, "feats": FEATS, "lemma": LEMMA}  # tag
 NAMES = {column: name.upper() for name, column in _COLUMN_OF.items()}  # the columns in messages
 
 
-def needed_columns(vocabulary: Vocabulary | None, taggers: Taggers | None, tagging: str) -> list[int]:
-    """The tag columns a sentence may not leave empty: read by the features, never ``_`` in
-    training, and not predicted (by ``taggers`` under the mode ``tagging``)."""
-    if vocabulary is None:
+def needed_columns(values: dict[int, frozenset[str]] | None, taggers: Taggers | None, tagging: str) -> list[int]:
+    """The tag columns a sentence may not leave empty: read by the features (``values``: the
+    training treebank's values of each column they read), never ``_`` in training, and not
+    predicted (by ``taggers`` under the mode ``tagging``)."""
+    if values is None:
         return []
     predicted = () if taggers is None or tagging == "never" else taggers.columns
-    return [c for c in TAG_COLUMNS if c in vocabulary.columns and c not in predicted
-            and vocabulary.columns[c].values and EMPTY not in vocabulary.columns[c].values]  # fmt: skip
+    return [c for c in TAG_COLUMNS
+            if c in values and c not in predicted and values[c] and EMPTY not in values[c]]  # fmt: skip
 
 
-def check_tagged(batch: list[Sentence], vocabulary: Vocabulary | None, taggers: Taggers | None, tagging: str,
-                 where: str) -> None:  # fmt: skip
+def training_values(tables: dict[str, Iterable[str]], read: Iterable[int]) -> dict[int, frozenset[str]]:
+    """The values of the tag columns a model's features ``read`` (by number), as the symbol
+    tables of a MaltParser model (.mco) keep them (``tables``: each column's symbols by the
+    column's name): what a vocabulary keeps of them, for ``needed_columns``."""
+    read = set(read)
+    return {INDEX[name]: frozenset(symbols) for name, symbols in tables.items()
+            if INDEX.get(name) in TAG_COLUMNS and INDEX[name] in read}  # fmt: skip
+
+
+def check_tagged(batch: list[Sentence], values: dict[int, frozenset[str]] | None, taggers: Taggers | None,
+                 tagging: str, where: str) -> None:  # fmt: skip
     """MaltpyError at the first sentence of ``batch`` (of the input ``where``) with a needed
     column (``needed_columns``) empty, saying what would fill it."""
-    needed = needed_columns(vocabulary, taggers, tagging)
+    needed = needed_columns(values, taggers, tagging)
     for sentence in batch if needed else ():
         for column in needed:
             if all(w[column] == EMPTY for w in sentence.words):
