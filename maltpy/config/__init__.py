@@ -4,7 +4,8 @@ The file mirrors MaltParser 1.9.2's option file: top-level keys are its option g
 (``singlemalt``, ``guide``, ``lib``, ``nivre``, ``covington``, ``multiplanar``, ``planar``, ``2planar``,
 ``pproj``, ``graph``, ``input``)
 and the keys inside them are its option names, with its defaults. The group ``mst`` holds the
-graph-based parser's options (``-a mst``, maltpy/graph) under MSTParser 0.5's own names. Every option also has
+graph-based parser's options (``-a mst``, maltpy/graph) under MSTParser 0.5's own names, the group
+``tagger`` those of the taggers learned with the parser (maltpy.tagging). Every option also has
 MaltParser's command-line flag (``-a``, ``-l``, ``-F``, ``-nr`` ...), through which the command
 line overrides the file. ``covington.max_degree`` (Nivre 2007, §3),
 ``singlemalt.parsing_direction`` and ``singlemalt.root_position`` (direction.py) are maltpy's own.
