@@ -71,6 +71,10 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
                  sentence_ids: tuple[str, ...], as_json: bool, format_: str) -> None:  # fmt: skip
     """Attachment scores of each SYSTEM against GOLD: LAS, UAS, LA and exact match (EM).
 
+    Where a SYSTEM's tag columns (LEMMA, UPOS, XPOS, FEATS) differ from GOLD's anywhere, also
+    the tagging accuracies UPOS, XPOS, UFeats, AllTags and Lemmas, as the CoNLL 2018 shared
+    task's script defines them, over every word ("tags" in --json).
+
     Several systems are scored side by side. Either GOLD or one SYSTEM may be '-', standard
     input. With --by, the words are also grouped by their value in GOLD (for the groupings the
     tree decides, "prec" is LAS over the words a system puts in the group); --json prints
@@ -92,6 +96,8 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         report_start,
         score_table,
         significance_text,
+        tag_table,
+        tags_differ,
     )
 
     standard_output()  # the scores go there: closed, an error before the work
@@ -130,6 +136,8 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         write_result(json.dumps(eval_json(scores, g.name, names, punct, per_label, tested, asked), ensure_ascii=False))
         return
     text = score_table(scores, g.name, names, punct, per_label)
+    if tags_differ(scores):
+        text += "\n" + tag_table(scores)
     if conll18:
         text += "\n" + conll18_table(scores)
     if asked:

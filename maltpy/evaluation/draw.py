@@ -6,7 +6,8 @@ an arc leaves the middle of its head, ends in an arrowhead at the middle of its 
 carries its label at its top; an arc from the root comes straight down from the top of the
 panel. An arc is drawn one level above the highest arc within its span, so that nested arcs do
 not cross. Against the gold tree, a system's arc is coloured by what is wrong with it: its head
-(red), its label only (orange) or nothing (grey); a word left out of scoring is pale.
+(red), its label only (orange) or nothing (grey); a word left out of scoring is pale. A system
+whose tags (UPOS) are not the gold's has its own under its words, the wrong ones in red.
 
 Everything is plain SVG and HTML written as XML (no script, no font or image fetched): the
 files open in any browser, parse with any XML parser, and each arc carries its dependent, head
@@ -83,6 +84,9 @@ class Tree:
     statuses: list[str]
     role: str  # "gold" or "system"
     system: int = 0
+    #: the system's own tags where they are not the gold's (None: the words' tags), and which are wrong
+    tags: list[str] | None = None
+    wrong_tags: list[bool] | None = None
 
 
 def compare(gold: Sentence, system: Sentence, scored: Sequence[bool] | None = None) -> list[str]:
@@ -116,7 +120,11 @@ def sentence_trees(gold: Sentence | None, systems: Sequence[tuple[str, Sentence]
             caption = f"{name}: LAS {las} ({right}/{len(counted)})"
         else:
             statuses, caption = ["plain"] * (len(sentence) + 1), name
-        trees.append(Tree(caption, sentence.heads, sentence.labels, statuses, "system", k))
+        tree = Tree(caption, sentence.heads, sentence.labels, statuses, "system", k)
+        if gold is not None and sentence.column(CPOSTAG) != gold.column(CPOSTAG):
+            tree.tags = sentence.column(CPOSTAG)
+            tree.wrong_tags = [a != b for a, b in zip(tree.tags, gold.column(CPOSTAG))]
+        trees.append(tree)
     return trees
 
 
@@ -152,8 +160,8 @@ def sentence_svg(words: Sequence[Sequence[str]], trees: Sequence[Tree], title: s
     forms = [w[FORM] for w in words]
     tags = [w[CPOSTAG] for w in words]
     x, centres = MARGIN, [0.0]
-    for form, tag in zip(forms, tags):
-        width = max(text_width(form), text_width(tag, CHAR * 0.85), 14.0)
+    for form, *column in zip(forms, tags, *(tree.tags for tree in trees if tree.tags)):  # each panel's tags
+        width = max(text_width(form), *(text_width(tag, CHAR * 0.85) for tag in column), 14.0)
         centres.append(x + width / 2)
         x += width + GAP
     captions = [text_width(tree.caption, CHAR * 0.93) for tree in trees]
@@ -211,9 +219,11 @@ def _panel(parts: list[str], tree: Tree, forms: list[str], tags: list[str], cent
         parts.append(_text(label_x, label_y, tree.labels[d], size=11, colour=colour, anchor=anchor, cls="label",
                            weight="bold" if status in ("head", "label") else None))  # fmt: skip
     parts.append("</g>")
-    for i, (form, tag) in enumerate(zip(forms, tags), 1):
+    wrong = tree.wrong_tags or [False] * len(forms)
+    for i, (form, tag) in enumerate(zip(forms, tree.tags or tags), 1):
         parts.append(_text(centres[i], base + 15, form, size=13, anchor="middle", cls="word", data_id=i))
-        parts.append(_text(centres[i], base + 29, tag, size=10, colour="#777777", anchor="middle", cls="tag"))
+        parts.append(_text(centres[i], base + 29, tag, size=10, colour=COLOURS["head"] if wrong[i - 1] else "#777777",
+                           anchor="middle", cls="tag wrong" if wrong[i - 1] else "tag"))  # fmt: skip
     return base + WORDS + 6
 
 

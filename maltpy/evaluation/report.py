@@ -31,6 +31,7 @@ from .draw import (
     table,
 )
 from .scores import CONLL18_METRICS, TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
+from .tags import TAG_METRICS
 
 
 def _columns(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -148,6 +149,26 @@ def conll18_notes(scores: Sequence[Scores]) -> list[str]:
     return lines
 
 
+def tags_differ(scores: Sequence[Scores]) -> bool:
+    """Whether a system's tag columns differ from the gold's anywhere: then ``eval`` reports the
+    tagging accuracies of every system (files alike in them, as a parser writes its input's, show
+    nothing new)."""
+    return any(s.tags.differ for s in scores)
+
+
+def tag_table(scores: Sequence[Scores]) -> str:
+    """The CoNLL 2018 shared task's tagging accuracies of each system (see ``tags``)."""
+    words = scores[0].tags.words
+    lines = ["", f"tags (CoNLL 2018's accuracies, over all {words} words, punctuation included)"]
+    if len(scores) == 1:
+        figures = scores[0].tags.as_dict()
+        rows = [[m, figure(figures[m]), str(scores[0].tags.right[m]), str(words)] for m in TAG_METRICS]
+        return "\n".join(lines + _columns(["metric", "score", "correct", "total"], rows))
+    figures = [s.tags.as_dict() for s in scores]
+    rows = [[m, *(figure(f[m]) for f in figures)] for m in TAG_METRICS]
+    return "\n".join(lines + _columns(["metric", *(f"[{k}]" for k in range(1, len(scores) + 1))], rows))
+
+
 def significance_text(result: dict) -> str:
     return (
         f"\nsignificance  paired approximate randomization over sentences, {result['samples']} samples, "
@@ -159,10 +180,15 @@ def significance_text(result: dict) -> str:
 def eval_json(scores: Sequence[Scores], gold: str, systems: Sequence[str], punct: str, per_label: bool,
               significance: dict | None, groupings: Sequence[str]) -> dict:  # fmt: skip
     """For one system, its scores as the keys of the object; for several, a list of them under
-    ``systems``, each with its file under ``system``. Of the groupings counted, ``groupings``."""
+    ``systems``, each with its file under ``system``. Of the groupings counted, ``groupings``.
+    The tagging accuracies, under ``tags``, if the files' tag columns differ (``tags_differ``)."""
+
+    tags = tags_differ(scores)
 
     def scores_of(s: Scores) -> dict:
         d = s.as_dict(per_label)
+        if tags:
+            d["tags"] = s.tags.json()
         if "by" in d:
             d["by"] = {g: values for g, values in d["by"].items() if g in groupings}
             if not d["by"]:
@@ -279,6 +305,8 @@ def report_start(scores: Sequence[Scores], gold: str, systems: Sequence[str], pu
                for m in ("LAS", "UAS", "LA", "EM")]  # fmt: skip
     chart = bar_chart(summary, "score (%) of each system; at the right, the words or sentences scored")
     body.append(system_key(systems) + chart)
+    if tags_differ(scores):
+        body.append(tags_html(scores, systems))
     if significance is not None:
         body.append("<h2>Significance</h2>")
         body.append(table(["difference of [1] and [2]", "p"], [["LAS", p_value(significance["LAS"])],
@@ -305,6 +333,21 @@ def report_start(scores: Sequence[Scores], gold: str, systems: Sequence[str], pu
     if drawings:
         body += ["<h2>Sentences</h2>", legend_html(punctuation_scored=punct == "include")]
     return "".join(body)
+
+
+def tags_html(scores: Sequence[Scores], systems: Sequence[str]) -> str:
+    """The report's section of the tagging accuracies: a table and a bar chart."""
+    words = scores[0].tags.words
+    figures = [s.tags.as_dict() for s in scores]
+    rows = [
+        [f"[{k}] {name}", *(f[m] for m in TAG_METRICS), words] for k, (name, f) in enumerate(zip(systems, figures), 1)
+    ]
+    chart = bar_chart([(m, f"{words} words", [f[m] for f in figures]) for m in TAG_METRICS],
+                      "accuracy (%) of each system; at the right, the words scored")  # fmt: skip
+    note = ('<p class="note">As the CoNLL 2018 shared task scores tags, over every word, punctuation included: '
+            "UFeats compares the universal features in any order, AllTags is UPOS, XPOS and UFeats right, "
+            "and a gold lemma _ is right whatever the system's.</p>")  # fmt: skip
+    return "<h2>Tags</h2>" + table(["system", *TAG_METRICS, "words"], rows) + note + system_key(systems) + chart
 
 
 def legend_html(punctuation_scored: bool) -> str:

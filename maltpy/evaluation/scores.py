@@ -27,6 +27,7 @@ from itertools import chain, zip_longest
 from ..data.conll import CPOSTAG, DEPREL, FEATS, FORM, HEAD, LEMMA, POSTAG, Sentence
 from ..data.tree import depths, nonprojective_arcs
 from ..errors import MaltpyError, quote
+from .tags import TagCounts, universal_features
 
 
 def is_punctuation(word: list[str]) -> bool:
@@ -158,6 +159,8 @@ class Scores:
     sentence_counts: list[tuple[int, int, int]] = field(default_factory=list)
     #: the CoNLL 2018 shared task's metrics, if asked for (over every word, punctuation too)
     conll18: Conll18Counts | None = None
+    #: the CoNLL 2018 shared task's tagging accuracies (over every word), always counted
+    tags: TagCounts = field(default_factory=TagCounts)
 
     @property
     def las(self) -> float | None:
@@ -222,6 +225,7 @@ class Scores:
         self.right_both += right
         self.exact += right == words
         self.sentence_counts.append((words, right, head_right))
+        self.tags.add(gold, system)
         if self.conll18 is not None:
             self.conll18.add(gold_ud, _ud_words(system))
         if self.by:
@@ -263,11 +267,6 @@ FUNCTIONAL_RELATIONS = frozenset(("aux", "cop", "mark", "det", "clf", "case", "c
 #: functional ones, and punct. A word of any other relation (another treebank's label set, UD v1's
 #: dobj) is no content word to the CoNLL 2018 metrics.
 UD_RELATIONS = CONTENT_RELATIONS | FUNCTIONAL_RELATIONS | {"punct"}
-#: The features MLAS compares (UD's universal features; the others are language-specific).
-UNIVERSAL_FEATURES = frozenset((
-    "PronType", "NumType", "Poss", "Reflex", "Foreign", "Abbr", "Gender", "Animacy", "Number", "Case", "Definite",
-    "Degree", "VerbForm", "Mood", "Tense", "Aspect", "Voice", "Evident", "Polarity", "Person", "Polite",
-))  # fmt: skip
 CONLL18_METRICS = ("UAS", "LAS", "CLAS", "MLAS", "BLEX")
 
 
@@ -328,10 +327,7 @@ def _ud_words(sentence: Sentence) -> list[tuple]:
     children), indexed from 1; a functional child is (its position, relation, UPOS, features)."""
     heads = sentence.heads
     relations = [""] + [w[DEPREL].split(":")[0] for w in sentence.words]
-    features = [""] + [
-        "|".join(sorted(f for f in w[FEATS].split("|") if f.split("=", 1)[0] in UNIVERSAL_FEATURES))
-        for w in sentence.words
-    ]
+    features = [""] + [universal_features(w[FEATS]) for w in sentence.words]
     children: list[list[tuple]] = [[] for _ in heads]
     for d, w in enumerate(sentence.words, 1):
         if relations[d] in FUNCTIONAL_RELATIONS and heads[d] > 0:
