@@ -52,6 +52,10 @@ SIGNATURES = {
     "Merge": "ff", "Merge3": "fff",
 }  # fmt: skip
 MULTI_VALUED = ("Split", "Suffix", "Prefix")
+#: The feature functions of a tagger's feature model only (maltpy.tagging): Lower(f), f's value in
+#: lower case, and Shape(f), its word shape. ``parse_feature(text, tagging=True)`` reads them; a
+#: parser's feature model that names one is refused, saying whose they are.
+TAGGING_SIGNATURES = {"Lower": "f", "Shape": "f"}
 NUMOF_RELATIONS = ("ldeps", "rdeps", "deps", "ldep", "rdep", "dep")
 
 
@@ -91,12 +95,13 @@ class SpecError(ValueError):
     pass
 
 
-def parse_feature(text: str) -> Feature:
-    """Parse one feature; raise SpecError saying what is wrong."""
+def parse_feature(text: str, tagging: bool = False) -> Feature:
+    """Parse one feature (of a tagger's feature model with ``tagging``: TAGGING_SIGNATURES too);
+    raise SpecError saying what is wrong."""
     compact = re.sub(r"\s+", "", text)
     if not compact:
         raise SpecError("empty feature")
-    feature, end = _parse_feature(compact, 0)
+    feature, end = _parse_feature(compact, 0, 0, tagging)
     if end != len(compact):
         raise SpecError(f"unexpected {compact[end:]!r} after the feature")
     return feature
@@ -115,26 +120,29 @@ def _expect(text: str, pos: int, char: str) -> int:
 MAX_DEPTH = 32  # features within features (MaltParser's deepest take three)
 
 
-def _parse_feature(text: str, pos: int, depth: int = 0) -> tuple[Feature, int]:
+def _parse_feature(text: str, pos: int, depth: int = 0, tagging: bool = False) -> tuple[Feature, int]:
     if depth > MAX_DEPTH:
         raise SpecError(f"features nested more than {MAX_DEPTH} deep")
     m = _NAME.match(text, pos)
     if not m:
         raise SpecError(f"expected a feature function at {text[:pos]}\u2038")
     name = m.group()
-    if name not in SIGNATURES:
+    signatures = {**SIGNATURES, **TAGGING_SIGNATURES} if tagging else SIGNATURES
+    if name in TAGGING_SIGNATURES and not tagging:
+        raise SpecError(f"{name} is a feature function of a tagger's feature model, not of a parser's")
+    if name not in signatures:
         if name in ALL_BASES or name in GRAPH_ADDRESSES:
             raise SpecError(f"{name} is an address, not a feature (use e.g. InputColumn(POSTAG, {name}...))")
         raise SpecError(f"unknown feature function {name!r} (known: {', '.join(SIGNATURES)})")
     pos = _expect(text, m.end(), "(")
     args: list = []
-    for i, kind in enumerate(SIGNATURES[name]):
+    for i, kind in enumerate(signatures[name]):
         if i:
             pos = _expect(text, pos, ",")
         if kind == "a":
             arg, pos = _parse_address(text, pos)
         elif kind == "f":
-            arg, pos = _parse_feature(text, pos, depth + 1)
+            arg, pos = _parse_feature(text, pos, depth + 1, tagging)
         elif kind == "d":
             end = text.find(")", pos)  # the delimiter runs to the next ")": it cannot hold one
             end = len(text) if end < 0 else end
@@ -151,7 +159,7 @@ def _parse_feature(text: str, pos: int, depth: int = 0) -> tuple[Feature, int]:
                 arg = _integer(arg, name)
         args.append(arg)
     pos = _expect(text, pos, ")")
-    return _check(Feature(name, tuple(args))), pos
+    return _check(Feature(name, tuple(args)), tagging), pos
 
 
 _REGEX_SPECIAL = set(".^$*+?{}[]|()\\")
@@ -230,8 +238,9 @@ def _parse_address(text: str, pos: int, depth: int = 0) -> tuple[Address, int]:
     return Address(name, _integer(m.group(), f"{name}[...]")), _expect(text, m.end(), "]")
 
 
-def _check(f: Feature) -> Feature:
-    """The argument checks MaltParser makes when it initialises a function, made at load time."""
+def _check(f: Feature, tagging: bool = False) -> Feature:
+    """The argument checks MaltParser makes when it initialises a function, made at load time (a
+    tagger's Merge may merge a Suffix or Prefix, which is one value in a tagger's features)."""
     name, args = f.name, f.args
     if name in ("InputColumn", "OutputColumn", "InputArc", "InputArcDir", "OutputArc"):
         column = args[0]
@@ -258,15 +267,18 @@ def _check(f: Feature) -> Feature:
         inner = args[0]
         if inner.name not in ("InputColumn", "OutputColumn") or inner.args[0] in INTEGER_COLUMNS:
             raise SpecError("Split: the first argument must be an InputColumn or OutputColumn of text")
-    elif name in ("Suffix", "Prefix"):
+    elif name in ("Suffix", "Prefix") + tuple(TAGGING_SIGNATURES):
         inner = args[0]
-        if inner.name != "InputColumn" or inner.args[0] in INTEGER_COLUMNS:
+        if inner.name not in ("InputColumn", *TAGGING_SIGNATURES) or inner.args[0] in INTEGER_COLUMNS:
             raise SpecError(f"{name}: the first argument must be an InputColumn of text")
+        if name in TAGGING_SIGNATURES:
+            return f
         if args[1] < 1:
             raise SpecError(f"{name}: the length must be at least 1")
     elif name in ("Merge", "Merge3"):
+        merged = ("Split", "Exists") if tagging else MULTI_VALUED + ("Exists",)
         for inner in args:
-            if inner.name in MULTI_VALUED + ("Exists",) or (inner.name == "InputColumn" and inner.args[0] == "ID"):
+            if inner.name in merged or (inner.name == "InputColumn" and inner.args[0] == "ID"):
                 raise SpecError(f"{name}: cannot merge {inner.name} values (merge text-valued features)")
     return f
 

@@ -1,0 +1,150 @@
+"""One column's tagger: a classifier over a feature table, and what its classes mean.
+
+The classes of UPOS, XPOS and FEATS are the column's values; LEMMA's are edit scripts
+(``lemmas``), applied to the word's form, beside a lexicon of the forms seen in training. Tagging
+a batch (``predict``) computes the features that read no predicted tag for every word at once
+(``features.FeatureTable.static_features``); a tagger that reads its own column at Stack words
+then tags position by position across the batch, left to right (greedy), each step one call of
+the classifier for the words at that position of every sentence. Each word's scores depend on
+its own features alone, so a sentence's tags are the same in any batch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..data.columns import FORM, LEMMA
+from .features import Batch, FeatureTable, apply_chain, csr_rows, learn_table
+from .lemmas import Script, apply_script, edit_script
+
+#: Rows classified in one call where no tag to the left is read (bounds the scores' memory).
+CHUNK = 4096
+
+
+@dataclass
+class ColumnTagger:
+    """The tagger of ``column``: ``classes`` are values, or edit scripts for LEMMA; ``lexicon``
+    (LEMMA) the lemma of each form seen in training, its most frequent, by form and by form and
+    UPOS."""
+
+    column: int
+    table: FeatureTable
+    classes: list
+    classifier: object
+    learner: str
+    options: dict
+    instances: int
+    lexicon: dict[str, str] = field(default_factory=dict)
+    heldout_accuracy: float | None = None
+
+    def predict(self, batch: Batch) -> list[str]:
+        """The column's value for each word of the batch (its other columns as they are)."""
+        table = self.table
+        static = [t for t, d in enumerate(table.dynamic) if not d]
+        dynamic = [t for t, d in enumerate(table.dynamic) if d]
+        values: list = [None] * batch.n
+        if not dynamic:
+            features = table.static_features(batch, static)
+            for start in range(0, batch.n, CHUNK):
+                rows = np.arange(start, min(batch.n, start + CHUNK))
+                self._decide(batch, rows, features[rows], values)
+            return values
+        features = np.full((batch.n, len(table.templates)), -1, dtype=np.int64)
+        features[:, static] = table.static_features(batch, static)
+        codes: dict[tuple, np.ndarray] = {}
+        own_bases = {p.base for t in dynamic for p in table.templates[t].parts if p.column == self.column}
+        own = {base: np.full(batch.n, -1, dtype=np.int64) for base in own_bases}
+        longest = int(batch.lengths.max()) if len(batch.lengths) else 0
+        for position in range(longest):
+            rows = batch.starts[batch.lengths > position] + position
+            for t in dynamic:
+                features[rows, t] = table.step_features(batch, t, rows, codes, own)
+            self._decide(batch, rows, features[rows], values)
+            for base, known in own.items():
+                vocabulary = table.vocabularies[base]
+                known[rows] = [vocabulary.get(apply_chain(values[r], base[1]), -1) for r in rows.tolist()]
+        return values
+
+    def _decide(self, batch: Batch, rows: np.ndarray, features: np.ndarray, values: list) -> None:
+        """The values of the words ``rows``, whose features are ``features``, into ``values``."""
+        indptr, indices = csr_rows(features)
+        scores = self.classifier.scores_binary(indptr, indices)
+        best = scores.argmax(axis=1).tolist() if len(rows) else []
+        classes = self.classes
+        if self.column != LEMMA:
+            for r, b in zip(rows.tolist(), best):
+                values[r] = classes[b]
+            return
+        forms = batch.values_at(FORM, rows)
+        lexicon = self.lexicon
+        for i, (r, b, form) in enumerate(zip(rows.tolist(), best, forms)):
+            lemma = lexicon.get(form)
+            if lemma is None:
+                lemma = apply_script(form, classes[b])
+                if lemma is None:
+                    lemma = _best_applicable(form, scores[i], classes)
+            values[r] = lemma
+
+
+def _best_applicable(form: str, scores: np.ndarray, classes: list[Script]) -> str:
+    """The lemma of the best-scored script that applies to ``form`` (the form if none does)."""
+    for c in np.argsort(-scores, kind="stable").tolist():
+        lemma = apply_script(form, classes[c])
+        if lemma is not None:
+            return lemma
+    return form
+
+
+def targets(column: int, batch: Batch) -> tuple[np.ndarray, list]:
+    """The training instances of ``column`` (the words whose value is known: for LEMMA, not
+    ``_``) and their classes: values, or LEMMA's edit scripts."""
+    gold = batch.values(column)
+    if column != LEMMA:
+        return np.arange(batch.n), gold
+    forms = batch.values(FORM)
+    rows = [i for i, lemma in enumerate(gold) if lemma != "_"]
+    scripts: dict[tuple[str, str], Script] = {}
+    classes = []
+    for i in rows:
+        pair = (forms[i], gold[i])
+        if pair not in scripts:
+            scripts[pair] = edit_script(*pair)
+        classes.append(scripts[pair])
+    return np.array(rows, dtype=np.int64), classes
+
+
+def learn_column(column: int, batch: Batch, templates: list, learner: str, options: dict,
+                 min_count: int = 1) -> ColumnTagger | None:  # fmt: skip
+    """The tagger of ``column`` learned from the batch's gold values (None: no instance)."""
+    from ..learners import LEARNERS
+
+    rows, labels = targets(column, batch)
+    if not len(rows):
+        return None
+    counts: dict = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    classes = sorted(counts, key=lambda c: (-counts[c], str(c)))
+    number = {c: i for i, c in enumerate(classes)}
+    y = np.fromiter((number[label] for label in labels), dtype=np.int64, count=len(labels))
+    table = learn_table(templates, column, batch, rows, min_count)
+    features = table.static_features(batch, list(range(len(templates))))[rows]
+    indptr, indices = csr_rows(features)
+    X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(rows), table.size))
+    kind = LEARNERS[learner].classifier()
+    classifier = kind.fit(X, y, len(classes), options, kind.new_shared())
+    lexicon = _lexicon(batch, rows, column) if column == LEMMA else {}
+    return ColumnTagger(column, table, classes, classifier, learner, options, len(rows), lexicon)
+
+
+def _lexicon(batch: Batch, rows: np.ndarray, column: int) -> dict[str, str]:
+    """The most frequent lemma of each form seen in training (ties: the first seen)."""
+    forms, gold = batch.values(FORM), batch.values(column)
+    counts: dict[str, dict[str, int]] = {}
+    for i in rows.tolist():
+        by_lemma = counts.setdefault(forms[i], {})
+        by_lemma[gold[i]] = by_lemma.get(gold[i], 0) + 1
+    return {form: max(by_lemma, key=by_lemma.__getitem__) for form, by_lemma in counts.items()}
