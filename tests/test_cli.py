@@ -539,7 +539,7 @@ def test_learns_progress_counts_as_it_goes_in_proper_english(tmp_path):
     """The progress line counts instances as they are made (not "0 instances" to the end), and
     the summary says "1 sentence" and "1 classifier", not "1 sentences" and "1 classifier(s)"."""
     train = DATA / "conllx" / "en_lines-ud-test.conllx"  # over a thousand sentences: a few seconds of learning
-    shown, _ = _under_a_terminal(["learn", "-i", train, "-m", tmp_path / "m.mpm"], stdout_too=False)
+    shown, _ = _under_a_terminal(["learn", "-i", train, "-m", tmp_path / "m.mpm", "-tc", "none"], stdout_too=False)
     updates = [part.strip() for part in shown.replace("\x1b[K", "").split("\r") if part.strip()]
     counting = [u for u in updates if "sentences" in u and "instances" in u and "learned" not in u]
     assert counting, updates
