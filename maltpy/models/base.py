@@ -163,10 +163,11 @@ class Parser:
         sentence left with a tag column empty that the parser reads and training never had empty."""
         if self.taggers is not None and self.tagging != "never":
             self.taggers.tag(batch, self.tagging)
-        values = self.tag_values
-        if self.vocabulary is not None:
+        values, read = self.tag_values, batch
+        if self.vocabulary is not None:  # the sentences as the model reads them (one tag column for both: view)
             values = {column: known.values for column, known in self.vocabulary.columns.items()}
-        check_tagged(batch, values, self.taggers, self.tagging, where)
+            read = [self.vocabulary.view(s) for s in batch]
+        check_tagged(read, values, self.taggers, self.tagging, where)
         return batch
 
     def _trained(self, config: Config, data_format: str, statistics: dict, roots: RootLabels | None,
