@@ -33,8 +33,8 @@ from .models.learn import learn as _learn
 OPTION_NAMES: dict[str, tuple[str, str]] = {}
 for _group, _key in OPTIONS:
     OPTION_NAMES[f"{_group}_{_key}".replace("2planar", "twoplanar")] = (_group, _key)
-for _group, _key in OPTIONS:
-    if sum(k == _key for _, k in OPTIONS) == 1:
+for _group, _key in OPTIONS:  # the parser's options by their names; the taggers' as tagger_key alone
+    if _group != "tagger" and sum(k == _key for g, k in OPTIONS if g != "tagger") == 1:
         OPTION_NAMES.setdefault(_key, (_group, _key))
 OPTION_NAMES["algorithm"] = ("singlemalt", "parsing_algorithm")
 WHERE = "maltpy.learn"  # how an error in learn's options names its place

@@ -16,11 +16,13 @@ cluster's workers do the work, one task at a time per worker thread.
 Results do not depend on the partitioning, nor on the scheduler: tasks that share a worker
 process share its model, and take turns with it a batch at a time (``Parser.parse``). A bag's
 element is a whole sentence. A DataFrame holds one row per word, in order, with columns sent_id
-and form, and any of id, lemma, upos, xpos, feats. A sentence is a run of consecutive rows with
-one sent_id: a sent_id may come again further on, as another sentence (documents numbered each
-from 1, concatenated), and with an id column every run is checked to be numbered 1, 2, ... in
-order, so that the rows of a sentence that are not together (a frame sorted by something else;
-``dd.from_pandas`` sorts by the index unless given ``sort=False``) are an error naming it, never
+and form, and any of id, lemma, upos, xpos, feats; those of the tag columns it has are given
+back with the model's taggers' predictions where a sentence has them empty (None, NaN or _). A
+sentence is a run of consecutive rows with one sent_id: a sent_id may come again further on, as
+another sentence (documents numbered each from 1, concatenated), and with an id column every run
+is checked to be numbered 1, 2, ... in order, so that the rows of a sentence that are not
+together (a frame sorted by something else; ``dd.from_pandas`` sorts by the index unless given
+``sort=False``) are an error naming it, never
 a parse of its pieces. Partitions may cut anywhere (``from_pandas`` at index values, ``read_csv``
 at bytes): each partition reads the rows of its first and last sentences that lie in the
 partitions before and after it (``_carry`` and ``_ahead`` pass them along), parses, and keeps
@@ -44,7 +46,7 @@ import dask
 import pandas as pd
 
 from .data.columns import GIVEN, WIDTH
-from .data.conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
+from .data.conll import DEPREL, FEATS, HEAD, LEMMA, UPOS, XPOS, ConllReader, Sentence, format_sentence
 from .errors import MaltpyError, cut, quote
 from .files import make_folder, read_file
 from .load import load
@@ -55,6 +57,8 @@ from .models.parser import Model
 #: by their CoNLL-U names in lower case.
 COLUMNS = ("sent_id", *(column.conllu.lower() for column in GIVEN))
 REQUIRED = ("sent_id", "form")
+#: The tag columns a parse gives back, by name: the taggers' predictions where they were empty.
+TAG_NAMES = {"lemma": LEMMA, "upos": UPOS, "xpos": XPOS, "feats": FEATS}
 _MODELS: dict[str, Model] = {}  # in each worker process: the models loaded, by digest, oldest first
 KEEP = 4  # models kept loaded in a worker process
 MAX_MODEL_BYTES = 4 << 30  # a model file shipped (loading bounds what it holds: archive.py, mco/container.py)
@@ -270,14 +274,18 @@ def _parse_rows(shipped: ModelBytes, before: pd.DataFrame | None, part: pd.DataF
     left = before if _last(before) == _first(part) else None
     right = after if _first(after) == _last(part) else None
     whole = pd.concat([x for x in (left, part, right) if x is not None])
-    heads, labels = _parse_words(shipped.model(), whole)
+    parsed = _parse_words(shipped.model(), whole)
     start = 0 if left is None else len(left)
-    return _with_arcs(part, heads[start : start + len(part)], labels[start : start + len(part)])
+    return _with_arcs(part, {name: values[start : start + len(part)] for name, values in parsed.items()})
 
 
-def _with_arcs(rows: pd.DataFrame, heads: list[int], labels: list[str]) -> pd.DataFrame:
-    return rows.assign(head=pd.Series(heads, index=rows.index, dtype="int64"),
-                       deprel=pd.Series(labels, index=rows.index, dtype=object))  # fmt: skip
+def _with_arcs(rows: pd.DataFrame, parsed: dict[str, list]) -> pd.DataFrame:
+    """``rows`` with head and deprel, and the tag columns they have with the model's taggers'
+    predictions where they were empty (each in its dtype: the schema is the input's)."""
+    tags = {name: pd.Series(values, index=rows.index, dtype=rows[name].dtype)
+            for name, values in parsed.items() if name in TAG_NAMES}  # fmt: skip
+    return rows.assign(**tags, head=pd.Series(parsed["head"], index=rows.index, dtype="int64"),
+                       deprel=pd.Series(parsed["deprel"], index=rows.index, dtype=object))  # fmt: skip
 
 
 def parse_partition(rows: pd.DataFrame | Iterable[pd.DataFrame], model) -> pd.DataFrame | Iterator[pd.DataFrame]:
@@ -287,7 +295,7 @@ def parse_partition(rows: pd.DataFrame | Iterable[pd.DataFrame], model) -> pd.Da
     ``model``: a path (loaded once per process), a Model, or ModelBytes."""
     loaded = _loaded(model)
     if isinstance(rows, pd.DataFrame):
-        return _with_arcs(rows, *_parse_words(loaded, rows))
+        return _with_arcs(rows, _parse_words(loaded, rows))
     return _parse_batches(rows, loaded)
 
 
@@ -355,8 +363,9 @@ def _shown(value: Any) -> str:
     return cut(repr(value.item() if hasattr(value, "item") and hasattr(value, "dtype") else value), 60)
 
 
-def _parse_words(model: Model, rows: pd.DataFrame) -> tuple[list[int], list[str]]:
-    """Heads and labels of the words of ``rows``, sentence by sentence (runs of sent_id)."""
+def _parse_words(model: Model, rows: pd.DataFrame) -> dict[str, list]:
+    """Heads and labels of the words of ``rows``, sentence by sentence (runs of sent_id), and the
+    values of the tag columns ``rows`` has, with the model's taggers' predictions."""
     _check_columns(rows.columns)
     n = len(rows)
     columns = [_text(rows.get(c), n) for c in COLUMNS[2:]]  # form, lemma, upos, xpos, feats
@@ -372,9 +381,14 @@ def _parse_words(model: Model, rows: pd.DataFrame) -> tuple[list[int], list[str]
         if any(ch in f for w in words for f in w for ch in "\t\n\r"):
             raise MaltpyError(f"{where}: values cannot hold tabs or line breaks", "maltpy.dask")
         sentences.append(Sentence(words, model.data_format, len(sentences) + 1))
-    heads: list[int] = []
-    labels: list[str] = []
+    given = {name: rows[name].tolist() for name in TAG_NAMES if name in rows.columns}
+    out: dict[str, list] = {"head": [], "deprel": [], **{name: [] for name in given}}
     for parsed in model.parse(sentences):
-        heads.extend(int(w[HEAD]) for w in parsed.words)
-        labels.extend(w[DEPREL] for w in parsed.words)
-    return heads, labels
+        out["head"].extend(int(w[HEAD]) for w in parsed.words)
+        out["deprel"].extend(w[DEPREL] for w in parsed.words)
+        for name in given:
+            out[name].extend(w[TAG_NAMES[name]] for w in parsed.words)
+    for name, values in given.items():  # a value as given (None, NaN) where the parse left it
+        texts = _text(rows[name], n)
+        out[name] = [v if p == t else p for v, t, p in zip(values, texts, out[name])]
+    return out

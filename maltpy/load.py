@@ -42,13 +42,20 @@ def load(path: str | os.PathLike, data: bytes | None = None, within: Archive | N
 
 
 def load_model(path: str | os.PathLike, max_degree: int | None = None, enforce_tree: bool | None = None,
-               single_root: str | None = None, team: tuple[int, int] | None = None) -> Parser:  # fmt: skip
+               single_root: str | None = None, team: tuple[int, int] | None = None,
+               tagging: str | None = None) -> Parser:  # fmt: skip
     """A model made by ``maltpy learn`` (or ``Model.save``), a blend made by ``maltpy blend``, or
     MaltParser's model file (.mco) (``load``), set to parse as the command line's flags say: its
-    covnonproj degree bounded at ``max_degree`` (``-cd``), its enforce_tree set (``-nt``) and its
-    single_root (``-gsr``) if given; of a blend, in a team of workers (``team``: this one's place
-    and the team's size), the share of the members this worker parses with (``blend.read_blend``)."""
+    covnonproj degree bounded at ``max_degree`` (``-cd``), its enforce_tree set (``-nt``), its
+    single_root (``-gsr``) and its tagging mode (``--tag``: ``Parser.set_tagging``) if given; of
+    a blend, in a team of workers (``team``: this one's place and the team's size), the share of
+    the members this worker parses with (``blend.read_blend``)."""
     model = load(path, team=team)
+    if tagging is not None:
+        try:
+            model.set_tagging(tagging)
+        except MaltpyError as e:
+            raise MaltpyError(f"--tag: {e.message}", "command line") from None
     if max_degree is not None:
         try:
             model.bound_degree(max_degree)

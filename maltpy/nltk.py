@@ -40,6 +40,7 @@ from nltk.parse.malt import malt_regex_tagger
 
 from .api import learn
 from .data.conll import ConllReader
+from .data.sentences import field_text
 from .errors import MaltpyError
 from .load import load_model
 from .models.base import Parser
@@ -64,6 +65,7 @@ class MaltParser(ParserI):
         elif model_filename is not None and os.path.exists(model_filename):
             self.model = load_model(os.fspath(model_filename))
         self.tagger = tagger if tagger is not None else malt_regex_tagger()
+        self._tagger_given = tagger is not None
         self.additional_java_args = additional_java_args or []
         self._config, self._options = config, options
 
@@ -83,9 +85,20 @@ class MaltParser(ParserI):
 
     def parse_sents(self, sentences: Iterable[list[str]], verbose: bool = False,
                     top_relation_label: str = "null") -> Iterator[Iterator[DependencyGraph]]:  # fmt: skip
-        """Tag each sentence of words with the tagger, then parse it (parse_tagged_sents)."""
+        """Tag each sentence of words with the tagger, then parse it (parse_tagged_sents); a model
+        with taggers of its own (learned with it: maltpy.tagging) tags them itself, unless a
+        tagger is given."""
+        if self.model is not None and self.model.taggers is not None and not self._tagger_given:
+            return self._parse_words(sentences, top_relation_label)
         tagged = (self.tagger(sentence) for sentence in sentences)
         return self.parse_tagged_sents(tagged, verbose, top_relation_label=top_relation_label)
+
+    def _parse_words(
+        self, sentences: Iterable[list[str]], top_relation_label: str
+    ) -> Iterator[Iterator[DependencyGraph]]:
+        """Sentences of words, tagged by the model's taggers and parsed."""
+        for parsed in self.model.parse([{"form": word} for word in s] for s in map(list, sentences)):
+            yield iter([_graph(parsed, top_relation_label)])
 
     def train(self, depgraphs: Iterable[DependencyGraph], verbose: bool = False) -> None:
         """Learn the model from DependencyGraphs (their CoNLL-X text, as NLTK's wrapper writes it)."""
@@ -152,7 +165,17 @@ def _graph(parsed: list[dict], top_relation_label: str) -> DependencyGraph:
     """The parse as NLTK's DependencyGraph, read from its CoNLL-X text as NLTK's wrapper reads
     MaltParser's output (see the module's note on the root relation)."""
     lines = [
-        "\t".join((str(i), t["form"], "_", t["upos"], t["xpos"], "_", str(t["head"]), t["deprel"], "_", "_"))
+        "\t".join(
+            (
+                str(i),
+                t["form"],
+                *(field_text(t.get(key)) for key in ("lemma", "upos", "xpos", "feats")),
+                str(t["head"]),
+                t["deprel"],
+                "_",
+                "_",
+            )
+        )
         for i, t in enumerate(parsed, 1)
     ]
     roots = [t["deprel"] for t in parsed if t["head"] == 0]

@@ -221,10 +221,12 @@ EN_LINES_UD = DATA / "ud" / "UD_English-LinES"
 
 @pytest.fixture(scope="session")
 def en_lines_model(tmp_path_factory) -> Path:
-    """A LIBLINEAR model of en_lines (UD, CoNLL-U), learned once for the API, NLTK and Dask tests."""
+    """A LIBLINEAR model of en_lines (UD, CoNLL-U), learned once for the API, NLTK and Dask tests,
+    which parse gold-tagged text: without taggers (their learning would double the fixture's
+    time; tests/test_tagging_entry.py crosses the entry points with the example model's)."""
     if not DATA.is_dir():
         pytest.skip(f"shared data not found at {DATA}")
-    return learned(tmp_path_factory, "en_lines.mpm", "-i", EN_LINES_UD / "en_lines-ud-train.conllu")
+    return learned(tmp_path_factory, "en_lines.mpm", "-i", EN_LINES_UD / "en_lines-ud-train.conllu", "-tc", "none")
 
 
 @pytest.fixture(scope="session")

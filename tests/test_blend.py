@@ -235,7 +235,7 @@ def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_t
     with open(SWEMALT_TRAIN, "rb") as f:
         sentences = list(ConllReader(f, "train", "conllx"))[:60]
     learned_from: list[list[str]] = []
-    real_learn = learning.learn
+    real_learn = learning.learn_parser  # a blend's members learn the parser alone
 
     def learn(config, given, data_format, name):
         given = list(given)
@@ -244,7 +244,7 @@ def test_without_held_out_text_each_fold_is_parsed_by_the_members_learned_from_t
 
     weighed: list = []
     real_estimate = Weights.estimate
-    monkeypatch.setattr("maltpy.models.learn.learn", learn)
+    monkeypatch.setattr("maltpy.models.learn.learn_parser", learn)
     monkeypatch.setattr(Weights, "estimate", lambda kind, gold, parses: weighed.append((gold, parses))
                         or real_estimate(kind, gold, parses))  # fmt: skip
     members = [blend.Member.parse(f, "test") for f in ("-a nivreeager", "-a nivreeager -pd right-to-left")]

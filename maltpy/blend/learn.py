@@ -9,15 +9,21 @@ import dataclasses
 import os
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
 
+from ..config.groups import Tagger
 from ..data.conll import Sentence
 from ..errors import MaltpyError, cut
 from ..load import load
 from ..models.parser import Model
+from ..models.tags import learn_tagging
 from .costs import parse_cost
 from .features import Tree
 from .model import Blend, check_members
 from .weights import Weights
+
+if TYPE_CHECKING:
+    from ..tagging import Taggers
 
 #: MaltBlender's six (Hall et al. 2007): arc-eager, arc-standard and Covington's non-projective
 #: algorithm, each left to right and right to left; the projective two with pseudo-projective
@@ -120,18 +126,22 @@ LEARN_FACTOR = 400
 
 def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, decoder: str,
                 held_out: Treebank | None = None, say: Callable[[str], None] | None = None,
-                jobs: int = 1) -> Blend:  # fmt: skip
+                jobs: int = 1, tagger: Tagger | None = None) -> Blend:  # fmt: skip
     """A blend of ``members`` whose weights (``weighting``) come from their parses of held-out
     text: ``held_out`` (the members learn from all of ``train``); or, without it, ``train``
     itself, each of its FOLDS folds parsed by the members learned from the others, which then
     learn again from all of ``train``. A member given as a model (``-m FILE``) is taken as it is,
     and needs ``held_out`` for weights other than equal. With ``jobs`` above 1 and treebanks
     read from files, the members learn (and parse) in that many worker processes at once
-    (``processes.Tasks``): the blend is the same."""
+    (``processes.Tasks``): the blend is the same. ``tagger``: the taggers to learn once for all
+    the members (the group tagger of a configuration; None: none), and with tagger.jackknife K,
+    the treebank the members learn from, tagged fold by fold (``models.tags.learn_tagging``;
+    the members then learn in this process)."""
     if held_out is None and weighting != "equal" and any(m.model_path for m in members):
         raise MaltpyError("members given as models (-m FILE) need --held-out FILE to be weighed", "command line")
     check_members(len(members), "command line")
     say = say or (lambda message: None)
+    taggers, train, tagging = _tagged(train, tagger, say)
     # each member learned and, for the weights, made to parse the held-out text in turn: without
     # a held-out file, each fold of the training sentences by the member learned from the others,
     # which is dropped once it has
@@ -166,8 +176,21 @@ def learn_blend(train: Treebank, members: Sequence[Member], weighting: str, deco
         "held_out": held_out.name if held_out else f"the treebank in {FOLDS} folds",
         "members": [m.text for m in members],
         "held_out_las": [round(100 * w, 2) for w in weights.overall] if weighting != "equal" else None,
+        **tagging,
     }
-    return Blend(models, weights, decoder, statistics)
+    return Blend(models, weights, decoder, statistics, taggers=taggers)
+
+
+def _tagged(train: Treebank, tagger: Tagger | None,
+            say: Callable[[str], None]) -> tuple[Taggers | None, Treebank, dict]:  # fmt: skip
+    """The taggers ``tagger`` asks, learned from ``train``; the treebank the members learn from
+    (``train``, or its sentences tagged by a jackknife); the statistics that say how."""
+    if tagger is None or tagger.columns == "none":
+        return None, train, {}
+    taggers, sentences, statistics = learn_tagging(tagger, list(train.sentences()), train.name, say)
+    if tagger.jackknife and taggers is not None:
+        train = Treebank(lambda: iter(sentences), train.name, train.format)
+    return taggers, train, statistics
 
 
 def _held_out_gold(train: Treebank, held_out: Treebank | None, fold: int | None) -> list[Sentence]:
@@ -245,7 +268,7 @@ def _member_run(member: Member, train: Treebank, fold: int | None, gold: list[Se
                 kept: bool) -> tuple[list[Tree], Model | None]:  # fmt: skip
     """``member`` learned from ``train`` (all of it, or all but ``fold``) or, given as a model,
     loaded; its trees of the held-out sentences ``gold``, if given; its model if ``kept``."""
-    from ..models.learn import learn
+    from ..models.learn import learn_parser
 
     if member.model_path is not None:
         model = load(member.model_path)
@@ -253,7 +276,7 @@ def _member_run(member: Member, train: Treebank, fold: int | None, gold: list[Se
             raise MaltpyError("a blend cannot be a member of a blend", member.model_path)
     else:
         sentences = (s for number, s in enumerate(train.sentences()) if fold is None or number % FOLDS != fold)
-        model = learn(member.config, sentences, train.format, train.name)
+        model = learn_parser(member.config, sentences, train.format, train.name)
     return _parse_copies(model, gold) if gold is not None else [], model if kept else None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from ..config import ENFORCE_TREE, MAX_DEGREE, USED_BY, reads, unused_option
 from ..data.conll import CPOSTAG, FEATS, Sentence
@@ -16,12 +17,17 @@ from ..errors import MaltpyError, cut, require
 from ..models.archive import Archive, write_archive
 from ..models.base import Parser
 from ..models.parser import Model
+from ..models.parts import add_taggers, checked_taggers
+from ..models.tags import describe_taggers
 from ..version import __version__
 from .combination import combine
 from .costs import shares
 from .features import Tree
 from .options import DECODERS
 from .weights import Weights
+
+if TYPE_CHECKING:
+    from ..tagging import Taggers
 
 MAX_MEMBERS = 64  # members of a blend: what write_blend writes and read_blend reads (check_members)
 
@@ -42,7 +48,8 @@ class Blend(Parser):
     (``combine_into``)."""
 
     def __init__(self, members: list[Model | None], weights: Weights, decoder: str, statistics: dict,
-                 algorithms: list[str] | None = None, own: list[int] | None = None) -> None:  # fmt: skip
+                 algorithms: list[str] | None = None, own: list[int] | None = None,
+                 taggers: Taggers | None = None) -> None:  # fmt: skip
         if len(weights) != len(members):
             raise ValueError("one weight per member")
         self.members = members
@@ -57,6 +64,10 @@ class Blend(Parser):
         self.data_format = first.data_format
         self.vocabulary = first.vocabulary
         self.single_root = first.config.graph.single_root
+        #: the taggers learned once for all the members (``blend.learn``), which tag each batch
+        #: before the members parse it (they do not tag again: they give their ``arcs``); of a
+        #: blend without, its first member's (a blend of models made with taggers: -m FILE)
+        self.taggers = taggers if taggers is not None else first.taggers
         self._gathered: dict[int, list[Tree]] | None = None  # share_trees' trees, as batches are parsed
 
     @property
@@ -136,6 +147,7 @@ class Blend(Parser):
             "blend": {"weights": self.weights.kind, "decoder": self.decoder, "members": len(self.members)},
             "data_format": self.data_format,
             "members": [{"weight": w, **m.describe()} for m, w in zip(self.members, self.weights.overall)],
+            "taggers": describe_taggers(self.taggers),
             "training": self.statistics,
         }
 
@@ -157,6 +169,8 @@ def write_blend(path: str | None, blend: Blend) -> bytes | None:
                   "algorithms": blend.algorithms},
         "training": blend.statistics,
     }
+    if blend.taggers is not blend.members[0].taggers:  # the first member's are in its archive
+        add_taggers(manifest, files, blend.taggers)
     return write_archive(path, manifest, files)
 
 
@@ -182,6 +196,7 @@ def read_blend(archive: Archive, path: str, team: tuple[int, int] | None, load: 
         statistics = archive.manifest.get("training", {})
         require(isinstance(statistics, dict), "training statistics are not a mapping")
         json.dumps(statistics, allow_nan=False)
+        taggers = checked_taggers(archive)
     except ValueError as e:
         raise MaltpyError(f"damaged model: {cut(e)}", path) from None
     own = None
@@ -199,4 +214,4 @@ def read_blend(archive: Archive, path: str, team: tuple[int, int] | None, load: 
             raise MaltpyError(f"damaged model: member {cut(name)} is {algorithm}, not {cut(algorithms[k], 40)} as "
                               "the blend says", path)  # fmt: skip
         members[k] = member
-    return Blend(members, weights, stored["decoder"], statistics, algorithms, own)
+    return Blend(members, weights, stored["decoder"], statistics, algorithms, own, taggers)

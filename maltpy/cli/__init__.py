@@ -38,6 +38,7 @@ from .common import ProgressBar, config_from, config_options, format_option, pro
 from .evaluation import eval_command, view_command
 from .maltparser import maltpy_arguments
 from .models import convert_model_command, info_command, knn_command, optimize_command
+from .tagging import tag_command, tag_option
 from .treebanks import convert_command, deproj_command, oracle_command, proj_command
 
 
@@ -92,7 +93,8 @@ def cli(ctx: click.Context, threads: int | None) -> None:
 
 
 for _command in (blend_command, combine_command, convert_command, convert_model_command, deproj_command, eval_command,
-                 info_command, knn_command, optimize_command, oracle_command, proj_command, view_command):  # fmt: skip
+                 info_command, knn_command, optimize_command, oracle_command, proj_command, tag_command,
+                 view_command):  # fmt: skip
     cli.add_command(_command)
 
 
@@ -120,6 +122,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
       maltpy learn -c configs/nivreeager-libsvm.yaml -i train.conllu -m en.mpm
     """
     from ..models.learn import learn
+    from ..models.tags import taggers_summary
 
     config = config_from(kwargs)
     if instances_path is not None and is_graph_based(config.singlemalt.parsing_algorithm):
@@ -133,7 +136,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     model.save(model_path)
     if not quiet:
         progress_line(
-            f"learned {model.summary()} in {time.perf_counter() - started:.1f}s "
+            f"learned {model.summary()}{taggers_summary(model.taggers)} in {time.perf_counter() - started:.1f}s "
             f"-> {'standard output' if is_std(model_path) else quote(model_path)}",
             final=True,
         )
@@ -185,6 +188,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     help="One word on the root, labelled as the training treebank labels root words (auto: if the input or "
     "the training treebank is CoNLL-U); default: the model's setting (graph.single_root).",
 )
+@tag_option()
 @click.option(
     "-j",
     "--jobs",
@@ -197,14 +201,15 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 )
 def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inputs: tuple[str, ...],
                   output_path: str | None, output_dir: str | None, scheduler: str | None, format_: str,
-                  max_degree: int | None, enforce_tree: bool | None, single_root: str | None,
+                  max_degree: int | None, enforce_tree: bool | None, single_root: str | None, tagging: str,
                   jobs: int) -> None:  # fmt: skip
     """Parse CoNLL-X or CoNLL-U input with a model (MaltParser's parsing mode).
 
-    HEAD and DEPREL are filled in; every other column and line is written as it was read,
-    in the input's format. Works in pipelines: maltpy parse -m m.mpm < in.conllu > out.conllu.
-    A column holding far more values the model never saw than its training treebank's held-out
-    text does (another tagset?) gets one warning line on stderr (-q: none).
+    HEAD and DEPREL are filled in, and the tag columns the model's taggers predict where the input
+    has none (--tag); every other column and line is written as it was read, in the input's
+    format. Works in pipelines: maltpy parse -m m.mpm < in.conllu > out.conllu. A column holding
+    far more values the model never saw than its training treebank's held-out text does (another
+    tagset?) gets one warning line on stderr (-q: none).
 
     \b
     Example:
@@ -220,20 +225,20 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
     inputs = [path for path in (input_path, *more_inputs) if path is not None]  # -i FILE, or FILE alone
     if len(inputs) > 1 or output_dir is not None or scheduler is not None:
         _parse_files(model_path, inputs or ["-"], output_dir, scheduler, format_, max_degree, enforce_tree, jobs,
-                     output_path, single_root, quiet)  # fmt: skip
+                     output_path, single_root, quiet, tagging)  # fmt: skip
         return
     input_path = inputs[0] if inputs else None
     if jobs > 1:
         jobs = workers_for(jobs, model_path, [input_path], None if quiet else warn)
     if jobs > 1:
-        with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
+        with Workers(model_path, max_degree, enforce_tree, jobs, single_root, tagging) as workers:
             with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
                 bar = progress_bar(reader, "parsed", quiet, output_path)
                 workers.parse(reader, out, bar.add if bar else None, python_warning(reader.name))
     else:
         from ..load import load_model  # imports NumPy: not in the main process of --jobs
 
-        model = load_model(model_path, max_degree, enforce_tree, single_root)
+        model = load_model(model_path, max_degree, enforce_tree, single_root, tagging=tagging)
         with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
             bar = progress_bar(reader, "parsed", quiet, output_path)
             for sentence in model.parse(reader):
@@ -248,7 +253,7 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
 
 def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | None, scheduler: str | None,
                  format_: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
-                 output_path: str | None, single_root: str | None, quiet: bool) -> None:  # fmt: skip
+                 output_path: str | None, single_root: str | None, quiet: bool, tagging: str) -> None:  # fmt: skip
     """``maltpy parse -i F1 F2 ... --output-dir D``: each file to D under its name, in turn,
     with --jobs workers (the model loaded once in each), or across a Dask cluster."""
     from ..run.jobs import Workers, workers_for
@@ -276,23 +281,26 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
             raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
         from ..load import load_model
 
+        if tagging != "missing":  # the cluster's workers load the archive, which keeps no tagging mode
+            raise MaltpyError(f"--tag {tagging} with --scheduler: the cluster's workers tag as the model does "
+                              "(missing)", "command line")  # fmt: skip
         # the model is checked here, before the cluster sees it; unchanged by an option, the
         # file's bytes go (the workers may know them)
-        model = load_model(model_path, max_degree, enforce_tree, single_root)
-        unchanged = max_degree is None and enforce_tree is None and single_root is None
+        model = load_model(model_path, max_degree, enforce_tree, single_root, tagging=tagging)
+        unchanged = max_degree is None and enforce_tree is None and single_root is None and tagging == "missing"
         parse_with_scheduler(scheduler, inputs, model_path if unchanged else model, output_dir)
         return
     if jobs > 1:
         jobs = workers_for(jobs, model_path, inputs, None if quiet else warn)
     if jobs > 1:
-        with Workers(model_path, max_degree, enforce_tree, jobs, single_root) as workers:
+        with Workers(model_path, max_degree, enforce_tree, jobs, single_root, tagging) as workers:
             for path, output in zip(inputs, outputs):
                 with read_conll(path, format_, blind=True) as reader, atomic_output(output) as out:
                     workers.parse(reader, out, warn=python_warning(reader.name))
         return
     from ..load import load_model
 
-    model = load_model(model_path, max_degree, enforce_tree, single_root)
+    model = load_model(model_path, max_degree, enforce_tree, single_root, tagging=tagging)
     for path, output in zip(inputs, outputs):
         model.parse_file(path, output, format_)
 

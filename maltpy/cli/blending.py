@@ -11,7 +11,7 @@ import click
 from ..blend.options import DECODERS, WEIGHTINGS
 from ..errors import MaltpyError, counted, cut, quote
 from ..files import atomic_output, check_output_path, check_read_once, is_std, read_conll
-from .common import format_option, progress_line, warn
+from .common import config_from, config_options, format_option, progress_line, warn
 
 
 def _blend_choices(option: str) -> click.Choice:
@@ -45,12 +45,14 @@ def _blend_choices(option: str) -> click.Choice:
                    "is the same. No more than the cores and the available memory take, with a warning (about "
                    "64 MB and 400 times the treebank's bytes each).")  # fmt: skip
 @click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
+@config_options("tagger", config_file=False)
 def blend_command(train: str, model_path: str, config_path: str | None, members: tuple[str, ...],
                   weighting: str | None, decoder: str | None, held_out: str | None, format_: str,
-                  jobs: int, quiet: bool) -> None:  # fmt: skip
+                  jobs: int, quiet: bool, **kwargs: object) -> None:  # fmt: skip
     """Learn a blended parser: several models whose trees of a sentence are combined into one by
     weighted votes on arcs and a maximum spanning tree (Hall et al. 2007's Blended system;
-    Sagae & Lavie 2006). maltpy parse takes the archive like any model.
+    Sagae & Lavie 2006). maltpy parse takes the archive like any model. The taggers (-tc ...,
+    as maltpy learn's) are learned once, for all the members.
 
     \b
     Example:
@@ -61,6 +63,7 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
     from ..blend.learn import DEFAULT_MEMBERS, Member, Treebank, learn_blend
     from ..blend.model import check_members
 
+    tagger = config_from(kwargs).tagger  # the taggers, learned once for all the members (-tc ...)
     settings = _blend_settings(config_path)
     given = list(members) or settings.get("members") or list(DEFAULT_MEMBERS)
     where = config_path if not members and settings.get("members") else "command line"
@@ -82,7 +85,7 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
         from ..run.jobs import WORKER_BYTES, bound_jobs
 
         jobs = bound_jobs(jobs, WORKER_BYTES + LEARN_FACTOR * os.path.getsize(train), None if quiet else warn)
-    blend = learn_blend(treebank, specs, weighting, decoder, held, say, jobs)
+    blend = learn_blend(treebank, specs, weighting, decoder, held, say, jobs, tagger)
     blend.save(model_path)
     if not quiet:
         scores = blend.statistics.get("held_out_las")

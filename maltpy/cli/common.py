@@ -18,13 +18,13 @@ from ..learners import LEARNERS
 FORMAT_CHOICE = click.Choice(("auto",) + FORMATS)
 
 
-def config_options(*groups: str) -> Callable[[Callable], Callable]:
-    """Add ``-c FILE`` and MaltParser's flag of every option in ``groups`` (all if none given):
-    ``-a``, ``-l``, ``-F``, ``-nr`` ..."""
-    return lambda command: _add_config_options(command, groups)
+def config_options(*groups: str, config_file: bool = True) -> Callable[[Callable], Callable]:
+    """Add ``-c FILE`` (unless not ``config_file``) and MaltParser's flag of every option in
+    ``groups`` (all if none given): ``-a``, ``-l``, ``-F``, ``-nr`` ..."""
+    return lambda command: _add_config_options(command, groups, config_file)
 
 
-def _add_config_options(command: Callable, groups: tuple[str, ...]) -> Callable:
+def _add_config_options(command: Callable, groups: tuple[str, ...], config_file: bool) -> Callable:
     for (group, name), option in reversed(OPTIONS.items()):
         if groups and group not in groups:
             continue
@@ -36,6 +36,8 @@ def _add_config_options(command: Callable, groups: tuple[str, ...]) -> Callable:
             default=None,
             help=f"{group}.{name}: {option.help}; {_values(group, name, option)}.",
         )(command)
+    if not config_file:
+        return command
     return click.option(
         "-c", "--config", "config_path", metavar="FILE",
         help="YAML configuration file (default: none, MaltParser 1.9.2's defaults); the flags override it.",
@@ -43,7 +45,8 @@ def _add_config_options(command: Callable, groups: tuple[str, ...]) -> Callable:
 
 
 _METAVARS = {"bool": "BOOL", "int": "N", "str": "TEXT", "label": "LABEL", "choice": "NAME", "path": "FILE",
-             "column": "COLUMN", "address": "ADDRESS", "liboptions": "OPTIONS"}  # fmt: skip
+             "column": "COLUMN", "address": "ADDRESS", "liboptions": "OPTIONS",
+             "tagcolumns": "COLUMNS"}  # fmt: skip
 
 
 def _values(group: str, name: str, option) -> str:
@@ -60,6 +63,12 @@ def _values(group: str, name: str, option) -> str:
         return f"one of {', '.join(COLUMN_NAMES)} (default: none, no data split)"
     if option.kind == "address":
         return "an address such as Input[0] or head(Stack[0]) (default: none, no data split)"
+    if option.kind == "tagcolumns":
+        return f"default: {default}"
+    if (group, name) == ("tagger", "features"):
+        return "default: the taggers' own feature models"
+    if group == "tagger" and option.optional:
+        return "default: none"
     if option.kind == "path":
         return "default: MaltParser's default feature model for the algorithm, learner and input format"
     if option.kind == "liboptions":

@@ -277,13 +277,16 @@ def _named(text: str, shown: str) -> Key:
 
 def _learn(options: Options, quiet: list[str]) -> list[str]:
     """MaltParser's learn mode: the configuration's options as ``maltpy learn``'s flags; the
-    model is NAME.mpm in the working directory (maltpy writes no .mco)."""
+    model is NAME.mpm in the working directory (maltpy writes no .mco). It learns no taggers, as
+    MaltParser does not, unless tagger.columns (-tc) is given."""
     args = ["learn", "-m", _model_stem(options) + ".mpm", *_input(options)]
     for key, option in OPTIONS.items():
         given = options.get(key)
         if given is not None:
             value = _format(given) if key == ("input", "format") else given.value
             args += [f"-{option.flag}", value]
+    if options.get(("tagger", "columns")) is None:
+        args += [f"-{OPTIONS[('tagger', 'columns')].flag}", "none"]
     return args + quiet
 
 

@@ -69,6 +69,7 @@ def info_command(model_path: str, as_json: bool) -> None:
             for c in summary["classifiers"]
         ),
         "",
+        *_describe_taggers(summary.get("taggers")),
         *_describe_training(summary["training"]),
     ]
     write_result("\n".join(lines))
@@ -93,6 +94,7 @@ def _describe_graph(model_path: str, model, summary: dict) -> list[str]:
         f"labels ({len(summary['labels'])}): {' '.join(summary['labels'])}",
         *_describe_single_root(model),
         "",
+        *_describe_taggers(summary.get("taggers")),
         *_describe_training(summary["training"]),
     ]
 
@@ -115,7 +117,25 @@ def _describe_blend(model_path: str, blend, summary: dict) -> list[str]:
         single, pproj = c.singlemalt, c.pproj.marking_strategy if c.pproj.active else "no"
         lines.append(f"  {k:>2}      {held}  {single.parsing_algorithm:<14} {single.parsing_direction:<14} "
                      f"{single.root_position:<6} {learner:<10} {pproj}")  # fmt: skip
-    return lines + ["", *_describe_training(summary["training"])]
+    return lines + ["", *_describe_taggers(summary.get("taggers")), *_describe_training(summary["training"])]
+
+
+def _describe_taggers(taggers: list[dict] | None) -> list[str]:
+    """The taggers learned with the parser (maltpy.tagging): column, learner, classes, features,
+    held-out accuracy; nothing for a model without."""
+    if not taggers:
+        return []
+
+    def accuracy(value: object) -> str:
+        return f"{100 * value:.2f}%" if isinstance(value, (int, float)) else "-"
+
+    return [
+        "taggers (fill the input's empty tag columns before parsing; maltpy parse --tag):",
+        "  column   learner     classes  features  held-out accuracy",
+        *(printable(f"  {t.get('column', '?'):<8} {t.get('learner', '?'):<10} {t.get('classes', '-'):>8} "
+                    f"{t.get('features', '-'):>9}  {accuracy(t.get('heldout_accuracy'))}") for t in taggers),
+        "",
+    ]  # fmt: skip
 
 
 def _describe_training(training: dict) -> list[str]:

@@ -4,7 +4,8 @@ The file mirrors MaltParser 1.9.2's option file: top-level keys are its option g
 (``singlemalt``, ``guide``, ``lib``, ``nivre``, ``covington``, ``multiplanar``, ``planar``, ``2planar``,
 ``pproj``, ``graph``, ``input``)
 and the keys inside them are its option names, with its defaults. The group ``mst`` holds the
-graph-based parser's options (``-a mst``, maltpy/graph) under MSTParser 0.5's own names. Every option also has
+graph-based parser's options (``-a mst``, maltpy/graph) under MSTParser 0.5's own names, the group
+``tagger`` those of the taggers learned with the parser (maltpy.tagging). Every option also has
 MaltParser's command-line flag (``-a``, ``-l``, ``-F``, ``-nr`` ...), through which the command
 line overrides the file. ``covington.max_degree`` (Nivre 2007, §3),
 ``singlemalt.parsing_direction`` and ``singlemalt.root_position`` (direction.py) are maltpy's own.
@@ -34,13 +35,14 @@ from ..graph import is_graph_based
 from ..learners.options import MAX_INT, ignored_learner_option, parse_learner_options
 from ..learners.options import integer as _integer
 from ..learners.options import quoted as _q
-from .groups import Config, Guide, SingleMalt, group_name
+from .groups import Config, Guide, SingleMalt, Tagger, group_name
 from .options import (
     COLUMN_NAMES,
     ENFORCE_TREE,
     FLAGS,
     MAX_DEGREE,
     OPTIONS,
+    TAG_COLUMNS,
     USED_BY,
     Option,
     idle_option,
@@ -141,7 +143,7 @@ def _build(
             values[key] = _check(OPTIONS[key], value, from_text=source[key] is None)
         except ValueError as e:
             raise MaltpyError(f"{key[0]}.{key[1]}: {e}", place(key), line) from None
-        if key == ("guide", "features") and values[key] is not None and source[key] is not None and base_dir:
+        if key in _PATHS and values[key] is not None and source[key] is not None and base_dir:
             values[key] = os.path.normpath(os.path.join(base_dir, values[key]))
     learner = values.get(("guide", "learner"), Guide().learner)
     lib_value, lib_line = raw.get(("lib", "options"), (None, None))
@@ -160,6 +162,7 @@ def _build(
             if unused is not None:
                 raise MaltpyError(unused, place(key), raw[key][1])
     _check_split(values, algorithm, place, raw)
+    _check_tagger(values, place, raw)
     groups = {}
     for f in dataclasses.fields(Config):
         group = group_name(f.name)
@@ -175,6 +178,8 @@ def _build(
 
 #: The values as given, each with its line in the file (None: given on the command line).
 Raw = dict[tuple[str, str], tuple[Any, int | None]]
+#: The options naming a file: relative to a configuration file's folder, when given in one.
+_PATHS = (("guide", "features"), ("tagger", "features"))
 
 
 def _check_split(values: dict[tuple[str, str], Any], algorithm: str, place: Callable[[tuple[str, str]], str],
@@ -201,6 +206,22 @@ def _check_split(values: dict[tuple[str, str], Any], algorithm: str, place: Call
             foreign = str(e)
         if foreign:
             raise MaltpyError(f"guide.data_split_structure: {foreign}", place(key), raw[key][1])
+
+
+def _check_tagger(values: dict[tuple[str, str], Any], place: Callable[[tuple[str, str]], str], raw: Raw) -> None:
+    """MaltpyError for the taggers' options (the group tagger) that the tagger's learner refuses,
+    or a jackknife of one fold, which would learn each fold's taggers from nothing."""
+    key = ("tagger", "options")
+    if values.get(key) is not None:
+        learner = values.get(("tagger", "learner"), Tagger().learner)
+        try:
+            parse_learner_options(values[key], learner)
+        except ValueError as e:
+            raise MaltpyError(f"tagger.options (-to): {e}", place(key), raw[key][1]) from None
+    key = ("tagger", "jackknife")
+    if values.get(key) == 1:
+        raise MaltpyError("tagger.jackknife (-tj): 1 fold would learn its taggers from no sentence: 0 (no "
+                          "jackknife) or at least 2 folds", place(key), raw[key][1])  # fmt: skip
 
 
 def _check_together(config: Config, algorithm: str, place: Callable[[tuple[str, str]], str], raw: Raw) -> None:
@@ -261,6 +282,8 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
         raise ValueError(f"{_q(value)} is not a label CoNLL can hold (no tabs, line breaks or blanks around it)")
     if option.kind == "choice" and value not in option.choices:
         raise ValueError(f"{_q(value)} is not one of {', '.join(option.choices)}")
+    if option.kind == "tagcolumns":
+        return _tag_columns(value)
     if option.kind == "column" and value not in COLUMN_NAMES:
         raise ValueError(f"{_q(value)} is not a column name ({', '.join(COLUMN_NAMES)})")
     if option.kind == "address":
@@ -271,3 +294,19 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
         except SpecError as e:
             raise ValueError(f"{_q(value)} is not an address such as Input[0] or head(Stack[0]): {e}") from None
     return value
+
+
+def _tag_columns(value: str) -> str:
+    """tagger.columns' value: auto, none, or its comma list of columns (CoNLL-X's names too, any
+    case) in tagging order, each once; ValueError saying what is wrong."""
+    if value in ("auto", "none"):
+        return value
+    names = [name.strip().lower() for name in value.split(",")]
+    unknown = [name for name in names if name not in TAG_COLUMNS]
+    if unknown:
+        raise ValueError(f"{_q(unknown[0])} is not a column a tagger predicts: auto, none, or a comma list of "
+                         f"{', '.join(dict.fromkeys(TAG_COLUMNS.values()))}")  # fmt: skip
+    chosen = {TAG_COLUMNS[name] for name in names}
+    if len(chosen) < len(names):
+        raise ValueError(f"{_q(value)} names a column twice")
+    return ",".join(name for name in dict.fromkeys(TAG_COLUMNS.values()) if name in chosen)

@@ -92,6 +92,21 @@ class Lib:
 
 
 @dataclass(frozen=True, slots=True)
+class Tagger:
+    """The taggers learned with the parser (maltpy's own: MaltParser reads its tags from the input;
+    maltpy.tagging): ``columns`` auto (each of UPOS, XPOS, FEATS and LEMMA that has values in the
+    treebank), none, or a comma list of them; their learner, its options (None: the tagger's
+    defaults) and their feature model (None: the default ones); ``jackknife``: the parser learns on
+    tags predicted by taggers learned on the other K-1 of K folds (0: on the treebank's own tags)."""
+
+    columns: str = "auto"
+    learner: str = "liblinear"
+    options: str | None = None
+    features: str | None = None
+    jackknife: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     singlemalt: SingleMalt = SingleMalt()
     input: Input = Input()
@@ -105,6 +120,7 @@ class Config:
     guide: Guide = Guide()
     lib: Lib = Lib()
     pproj: Encoding = Encoding()
+    tagger: Tagger = Tagger()
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """The settings as plain data, group by group (for YAML output and the model archive)."""

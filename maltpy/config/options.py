@@ -22,13 +22,17 @@ from .groups import Config, Guide
 COLUMN_NAMES = tuple(name for c in COLUMNS if c.conllu and (c.given or not c.integer) for name in c.names)
 
 _DEFAULTS = Config().to_dict()
+#: tagger.columns' names of the columns a tagger predicts (CoNLL-X's names are aliases), in tagging order
+TAG_COLUMNS = {"upos": "upos", "cpostag": "upos", "xpos": "xpos", "postag": "xpos", "feats": "feats",
+               "lemma": "lemma"}  # fmt: skip
+MAX_JACKKNIFE = 100  # folds of tagger.jackknife
 
 
 @dataclass(frozen=True, slots=True)
 class Option:
     """One option: its kind of value, MaltParser's flag for it, and one line of help."""
 
-    kind: str  # bool | int | str | label | choice | path | column | address | liboptions
+    kind: str  # bool | int | str | label | choice | path | column | address | liboptions | tagcolumns
     flag: str
     help: str
     choices: tuple[str, ...] = ()
@@ -127,6 +131,26 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ("pproj", "marking_strategy"): Option("choice", "pp", "pseudo-projective label encoding", MARKING_STRATEGIES),
     ("pproj", "covered_root"): Option("choice", "pcr", "covered-root handling", COVERED_ROOTS),
     ("pproj", "lifting_order"): Option("choice", "plo", "which arc is lifted first", LIFTING_ORDERS),
+    ("tagger", "columns"): Option(
+        "tagcolumns",
+        "tc",
+        "the columns maltpy learns a tagger for with the parser, to predict them where the input has none (maltpy's "
+        "own): auto, each of upos, xpos, feats, lemma that holds values in a CoNLL treebank (none from MaltParser's "
+        "command line); none; or a comma list of them",
+    ),
+    ("tagger", "learner"): Option("choice", "tl", "the taggers' learner", tuple(LEARNERS)),
+    ("tagger", "options"): Option(
+        "str", "to", "the taggers' learner options, as -lo (default: the taggers' own)", optional=True
+    ),
+    ("tagger", "features"): Option("path", "tF", "the taggers' feature model file", optional=True),
+    ("tagger", "jackknife"): Option(
+        "int",
+        "tj",
+        "K: the parser learns on tags predicted by taggers learned on the other K-1 of K folds of the treebank "
+        "(0: on its own tags)",
+        minimum=0,
+        maximum=MAX_JACKKNIFE,
+    ),
 }
 
 #: MaltParser's command-line flag of each option (without the dash) -> (group, name).
@@ -184,6 +208,9 @@ def idle_option(key: tuple[str, str], value: Any, config: Config) -> str | None:
 def _idle_options(config: Config) -> dict[tuple[str, str], str]:
     """The options that other options of ``config`` leave with nothing to do, each with why."""
     idle = {}
+    if config.tagger.columns == "none":
+        for name in ("learner", "options", "features", "jackknife"):
+            idle[("tagger", name)] = "no tagger is learned (tagger.columns none)"
     if config.guide.data_split_column is None:
         idle[("guide", "data_split_threshold")] = "there is no data split (-d, -s) for it to apply to"
     if config.covington.max_degree is None:

@@ -12,6 +12,9 @@ A sentence given to ``Model.parse`` or ``maltpy.learn`` is one of:
   deprel; a parse is a list of new dicts, the token's keys (``{"form": ...}`` for a str) with
   "head" and "deprel" set; it is parsed as a sentence of the model's format.
 
+A parse given back also holds the tags the model's taggers predicted (``Parser.set_tagging``):
+lemma, upos, xpos and feats set where the parse changed them (a TokenList's feats as a mapping).
+
 Learning checks gold trees as a CoNLL file's are checked: each sentence goes through the
 reader (``ConllReader``), so a bad head or label is the error the command line would give, with
 the sentence's number for the file and the word's line within it.
@@ -24,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from ..errors import MaltpyError
-from .conll import DEPREL, HEAD, ConllReader, Sentence, format_sentence
+from .conll import DEPREL, FEATS, HEAD, LEMMA, UPOS, XPOS, ConllReader, Sentence, format_sentence
 
 Back = Callable[[Sentence], Any]  # a parsed Sentence, as the kind the caller gave
 
@@ -95,22 +98,48 @@ def _same(parsed: Sentence) -> Sentence:
     return parsed
 
 
+#: The tag columns a parse may have filled in (the model's taggers), by a token's keys: the first
+#: key is the one a token given without it gets.
+TAG_KEYS = ((LEMMA, ("lemma",)), (UPOS, ("upos", "cpostag")), (XPOS, ("xpos", "postag")), (FEATS, ("feats",)))
+
+
+def _tags(token: Mapping, word: list[str], feats_mapping: bool) -> dict[str, Any]:
+    """The token's tags that the parse ``word`` changed (its taggers predicted them), by the key
+    the token has for each (a new token: lemma, upos, xpos, feats); FEATS as a mapping with
+    ``feats_mapping`` (conllu's), else as its text."""
+    changed = {}
+    for column, keys in TAG_KEYS:
+        key = next((k for k in keys if k in token), keys[0])
+        if field_text(token.get(key)) == word[column]:
+            continue  # as given (a mapping of feats too)
+        value = word[column]
+        if column == FEATS and feats_mapping:
+            value = None if value == "_" else dict(f.partition("=")[::2] for f in value.split("|"))
+        changed[key] = value
+    return changed
+
+
 def _token_list_parse(item: Any, parsed: Sentence) -> Any:
-    """A copy of the TokenList with each word's head and deprel from ``parsed``."""
+    """A copy of the TokenList with each word's head and deprel from ``parsed``, and the tags its
+    taggers predicted."""
     copy = type(item)([type(t)(t) for t in item], item.metadata)
     words = iter(parsed.words)
     for token in copy:
         if isinstance(token["id"], int):
             word = next(words)
+            token.update(_tags(token, word, feats_mapping=True))
             token["head"], token["deprel"] = int(word[HEAD]), word[DEPREL]
     return copy
 
 
 def _dicts_parse(item: list, parsed: Sentence) -> list[dict]:
-    return [
-        {**({"form": t} if isinstance(t, str) else t), "head": int(w[HEAD]), "deprel": w[DEPREL]}
-        for t, w in zip(item, parsed.words)
-    ]
+    """Each token of ``item`` as a new dict with head, deprel and the tags predicted."""
+    out = []
+    for t, w in zip(item, parsed.words):
+        token = {"form": t} if isinstance(t, str) else t
+        out.append({**token, **_tags(token, w, isinstance(token.get("feats"), Mapping)),
+                    "head": int(w[HEAD]), "deprel": w[DEPREL]})  # fmt: skip
+    return out
 
 
 def gold_sentences(items: Iterable[Any], name: str = "<sentences>") -> Iterator[Sentence]:

@@ -29,7 +29,8 @@ from ..data.vocabulary import Tally, Vocabulary
 from ..errors import MaltpyError, counted, cut, require
 from ..models.archive import Archive, npz_bytes, write_archive
 from ..models.base import Parser
-from ..models.parts import VOCABULARY, checked_common, common_manifest
+from ..models.parts import VOCABULARY, add_taggers, checked_common, checked_taggers, common_manifest
+from ..models.tags import describe_taggers
 from .features import (
     NO_TYPE,
     TEMPLATES_VERSION,
@@ -148,6 +149,7 @@ class GraphModel(Parser):
             "roots": self.roots.as_json(),
             "vocabulary": None if self.vocabulary is None else self.vocabulary.describe(),
             "roots_learned": self.roots_learned,
+            "taggers": describe_taggers(self.taggers),
             "training": self.statistics,
         }
 
@@ -161,6 +163,7 @@ class GraphModel(Parser):
         if vocabulary is not None:
             files[VOCABULARY] = vocabulary
         manifest["graph"] = {"templates": TEMPLATES_VERSION, "labels": self.labels.names, "weights": WEIGHTS}
+        add_taggers(manifest, files, self.taggers)
         return manifest, files
 
     def save(self, path: str | os.PathLike) -> None:
@@ -201,5 +204,7 @@ def _checked(archive: Archive) -> GraphModel:
     require(bool((np.abs(weights) <= MAX_WEIGHT).all()), f"weights that are not numbers below {MAX_WEIGHT:g}")
     alphabet = Alphabet(keys)  # ValueError unless sorted, distinct, nonzero and not too many
     require(type(common.statistics.get("features", 0)) is int, "training statistics whose features are no count")
-    return GraphModel(config, alphabet, weights, Labels(names), common.data_format, common.statistics, common.roots,
-                      common.vocabulary)  # fmt: skip
+    model = GraphModel(config, alphabet, weights, Labels(names), common.data_format, common.statistics,
+                       common.roots, common.vocabulary)  # fmt: skip
+    model.taggers = checked_taggers(archive)
+    return model

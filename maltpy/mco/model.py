@@ -32,6 +32,7 @@ def load_mco(path: str, data: bytes | None = None):
 def _load(members: Members):
     """The Model of the .mco's ``members``, its parts read in turn (see the module's docstring)."""
     from ..models.parser import Model
+    from ..models.tags import training_values
 
     infos = [m for m in members.infos if m.endswith(INFO_SUFFIX)]
     require(len(infos) <= 1, f"not a MaltParser model (several reports: {cut(', '.join(sorted(infos)), 100)})")
@@ -65,5 +66,8 @@ def _load(members: Members):
         "maltparser_configuration": members.name,
         "maltparser_options": {f"{g} {n}": v for (g, n), v in sorted(options.items())},
     }
-    return Model(config, fm, decisions.classes, guide_of(models, split), data_format, statistics,
-                 ignored_columns=ignored)  # fmt: skip
+    model = Model(config, fm, decisions.classes, guide_of(models, split), data_format, statistics,
+                  ignored_columns=ignored)  # fmt: skip
+    # what training held in the tag columns the features read: input without them is refused
+    model.tag_values = training_values({name: t.symbols.values() for name, t in tables.items()}, fm.input_columns())
+    return model

@@ -13,7 +13,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Config
 from ..data.conll import QUIET_SECONDS, UPOS, ConllReader, Sentence, format_sentence
@@ -23,6 +23,10 @@ from ..data.tree import UD_ROOT_LABELS, RootLabels, single_root
 from ..data.vocabulary import Tally, Vocabulary, Watch, python_warning
 from ..errors import MaltpyError, cut
 from ..files import atomic_output, check_output_path, read_conll
+from .tags import check_tagged
+
+if TYPE_CHECKING:
+    from ..tagging import Taggers
 
 BATCH_SENTENCES = 1000  # a batch of the per-sentence path
 BATCH_TOKENS = 100_000  # a batch of the arrays path (batch.py): the bigger, the fewer steps with few rows
@@ -50,6 +54,13 @@ class Parser:
     by_tokens: bool = True
     #: whether ``bound_degree`` bounds its parses' degree of non-projectivity (Covington's systems)
     bounds_degree: bool = False
+    #: the taggers learned with it (maltpy.tagging), which fill the input's empty tag columns
+    #: before it parses, as ``tagging`` says (``set_tagging``); None: it has none
+    taggers: Taggers | None = None
+    tagging: str = "missing"
+    #: of a parser without a vocabulary (a MaltParser model), its training treebank's values of
+    #: the tag columns its features read, if known (``tags.training_values``)
+    tag_values: dict[int, frozenset[str]] | None = None
 
     # --- parsing ---------------------------------------------------------------------------------
 
@@ -82,7 +93,7 @@ class Parser:
             watch = self.watch(python_warning(sentences.name if isinstance(sentences, ConllReader) else None))
         if isinstance(sentences, ConllReader):
             self._check_format(sentences)
-            yield from self._parse_sentences(sentences, batch_size, progress, batch_tokens, watch)
+            yield from self._parse_sentences(sentences, batch_size, progress, batch_tokens, watch, sentences.name)
             return
         backs: collections.deque = collections.deque()
 
@@ -92,7 +103,7 @@ class Parser:
                 backs.append(back)
                 yield sentence
 
-        for parsed in self._parse_sentences(plain(), batch_size, progress, batch_tokens, watch):
+        for parsed in self._parse_sentences(plain(), batch_size, progress, batch_tokens, watch, "Model.parse"):
             yield backs.popleft()(parsed)
 
     def watch(self, warn: Callable[[str], None]) -> Callable[[Tally], None] | None:
@@ -103,8 +114,8 @@ class Parser:
             return None
         return Watch(self.vocabulary.expected(), warn).add
 
-    def _parse_sentences(self, sentences: Iterable[Sentence], batch_size: int | None, progress,
-                         batch_tokens: int, watch: Callable[[Tally], None] | None) -> Iterator[Sentence]:  # fmt: skip
+    def _parse_sentences(self, sentences: Iterable[Sentence], batch_size: int | None, progress, batch_tokens: int,
+                         watch: Callable[[Tally], None] | None, where: str) -> Iterator[Sentence]:  # fmt: skip
         batch: list[Sentence] = []
         tokens = 0
         pending = getattr(sentences, "pending", None)
@@ -117,22 +128,47 @@ class Parser:
             else:
                 full = tokens >= batch_tokens if arrays else len(batch) >= BATCH_SENTENCES
             if full or (pending is not None and not pending(QUIET_SECONDS)):
-                yield from self._parse_in_turn(batch, progress, watch)
+                yield from self._parse_in_turn(batch, progress, watch, where)
                 batch = []
                 tokens = 0
         if batch:
-            yield from self._parse_in_turn(batch, progress, watch)
+            yield from self._parse_in_turn(batch, progress, watch, where)
 
-    def _parse_in_turn(self, batch: list[Sentence], progress,
-                       watch: Callable[[Tally], None] | None) -> list[Sentence]:  # fmt: skip
-        """``_parse_batch``, by one thread at a time: a parser keeps the state of the batch it
-        parses (the arrays form's configurations, batch.py), so threads that share it (Dask's
-        threaded scheduler, a Dask worker of several threads, a thread pool) take turns, a
-        batch each. Processes, each with its own parser, parse at once."""
+    def _parse_in_turn(self, batch: list[Sentence], progress, watch: Callable[[Tally], None] | None,
+                       where: str) -> list[Sentence]:  # fmt: skip
+        """``_parse_batch`` of the batch tagged (``tag``; ``where`` names the input in an error),
+        by one thread at a time: a parser keeps the state of the batch it parses (the arrays
+        form's configurations, batch.py), so threads that share it (Dask's threaded scheduler, a
+        Dask worker of several threads, a thread pool) take turns, a batch each. Processes, each
+        with its own parser, parse at once."""
         with _TURNS_MADE:
             turn = _TURNS.setdefault(self, threading.Lock())
         with turn:
+            self.tag(batch, where)
             return self._parse_batch(batch, progress, watch)
+
+    def set_tagging(self, mode: str) -> None:
+        """Tag the input before parsing as ``mode`` says (``maltpy parse --tag``): "missing" (the
+        default), each column its taggers predict that is empty (all _) in a sentence; "always",
+        every column they predict, whatever the input holds; "never", none."""
+        from ..tagging import MODES
+
+        if mode not in MODES:
+            raise MaltpyError(f"tagging is one of {', '.join(MODES)}, not {cut(repr(mode), 40)}", "Model.set_tagging")
+        self.tagging = mode
+
+    def tag(self, batch: list[Sentence], where: str = "Model.tag") -> list[Sentence]:
+        """The sentences of ``batch`` (of the input ``where``), their tag columns filled in place by
+        the taggers as ``tagging`` says, then checked (``tags.check_tagged``): a MaltpyError at a
+        sentence left with a tag column empty that the parser reads and training never had empty."""
+        if self.taggers is not None and self.tagging != "never":
+            self.taggers.tag(batch, self.tagging)
+        values, read = self.tag_values, batch
+        if self.vocabulary is not None:  # the sentences as the model reads them (one tag column for both: view)
+            values = {column: known.values for column, known in self.vocabulary.columns.items()}
+            read = [self.vocabulary.view(s) for s in batch]
+        check_tagged(read, values, self.taggers, self.tagging, where)
+        return batch
 
     def _trained(self, config: Config, data_format: str, statistics: dict, roots: RootLabels | None,
                  vocabulary: Vocabulary | None) -> None:  # fmt: skip

@@ -40,6 +40,7 @@ from .base import Parser
 from .batch import BatchLearner, covered
 from .parser import Model, columns_of
 from .parts import Classes
+from .tags import learn_tagging
 
 LEARN_CHUNK_TOKENS = 100_000  # gold trees replayed at a time in arrays when learning
 #: a longer gold tree is replayed configuration by configuration: in arrays it would take most of
@@ -51,9 +52,28 @@ def learn(
     config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
     progress: Callable[[str], None] | None = None, save_instances: str | None = None,
 ) -> Parser:  # fmt: skip
-    """Induce a parser from the gold trees in ``sentences`` (read from ``name``). With
-    ``save_instances``, each classifier's training instances are also written to that folder
-    in TiMBL's columns format (``<classifier>.col``), as MaltParser's -li writes them.
+    """Induce a parser from the gold trees in ``sentences`` (read from ``name``), with the
+    taggers of the group tagger (``tags.learn_tagging``: none with tagger.columns none), which
+    it keeps; with tagger.jackknife K, the parser learns from the treebank's tags as taggers
+    learned from the other folds predict them. With ``save_instances``, each classifier's
+    training instances are also written to that folder in TiMBL's columns format
+    (``<classifier>.col``), as MaltParser's -li writes them."""
+    if config.tagger.columns == "none":
+        return learn_parser(config, sentences, data_format, name, progress, save_instances)
+    sentences = list(sentences)  # the taggers, the folds of a jackknife and the parser read them in turn
+    taggers, sentences, statistics = learn_tagging(config.tagger, sentences, name, progress)
+    model = learn_parser(config, sentences, data_format, name, progress, save_instances)
+    model.taggers = taggers
+    model.statistics.update(statistics)
+    return model
+
+
+def learn_parser(
+    config: Config, sentences: Iterable[Sentence], data_format: str, name: str,
+    progress: Callable[[str], None] | None = None, save_instances: str | None = None,
+) -> Parser:  # fmt: skip
+    """The parser ``learn`` learns, without taggers (a blend's members learn so: the blend
+    learns the taggers once for them all).
 
     The configuration is read here, once: the steps below are given what it makes (the feature
     model, the transition system, the data split, the learner and its options)."""

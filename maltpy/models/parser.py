@@ -40,6 +40,7 @@ from .base import Parser
 from .batch import BatchParser
 from .choice import ranked_choice
 from .parts import Classes, ModelParts, open_archive, read_model, write_model
+from .tags import describe_taggers
 
 NARROW_ROWS = 16  # fewer unfinished sentences than this parse on one by one (scripts/bench_long_sentences.py)
 
@@ -297,6 +298,7 @@ class Model(Parser):
             "vocabulary": None if self.vocabulary is None else self.vocabulary.describe(),
             "roots_learned": self.roots_learned,
             "classifiers": classifiers,
+            "taggers": describe_taggers(self.taggers),
             "training": self.statistics,
         }
 
@@ -314,7 +316,7 @@ class Model(Parser):
     def parts(self) -> ModelParts:
         """What the model archive holds of this model (parts.py)."""
         return ModelParts(self.config, self.feature_model, self.classes, self.guide, self.data_format,
-                          self.statistics, self.roots, self.vocabulary, self.ignored_columns)  # fmt: skip
+                          self.statistics, self.roots, self.vocabulary, self.ignored_columns, self.taggers)  # fmt: skip
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model archive to ``path`` (whole or not at all)."""
@@ -328,5 +330,7 @@ class Model(Parser):
 def read_transition_model(archive: Archive) -> Model:
     """The transition model in ``archive``, every part checked before use (parts.read_model)."""
     p = read_model(archive)
-    return Model(p.config, p.feature_model, p.classes, p.guide, p.data_format, p.statistics, p.roots,
-                 p.vocabulary, p.ignored_columns)  # fmt: skip
+    model = Model(p.config, p.feature_model, p.classes, p.guide, p.data_format, p.statistics, p.roots,
+                  p.vocabulary, p.ignored_columns)  # fmt: skip
+    model.taggers = p.taggers
+    return model

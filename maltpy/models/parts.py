@@ -17,6 +17,8 @@ The manifest (``manifest.json``) holds, beside archive.py's format and version:
     vocabulary       the member holding the vocabulary (``vocabulary.json``), if kept
     ignored_columns  the columns a parse writes as given text, by number (a MaltParser model's
                      IGNORE columns, "8": "_", "9": "_"), if any
+    taggers          the taggers learned with the parser (maltpy.tagging's entry), their members
+                     under ``taggers/``, if any (every kind of model: ``taggers_manifest``)
 
 Reading checks every part against the others before use: a damaged or crafted archive is a
 MaltpyError ``damaged model: ...``, never a traceback.
@@ -29,6 +31,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..config import Config, config_from_dict
 from ..data.conll import FORMATS, valid_label
@@ -45,10 +48,14 @@ from ..transition.base import LA, RA
 from ..version import __version__
 from .archive import Archive, write_archive
 
+if TYPE_CHECKING:
+    from ..tagging import Taggers
+
 SEPARATOR = "~"  # MaltParser's classitem separator: RA~nsubj
 VOCABULARY = "vocabulary.json"  # the archive's member holding the Model's vocabulary
 MAX_FEATURE_TEXT = 1 << 20  # characters of a model's feature-model text
 MAX_ROOT_TAGS = 10_000  # tags with a label under the root word, in a model's "roots"
+TAGGERS = "taggers"  # the manifest's key of the taggers, and the folder of their members
 
 
 @dataclass
@@ -107,6 +114,7 @@ class ModelParts:
     vocabulary: Vocabulary | None
     #: the columns a parse writes as given text (a MaltParser model's IGNORE columns), by number
     ignored_columns: dict[int, str] = field(default_factory=dict)
+    taggers: Taggers | None = None
 
 
 def write_model(path: str | None, parts: ModelParts) -> bytes | None:
@@ -139,7 +147,31 @@ def write_model(path: str | None, parts: ModelParts) -> bytes | None:
         **({"ignored_columns": {str(k): v for k, v in parts.ignored_columns.items()}}
            if parts.ignored_columns else {}),
     }  # fmt: skip
+    add_taggers(manifest, files, parts.taggers)
     return write_archive(path, manifest, files)
+
+
+def add_taggers(manifest: dict, files: dict[str, bytes], taggers: Taggers | None) -> None:
+    """The taggers' manifest entry (``taggers``) and members (``taggers/...``) added to a model
+    archive's ``manifest`` and ``files``, of any kind of model; nothing without taggers."""
+    if taggers is None:
+        return
+    entry, members = taggers.to_archive()
+    if not all(name.startswith(f"{TAGGERS}/") and name not in files for name in members):
+        raise ValueError("the taggers' members must be named taggers/...")  # a defect of maltpy.tagging
+    manifest[TAGGERS] = entry
+    files.update(members)
+
+
+def checked_taggers(archive: Archive) -> Taggers | None:
+    """The taggers in ``archive`` (any kind of model), checked by maltpy.tagging (ValueError or a
+    MaltpyError "damaged model: ..."); None in a model made without taggers, or before them."""
+    entry = archive.manifest.get(TAGGERS)
+    if entry is None:
+        return None
+    from ..tagging import Taggers
+
+    return Taggers.from_archive(archive, entry)
 
 
 def common_manifest(config: Config, data_format: str, roots: RootLabels | None, statistics: dict,
@@ -240,7 +272,7 @@ def _checked_parts(archive: Archive, path: str) -> ModelParts:
     g = config.guide
     guide = guide_of(atomic, data_split(fm, g.data_split_column, g.data_split_structure, g.data_split_threshold))
     return ModelParts(config, fm, classes, guide, common.data_format, common.statistics, common.roots,
-                      common.vocabulary, {int(k): v for k, v in ignored.items()})  # fmt: skip
+                      common.vocabulary, {int(k): v for k, v in ignored.items()}, checked_taggers(archive))  # fmt: skip
 
 
 def _checked_feature_model(stored: object, config: Config, path: str) -> FeatureModel:

@@ -143,6 +143,8 @@ def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) ->
     started = time.perf_counter()
     split = _splits(data)[part]
     groups = json.loads(options)
+    # a trial scores the parser on the held-out part's own tags: no taggers, unless the search asks
+    groups.setdefault("tagger", {"columns": "none"})
     with tempfile.TemporaryDirectory(prefix="maltpy-optimize-") as folder:
         if features:  # an MST setting has none
             groups.setdefault("guide", {})["features"] = path = os.path.join(folder, "features.txt")

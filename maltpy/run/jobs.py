@@ -259,8 +259,8 @@ class Workers:
     every worker started has loaded the model."""
 
     def __init__(self, model_path: str, max_degree: int | None, enforce_tree: bool | None, jobs: int,
-                 single_root: str | None = None) -> None:  # fmt: skip
-        self.options = [max_degree, enforce_tree, single_root]
+                 single_root: str | None = None, tagging: str | None = None) -> None:  # fmt: skip
+        self.options = [max_degree, enforce_tree, single_root, tagging]
         self.model_path = model_path
         self.jobs = jobs
         members = model_members(model_path)
@@ -473,8 +473,8 @@ def _after_last_empty_line(text: bytearray, end: int) -> int:
 
 
 def work(argv: list[str]) -> None:
-    """A worker's life (argv: the model's path, and [-cd, -nt, -gsr, its place in its team, the
-    team's size] in JSON, null where not given): load the model (of a blend in a team, its share
+    """A worker's life (argv: the model's path, and [-cd, -nt, -gsr, --tag, its place in its team,
+    the team's size] in JSON, null where not given): load the model (of a blend in a team, its share
     of the members), then parse each batch that comes on standard input and write its text (in a
     team, its part's) to standard output, until the input ends or the main process goes away."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # stopped by the main process: quietly
@@ -484,7 +484,7 @@ def work(argv: list[str]) -> None:
     from ..models.base import BATCH_TOKENS  # imports NumPy
 
     whole = 2 * BATCH_TOKENS  # a batch is parsed as one, unless it holds many more tokens than usual
-    max_degree, enforce_tree, single_root, place, size = json.loads(argv[1])
+    max_degree, enforce_tree, single_root, tagging, place, size = json.loads(argv[1])
     batches_in, texts_out = frame_pipes()
     batches: queue.Queue = queue.Queue()
     trees: queue.Queue = queue.Queue()  # the trees of the team's other workers
@@ -493,7 +493,8 @@ def work(argv: list[str]) -> None:
     threading.Thread(target=_receive_batches, args=(batches_in, batches, trees), daemon=True).start()
     try:
         try:
-            model = load_model(argv[0], max_degree, enforce_tree, single_root, (place, size) if size > 1 else None)
+            model = load_model(argv[0], max_degree, enforce_tree, single_root, (place, size) if size > 1 else None,
+                               tagging)  # fmt: skip
             expected = model.vocabulary.expected() if model.vocabulary is not None else None
             send_answer(texts_out, READY, json.dumps(expected).encode("utf-8"))
             while (batch := batches.get()) is not None:
