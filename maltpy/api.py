@@ -18,7 +18,7 @@ import os
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from .config import OPTIONS, Config, config_from_dict, load_config
+from .config import OPTIONS, Config, config_from_dict, load_config, with_profile
 from .data.conll import ConllReader, Sentence, format_sentence
 from .data.sentences import gold_sentences, is_token_list
 from .errors import MaltpyError
@@ -53,18 +53,27 @@ def learn(treebank: str | os.PathLike | Iterable[Any], config: str | os.PathLike
     OPTION_NAMES; ``algorithm="mst", order=2`` for graph-based parsing). Returns the model (a
     ``Model``, or a ``graph.model.GraphModel`` for ``mst``); its ``save(path)`` writes it."""
     settings = _config(config, options)
+
+    def profiled(data_format: str) -> Config:  # the profile, once the treebank's format is known
+        if isinstance(config, Mapping):  # settings as a file gives them: MaltParser's unless they say ud
+            given = {(group, key): value for group, values in config.items() for key, value in values.items()}
+            return with_profile(settings, None if settings.defaults.profile == "ud" else "<config>",
+                                {**given, **_overrides(options)}, data_format, WHERE)  # fmt: skip
+        path = None if config is None else os.fspath(config)
+        return with_profile(settings, path, _overrides(options), data_format, WHERE)
+
     if isinstance(treebank, (str, os.PathLike)):
         with _reader(os.fspath(treebank), settings.input.format) as reader:
-            return _learn(settings, reader, reader.format, reader.name)
+            return _learn(profiled(reader.format), reader, reader.format, reader.name)
     if isinstance(treebank, ConllReader):
-        return _learn(settings, treebank, treebank.format, treebank.name)
+        return _learn(profiled(treebank.format), treebank, treebank.format, treebank.name)
     if isinstance(treebank, (bytes, Mapping)) or not isinstance(treebank, Iterable):
         raise TypeError(f"a treebank is a path or an iterable of sentences, not {type(treebank).__name__}")
     sentences = gold_sentences(treebank)
     first = next(sentences, None)
     if first is None:
         raise MaltpyError("no training instances: the treebank has no sentences", "<sentences>")
-    return _learn(settings, _chain(first, sentences), first.format, "<sentences>")
+    return _learn(profiled(first.format), _chain(first, sentences), first.format, "<sentences>")
 
 
 def _chain(first: Sentence, rest: Iterator[Sentence]) -> Iterator[Sentence]:
@@ -72,7 +81,8 @@ def _chain(first: Sentence, rest: Iterator[Sentence]) -> Iterator[Sentence]:
     yield from rest
 
 
-def _config(config: str | os.PathLike | Mapping | None, options: Mapping[str, Any]) -> Config:
+def _overrides(options: Mapping[str, Any]) -> dict[tuple[str, str], Any]:
+    """``maltpy.learn``'s options by their configuration keys."""
     overrides = {}
     for name, value in options.items():
         key = OPTION_NAMES.get(name)
@@ -80,6 +90,12 @@ def _config(config: str | os.PathLike | Mapping | None, options: Mapping[str, An
             known = ", ".join(sorted(n for n, (_, key) in OPTION_NAMES.items() if n in (key, "algorithm")))
             raise MaltpyError(f"unknown option {name!r} (options: {known}, or group_key)", WHERE)
         overrides[key] = value
+    return overrides
+
+
+def _config(config: str | os.PathLike | Mapping | None, options: Mapping[str, Any]) -> Config:
+    """The settings of ``config`` with ``options`` over them (the profile still to decide)."""
+    overrides = _overrides(options)
     if config is None or isinstance(config, (str, os.PathLike)):
         return load_config(None if config is None else os.fspath(config), overrides, given=WHERE)
     if not isinstance(config, Mapping):

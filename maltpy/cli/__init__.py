@@ -15,7 +15,7 @@ import warnings
 
 import click
 
-from ..config import dump_config
+from ..config import dump_config, load_config, with_profile
 from ..data.conll import format_sentence
 from ..data.vocabulary import python_warning
 from ..errors import MaltpyError, MaltpyWarning, cut, printable, quote
@@ -34,7 +34,16 @@ from ..graph import TRANSITION_OPTIONS, is_graph_based
 from ..run.threads import set_threads
 from ..version import __version__
 from .blending import blend_command, combine_command
-from .common import ProgressBar, config_from, config_options, format_option, progress_bar, progress_line, warn
+from .common import (
+    ProgressBar,
+    config_from,
+    config_options,
+    config_source,
+    format_option,
+    progress_bar,
+    progress_line,
+    warn,
+)
 from .evaluation import eval_command, view_command
 from .maltparser import maltpy_arguments
 from .models import convert_model_command, info_command, knn_command, optimize_command
@@ -124,7 +133,8 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     from ..models.learn import learn
     from ..models.tags import taggers_summary
 
-    config = config_from(kwargs)
+    path, overrides = config_source(kwargs)
+    config = load_config(path, overrides)
     if instances_path is not None and is_graph_based(config.singlemalt.parsing_algorithm):
         raise MaltpyError(f"--save-instances writes the instances of a transition-based parser's classifiers; "
                           f"{TRANSITION_OPTIONS[('guide', 'learner')]}", "command line")  # fmt: skip
@@ -132,6 +142,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     say = None if quiet else progress_line
     started = time.perf_counter()
     with read_conll(input_path, config.input.format) as reader:
+        config = with_profile(config, path, overrides, reader.format)
         model = learn(config, reader, reader.format, reader.name, say, instances_path)
     model.save(model_path)
     if not quiet:
@@ -143,8 +154,12 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
 
 
 @cli.command("parse")
-@click.option("-q", "--quiet", is_flag=True,
-              help="No progress bar (it shows only on a terminal) and no warning about the input on stderr.")
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="No progress bar (it shows only on a terminal) and no warning about the input on stderr.",
+)
 @click.option("-m", "--model", "model_path", metavar="FILE", required=True, help="A model made by maltpy learn.")
 @click.option("-i", "--input", "input_path", metavar="FILE", help="Input (default: standard input); files may follow.")
 @click.argument("more_inputs", nargs=-1, metavar="[FILE]...")

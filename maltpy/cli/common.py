@@ -72,21 +72,25 @@ def _values(group: str, name: str, option) -> str:
     if option.kind == "path":
         return "default: MaltParser's default feature model for the algorithm, learner and input format"
     if option.kind == "liboptions":
-        flags = "; ".join(
-            f"{name}: {' '.join('-' + f for f in learner.options)}" for name, learner in LEARNERS.items()
-        )
+        flags = "; ".join(f"{name}: {' '.join('-' + f for f in learner.options)}" for name, learner in LEARNERS.items())
         return f"flags of the learner ({flags}) (default: the learner's defaults, as maltpy config prints them)"
     return f"default: {default}"
 
 
-def config_from(kwargs: dict) -> object:
-    """The Config named by ``-c`` with the command line's option flags applied over it."""
+def config_source(kwargs: dict) -> tuple[str | None, dict]:
+    """The configuration file named by ``-c`` (None) and the command line's option flags (the
+    overrides of ``config.load_config``), taken from a command's ``kwargs``."""
     overrides = {}
     for group, name in FLAGS.values():
         value = kwargs.pop(f"cfg_{group}_{name}", None)
         if value is not None:
             overrides[(group, name)] = value
-    return load_config(kwargs.pop("config_path", None), overrides)
+    return kwargs.pop("config_path", None), overrides
+
+
+def config_from(kwargs: dict) -> object:
+    """The Config named by ``-c`` with the command line's option flags applied over it."""
+    return load_config(*config_source(kwargs))
 
 
 def format_option(what: str = "Input format") -> Callable[[Callable], Callable]:

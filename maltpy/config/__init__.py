@@ -35,7 +35,7 @@ from ..graph import is_graph_based
 from ..learners.options import MAX_INT, ignored_learner_option, parse_learner_options
 from ..learners.options import integer as _integer
 from ..learners.options import quoted as _q
-from .groups import Config, Guide, SingleMalt, Tagger, group_name
+from .groups import Config, Defaults, Guide, SingleMalt, Tagger, group_name
 from .options import (
     COLUMN_NAMES,
     ENFORCE_TREE,
@@ -79,11 +79,13 @@ def default_config() -> Config:
 
 def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | None = None,
                 given: str = "command line",
-                places: Mapping[tuple[str, str], tuple[str, int | None]] | None = None) -> Config:  # fmt: skip
+                places: Mapping[tuple[str, str], tuple[str, int | None]] | None = None,
+                fallback: Mapping[tuple[str, str], Any] | None = None) -> Config:  # fmt: skip
     """Read and validate the YAML file at ``path`` (None: defaults only), then apply ``overrides``
     ({(group, name): value}, values as typed on the command line or already typed; an error in
     one names ``given`` as its place, or its file and line in ``places``: MaltParser's option
-    file, whose values are text as typed)."""
+    file, whose values are text as typed), then ``fallback`` for the options neither gives (a
+    profile's defaults, ``with_profile``)."""
     raw: dict[tuple[str, str], tuple[Any, int | None]] = {}
     base_dir = "."
     if path is not None:
@@ -97,7 +99,45 @@ def load_config(path: str | None, overrides: Mapping[tuple[str, str], Any] | Non
     for key, value in (overrides or {}).items():
         raw[key] = (value, places[key][1] if key in places else None)
         source[key] = None
+    for key, value in (fallback or {}).items():
+        if key not in raw:
+            raw[key] = (value, None)
+            source[key] = None
     return _build(raw, source, path, base_dir, given, given_at={key: file for key, (file, _) in places.items()})
+
+
+#: What the ud profile gives the options that neither a configuration file nor a flag sets (the
+#: feature models are the algorithm's in feature_models/<learner>/ud/, ``models.learn.feature_folder``):
+#: measured best of the settings that keep Nivre's batched parsing, on en_lines, la_perseus, da_ddt
+#: and sv_talbanken, with gold tags and with predicted ones (scripts/ud_defaults.py; README).
+UD_DEFAULTS: dict[tuple[str, str], Any] = {
+    ("singlemalt", "parsing_algorithm"): "nivrestandard",
+    ("pproj", "marking_strategy"): "head",
+    ("tagger", "jackknife"): 10,
+}
+PROFILE = ("defaults", "profile")
+
+
+def with_profile(config: Config, path: str | None, overrides: Mapping[tuple[str, str], Any], data_format: str,
+                 given: str = "command line") -> Config:  # fmt: skip
+    """``config`` (read from ``path`` with ``overrides``, as ``load_config`` reads it) with its
+    profile decided for a treebank of ``data_format`` (``Defaults``): MaltParser's as it is, or the
+    ud profile's defaults (``UD_DEFAULTS``) under every option the file and the flags give; of
+    those defaults, pseudo-projective parsing only for a transition-based algorithm and the
+    jackknife only where taggers are learned."""
+    profile = config.defaults.profile
+    if profile == "auto":
+        profile = "ud" if path is None and data_format == "conllu" else "maltparser"
+    if profile == "maltparser":
+        return dataclasses.replace(config, defaults=Defaults("maltparser"))
+    overrides = {**overrides, PROFILE: "ud"}
+    fallback = {("singlemalt", "parsing_algorithm"): UD_DEFAULTS[("singlemalt", "parsing_algorithm")]}
+    first = load_config(path, overrides, given, fallback=fallback)
+    if not is_graph_based(first.singlemalt.parsing_algorithm):
+        fallback[("pproj", "marking_strategy")] = UD_DEFAULTS[("pproj", "marking_strategy")]
+    if first.tagger.columns != "none":
+        fallback[("tagger", "jackknife")] = UD_DEFAULTS[("tagger", "jackknife")]
+    return load_config(path, overrides, given, fallback=fallback)
 
 
 def config_from_dict(data: Any, where: str, check_use: bool = False) -> Config:

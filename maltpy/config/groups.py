@@ -107,6 +107,17 @@ class Tagger:
 
 
 @dataclass(frozen=True, slots=True)
+class Defaults:
+    """Whose defaults fill the options not given (``profile``): MaltParser 1.9.2's (maltparser),
+    or those measured best on Universal Dependencies treebanks (ud: ``config.UD_DEFAULTS``, the
+    feature models of feature_models/<learner>/ud/, jackknifed taggers); auto: ud for a CoNLL-U
+    treebank learned by ``maltpy learn`` or ``maltpy.learn`` without a configuration file,
+    MaltParser's otherwise (``config.with_profile`` decides, once the treebank's format is known)."""
+
+    profile: str = "auto"
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     singlemalt: SingleMalt = SingleMalt()
     input: Input = Input()
@@ -121,6 +132,7 @@ class Config:
     lib: Lib = Lib()
     pproj: Encoding = Encoding()
     tagger: Tagger = Tagger()
+    defaults: Defaults = Defaults()
 
     def to_dict(self) -> dict[str, dict[str, Any]]:
         """The settings as plain data, group by group (for YAML output and the model archive)."""

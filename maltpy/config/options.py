@@ -25,6 +25,7 @@ _DEFAULTS = Config().to_dict()
 #: tagger.columns' names of the columns a tagger predicts (CoNLL-X's names are aliases), in tagging order
 TAG_COLUMNS = {"upos": "upos", "cpostag": "upos", "xpos": "xpos", "postag": "xpos", "feats": "feats",
                "lemma": "lemma"}  # fmt: skip
+PROFILES = ("auto", "ud", "maltparser")
 MAX_JACKKNIFE = 100  # folds of tagger.jackknife
 
 
@@ -150,6 +151,14 @@ OPTIONS: dict[tuple[str, str], Option] = {
         "(0: on its own tags)",
         minimum=0,
         maximum=MAX_JACKKNIFE,
+    ),
+    ("defaults", "profile"): Option(
+        "choice",
+        "P",
+        "whose defaults fill the options not given: maltparser (MaltParser 1.9.2's), ud (nivrestandard, -pp head, "
+        "the feature models that read FEATS and LEMMA, jackknifed taggers: measured best on UD treebanks), or auto "
+        "(ud for a CoNLL-U treebank without -c, maltparser otherwise)",
+        PROFILES,
     ),
 }
 

@@ -131,15 +131,26 @@ def load_feature_model(
     data_format: str,
     null_value: str,
     deprel_of: Mapping[str, str] | None = None,
+    folder: str | None = None,
 ) -> FeatureModel:
     """The feature model in ``path``, or the default one for the algorithm, learner and input
-    format (MaltParser's defaults: CoNLL-X models use POSTAG, CoNLL-U models UPOSTAG)."""
+    format (MaltParser's defaults: CoNLL-X models use POSTAG, CoNLL-U models UPOSTAG), or in the
+    defaults' ``folder`` if given (``ud``: config.ud_feature_folder)."""
     if path is not None:
         return FeatureModel(read_feature_model(path, algorithm), algorithm, null_value, path, deprel_of)
-    name = f"{LEARNERS[learner].feature_models}/{data_format}/{SYSTEMS[algorithm].feature_model}.txt"
+    name = _default_name(learner, folder or data_format, algorithm)
     data = _default_models().joinpath(name).read_bytes()
     specs = parse_feature_model(data, name, algorithm)
     return FeatureModel(specs, algorithm, null_value, f"default: {name}", deprel_of)
+
+
+def _default_name(learner: str, folder: str, algorithm: str) -> str:
+    return f"{LEARNERS[learner].feature_models}/{folder}/{SYSTEMS[algorithm].feature_model}.txt"
+
+
+def has_default_model(learner: str, folder: str, algorithm: str) -> bool:
+    """Whether feature_models/ has a default model of ``algorithm`` for ``learner`` in ``folder``."""
+    return algorithm in SYSTEMS and _default_models().joinpath(_default_name(learner, folder, algorithm)).is_file()
 
 
 def feature_model_from_text(text: str, algorithm: str, null_value: str, source: str,
