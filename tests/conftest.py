@@ -211,9 +211,10 @@ def learned(tmp_path_factory, name: str, *args) -> Path:
 
 @pytest.fixture(scope="session")
 def example_model(tmp_path_factory) -> Path:
-    """``maltpy learn`` of the shipped example treebank with MaltParser's defaults, learned once
+    """``maltpy learn`` of the shipped example treebank with MaltParser's defaults (``-P
+    maltparser``, not the ud profile plain learning gives CoNLL-U), its taggers too, learned once
     for the tests that parse with a small model."""
-    return learned(tmp_path_factory, "en.mpm", "-i", EXAMPLE / "en-train.conllu")
+    return learned(tmp_path_factory, "en.mpm", "-i", EXAMPLE / "en-train.conllu", "-P", "maltparser")
 
 
 EN_LINES_UD = DATA / "ud" / "UD_English-LinES"
@@ -221,12 +222,13 @@ EN_LINES_UD = DATA / "ud" / "UD_English-LinES"
 
 @pytest.fixture(scope="session")
 def en_lines_model(tmp_path_factory) -> Path:
-    """A LIBLINEAR model of en_lines (UD, CoNLL-U), learned once for the API, NLTK and Dask tests,
-    which parse gold-tagged text: without taggers (their learning would double the fixture's
+    """A LIBLINEAR model of en_lines (UD, CoNLL-U) with MaltParser's defaults, learned once for the
+    API, NLTK and Dask tests, which parse gold-tagged text: without taggers (their learning would double the fixture's
     time; tests/test_tagging_entry.py crosses the entry points with the example model's)."""
     if not DATA.is_dir():
         pytest.skip(f"shared data not found at {DATA}")
-    return learned(tmp_path_factory, "en_lines.mpm", "-i", EN_LINES_UD / "en_lines-ud-train.conllu", "-tc", "none")
+    return learned(tmp_path_factory, "en_lines.mpm", "-i", EN_LINES_UD / "en_lines-ud-train.conllu", "-tc", "none",
+                   "-P", "maltparser")  # fmt: skip
 
 
 @pytest.fixture(scope="session")
@@ -290,7 +292,7 @@ def reference(name: str) -> dict:
 
 def learn_and_parse(tmp_path, train, test, *options: str) -> tuple[bytes, dict]:
     model = tmp_path / "m.mpm"
-    result = run_maltpy("learn", "-q", "-i", train, "-m", model, *options)
+    result = run_maltpy("learn", "-q", "-P", "maltparser", "-i", train, "-m", model, *options)
     assert result.returncode == 0, result.stderr.decode()
     return parse_and_score(tmp_path, model, test)
 

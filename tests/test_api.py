@@ -91,10 +91,12 @@ def test_parse_file_and_write_conll_are_the_command_lines(en_lines_model, en_lin
 
 def test_learn_from_a_path_a_mapping_and_sentences_is_maltparsers_learn(tmp_path):
     train = EXAMPLE / "en-train.conllu"
-    result = run_maltpy("learn", "-q", "-a", "stacklazy", "-l", "libsvm", "-i", train, "-m", tmp_path / "cli.mpm")
+    result = run_maltpy(
+        "learn", "-q", "-P", "maltparser", "-a", "stacklazy", "-l", "libsvm", "-i", train, "-m", tmp_path / "cli.mpm"
+    )
     assert result.returncode == 0, result.stderr.decode()
     cli = maltpy.load_model(tmp_path / "cli.mpm")
-    by_path = maltpy.learn(train, algorithm="stacklazy", learner="libsvm")
+    by_path = maltpy.learn(train, algorithm="stacklazy", learner="libsvm", profile="maltparser")
     by_mapping = maltpy.learn(train, {"singlemalt": {"parsing_algorithm": "stacklazy"}}, learner="libsvm")
     by_lists = maltpy.learn(
         [
@@ -102,10 +104,10 @@ def test_learn_from_a_path_a_mapping_and_sentences_is_maltparsers_learn(tmp_path
              if isinstance(t["id"], int)]
             for s in conllu.parse(train.read_text(encoding="utf-8"))
         ],
-        algorithm="stacklazy", learner="libsvm",
+        algorithm="stacklazy", learner="libsvm", profile="maltparser",
     )  # fmt: skip
     by_token_lists = maltpy.learn(conllu.parse(train.read_text(encoding="utf-8")), algorithm="stacklazy",
-                                  learner="libsvm")  # fmt: skip
+                                  learner="libsvm", profile="maltparser")  # fmt: skip
     for model in (by_path, by_mapping, by_lists, by_token_lists):
         assert model.config.singlemalt.parsing_algorithm == "stacklazy" and model.config.guide.learner == "libsvm"
         assert model.guide.master.classifier.text == cli.guide.master.classifier.text

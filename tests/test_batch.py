@@ -119,10 +119,30 @@ CASES = {
     "wide model, null value novalue": ["-a", "nivrestandard", "-F", "WIDE", "-nv", "novalue"],
     # Covington's systems learn configuration by configuration both ways (the arrays form parses)
     "covnonproj right to left, the root read last (a blend's member)": ["-a", "covnonproj", "-pd", "right-to-left"],
-    "covnonproj without root arcs, with SHIFT, wide model": ["-a", "covnonproj", "-cr", "false", "-cs", "true",
-                                                              "-F", "WIDE_COVINGTON"],
-    "covproj with SHIFT, wide model, data split": ["-a", "covproj", "-cs", "true", "-F", "WIDE_COVINGTON",
-                                                   "-d", "POSTAG", "-s", "Right[0]", "-T", "300"],
+    "covnonproj without root arcs, with SHIFT, wide model": [
+        "-a",
+        "covnonproj",
+        "-cr",
+        "false",
+        "-cs",
+        "true",
+        "-F",
+        "WIDE_COVINGTON",
+    ],
+    "covproj with SHIFT, wide model, data split": [
+        "-a",
+        "covproj",
+        "-cs",
+        "true",
+        "-F",
+        "WIDE_COVINGTON",
+        "-d",
+        "POSTAG",
+        "-s",
+        "Right[0]",
+        "-T",
+        "300",
+    ],
 }
 
 
@@ -208,7 +228,7 @@ def latin_models(tmp_path_factory):
         path = models.get(tuple(options))
         if path is None:
             path = models[tuple(options)] = folder / f"m{len(models)}.mpm"
-            result = run_maltpy("learn", "-q", "-l", "liblinear", "-i", train, "-m", path, *options)
+            result = run_maltpy("learn", "-q", "-P", "maltparser", "-l", "liblinear", "-i", train, "-m", path, *options)
             assert result.returncode == 0, result.stderr.decode()
         return path
 

@@ -36,7 +36,9 @@ def models(tmp_path_factory, example_model):
     made = {"liblinear": example_model}  # MaltParser's default learner
     for learner in ("libsvm", "knn"):
         made[learner] = folder / f"{learner}.mpm"
-        result = run_maltpy("learn", "-q", "-l", learner, "-i", EXAMPLE / "en-train.conllu", "-m", made[learner])
+        result = run_maltpy(
+            "learn", "-q", "-P", "maltparser", "-l", learner, "-i", EXAMPLE / "en-train.conllu", "-m", made[learner]
+        )
         assert result.returncode == 0, result.stderr
     return made
 
@@ -493,4 +495,3 @@ def test_a_merge_key_of_many_separators_parses_in_bounded_time(models, tmp_path)
     result = run_maltpy_measured("parse", "-m", crafted, "-i", TEST, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.count(b"\n\n") == TEST.read_bytes().count(b"\n\n")  # within the timeout: no hang
-

@@ -299,8 +299,8 @@ def test_latin_learns_and_parses_with_knn(tmp_path, algorithm, bar):
 @pytest.fixture(scope="module")
 def example_knn(tmp_path_factory):
     folder = tmp_path_factory.mktemp("knn")
-    result = run_maltpy("learn", "-q", "-l", "knn", "-i", EXAMPLE / "en-train.conllu", "-m", folder / "en.mpm",
-                        "--save-instances", folder / "instances")  # fmt: skip
+    result = run_maltpy("learn", "-q", "-P", "maltparser", "-l", "knn", "-i", EXAMPLE / "en-train.conllu",
+                        "-m", folder / "en.mpm", "--save-instances", folder / "instances", "-tc", "none")  # fmt: skip
     assert result.returncode == 0, result.stderr.decode()
     return folder
 

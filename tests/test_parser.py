@@ -167,7 +167,10 @@ def test_learning_errors(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("InputColumn(POSTAG, Stack[0])\nInputColumn(POSTAG, Left[0])\n")
     err = assert_one_line_error(
-        run_in_process("learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-F", bad), f"{bad}:2: "
+        run_in_process(
+            "learn", "-i", EXAMPLE / "en-train.conllu", "-m", tmp_path / "m.mpm", "-P", "maltparser", "-F", bad
+        ),
+        f"{bad}:2: ",
     )
     assert "Left[...] is not an address of nivreeager" in err
     split = ("-a", "covproj", "-d", "POSTAG", "-s", "Input[0]")  # Input: not an address of Covington's
@@ -302,7 +305,9 @@ def test_enforce_tree_gives_every_word_a_head_from_a_transition(tmp_path):
     # with the default label, and a root that takes no dependents (-nr false) takes one at the end.
     plain, enforced = tmp_path / "plain.mpm", tmp_path / "enforced.mpm"
     for model, options in ((plain, ()), (enforced, ("-nt", "true"))):
-        result = run_maltpy("learn", "-q", "-i", EXAMPLE / "en-train.conllu", "-m", model, "-nr", "false", *options)
+        result = run_maltpy(
+            "learn", "-q", "-P", "maltparser", "-i", EXAMPLE / "en-train.conllu", "-m", model, "-nr", "false", *options
+        )
         assert result.returncode == 0, result.stderr
     with zipfile.ZipFile(plain) as a, zipfile.ZipFile(enforced) as b:
         assert a.read("classifiers/000.npz") == b.read("classifiers/000.npz")

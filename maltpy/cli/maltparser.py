@@ -277,16 +277,18 @@ def _named(text: str, shown: str) -> Key:
 
 def _learn(options: Options, quiet: list[str]) -> list[str]:
     """MaltParser's learn mode: the configuration's options as ``maltpy learn``'s flags; the
-    model is NAME.mpm in the working directory (maltpy writes no .mco). It learns no taggers, as
-    MaltParser does not, unless tagger.columns (-tc) is given."""
+    model is NAME.mpm in the working directory (maltpy writes no .mco). It takes MaltParser's
+    defaults (defaults.profile maltparser, unless -P is given) and learns no taggers, as MaltParser
+    does not, unless tagger.columns (-tc) is given."""
     args = ["learn", "-m", _model_stem(options) + ".mpm", *_input(options)]
     for key, option in OPTIONS.items():
         given = options.get(key)
         if given is not None:
             value = _format(given) if key == ("input", "format") else given.value
             args += [f"-{option.flag}", value]
-    if options.get(("tagger", "columns")) is None:
-        args += [f"-{OPTIONS[('tagger', 'columns')].flag}", "none"]
+    for key, value in ((("tagger", "columns"), "none"), (("defaults", "profile"), "maltparser")):
+        if options.get(key) is None:
+            args += [f"-{OPTIONS[key].flag}", value]
     return args + quiet
 
 

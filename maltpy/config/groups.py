@@ -109,8 +109,8 @@ class Tagger:
 @dataclass(frozen=True, slots=True)
 class Defaults:
     """Whose defaults fill the options not given (``profile``): MaltParser 1.9.2's (maltparser),
-    or those measured best on Universal Dependencies treebanks (ud: ``config.UD_DEFAULTS``, the
-    feature models of feature_models/<learner>/ud/, jackknifed taggers); auto: ud for a CoNLL-U
+    or those measured best on Universal Dependencies treebanks (ud: ``config.UD_DEFAULTS`` and the
+    feature models of feature_models/<learner>/ud/); auto: ud for a CoNLL-U
     treebank learned by ``maltpy learn`` or ``maltpy.learn`` without a configuration file,
     MaltParser's otherwise (``config.with_profile`` decides, once the treebank's format is known)."""
 

@@ -156,7 +156,7 @@ OPTIONS: dict[tuple[str, str], Option] = {
         "choice",
         "P",
         "whose defaults fill the options not given: maltparser (MaltParser 1.9.2's), ud (nivrestandard, -pp head, "
-        "the feature models that read FEATS and LEMMA, jackknifed taggers: measured best on UD treebanks), or auto "
+        "the feature models that read FEATS, LEMMA and XPOS: measured best on UD treebanks), or auto "
         "(ud for a CoNLL-U treebank without -c, maltparser otherwise)",
         PROFILES,
     ),

@@ -1,0 +1,69 @@
+"""The defaults' profile (``-P``, defaults.profile; config.with_profile): plain learning on a
+CoNLL-U treebank takes the defaults measured best on UD treebanks, everything else MaltParser's."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import DATA, EXAMPLE, run_maltpy
+
+import maltpy
+
+TRAIN = EXAMPLE / "en-train.conllu"
+TEST = EXAMPLE / "en-test.conllu"
+
+
+def settings(model) -> tuple[str, str, str, str]:
+    c = model.config
+    return c.defaults.profile, c.singlemalt.parsing_algorithm, c.pproj.marking_strategy, model.feature_model.source
+
+
+def test_plain_learning_on_conllu_takes_the_ud_profile_and_parses_better_than_maltparsers_defaults(tmp_path):
+    ud = maltpy.learn(TRAIN, tagger_columns="none")
+    assert settings(ud) == ("ud", "nivrestandard", "head", "default: liblinear/ud/nivrestandard.txt")
+    assert ud.config.tagger.jackknife == 0  # measured no better with predicted tags (config.with_profile)
+    malt = maltpy.learn(TRAIN, tagger_columns="none", profile="maltparser")
+    assert settings(malt) == ("maltparser", "nivreeager", "none", "default: liblinear/conllu/nivreeager.txt")
+    # the command line gives the same model as the API
+    result = run_maltpy("learn", "-q", "-tc", "none", "-i", TRAIN, "-m", tmp_path / "ud.mpm")
+    assert result.returncode == 0, result.stderr.decode()
+    test = TEST.read_text(encoding="utf-8")
+    assert maltpy.load_model(tmp_path / "ud.mpm").parse_conll(test) == ud.parse_conll(test)
+    assert maltpy.load_model(tmp_path / "ud.mpm").config.defaults.profile == "ud"
+
+
+def test_the_flags_override_the_profile_and_a_graph_algorithm_gets_no_pseudo_projective_default():
+    eager = maltpy.learn(TRAIN, tagger_columns="none", algorithm="nivreeager")
+    assert settings(eager) == ("ud", "nivreeager", "head", "default: liblinear/ud/nivreeager.txt")
+    plain = maltpy.learn(TRAIN, tagger_columns="none", marking_strategy="none")
+    assert settings(plain)[1:3] == ("nivrestandard", "none")
+    covington = maltpy.learn(TRAIN, tagger_columns="none", algorithm="covnonproj")  # no ud model: MaltParser's
+    assert settings(covington) == ("ud", "covnonproj", "head", "default: liblinear/conllu/covnonproj.txt")
+    mst = maltpy.learn(TRAIN, tagger_columns="none", algorithm="mst", mst_iters=1)
+    assert mst.config.defaults.profile == "ud" and mst.config.pproj.marking_strategy == "none"
+
+
+def test_a_configuration_file_a_mapping_conllx_and_maltparsers_command_line_keep_maltparsers_defaults(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("guide:\n  learner: liblinear\n", encoding="utf-8")
+    assert settings(maltpy.learn(TRAIN, config, tagger_columns="none"))[:3] == ("maltparser", "nivreeager", "none")
+    mapping = maltpy.learn(TRAIN, {"guide": {"learner": "liblinear"}}, tagger_columns="none")
+    assert settings(mapping)[:3] == ("maltparser", "nivreeager", "none")
+    asked = maltpy.learn(TRAIN, {"defaults": {"profile": "ud"}}, tagger_columns="none")
+    assert settings(asked)[:3] == ("ud", "nivrestandard", "head")
+    conllx = DATA / "conllx" / "da_ddt-ud-dev.conllx"
+    if not conllx.exists():
+        pytest.skip(f"shared data not found at {DATA}")
+    head = "\n\n".join(conllx.read_text(encoding="utf-8").split("\n\n")[:60]) + "\n\n"
+    (tmp_path / "da.conllx").write_text(head, encoding="utf-8")
+    assert settings(maltpy.learn(tmp_path / "da.conllx", tagger_columns="none"))[:3] == (
+        "maltparser", "nivreeager", "none")  # fmt: skip
+    result = run_maltpy("-c", "m", "-i", TRAIN, "-m", "learn", cwd=tmp_path)  # MaltParser's command line
+    assert result.returncode == 0, result.stderr.decode()
+    malt = maltpy.load_model(tmp_path / "m.mpm")
+    assert settings(malt)[:3] == ("maltparser", "nivreeager", "none") and malt.taggers is None
+
+
+def test_a_bad_profile_is_one_line():
+    result = run_maltpy("learn", "-P", "spacy", "-i", TRAIN, "-m", "-")
+    assert result.returncode == 2 and result.stderr.decode().count("\n") == 1
+    assert "defaults.profile" in result.stderr.decode()
