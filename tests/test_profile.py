@@ -4,7 +4,7 @@ CoNLL-U treebank takes the defaults measured best on UD treebanks, everything el
 from __future__ import annotations
 
 import pytest
-from conftest import DATA, EXAMPLE, run_maltpy
+from conftest import DATA, EXAMPLE, SWEMALT_TRAIN, run_maltpy
 
 import maltpy
 
@@ -67,3 +67,19 @@ def test_a_bad_profile_is_one_line():
     result = run_maltpy("learn", "-P", "spacy", "-i", TRAIN, "-m", "-")
     assert result.returncode == 2 and result.stderr.decode().count("\n") == 1
     assert "defaults.profile" in result.stderr.decode()
+
+
+def test_a_blend_of_a_conllu_treebank_takes_the_ud_profile_in_its_default_members(tmp_path):
+    from maltpy.blend.learn import DEFAULT_MEMBERS
+    from maltpy.cli.blending import default_members
+
+    assert default_members(str(TRAIN), "auto", None) == [f"{m} -P ud" for m in DEFAULT_MEMBERS]
+    assert default_members(str(TRAIN), "auto", "blend.yaml") == list(DEFAULT_MEMBERS)  # a configuration: as it says
+    if SWEMALT_TRAIN.exists():
+        assert default_members(str(SWEMALT_TRAIN), "auto", None) == list(DEFAULT_MEMBERS)  # CoNLL-X: MaltParser's
+    result = run_maltpy("blend", "-q", "-tc", "none", "-i", TRAIN, "-m", tmp_path / "b.mpm")
+    assert result.returncode == 0, result.stderr.decode()
+    members = maltpy.load_model(tmp_path / "b.mpm").members
+    eager = [m for m in members if m.config.singlemalt.parsing_algorithm == "nivreeager"]
+    assert eager and all(settings(m)[0] == "ud" and "/ud/" in settings(m)[3] for m in eager)
+    assert all(m.config.pproj.marking_strategy == "path" for m in eager)  # the member's own flags stand

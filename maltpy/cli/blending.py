@@ -52,7 +52,8 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
     """Learn a blended parser: several models whose trees of a sentence are combined into one by
     weighted votes on arcs and a maximum spanning tree (Hall et al. 2007's Blended system;
     Sagae & Lavie 2006). maltpy parse takes the archive like any model. The taggers (-tc ...,
-    as maltpy learn's) are learned once, for all the members.
+    as maltpy learn's) are learned once, for all the members. The default members of a CoNLL-U
+    treebank without -c take the ud profile's feature models (-P ud), as maltpy learn does.
 
     \b
     Example:
@@ -60,12 +61,12 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
       maltpy blend -i train.conllu -m b.mpm --member '-a stacklazy' --member '-a stacklazy -pd right-to-left' \\
           --member '-a covnonproj'
     """
-    from ..blend.learn import DEFAULT_MEMBERS, Member, Treebank, learn_blend
+    from ..blend.learn import Member, Treebank, learn_blend
     from ..blend.model import check_members
 
     tagger = config_from(kwargs).tagger  # the taggers, learned once for all the members (-tc ...)
     settings = _blend_settings(config_path)
-    given = list(members) or settings.get("members") or list(DEFAULT_MEMBERS)
+    given = list(members) or settings.get("members") or default_members(train, format_, config_path)
     where = config_path if not members and settings.get("members") else "command line"
     check_members(len(given), where)
     # the file names a configuration file gives are taken from its folder
@@ -93,6 +94,23 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
         progress_line(f"blended {counted(len(specs), 'member')} ({weighting} weights, {decoder}){held} in "
                       f"{time.perf_counter() - started:.1f}s -> "
                       f"{'standard output' if is_std(model_path) else quote(model_path)}", final=True)  # fmt: skip
+
+
+def default_members(train: str, format_: str, config_path: str | None) -> list[str]:
+    """The default members (``DEFAULT_MEMBERS``), of a CoNLL-U treebank and no configuration file
+    under the ud profile, as plain ``maltpy learn`` learns there (``-P ud``: the feature models of
+    feature_models/liblinear/ud/; en_lines, with its own tags, LAS 79.13 against 78.52 with
+    MaltParser's, 84.82 against 83.87 with gold tags)."""
+    from ..blend.learn import DEFAULT_MEMBERS
+
+    if config_path is not None or train is None:
+        return list(DEFAULT_MEMBERS)
+    try:
+        with read_conll(train, format_) as reader:
+            ud = reader.format == "conllu"
+    except MaltpyError:
+        return list(DEFAULT_MEMBERS)  # learn_blend says what is wrong with the file
+    return [f"{member} -P ud" if ud else member for member in DEFAULT_MEMBERS]
 
 
 def _blend_settings(path: str | None) -> dict:
