@@ -23,7 +23,7 @@ from ..data.tree import UD_ROOT_LABELS, RootLabels, single_root
 from ..data.vocabulary import Tally, Vocabulary, Watch, python_warning
 from ..errors import MaltpyError, cut
 from ..files import atomic_output, check_output_path, read_conll
-from .tags import check_tagged
+from .tags import check_tagged, needed_columns
 
 if TYPE_CHECKING:
     from ..tagging import Taggers
@@ -163,9 +163,13 @@ class Parser:
         sentence left with a tag column empty that the parser reads and training never had empty."""
         if self.taggers is not None and self.tagging != "never":
             self.taggers.tag(batch, self.tagging)
-        values, read = self.tag_values, batch
-        if self.vocabulary is not None:  # the sentences as the model reads them (one tag column for both: view)
+        values = self.tag_values
+        if self.vocabulary is not None:
             values = {column: known.values for column, known in self.vocabulary.columns.items()}
+        if not needed_columns(values, self.taggers, self.tagging):
+            return batch  # nothing to check (a model whose taggers fill what it reads): no views made
+        read = batch
+        if self.vocabulary is not None:  # the sentences as the model reads them (one tag column for both: view)
             read = [self.vocabulary.view(s) for s in batch]
         check_tagged(read, values, self.taggers, self.tagging, where)
         return batch
