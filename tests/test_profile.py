@@ -36,8 +36,10 @@ def test_the_flags_override_the_profile_and_a_graph_algorithm_gets_no_pseudo_pro
     assert settings(eager) == ("ud", "nivreeager", "head", "default: liblinear/ud/nivreeager.txt")
     plain = maltpy.learn(TRAIN, tagger_columns="none", marking_strategy="none")
     assert settings(plain)[1:3] == ("nivrestandard", "none")
-    covington = maltpy.learn(TRAIN, tagger_columns="none", algorithm="covnonproj")  # no ud model: MaltParser's
-    assert settings(covington) == ("ud", "covnonproj", "head", "default: liblinear/conllu/covnonproj.txt")
+    covington = maltpy.learn(TRAIN, tagger_columns="none", algorithm="covnonproj")
+    assert settings(covington) == ("ud", "covnonproj", "head", "default: liblinear/ud/covnonproj.txt")
+    planar = maltpy.learn(TRAIN, tagger_columns="none", algorithm="planar")  # no ud model: MaltParser's
+    assert settings(planar) == ("ud", "planar", "head", "default: liblinear/conllu/planar.txt")
     mst = maltpy.learn(TRAIN, tagger_columns="none", algorithm="mst", mst_iters=1)
     assert mst.config.defaults.profile == "ud" and mst.config.pproj.marking_strategy == "none"
 
@@ -70,10 +72,10 @@ def test_a_bad_profile_is_one_line():
 
 
 def test_a_blend_of_a_conllu_treebank_takes_the_ud_profile_in_its_default_members(tmp_path):
-    from maltpy.blend.learn import DEFAULT_MEMBERS
+    from maltpy.blend.learn import DEFAULT_MEMBERS, UD_MEMBERS
     from maltpy.cli.blending import default_members
 
-    assert default_members(str(TRAIN), "auto", None) == [f"{m} -P ud" for m in DEFAULT_MEMBERS]
+    assert default_members(str(TRAIN), "auto", None) == [f"{m} -P ud" for m in DEFAULT_MEMBERS + UD_MEMBERS]
     assert default_members(str(TRAIN), "auto", "blend.yaml") == list(DEFAULT_MEMBERS)  # a configuration: as it says
     if SWEMALT_TRAIN.exists():
         assert default_members(str(SWEMALT_TRAIN), "auto", None) == list(DEFAULT_MEMBERS)  # CoNLL-X: MaltParser's
