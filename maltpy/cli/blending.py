@@ -26,8 +26,8 @@ def _blend_choices(option: str) -> click.Choice:
                    "held_out; the options given here override it (default: none).")  # fmt: skip
 @click.option("--member", "members", metavar="FLAGS", multiple=True,
               help="A member: maltpy learn's flags, quoted ('-a covnonproj -pd right-to-left', '-c my.yaml'), or "
-                   "'-m FILE', a model learned before. Repeat for each (default: MaltBlender's six, see the "
-                   "README).")  # fmt: skip
+                   "'-m FILE', a model learned before. Repeat for each (default: MaltBlender's six; nine on a "
+                   "CoNLL-U treebank without -c; see the README).")  # fmt: skip
 @click.option("--weights", "weighting", type=_blend_choices("weights"), default=None,
               help="What the members' arcs score: a logistic regression over what the members say of each arc and "
                    "the tags around it (learned, the default), or votes worth a member's held-out labelled accuracy "
@@ -52,8 +52,9 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
     """Learn a blended parser: several models whose trees of a sentence are combined into one by
     weighted votes on arcs and a maximum spanning tree (Hall et al. 2007's Blended system;
     Sagae & Lavie 2006). maltpy parse takes the archive like any model. The taggers (-tc ...,
-    as maltpy learn's) are learned once, for all the members. The default members of a CoNLL-U
-    treebank without -c take the ud profile's feature models (-P ud), as maltpy learn does.
+    as maltpy learn's) are learned once, for all the members. A CoNLL-U treebank without -c
+    gets nine default members, MaltBlender's six and stackproj, stacklazy and MST, each under
+    the ud profile (-P ud), as maltpy learn does.
 
     \b
     Example:
@@ -97,11 +98,11 @@ def blend_command(train: str, model_path: str, config_path: str | None, members:
 
 
 def default_members(train: str, format_: str, config_path: str | None) -> list[str]:
-    """The default members (``DEFAULT_MEMBERS``), of a CoNLL-U treebank and no configuration file
-    under the ud profile, as plain ``maltpy learn`` learns there (``-P ud``: the feature models of
-    feature_models/liblinear/ud/; en_lines, with its own tags, LAS 79.13 against 78.52 with
-    MaltParser's, 84.82 against 83.87 with gold tags)."""
-    from ..blend.learn import DEFAULT_MEMBERS
+    """The default members (``DEFAULT_MEMBERS``); of a CoNLL-U treebank and no configuration file,
+    those and ``UD_MEMBERS`` under the ud profile, as plain ``maltpy learn`` learns there (``-P
+    ud``: the feature models of feature_models/liblinear/ud/; en_lines, with its own tags, the six
+    gave LAS 79.13 against 78.52 with MaltParser's, 84.82 against 83.87 with gold tags)."""
+    from ..blend.learn import DEFAULT_MEMBERS, UD_MEMBERS
 
     if config_path is not None or train is None:
         return list(DEFAULT_MEMBERS)
@@ -110,7 +111,9 @@ def default_members(train: str, format_: str, config_path: str | None) -> list[s
             ud = reader.format == "conllu"
     except MaltpyError:
         return list(DEFAULT_MEMBERS)  # learn_blend says what is wrong with the file
-    return [f"{member} -P ud" if ud else member for member in DEFAULT_MEMBERS]
+    if not ud:
+        return list(DEFAULT_MEMBERS)
+    return [f"{member} -P ud" for member in DEFAULT_MEMBERS + UD_MEMBERS]
 
 
 def _blend_settings(path: str | None) -> dict:
