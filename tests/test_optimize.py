@@ -5,6 +5,7 @@ treebanks is measured by scripts/bench_optimize.py, beside MaltParser's defaults
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -27,13 +28,15 @@ from conftest import (
 )
 
 from maltpy.config import FLAGS, config_from_dict, default_config, load_config
+from maltpy.data.columns import FORM
 from maltpy.data.conll import ConllReader
 from maltpy.data.tree import is_projective, nonprojective_arcs
 from maltpy.features import load_feature_model
-from maltpy.optimize import _base_setting, optimize, root_options
+from maltpy.optimize import BASELINE_FEATURES, _base_setting, optimize, root_options
 from maltpy.optimize.analysis import Analysis, analyse
 from maltpy.optimize.candidates import default_features, feature_groups, readable, varying, wider_groups
-from maltpy.optimize.trials import read_sentences
+from maltpy.optimize.trials import Data, read_sentences, splits_of, tag_splits
+from maltpy.tagging import TAGGED
 from maltpy.transition import SYSTEMS
 
 TRAIN = EXAMPLE / "en-train.conllu"
@@ -99,7 +102,13 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
     # each trial's LAS is its counts'
     for t in logged:
         assert t["las"] == round(100 * t["correct"] / t["words"], 4)
-    baseline = next(t for t in logged if t["what"] == "nivreeager")
+    # a CoNLL-U treebank: phase 2 starts from the ud profile's models (plain learn's), and
+    # MaltParser's default, the baseline, is tried beside them
+    ud = next(t for t in logged if t["what"] == "nivreeager")
+    assert ud["features"] == list(default_features("nivreeager", "liblinear", "conllu", "ud"))
+    baseline = next(t for t in logged if t["what"] == f"nivreeager {BASELINE_FEATURES}")
+    assert baseline["features"] == list(default_features("nivreeager", "liblinear", "conllu"))
+    assert baseline["features"] != ud["features"]
     assert max(t["las"] for t in logged) > baseline["las"]
     # each phase's summary: it starts where the one before ended, and keeps only logged trials' scores
     ends = [r for r in records(out) if "phase_end" in r]
@@ -192,6 +201,12 @@ def test_refusals(searched, tmp_path):
     assert again.returncode == 2 and b"--resume" in again.stderr and b"Traceback" not in again.stderr
     other = run_in_process("optimize", "-i", TRAIN, "-o", out, "--resume", *FOLDS, "--seed", "2", "--budget", "1")
     assert other.returncode == 2 and b"seed" in other.stderr
+    tagged = run_in_process("optimize", "-i", TRAIN, "-o", out, "--resume", *FOLDS, "--tags", "own", "--budget", "1")
+    assert tagged.returncode == 2 and b"tags" in tagged.stderr  # its trials were scored on gold tags
+    jackknifed = run_in_process("optimize", "-i", TRAIN, "-o", tmp_path / "j", "-tj", "2")
+    assert jackknifed.returncode == 2 and b"--tags own" in jackknifed.stderr
+    folds = run_in_process("optimize", "-i", TRAIN, "-o", tmp_path / "k", *FOLDS, "--tags", "own", "-tj", "100")
+    assert folds.returncode == 2 and b"-tj 100" in folds.stderr and not (tmp_path / "k").exists()
     both = run_in_process("optimize", "-i", TRAIN, "-d", TEST, "--folds", "3", "-o", tmp_path / "x")
     assert both.returncode == 2 and b"exclude" in both.stderr
     (tmp_path / "bad").mkdir()
@@ -204,6 +219,43 @@ def test_refusals(searched, tmp_path):
     blind = run_in_process("optimize", "-i", unparsed, "-o", tmp_path / "y")
     assert blind.returncode == 2 and blind.stderr.decode().startswith(f"maltpy: error: {unparsed}:1: ")
     assert not (tmp_path / "y" / "config.yaml").exists()
+
+
+def test_with_its_own_tags_a_trial_parses_what_the_model_will_parse():
+    """--tags own: each held-out part tagged by taggers learned on its training part, scored
+    against its gold trees; with -tj 2, the training part's tags jackknifed, its trees gold."""
+    sentences, fmt = read_sentences(str(TRAIN))
+    gold = splits_of(sentences, None, 2, 1, fmt)
+    splits = splits_of(sentences, None, 2, 1, fmt)
+    tag_splits(splits, Data(str(TRAIN), "", None, None, 2, 1, fmt, "own", 2))
+    for split, before in zip(splits, gold):
+        assert split.dev == before.dev  # the gold, to score against
+        parsed = list(ConllReader(io.BytesIO(split.dev_text), "held-out", fmt, blind=True))
+        assert [s.column(FORM) for s in parsed] == [s.column(FORM) for s in before.dev]
+        for column in TAGGED:
+            predicted = [w[column] for s in parsed for w in s.words]
+            truth = [w[column] for s in before.dev for w in s.words]
+            wrong = sum(p != t for p, t in zip(predicted, truth))
+            assert set(predicted) != {"_"} and 0 < wrong < len(truth) / 2  # a small treebank's taggers: mostly right
+        assert [s.heads for s in split.train] == [s.heads for s in before.train]
+        jackknifed = [w[c] for s in split.train for w in s.words for c in TAGGED]
+        assert jackknifed != [w[c] for s in before.train for w in s.words for c in TAGGED]
+    # without -tj the parser learns on the training part's own tags
+    plain = splits_of(sentences, None, 2, 1, fmt)
+    tag_splits(plain, Data(str(TRAIN), "", None, None, 2, 1, fmt, "own", 0))
+    assert all(a.train == b.train and a.dev_text != b.dev_text for a, b in zip(plain, gold))
+
+
+def test_a_search_on_its_own_tags_writes_a_config_that_learns_as_it_scored(tmp_path):
+    out = tmp_path / "opt"
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", out, *FOLDS, "--rounds", "1", "--no-blend", "--jobs", "2",
+                   "--tags", "own", "-tj", "2", "--budget", "0.3")  # fmt: skip
+    assert r.returncode == 0, r.stderr.decode()
+    header = json.loads((out / "trials.jsonl").read_text().splitlines()[0])
+    assert (header["tags"], header["jackknife"]) == ("own", 2)
+    assert "taggers learned on the rest" in r.stderr.decode()
+    config = load_config(str(out / "config.yaml"))
+    assert config.tagger.jackknife == 2 and config.tagger.columns == "auto"
 
 
 def test_a_budget_too_small_for_every_phase_still_leaves_the_best_so_far(tmp_path):

@@ -11,6 +11,7 @@ import time
 import click
 
 from ..config import OPTIMIZE_ROUNDS, OPTIMIZE_THRESHOLD, dump_config
+from ..config.options import PROFILES
 from ..errors import MaltpyError, counted, printable, quote
 from ..files import atomic_output, is_std, standard_output, write_result
 from ..graph import is_graph_based
@@ -265,11 +266,21 @@ def convert_model_command(model_path: str, output_path: str) -> None:
 @click.option("--blend/--no-blend", default=True, show_default=True,
               help="Phase 5: blend the best configuration with the next two algorithms, each both ways, and write "
                    "DIR/blend.yaml if the blend scores higher.")  # fmt: skip
+@click.option("--tags", type=click.Choice(("gold", "own")), default="gold", show_default=True,
+              help="The tags each held-out part is parsed with: its own (gold), or those of taggers learned on the "
+              "training part (own), as a model learned with taggers parses untagged text.")  # fmt: skip
+@click.option("-tj", "--jackknife", type=click.IntRange(2, 100), metavar="K",
+              help="With --tags own: the parser learns on the training part's tags predicted in K folds (as "
+              "'maltpy learn -tj K'; config.yaml then asks for it). Default: on the treebank's own tags.")  # fmt: skip
+@click.option("-P", "--profile", type=click.Choice(PROFILES), default="auto", show_default=True,
+              help="Phase 2's default feature models, as 'maltpy learn -P': auto takes the ud profile's for a "
+              "CoNLL-U treebank (where plain 'maltpy learn' starts), maltparser MaltParser's.")  # fmt: skip
 @format_option()
 @click.option("-q", "--quiet", is_flag=True, help="No progress or summary on stderr.")
 def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: str, budget: float, jobs: int | None,
                      seed: int, resume: bool, rounds: int, threshold: float, learner: str, scheduler: str | None,
-                     blend: bool, format_: str, quiet: bool) -> None:  # fmt: skip
+                     blend: bool, tags: str, jackknife: int | None, profile: str, format_: str,
+                     quiet: bool) -> None:  # fmt: skip
     """Search for the best configuration of a treebank, as MaltOptimizer does for MaltParser.
 
     Phase 1 analyses the data; phase 2 tries every algorithm (with pseudo-projective encodings
@@ -298,7 +309,8 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
     say = None if quiet else (lambda message: (ProgressBar.clear(), click.echo(f"maltpy: {printable(message)}",
                                                                                 err=True)))  # fmt: skip
     best, summary, baseline = optimize(train, out_dir, dev, folds, budget, jobs, seed, resume, threshold, learner,
-                                       scheduler, format_, rounds, say, bar.show if bar else None, blend)  # fmt: skip
+                                       scheduler, format_, rounds, say, bar.show if bar else None, blend, tags=tags,
+                                       jackknife=jackknife or 0, profile=profile)  # fmt: skip
     ProgressBar.clear()
     if not quiet:
         click.echo(summary_table(summary, baseline, best), err=True)
@@ -307,8 +319,10 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
                    f"learn with: maltpy learn -c {config_path} -i {quote(train)} -m MODEL", err=True)  # fmt: skip
         if summary and summary[-1].name == "5 blend" and summary[-1].changes:
             blend_path = quote(os.path.join(out_dir, "blend.yaml"))
+            jackknifed = f" -tj {jackknife}" if jackknife else ""
             click.echo(f"maltpy: wrote {blend_path} (LAS {summary[-1].end_las:.2f}); "
-                       f"blend with: maltpy blend -c {blend_path} -i {quote(train)} -m MODEL", err=True)  # fmt: skip
+                       f"blend with: maltpy blend -c {blend_path}{jackknifed} -i {quote(train)} -m MODEL",
+                       err=True)  # fmt: skip
 
 
 @click.command("knn")

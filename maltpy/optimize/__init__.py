@@ -55,6 +55,7 @@ from ..config import OPTIMIZE_ROUNDS as ROUNDS
 from ..config import OPTIMIZE_THRESHOLD as THRESHOLD
 from ..data.conll import Sentence
 from ..errors import MaltpyError, counted
+from ..features import has_default_model
 from ..files import atomic_output, check_output_path, check_rereadable, make_folder
 from ..graph import is_graph_based
 from ..learners import LEARNERS
@@ -65,7 +66,7 @@ from .blending import phase_blend
 from .candidates import default_features, feature_groups, varying, wider_groups
 from .log import TrialLog, read_log
 from .search import PhaseSummary, Runner, Search, signals_held
-from .trials import HOLDOUT, Data, Result, Setting, file_digest, read_sentences
+from .trials import HOLDOUT, Data, Result, Setting, file_digest, read_sentences, splits_of
 
 LOG_VERSION = 1
 #: Below this many training tokens, a search without -d or --folds scores by 5-fold cross-validation:
@@ -75,6 +76,8 @@ SMALL_FOLDS = 5
 #: Phase 2 takes the best algorithm and root options: any gain counts (a tie keeps the default).
 ROOT_GAIN = 0.0001
 MARKINGS = ("head", "path", "head+path", "baseline")
+#: how phase 2 names MaltParser's default when the search starts from the ud profile's models
+BASELINE_FEATURES = "with MaltParser's default features"
 LIBLINEAR_C = (0.01, 0.025, 0.05, 0.1, 0.2, 0.4, 0.8)
 LIBSVM_C = (0.25, 0.5, 1.0, 2.0)
 LIBSVM_GAMMA = (0.1, 0.2, 0.4)
@@ -83,14 +86,25 @@ LIBSVM_GAMMA = (0.1, 0.2, 0.4)
 # --- the phases --------------------------------------------------------------------------------
 
 
-def _base_setting(algorithm: str, learner: str, data_format: str) -> Setting:
+def _base_setting(algorithm: str, learner: str, data_format: str, folder: str | None = None) -> Setting:
+    """The algorithm with its default feature model: MaltParser's for the format, or the one in
+    the defaults' ``folder`` (ud: the ud profile's, where the algorithm has one)."""
     options = {
         "singlemalt": {"parsing_algorithm": algorithm},
         "guide": {"learner": learner},
         "lib": {"options": {flag: spec.default for flag, spec in LEARNERS[learner].options.items() if flag != "w"}},
         "input": {"format": data_format},
     }
-    return Setting.make(options, default_features(algorithm, learner, data_format))
+    return Setting.make(options, default_features(algorithm, learner, data_format, folder))
+
+
+def features_folder(profile: str, data_format: str, learner: str) -> str | None:
+    """Where phase 2's default feature models come from under ``profile`` (as ``maltpy learn``
+    decides, ``config.with_profile``): the ud profile's folder for a CoNLL-U treebank searched
+    under auto or ud, so that the search starts where plain learn does; None: MaltParser's."""
+    if profile == "maltparser" or (profile == "auto" and data_format != "conllu"):
+        return None
+    return "ud" if any(has_default_model(learner, "ud", a) for a in SYSTEMS) else None
 
 
 @dataclass(frozen=True)
@@ -115,7 +129,8 @@ class Track:
         return self.transition if best is not self.transition else None
 
 
-def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[Track, list[str]]:
+def phase_algorithm(search: Search, analysis: Analysis, learner: str,
+                    folder: str | None = None) -> tuple[Track, list[str]]:  # fmt: skip
     """Phase 2: the algorithms with their default features; the pseudo-projective encodings for
     the two best projective ones (where the data have non-projective arcs); the root options of
     the best transition-based setting, and second order for MST where it leads. The best of each
@@ -123,8 +138,13 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str) -> tuple[T
     wins here on default features must not end the tuning of the transition-based one."""
     algorithms = analysis.algorithms()
     graph = graph_settings(analysis)
-    settings = [_base_setting(a, learner, analysis.format) for a in algorithms] + [s for _, s in graph]
-    results = search.evaluate(settings, [*algorithms, *(name for name, _ in graph)])
+    settings = [_base_setting(a, learner, analysis.format, folder) for a in algorithms] + [s for _, s in graph]
+    names = [*algorithms, *(name for name, _ in graph)]
+    baseline = _base_setting("nivreeager", learner, analysis.format)
+    if baseline not in settings:  # MaltParser's default, the summary's baseline, is a candidate too
+        settings.append(baseline)
+        names.append(f"nivreeager {BASELINE_FEATURES}")
+    results = search.evaluate(settings, names)
     scored = [r for r in results if r.las is not None]
     if not scored:
         failed = next((r.error for r in results if r.error is not None), None)
@@ -266,13 +286,15 @@ def write_outputs(out_dir: str, track: Track, header: dict, summary: list[PhaseS
     where = header["scoring"]
     best, tuned = track.best, track.runner_up
     comments = [
-        f"maltpy optimize: LAS {best.las:.2f} on {where} (seed {header['seed']}).",
+        f"maltpy optimize: LAS {best.las:.2f} on {where} (seed {header['seed']}){_tags_said(header)}.",
         "Phases: " + "; ".join(f"{p.name} {p.end_las:.2f}" for p in summary if p.end_las is not None) + ".",
     ]
     if tuned is not None:
         comments.append(f"The best transition-based configuration, tuned by phases 3 and 4: {tuned.setting.algorithm}, "
                         f"LAS {tuned.las:.2f} (in trials.jsonl).")  # fmt: skip
-    text = config_text(best.setting, "features.txt", [
+    # the parser learns as it was scored: on tags jackknifed in K folds (the taggers learn anyway)
+    setting = best.setting.changed(tagger={"jackknife": header["jackknife"]}) if header["jackknife"] else best.setting
+    text = config_text(setting, "features.txt", [
         *comments, "Trial log: trials.jsonl. Use: maltpy learn -c THIS -i TRAIN -m MODEL",
     ])  # fmt: skip
     features = (f"# Feature model chosen by maltpy optimize for {best.setting.algorithm} (LAS {best.las:.2f} on "
@@ -283,6 +305,15 @@ def write_outputs(out_dir: str, track: Track, header: dict, summary: list[PhaseS
                 out.write(features.encode("utf-8"))
         with atomic_output(os.path.join(out_dir, "config.yaml")) as out:
             out.write(text.encode("utf-8"))
+
+
+def _tags_said(header: dict) -> str:
+    """How the held-out parts were tagged, as the configuration's comment says it."""
+    if header["tags"] == "gold":
+        return ""
+    folds = header["jackknife"]
+    jackknifed = f"; the parser learned on tags jackknifed in {folds} folds" if folds else ""
+    return f", parsed with the tags of taggers learned on the rest{jackknifed}"
 
 
 def summary_table(summary: list[PhaseSummary], baseline: Result | None, best: Result) -> str:
@@ -310,16 +341,23 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
              jobs: int = 1, seed: int = 1, resume: bool = False, threshold: float = THRESHOLD,
              learner: str = "liblinear", scheduler: str | None = None, data_format: str = "auto", rounds: int = ROUNDS,
              say: Callable[[str], None] | None = None, progress: Callable[[Search], None] | None = None,
-             blend: bool = True) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
+             blend: bool = True, *, tags: str = "gold", jackknife: int = 0, profile: str = "auto",
+             ) -> tuple[Result, list[PhaseSummary], Result | None]:  # fmt: skip
     """Run the four phases on ``train`` and write the best configuration to ``out_dir``, then
     (``blend``) phase 5, the blend of what they found (blending.py); see the module's text.
     ``budget`` in minutes bounds the whole search: no trial starts that the slowest recent one
-    says would end after it."""
+    says would end after it. ``tags``: the held-out parts are parsed with their own tags (gold)
+    or with those of taggers learned on the training part (own; ``jackknife`` K: the parser
+    learns on the training part's tags predicted in K folds, and config.yaml says so), as the
+    model will parse (``trials.tag_splits``). ``profile``: phase 2's default feature models, as
+    ``maltpy learn -P`` (auto: the ud profile's for a CoNLL-U treebank)."""
     say = say or (lambda message: None)
     started = time.monotonic()
     deadline = started + 60 * budget
     if dev is not None and folds is not None:
         raise MaltpyError("-d and --folds exclude each other", "command line")
+    if jackknife and tags != "own":
+        raise MaltpyError("jackknifed tags (-tj) are the tags of --tags own", "command line")
     for path in (train, dev):
         if path is not None:
             check_rereadable(path, "a search")
@@ -332,11 +370,17 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
         raise MaltpyError("a search needs at least 2 sentences, to learn on some and score the others", train)
     analysis = analyse(sentences, fmt)
     n_folds, scoring = _scoring(train, dev, folds, len(sentences), analysis)
+    if jackknife:
+        fewest = min(len(split.train) for split in splits_of(sentences, [] if dev else None, n_folds, seed, fmt))
+        if jackknife > fewest:
+            raise MaltpyError(f"-tj {jackknife}: a training part has only {fewest} sentences to jackknife", train)
     header = {
         "log": LOG_VERSION, "train": os.path.abspath(train), "train_sha256": file_digest(train),
         "dev": os.path.abspath(dev) if dev else None, "dev_sha256": file_digest(dev) if dev else None,
-        "scoring": scoring, "seed": seed, "learner": learner, "analysis": analysis.as_dict(),
+        "scoring": scoring, "seed": seed, "learner": learner, "tags": tags, "jackknife": jackknife,
+        "analysis": analysis.as_dict(),
     }  # fmt: skip
+    folder = features_folder(profile, fmt, learner)
     make_folder(out_dir, "output folder")
     for name in ("config.yaml", "features.txt"):
         check_output_path(os.path.join(out_dir, name), (train, dev))
@@ -350,15 +394,20 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     runner = Runner(jobs, scheduler)
     say("phase 1, data analysis: " + "; ".join(analysis.describe()))
     split = f" (phase 4 tries -d {analysis.tag} -T 1000)" if learner == "libsvm" else " (one model, no data split)"
-    data = Data(header["train"], header["train_sha256"], header["dev"], header["dev_sha256"], n_folds, seed, fmt)
-    say(f"learner {learner}{split}; scoring by LAS on {scoring}; budget {budget:g} min, {counted(runner.jobs, 'job')}")
+    data = Data(header["train"], header["train_sha256"], header["dev"], header["dev_sha256"], n_folds, seed, fmt,
+                tags, jackknife)  # fmt: skip
+    tagged = {"gold": "its own tags", "own": "tags of taggers learned on the rest"}[tags]
+    tagged += f", learning on tags jackknifed in {jackknife} folds" if jackknife else ""
+    say(f"learner {learner}{split}; scoring by LAS on {scoring}, parsed with {tagged}; phase 2 from "
+        f"{'the ud profile' if folder else 'MaltParser'}'s default features; budget {budget:g} min, "
+        f"{counted(runner.jobs, 'job')}")  # fmt: skip
     try:
         with TrialLog(log_path, append=bool(cache)) as log:
             if not cache:
                 log.write(header)
             search = Search(data, n_folds, runner, deadline, log, cache, threshold, progress)
             track, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say,
-                                                   summarized)  # fmt: skip
+                                                   summarized, folder)  # fmt: skip
             best = track.best
             if blend and PHASE_BLEND not in summarized:
                 search.phase = PHASE_BLEND
@@ -391,7 +440,7 @@ def _scoring(train: str, dev: str | None, folds: int | None, n_sentences: int, a
 
 def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence], learner: str, rounds: int,
                 out_dir: str, header: dict, say: Callable[[str], None], summarized: set[str],
-                ) -> tuple[Track, list[PhaseSummary], Result | None]:  # fmt: skip
+                folder: str | None = None) -> tuple[Track, list[PhaseSummary], Result | None]:  # fmt: skip
     """Phases 2 to 4, then 3 and 4 again while a round keeps a change and the budget lasts; the
     track (the best of each family: its ``best`` is the search's), each phase's summary, and
     MaltParser's default's result (the baseline). Phases 3 and 4 tune the transition-based
@@ -417,7 +466,7 @@ def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence
         phase = PhaseSummary(name, start_las=track.best.las if track else None)
         trials, clock, logged = search.trials, time.monotonic(), len(search.cache)
         if run is None or track is None:
-            track, phase.changes = phase_algorithm(search, analysis, learner)
+            track, phase.changes = phase_algorithm(search, analysis, learner, folder)
             default = _base_setting("nivreeager", learner, search.data.data_format)
             record = search.cache.get(default.key())
             baseline = Result(default, record["las"]) if record is not None else None

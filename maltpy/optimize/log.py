@@ -14,6 +14,10 @@ MAX_LOG_BYTES = 1 << 30  # a search of a million trials writes less
 MAX_LOG_LINE = 1 << 20  # a trial's line holds its feature model: some kilobytes
 
 
+#: the header's tag fields in a log of a search that had no --tags
+TAGS_BEFORE = {"tags": "gold", "jackknife": 0}
+
+
 def read_log(path: str, header: dict) -> tuple[dict[str, dict], set[str]]:
     """The trials of an earlier search with the same inputs, by key, and the phases it summed up
     (``phase_end``: a resumed search does not sum them up again). The log is checked as
@@ -45,8 +49,9 @@ def read_log(path: str, header: dict) -> tuple[dict[str, dict], set[str]]:
         if not isinstance(record, dict):
             raise MaltpyError("not a trial log: a line is not a JSON object", path, number)
         if number == 1:
-            mismatch = [k for k in ("log", "train_sha256", "dev_sha256", "scoring", "seed", "learner")
-                        if record.get(k) != header[k]]  # fmt: skip
+            # a log written before --tags has the gold tags' search
+            mismatch = [k for k in ("log", "train_sha256", "dev_sha256", "scoring", "seed", "learner", "tags",
+                                    "jackknife") if record.get(k, TAGS_BEFORE.get(k)) != header.get(k)]  # fmt: skip
             if mismatch:
                 raise MaltpyError(
                     f"--resume: the log is of another search ({', '.join(mismatch)} differ); "

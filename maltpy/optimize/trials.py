@@ -78,6 +78,8 @@ class Data:
     folds: int  # 1 with dev or holdout
     seed: int
     data_format: str
+    tags: str = "gold"  # the held-out part's: its own (gold), or those of taggers learned on the training part (own)
+    jackknife: int = 0  # with tags "own": the training part's tags predicted in K folds (tag_splits)
 
 
 class _Split:
@@ -131,8 +133,29 @@ def _splits(data: Data) -> list[_Split]:
         train, _ = read_sentences(data.train, data.data_format)
         dev = read_sentences(data.dev, data.data_format)[0] if data.dev else None
         _worker_data.clear()
-        _worker_data[data] = splits_of(train, dev, data.folds, data.seed, data.data_format)
+        splits = splits_of(train, dev, data.folds, data.seed, data.data_format)
+        if data.tags == "own":
+            tag_splits(splits, data)
+        _worker_data[data] = splits
     return _worker_data[data]
+
+
+def tag_splits(splits: list[_Split], data: Data) -> None:
+    """Give each split the tags its parser will meet (``optimize --tags own``): the held-out part
+    to parse tagged by taggers learned on the training part (its gold sentences stay for scoring),
+    and with ``data.jackknife`` K the training part's tags those of taggers learned on the other
+    K-1 of its K folds (as ``maltpy learn -tj K`` learns). The taggers are maltpy learn's defaults."""
+    from ..tagging.learn import copies, jackknife, learn_taggers
+
+    for split in splits:
+        taggers = learn_taggers(split.train, name=data.train, heldout=False)
+        if taggers is None:  # no tag column to learn: the parser meets the treebank's own
+            continue
+        predicted = copies(split.dev)
+        taggers.tag(predicted, "always")
+        split.dev_text = "".join(format_sentence(s, data.data_format) for s in predicted).encode("utf-8")
+        if data.jackknife:
+            split.train = jackknife(split.train, data.jackknife, taggers.columns, name=data.train)
 
 
 def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) -> tuple[int, int, float]:
@@ -143,8 +166,8 @@ def run_trial(data: Data, part: int, options: str, features: tuple[str, ...]) ->
     started = time.perf_counter()
     split = _splits(data)[part]
     groups = json.loads(options)
-    # a trial scores the parser on the held-out part's own tags: no taggers, unless the search asks
-    groups.setdefault("tagger", {"columns": "none"})
+    # the parser alone: the held-out part comes with the tags it is to parse (tag_splits)
+    groups["tagger"] = {"columns": "none"}
     with tempfile.TemporaryDirectory(prefix="maltpy-optimize-") as folder:
         if features:  # an MST setting has none
             groups.setdefault("guide", {})["features"] = path = os.path.join(folder, "features.txt")
