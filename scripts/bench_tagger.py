@@ -28,8 +28,9 @@ learning seconds are one whole run (UDPipe's from its training log: "seconds N")
 from the checkout's root to measure the checkout.
 
 The goals (issue 46), for each maltpy row against UDPipe's: every tag accuracy at least UDPipe's;
-LAS with its own tags at least UDPipe's (+2 for a row whose command is ``blend``, or as the row
-says); for a row learned by ``maltpy learn``, words/s at least 3x UDPipe's. The script ends with
+LAS with its own tags at least UDPipe's (+2 for a row whose command is ``blend`` or ``optimize``,
+or as the row says; an ``optimize`` row searches, then learns what the search wrote, its blend
+where it kept one, and its learning seconds are the search's and the learning's); for a row learned by ``maltpy learn``, words/s at least 3x UDPipe's. The script ends with
 status 1 when one fails (or cannot be measured), 0 when all hold.
 
 UDPipe is a benchmark-only dependency, in a Python of its own:
@@ -44,6 +45,7 @@ each, one core), their training logs and the last UDPipe figures (DIR/<treebank>
     python scripts/bench_tagger.py ... --treebanks en_lines,da_ddt --runs 5
     python scripts/bench_tagger.py ... --row maltpy= --row 'jackknife=learn -tj 10'
     python scripts/bench_tagger.py ... --row 'blend=blend' --row 'optimized:2=learn -c opt/config.yaml'
+    python scripts/bench_tagger.py ... --row 'optimize=optimize --tags own --budget 30 --jobs 2'
 """
 
 from __future__ import annotations
@@ -327,17 +329,36 @@ class Spec:
 
     @classmethod
     def parse(cls, text: str) -> Spec:
-        """LABEL[:MARGIN]=COMMAND FLAGS; COMMAND learn when empty; MARGIN 2 for blend, else 0."""
+        """LABEL[:MARGIN]=COMMAND FLAGS; COMMAND learn when empty; MARGIN 2 for blend and optimize,
+        else 0."""
         label, sep, command = text.partition("=")
         if not sep or not label:
             raise argparse.ArgumentTypeError(f"{text!r}: a row is LABEL[:MARGIN]=COMMAND FLAGS")
         words = shlex.split(command) or ["learn"]
         label, _, margin = label.partition(":")
         try:
-            points = float(margin) if margin else (2.0 if words[0] == "blend" else 0.0)
+            points = float(margin) if margin else (2.0 if words[0] in ("blend", "optimize") else 0.0)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r}: the margin {margin!r} is not a number") from None
         return cls(label, words, points)
+
+
+def learn_model(spec: Spec, train: Path, model: Path, stem: Path) -> float:
+    """Learn ``model`` from ``train`` as ``spec`` says; its seconds. An ``optimize`` row searches
+    into STEM-optimize/ and then learns what the search wrote: its blend where it kept one
+    (``maltpy blend -c DIR/blend.yaml``, with the search's -tj), its configuration otherwise."""
+    maltpy = [sys.executable, "-m", "maltpy"]
+    if spec.command[0] != "optimize":
+        return timed([*maltpy, *spec.command, "-q", "-i", str(train), "-m", str(model)])[0]
+    out = Path(f"{stem}-optimize")
+    shutil.rmtree(out, ignore_errors=True)
+    seconds, _ = timed([*maltpy, *spec.command, "-q", "-i", str(train), "-o", str(out)])
+    jackknife = spec.command[spec.command.index("-tj") + 1:][:1] if "-tj" in spec.command else []
+    if (out / "blend.yaml").exists():
+        learn = ["blend", "-c", str(out / "blend.yaml"), *(["-tj", *jackknife] if jackknife else [])]
+    else:
+        learn = ["learn", "-c", str(out / "config.yaml")]
+    return seconds + timed([*maltpy, *learn, "-q", "-i", str(train), "-m", str(model)])[0]
 
 
 def maltpy_row(setup: Setup, spec: Spec, name: str, train: Path, test: Path, blank: Path, untreed: Path) -> Row:
@@ -350,7 +371,7 @@ def maltpy_row(setup: Setup, spec: Spec, name: str, train: Path, test: Path, bla
     maltpy = [sys.executable, "-m", "maltpy"]
     parse = [*setup.pinned, *maltpy, "parse", "-q", "--jobs", "1", "-m", str(model)]
     try:
-        row.learn_s, _ = timed([*maltpy, *spec.command, "-q", "-i", str(train), "-m", str(model)])
+        row.learn_s = learn_model(spec, train, model, stem)
         timed([*parse, "-i", str(untreed), "-o", str(parsed)], one_core())
         row.gold_las = scored(setup, test, parsed)["LAS"]
         inside, whole = [], []
