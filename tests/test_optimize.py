@@ -127,24 +127,25 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
 
 
 def test_the_blend_phase(searched, tmp_path):
-    """Phase 5 blends the best setting and phase 2's next two algorithms, each both ways, scored
-    as a trial on the same folds; kept (blend.yaml, which maltpy blend takes) only if it scores
-    above the best single setting."""
+    """Phase 5 blends the best setting, both ways, with maltpy blend's default members of the
+    treebank (a CoNLL-U one's: the ud profile's nine), scored as a trial on the same folds; kept
+    (blend.yaml, which maltpy blend takes) only if it scores above the best single setting."""
+    from maltpy.blend.learn import default_member_flags
+
     out, r = searched
     end = [x for x in records(out) if x.get("phase_end") == "5 blend"][0]
     best = [x for x in records(out) if "phase_end" in x][-2]["las"]
     assert end["start_las"] == best and 0 < end["las"] <= 100
     chosen = load_config(str(out / "config.yaml")).singlemalt.parsing_algorithm
-    by_las = sorted((t for t in trials(out) if t["phase"] == "2 algorithm"), key=lambda t: -t["las"])
-    others = list(dict.fromkeys(t["config"]["singlemalt"]["parsing_algorithm"] for t in by_las if
-                                t["config"]["singlemalt"]["parsing_algorithm"] != chosen))[:2]  # fmt: skip
-    assert end["members"] == [name for a in [chosen, *others] for name in (a, f"{a} right-to-left")]
+    defaults = default_member_flags(True)
+    assert len(defaults) == 9 and all(flags.endswith(" -P ud") for flags in defaults)
+    assert end["members"] == [chosen, f"{chosen} right-to-left", *defaults]
     assert (out / "blend.yaml").exists() == (end["las"] > best) == bool(end["kept"])
     if end["las"] > best:
         model = tmp_path / "blend.mpm"
         learned = run_maltpy("blend", "-q", "-c", out / "blend.yaml", "-i", TRAIN, "-m", model, cwd=tmp_path)
         assert learned.returncode == 0, learned.stderr.decode()
-        assert json.loads(run_maltpy("info", "--json", "-m", model).stdout)["blend"]["members"] == 6
+        assert json.loads(run_maltpy("info", "--json", "-m", model).stdout)["blend"]["members"] == 11
 
 
 #: A smaller search than the module's (2 folds, one round, no blend), for the ways of running one.
@@ -566,10 +567,8 @@ def test_a_resumed_phase_that_runs_trials_the_log_lacks_is_summed_up_again(mst_a
 
 @requires_shared
 def test_where_mst_leads_the_blend_takes_the_tuned_transition_based_setting(mst_ahead):
-    """Phase 5's members where MST is the best: MST, the transition-based setting as phases 3 and
-    4 tuned it (not its phase 2 default), both ways, then phase 2's next algorithm both ways."""
-    from types import SimpleNamespace
-
+    """Phase 5's own members where MST is the best: MST (one way), then the transition-based
+    setting as phases 3 and 4 tuned it (not its phase 2 default), both ways."""
     from maltpy.optimize.blending import blend_members
     from maltpy.optimize.trials import Result, Setting
 
@@ -577,9 +576,6 @@ def test_where_mst_leads_the_blend_takes_the_tuned_transition_based_setting(mst_
     logged = trials(out)
     leader = max((t for t in logged if t["phase"] == "2 algorithm"), key=lambda t: t["las"])
     mst = Result(Setting.make(leader["config"], leader["features"]), leader["las"])
-    members = blend_members(SimpleNamespace(cache={t["key"]: t for t in logged}), mst, tuned)
+    assert mst.setting.algorithm == "mst" and tuned.setting.features != ()
     backward = tuned.setting.changed(singlemalt={"parsing_direction": "right-to-left"})
-    assert members[:3] == [mst.setting, tuned.setting, backward]
-    by_las = sorted((t for t in logged if t["phase"] == "2 algorithm"), key=lambda t: -t["las"])
-    following = next(t for t in by_las if _algorithm(t) not in ("mst", tuned.setting.algorithm))
-    assert [s.algorithm for s in members[3:]] == [_algorithm(following)] * 2 and len(members) == 5
+    assert blend_members(mst, tuned) == [mst.setting, tuned.setting, backward]

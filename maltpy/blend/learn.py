@@ -43,6 +43,14 @@ DEFAULT_MEMBERS = (
 #: en_lines 79.46 against the six's 79.25 (gold tags 85.28 against 84.97); the members' learning
 #: takes about twice as long, most of it MST's.
 UD_MEMBERS = ("-a stackproj -pp path", "-a stacklazy", "-a mst")
+
+
+def default_member_flags(ud: bool) -> list[str]:
+    """The default members, as ``maltpy learn``'s flags: MaltBlender's six (``DEFAULT_MEMBERS``),
+    or under the ud profile (``ud``) those and ``UD_MEMBERS``, each with ``-P ud``."""
+    if not ud:
+        return list(DEFAULT_MEMBERS)
+    return [f"{member} -P ud" for member in DEFAULT_MEMBERS + UD_MEMBERS]
 #: without a held-out file, the members' weights come from their parses of the training
 #: sentences, each parsed by the members learned from the other folds (sentence k is in fold k mod
 #: FOLDS): two folds cost as much learning as one held-out tenth did, and give the learned scorer

@@ -102,18 +102,16 @@ def default_members(train: str, format_: str, config_path: str | None) -> list[s
     those and ``UD_MEMBERS`` under the ud profile, as plain ``maltpy learn`` learns there (``-P
     ud``: the feature models of feature_models/liblinear/ud/; en_lines, with its own tags, the six
     gave LAS 79.13 against 78.52 with MaltParser's, 84.82 against 83.87 with gold tags)."""
-    from ..blend.learn import DEFAULT_MEMBERS, UD_MEMBERS
+    from ..blend.learn import default_member_flags
 
     if config_path is not None or train is None:
-        return list(DEFAULT_MEMBERS)
+        return default_member_flags(False)
     try:
         with read_conll(train, format_) as reader:
             ud = reader.format == "conllu"
     except MaltpyError:
-        return list(DEFAULT_MEMBERS)  # learn_blend says what is wrong with the file
-    if not ud:
-        return list(DEFAULT_MEMBERS)
-    return [f"{member} -P ud" for member in DEFAULT_MEMBERS + UD_MEMBERS]
+        return default_member_flags(False)  # learn_blend says what is wrong with the file
+    return default_member_flags(ud)
 
 
 def _blend_settings(path: str | None) -> dict:

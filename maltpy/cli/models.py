@@ -264,8 +264,8 @@ def convert_model_command(model_path: str, output_path: str) -> None:
     "(default: none, in --jobs processes here).",
 )
 @click.option("--blend/--no-blend", default=True, show_default=True,
-              help="Phase 5: blend the best configuration with the next two algorithms, each both ways, and write "
-                   "DIR/blend.yaml if the blend scores higher.")  # fmt: skip
+              help="Phase 5: blend the best configuration, both ways, with maltpy blend's default members, and "
+                   "write DIR/blend.yaml if the blend scores higher.")  # fmt: skip
 @click.option("--tags", type=click.Choice(("gold", "own")), default="gold", show_default=True,
               help="The tags each held-out part is parsed with: its own (gold), or those of taggers learned on the "
               "training part (own), as a model learned with taggers parses untagged text.")  # fmt: skip
@@ -285,8 +285,8 @@ def optimize_command(train: str, dev: str | None, folds: int | None, out_dir: st
 
     Phase 1 analyses the data; phase 2 tries every algorithm (with pseudo-projective encodings
     and root options), phase 3 selects features backward and forward in MaltParser's feature
-    language, phase 4 tunes the learner's C; phase 5 blends the best configuration with the next
-    two algorithms, each both ways. Writes DIR/config.yaml and DIR/features.txt, which
+    language, phase 4 tunes the learner's C; phase 5 blends the best configuration, both ways,
+    with maltpy blend's default members. Writes DIR/config.yaml and DIR/features.txt, which
     'maltpy learn -c DIR/config.yaml' takes, DIR/blend.yaml if the blend scored higher ('maltpy
     blend -c DIR/blend.yaml'), and DIR/trials.jsonl, a log of every trial.
 

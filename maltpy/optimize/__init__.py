@@ -12,8 +12,8 @@ LREC) tunes MaltParser for a treebank in phases, each keeping the best of the on
    the groups of ``feature_groups`` (MaltParser's feature language); a change is kept only when it
    gains at least ``threshold`` LAS points.
 4. The learner: LIBLINEAR's C (LIBSVM's C and gamma) on a small grid.
-5. Beyond MaltOptimizer: a blend of the best configuration and the next two algorithms, each both
-   ways (Hall et al. 2007; ``blending``), kept if it scores higher.
+5. Beyond MaltOptimizer: a blend of the best configuration, both ways, with ``maltpy blend``'s
+   default members (Hall et al. 2007; ``blending``), kept if it scores higher.
 
 Phases 3 and 4 tune MaltParser's feature language and learners, which MST has neither of: the
 search carries the best transition-based setting through them (``Track``) even where MST wins
@@ -411,7 +411,7 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
             best = track.best
             if blend and PHASE_BLEND not in summarized:
                 search.phase = PHASE_BLEND
-                phase = phase_blend(search, best, out_dir, config_text, say, track.runner_up)
+                phase = phase_blend(search, best, out_dir, config_text, say, track.runner_up, folder == "ud")
                 if phase is not None:
                     summary.append(phase)
     except BaseException:
