@@ -17,6 +17,7 @@ from typing import BinaryIO
 
 from ..data.conll import Sentence
 from ..errors import MaltpyError, cut
+from .conll18 import CONLL18_METRICS
 from .draw import (
     HTML_END,
     bar_chart,
@@ -30,7 +31,7 @@ from .draw import (
     system_key,
     table,
 )
-from .scores import CONLL18_METRICS, TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
+from .scores import TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
 from .tags import TAG_METRICS
 
 
