@@ -26,6 +26,7 @@ from itertools import chain, zip_longest
 from ..data.conll import CPOSTAG, DEPREL, FORM, HEAD, POSTAG, Sentence
 from ..data.tree import depths, nonprojective_arcs
 from ..errors import MaltpyError, quote
+from .aligned import AlignedCounts, Alignment, align_rest
 from .conll18 import Conll18Counts, ud_words
 from .tags import TagCounts
 
@@ -161,6 +162,9 @@ class Scores:
     conll18: Conll18Counts | None = None
     #: the CoNLL 2018 shared task's tagging accuracies (over every word), always counted
     tags: TagCounts = field(default_factory=TagCounts)
+    #: with the CoNLL 2018 metrics, if the files' words differ: all that is scored, on words
+    #: aligned through the text as the shared task's script aligns them (see ``aligned``)
+    aligned: AlignedCounts | None = None
 
     @property
     def las(self) -> float | None:
@@ -285,22 +289,34 @@ def evaluate(
     The files must hold the same sentences with the same word forms; the first sentence where
     one differs from the gold is a MaltpyError naming it in both files, unless a line further on
     in any file is malformed: that is reported instead, as the more basic fault. All must be
-    parsed.
+    parsed. With ``conll18``, files whose words differ are scored all the same, as the shared
+    task's script scores them (``aligned``): from the first difference on, no sentence is
+    watched, and each system's ``aligned`` holds its scores, the only ones that count.
     """
     for grouping in by:
         if grouping not in GROUPINGS:
             raise ValueError(f"unknown grouping {grouping!r}")
     scores = [Scores(by={grouping: {} for grouping in by}, conll18=Conll18Counts() if conll18 else None)
               for _ in systems]  # fmt: skip
+    alignments = [Alignment(gold_name, name) for name in system_names] if conll18 else []
     gold = iter(gold)
     readers = [iter(s) for s in systems]
     for number, (g, *ss) in enumerate(zip_longest(gold, *readers), 1):
         for s, name in zip(ss, system_names):
-            problem = misalignment(number, g, s, gold_name, name)
+            differs = words_differ(number, g, s, gold_name, name)
+            if differs and alignments:
+                for counts, alignment in zip(scores, alignments):
+                    alignment.begin(counts.conll18, counts.tags)
+                for counts, aligned in zip(scores, align_rest(alignments, [gold, *readers], [g, *ss], differs)):
+                    counts.aligned = aligned
+                return scores
+            problem = differs or unparsed(g, s, gold_name, name)
             if problem:
                 for _ in chain(gold, *readers):  # reading on raises the first malformed line, if any
                     pass
                 raise problem
+        for alignment, s, counts in zip(alignments, ss, scores):
+            alignment.add_alike(g, s, counts.conll18, counts.tags)
         scored = [not is_punctuation(w) for w in g.words] if exclude_punct else [True] * len(g)
         heads, labels = g.heads, g.labels
         gold_values = {grouping: group_values(grouping, g, heads, labels) for grouping in by}
@@ -351,6 +367,14 @@ def misalignment(
     number: int, g: Sentence | None, s: Sentence | None, gold_name: str, system_name: str
 ) -> MaltpyError | None:
     """Why sentence ``number`` of the two files cannot be scored, if it cannot."""
+    return words_differ(number, g, s, gold_name, system_name) or unparsed(g, s, gold_name, system_name)
+
+
+def words_differ(
+    number: int, g: Sentence | None, s: Sentence | None, gold_name: str, system_name: str
+) -> MaltpyError | None:
+    """Where sentence ``number`` of the two files differs in its words, if it does (or has no
+    counterpart)."""
     if g is None:
         return MaltpyError(
             f"sentence {number} has no counterpart: {quote(gold_name)} ends after {number - 1} sentences",
@@ -369,6 +393,11 @@ def misalignment(
     for i, (gw, sw) in enumerate(zip(g.words, s.words), 1):
         if gw[FORM] != sw[FORM]:
             return MaltpyError(f"{where}: word {i} is {sw[FORM]!r} here, {gw[FORM]!r} there", system_name, s.line)
+    return None
+
+
+def unparsed(g: Sentence, s: Sentence, gold_name: str, system_name: str) -> MaltpyError | None:
+    """The error of the first of two sentences that is not parsed, if one is not."""
     for sentence, name in ((g, gold_name), (s, system_name)):
         if sentence.heads is None:
             return MaltpyError("sentence is not parsed (HEAD is _); cannot score it", name, sentence.line)
