@@ -289,7 +289,8 @@ class Alignment:
     def result(self) -> AlignedCounts:
         """The counts, once both files have ended: those of the words aligned, and those of the
         pairs tokenized alike before the alignment began."""
-        (conll18, tags), n = self.before, self.before[1].words
+        conll18, tags = self.before or (Conll18Counts(), TagCounts())
+        n = tags.words
         alike = {"Tokens": [self.alike[0]] * 3 + [0], "Sentences": [self.alike[1]] * 3 + [0], "Words": [n] * 4}
         alike |= {m: [tags.right[m], n, n, n] for m in TAG_METRICS}
         alike |= {m: [right, gold, system, gold] for m, (right, gold, system) in conll18.counts.items()}
