@@ -39,7 +39,9 @@ from .common import format_option
     "--conll18",
     is_flag=True,
     help="Add the CoNLL 2018 shared task's UAS, LAS, CLAS, MLAS and BLEX (F1, as conll18_ud_eval.py defines "
-    "them; over every word, whatever --punct says).",
+    "them; over every word, whatever --punct says). Files whose words differ (a parse of raw text) are then "
+    "scored as that script scores them, and only so: words aligned through the text (which must be the same, "
+    "spaces aside), Tokens, Sentences and Words F1, and the tag metrics and those five over the aligned words.",
 )
 @click.option(
     "--significance",
@@ -78,7 +80,8 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
     Several systems are scored side by side. Either GOLD or one SYSTEM may be '-', standard
     input. With --by, the words are also grouped by their value in GOLD (for the groupings the
     tree decides, "prec" is LAS over the words a system puts in the group); --json prints
-    them under "by".
+    them under "by". With --conll18, files whose words differ (a parse of raw text) are scored
+    as the CoNLL 2018 shared task's script scores them: words aligned through the text.
 
     \b
     Examples:
@@ -108,13 +111,7 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
     if significance and len(systems) != 2:
         raise MaltpyError(f"--significance compares exactly two systems, not {len(systems)}", "command line")
     asked = tuple(dict.fromkeys(groupings))
-    if html_path is not None:
-        if html_path == "-":
-            raise MaltpyError("--html needs a file: standard output has the scores", "command line")
-        check_output_path(html_path, tuple(paths))
-    elif sentence_ids or show is not None:
-        flag = "--sentence" if sentence_ids else "--show"
-        raise MaltpyError(f"{flag} chooses sentences for the --html report; give --html FILE", "command line")
+    check_report_options(html_path, show, sentence_ids, paths)
     groupings = asked or (GROUPINGS if html_path is not None else ())
     picker = SentencePicker(10 if show is None else show, sentence_ids) if html_path is not None else None
     exclude = punct == "exclude"
@@ -123,6 +120,10 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
         readers = [stack.enter_context(read_conll(path, format_)) for path in systems]
         names = [r.name for r in readers]
         scores = evaluate(g, readers, g.name, names, exclude, groupings, picker.watch if picker else None, conll18)
+    if any(s.aligned for s in scores):
+        flags = {"--by": asked, "--per-label": per_label, "--significance": significance}
+        aligned_output(scores, g.name, names, [flag for flag, given in flags.items() if given], html_path, as_json)
+        return
     tested = compare_systems(scores[0], scores[1], samples, seed) if significance else None
     if html_path is not None:
         chosen = picker.chosen(g.name)  # the only sentences held: the N worst and those named
@@ -145,6 +146,38 @@ def eval_command(gold: str, systems: tuple[str, ...], groupings: tuple[str, ...]
     if tested is not None:
         text += "\n" + significance_text(tested)
     write_result(text)
+
+
+def check_report_options(html_path: str | None, show: int | None, sentence_ids: tuple[str, ...],
+                         paths: list[str]) -> None:  # fmt: skip
+    """--html names a file to write (not one of ``paths``); --show and --sentence go with it."""
+    if html_path is not None:
+        if html_path == "-":
+            raise MaltpyError("--html needs a file: standard output has the scores", "command line")
+        check_output_path(html_path, tuple(paths))
+    elif sentence_ids or show is not None:
+        flag = "--sentence" if sentence_ids else "--show"
+        raise MaltpyError(f"{flag} chooses sentences for the --html report; give --html FILE", "command line")
+
+
+def aligned_output(scores: list, gold: str, names: list[str], needs_words: list[str], html_path: str | None,
+                   as_json: bool) -> None:  # fmt: skip
+    """What ``eval --conll18`` gives of systems tokenized otherwise than the gold: their aligned
+    scores (see ``evaluation.aligned``) as a table or JSON, and as the --html report; an option
+    that needs the words to line up (``needs_words``) is an error at their first difference."""
+    from ..evaluation.report import aligned_json, aligned_report, aligned_table
+
+    if needs_words:
+        difference = next(s.aligned.difference for s in scores if s.aligned)
+        raise MaltpyError(f"{difference.message}; {needs_words[0]} needs the words to line up (--conll18 alone "
+                          "scores files tokenized differently)", difference.file, difference.line)  # fmt: skip
+    if html_path is not None:
+        with atomic_output(html_path) as out:
+            out.write(aligned_report(scores, gold, names).encode("utf-8"))
+    if as_json:
+        write_result(json.dumps(aligned_json(scores, gold, names), ensure_ascii=False))
+    else:
+        write_result(aligned_table(scores, gold, names))
 
 
 @click.command("view")

@@ -16,7 +16,9 @@ from collections.abc import Sequence
 from typing import BinaryIO
 
 from ..data.conll import Sentence
-from ..errors import MaltpyError, cut
+from ..errors import MaltpyError, cut, quote
+from .aligned import ALIGNED_METRICS, WORD_METRICS, AlignedCounts
+from .conll18 import CONLL18_METRICS, Conll18Counts
 from .draw import (
     HTML_END,
     bar_chart,
@@ -30,7 +32,7 @@ from .draw import (
     system_key,
     table,
 )
-from .scores import CONLL18_METRICS, TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
+from .scores import TREE_GROUPINGS, GroupCounts, Scores, is_punctuation, value_order
 from .tags import TAG_METRICS
 
 
@@ -122,16 +124,17 @@ def conll18_table(scores: Sequence[Scores]) -> str:
     header = ["CoNLL 2018", *(f"F1[{k}]" if several else "F1" for k in range(1, len(scores) + 1))]
     figures = [s.conll18.as_dict() for s in scores]
     rows = [[metric, *(figure(f[metric]) for f in figures)] for metric in CONLL18_METRICS]
-    return "\n" + "\n".join(_columns(header, rows) + conll18_notes(scores))
+    return "\n" + "\n".join(_columns(header, rows) + conll18_notes([s.conll18 for s in scores]))
 
 
-def conll18_notes(scores: Sequence[Scores]) -> list[str]:
+def conll18_notes(counts: Sequence[Conll18Counts | AlignedCounts]) -> list[str]:
     """Why CLAS, MLAS and BLEX are low or 0 where a file's relations are not UD's: a line for the
-    gold file and for each system that has such words (none if every relation is UD's)."""
-    sides = [("gold", scores[0].conll18.not_ud_as_dict()["gold"])]
-    sides += [("system" if len(scores) == 1 else f"[{k}]", s.conll18.not_ud_as_dict()["system"])
-              for k, s in enumerate(scores, 1)]  # fmt: skip
-    words = scores[0].conll18.counts["UAS"][1]
+    gold file and for each system that has such words (none if every relation is UD's); ``counts``
+    are each system's CoNLL 2018 counts."""
+    sides = [("gold", counts[0].not_ud_as_dict()["gold"])]
+    sides += [("system" if len(counts) == 1 else f"[{k}]", c.not_ud_as_dict()["system"])
+              for k, c in enumerate(counts, 1)]  # fmt: skip
+    words = counts[0].counts["UAS"][1]
     lines = []
     for name, relations in sides:
         if not relations:
@@ -144,9 +147,73 @@ def conll18_notes(scores: Sequence[Scores]) -> list[str]:
     if lines:
         lines.insert(0, "note: CLAS, MLAS and BLEX count only the words of UD's content relations (v2's set; "
                         "subtypes aside):")  # fmt: skip
-    if lines and not scores[0].conll18.counts["CLAS"][1]:
+    if lines and not counts[0].counts["CLAS"][1]:
         lines.append("  no gold word has a content relation: CLAS, MLAS and BLEX are F1 over no words (0.00)")
     return lines
+
+
+# --- files tokenized differently: the CoNLL 2018 metrics of aligned words, alone -----------------
+
+
+def aligned_table(scores: Sequence[Scores], gold: str, systems: Sequence[str]) -> str:
+    """The CoNLL 2018 metrics of systems tokenized otherwise than the gold (see ``aligned``): one
+    system's with the script's counts, several side by side."""
+    counts = [s.aligned for s in scores]
+    lines = [f"gold         {gold}"]
+    if len(scores) == 1:
+        lines.append(f"system       {systems[0]}")
+    else:
+        lines += [f"system {k:<5} {name}" for k, name in enumerate(systems, 1)]
+    lines += [f"tokenization differs, first at {_place(counts[0].difference)}",
+              "words        aligned through the text, as the CoNLL 2018 shared task's script aligns them",
+              ""]  # fmt: skip
+    figures = [c.as_dict() for c in counts]
+    if len(scores) == 1:
+        header = ["CoNLL 2018", "F1", "correct", "gold", "system", "aligned"]
+        rows = [[m, figure(figures[0][m]), *map(str, counts[0].counts[m][:3]),
+                 str(counts[0].counts[m][3]) if m in WORD_METRICS else ""] for m in ALIGNED_METRICS]  # fmt: skip
+    else:
+        header = ["CoNLL 2018", *(f"F1[{k}]" for k in range(1, len(scores) + 1))]
+        rows = [[m, *(figure(f[m]) for f in figures)] for m in ALIGNED_METRICS]
+    return "\n".join(lines + _columns(header, rows) + conll18_notes(counts))
+
+
+def _place(error: MaltpyError) -> str:
+    """Where an error is, as a message names it: FILE:LINE."""
+    return f"{quote(error.file)}:{error.line}"
+
+
+def aligned_json(scores: Sequence[Scores], gold: str, systems: Sequence[str]) -> dict:
+    """``aligned_table`` as JSON: for one system, ``tokenization`` (differs), ``conll18`` (F1 of
+    each metric), ``conll18_counts`` and ``conll18_not_ud``; for several, ``gold``,
+    ``tokenization`` and ``systems``, a list of such objects, each with its ``system``."""
+
+    def scores_of(c: AlignedCounts) -> dict:
+        return {"conll18": c.as_dict(), "conll18_counts": c.counts_as_dict(), "conll18_not_ud": c.not_ud_as_dict()}
+
+    if len(scores) == 1:
+        return {"tokenization": "differs", **scores_of(scores[0].aligned)}
+    return {"gold": gold, "tokenization": "differs",
+            "systems": [{"system": name, **scores_of(s.aligned)} for name, s in zip(systems, scores)]}  # fmt: skip
+
+
+def aligned_report(scores: Sequence[Scores], gold: str, systems: Sequence[str]) -> str:
+    """The HTML report of systems tokenized otherwise than the gold: the files, the metrics in a
+    table and a bar chart, and a note that drawn trees need files tokenized alike."""
+    figures = [s.aligned.as_dict() for s in scores]
+    files = [("gold", gold)] + [(f"[{k}]", name) for k, name in enumerate(systems, 1)]
+    rows = [[f"[{k}] {name}", *(f[m] for m in ALIGNED_METRICS)] for k, (name, f) in enumerate(zip(systems, figures), 1)]
+    totals = scores[0].aligned.counts
+    chart = bar_chart([(m, f"{totals[m][1]} gold", [f[m] for f in figures]) for m in ALIGNED_METRICS],
+                      "F1 (%) of each system; at the right, the gold tokens, sentences or words")  # fmt: skip
+    note = ('<p class="note">The files are tokenized differently: their words are aligned through the text, as '
+            "the CoNLL 2018 shared task's script aligns them, and each metric is F1 over every word, punctuation "
+            "included. The trees are drawn only for files tokenized alike.</p>")  # fmt: skip
+    return "".join([
+        html_start(f"maltpy evaluation: {gold}"), "<h1>maltpy evaluation</h1>",
+        table(["", "file"], files, names=2, cls="files"), note, "<h2>CoNLL 2018</h2>",
+        table(["system", *ALIGNED_METRICS], rows), system_key(systems), chart, HTML_END,
+    ])  # fmt: skip
 
 
 def tags_differ(scores: Sequence[Scores]) -> bool:

@@ -19,15 +19,16 @@ words the system puts in a group that have the right head and label (MaltEval's 
 from __future__ import annotations
 
 import unicodedata
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain, zip_longest
 
-from ..data.conll import CPOSTAG, DEPREL, FEATS, FORM, HEAD, LEMMA, POSTAG, Sentence
+from ..data.conll import CPOSTAG, DEPREL, FORM, HEAD, POSTAG, Sentence
 from ..data.tree import depths, nonprojective_arcs
 from ..errors import MaltpyError, quote
-from .tags import TagCounts, universal_features
+from .aligned import AlignedCounts, Alignment, align_rest
+from .conll18 import Conll18Counts, ud_words
+from .tags import TagCounts
 
 
 def is_punctuation(word: list[str]) -> bool:
@@ -161,6 +162,9 @@ class Scores:
     conll18: Conll18Counts | None = None
     #: the CoNLL 2018 shared task's tagging accuracies (over every word), always counted
     tags: TagCounts = field(default_factory=TagCounts)
+    #: with the CoNLL 2018 metrics, if the files' words differ: all that is scored, on words
+    #: aligned through the text as the shared task's script aligns them (see ``aligned``)
+    aligned: AlignedCounts | None = None
 
     @property
     def las(self) -> float | None:
@@ -203,7 +207,7 @@ class Scores:
             gold_ud: list[tuple] | None = None) -> None:  # fmt: skip
         """Count one sentence: ``scored`` says which words count, ``gold_values`` gives each
         grouping's gold value of every word, ``gold_ud`` the gold words as the CoNLL 2018 metrics
-        see them (``_ud_words``; if they are counted)."""
+        see them (``ud_words``; if they are counted)."""
         right = head_right = words = 0
         right_heads = [gw[HEAD] == sw[HEAD] for gw, sw in zip(gold.words, system.words)]
         right_labels = [gw[DEPREL] == sw[DEPREL] for gw, sw in zip(gold.words, system.words)]
@@ -227,7 +231,7 @@ class Scores:
         self.sentence_counts.append((words, right, head_right))
         self.tags.add(gold, system)
         if self.conll18 is not None:
-            self.conll18.add(gold_ud, _ud_words(system))
+            self.conll18.add(gold_ud, ud_words(system))
         if self.by:
             self._add_groups(system, scored, gold_values, right_heads, right_labels)
 
@@ -251,91 +255,6 @@ class Scores:
                         c = groups.get(value) or groups.setdefault(value, GroupCounts())
                         c.system_tokens += 1
                         c.system_right += both[i]
-
-
-# --- the CoNLL 2018 shared task's metrics ------------------------------------------------------
-
-#: The relations whose words the content-word metrics count, and those that make a functional
-#: child, as the CoNLL 2018 shared task defines them (Zeman et al. 2018, §2.3; conll18_ud_eval.py).
-CONTENT_RELATIONS = frozenset((
-    "nsubj", "obj", "iobj", "csubj", "ccomp", "xcomp", "obl", "vocative", "expl", "dislocated", "advcl", "advmod",
-    "discourse", "nmod", "appos", "nummod", "acl", "amod", "conj", "fixed", "flat", "compound", "list", "parataxis",
-    "orphan", "goeswith", "reparandum", "root", "dep",
-))  # fmt: skip
-FUNCTIONAL_RELATIONS = frozenset(("aux", "cop", "mark", "det", "clf", "case", "cc"))
-#: UD's universal relations (v2, the 37 of universaldependencies.org/u/dep): the content and the
-#: functional ones, and punct. A word of any other relation (another treebank's label set, UD v1's
-#: dobj) is no content word to the CoNLL 2018 metrics.
-UD_RELATIONS = CONTENT_RELATIONS | FUNCTIONAL_RELATIONS | {"punct"}
-CONLL18_METRICS = ("UAS", "LAS", "CLAS", "MLAS", "BLEX")
-
-
-@dataclass(slots=True)
-class Conll18Counts:
-    """For each CoNLL 2018 metric: [words right, gold words counted, system words counted]. The
-    shared task scores each as F1 = 2 right / (gold + system) over words aligned by their text;
-    here the files are tokenized alike (``evaluate`` checks it), so word i of one is word i of the
-    other. LAS compares the universal relation (``nsubj:pass`` is ``nsubj``); CLAS counts the words
-    of content relations; MLAS adds UPOS, the universal features and the functional children
-    (relation, UPOS, features); BLEX adds the lemma (unless the gold lemma is ``_``). ``not_ud``
-    counts the words, gold and system, whose universal relation is not one of ``UD_RELATIONS``:
-    CLAS, MLAS and BLEX never count them, so a treebank of another label set scores 0 there."""
-
-    counts: dict[str, list[int]] = field(default_factory=lambda: {m: [0, 0, 0] for m in CONLL18_METRICS})
-    not_ud: tuple[Counter, Counter] = field(default_factory=lambda: (Counter(), Counter()))
-
-    def add(self, g: list[tuple], s: list[tuple]) -> None:
-        """Count one sentence, its gold and system words as ``_ud_words`` gives them."""
-        n = len(g) - 1
-        for metric in ("UAS", "LAS"):
-            self.counts[metric][1] += n
-            self.counts[metric][2] += n
-        for d in range(1, n + 1):
-            gh, grel, gupos, gfeats, glemma, gkids = g[d]
-            sh, srel, supos, sfeats, slemma, skids = s[d]
-            head = gh == sh
-            las = head and grel == srel
-            self.counts["UAS"][0] += head
-            self.counts["LAS"][0] += las
-            content = grel in CONTENT_RELATIONS
-            if grel not in UD_RELATIONS:
-                self.not_ud[0][grel] += 1
-            if srel not in UD_RELATIONS:
-                self.not_ud[1][srel] += 1
-            for metric in ("CLAS", "MLAS", "BLEX"):
-                self.counts[metric][1] += content
-                self.counts[metric][2] += srel in CONTENT_RELATIONS
-            if content and las:
-                self.counts["CLAS"][0] += 1
-                self.counts["MLAS"][0] += (gupos, gfeats, gkids) == (supos, sfeats, skids)
-                self.counts["BLEX"][0] += glemma == "_" or glemma == slemma
-
-    def as_dict(self) -> dict[str, float]:
-        # rounded as the script prints 100 * F1 ({:.2f}), so that a tie such as 14.375 goes its way
-        return {m: float(f"{100 * (2 * right / (gold + system)):.2f}") if gold + system else 0.0
-                for m, (right, gold, system) in self.counts.items()}  # fmt: skip
-
-    def not_ud_as_dict(self) -> dict[str, dict[str, int]]:
-        """The relations outside UD's set, with their words, in the gold file and the system's,
-        most frequent first."""
-        return {side: dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
-                for side, c in zip(("gold", "system"), self.not_ud)}  # fmt: skip
-
-
-def _ud_words(sentence: Sentence) -> list[tuple]:
-    """Each word's (head, universal relation, UPOS, universal features, lemma, functional
-    children), indexed from 1; a functional child is (its position, relation, UPOS, features)."""
-    heads = sentence.heads
-    relations = [""] + [w[DEPREL].split(":")[0] for w in sentence.words]
-    features = [""] + [universal_features(w[FEATS]) for w in sentence.words]
-    children: list[list[tuple]] = [[] for _ in heads]
-    for d, w in enumerate(sentence.words, 1):
-        if relations[d] in FUNCTIONAL_RELATIONS and heads[d] > 0:
-            children[heads[d]].append((d, relations[d], w[CPOSTAG], features[d]))
-    return [()] + [
-        (heads[d], relations[d], w[CPOSTAG], features[d], w[LEMMA], children[d])
-        for d, w in enumerate(sentence.words, 1)
-    ]
 
 
 def _percent(part: int, whole: int) -> float | None:
@@ -370,26 +289,38 @@ def evaluate(
     The files must hold the same sentences with the same word forms; the first sentence where
     one differs from the gold is a MaltpyError naming it in both files, unless a line further on
     in any file is malformed: that is reported instead, as the more basic fault. All must be
-    parsed.
+    parsed. With ``conll18``, files whose words differ are scored all the same, as the shared
+    task's script scores them (``aligned``): from the first difference on, no sentence is
+    watched, and each system's ``aligned`` holds its scores, the only ones that count.
     """
     for grouping in by:
         if grouping not in GROUPINGS:
             raise ValueError(f"unknown grouping {grouping!r}")
     scores = [Scores(by={grouping: {} for grouping in by}, conll18=Conll18Counts() if conll18 else None)
               for _ in systems]  # fmt: skip
+    alignments = [Alignment(gold_name, name) for name in system_names] if conll18 else []
     gold = iter(gold)
     readers = [iter(s) for s in systems]
     for number, (g, *ss) in enumerate(zip_longest(gold, *readers), 1):
         for s, name in zip(ss, system_names):
-            problem = misalignment(number, g, s, gold_name, name)
+            differs = words_differ(number, g, s, gold_name, name)
+            if differs and alignments:
+                for counts, alignment in zip(scores, alignments):
+                    alignment.begin(counts.conll18, counts.tags)
+                for counts, aligned in zip(scores, align_rest(alignments, [gold, *readers], [g, *ss], differs)):
+                    counts.aligned = aligned
+                return scores
+            problem = differs or unparsed(g, s, gold_name, name)
             if problem:
                 for _ in chain(gold, *readers):  # reading on raises the first malformed line, if any
                     pass
                 raise problem
+        for alignment, s, counts in zip(alignments, ss, scores):
+            alignment.add_alike(g, s, counts.conll18, counts.tags)
         scored = [not is_punctuation(w) for w in g.words] if exclude_punct else [True] * len(g)
         heads, labels = g.heads, g.labels
         gold_values = {grouping: group_values(grouping, g, heads, labels) for grouping in by}
-        gold_ud = _ud_words(g) if conll18 else None
+        gold_ud = ud_words(g) if conll18 else None
         for s, counts in zip(ss, scores):
             counts.add(g, s, scored, gold_values, gold_ud)
         if watch is not None:
@@ -436,6 +367,14 @@ def misalignment(
     number: int, g: Sentence | None, s: Sentence | None, gold_name: str, system_name: str
 ) -> MaltpyError | None:
     """Why sentence ``number`` of the two files cannot be scored, if it cannot."""
+    return words_differ(number, g, s, gold_name, system_name) or unparsed(g, s, gold_name, system_name)
+
+
+def words_differ(
+    number: int, g: Sentence | None, s: Sentence | None, gold_name: str, system_name: str
+) -> MaltpyError | None:
+    """Where sentence ``number`` of the two files differs in its words, if it does (or has no
+    counterpart)."""
     if g is None:
         return MaltpyError(
             f"sentence {number} has no counterpart: {quote(gold_name)} ends after {number - 1} sentences",
@@ -454,6 +393,11 @@ def misalignment(
     for i, (gw, sw) in enumerate(zip(g.words, s.words), 1):
         if gw[FORM] != sw[FORM]:
             return MaltpyError(f"{where}: word {i} is {sw[FORM]!r} here, {gw[FORM]!r} there", system_name, s.line)
+    return None
+
+
+def unparsed(g: Sentence, s: Sentence, gold_name: str, system_name: str) -> MaltpyError | None:
+    """The error of the first of two sentences that is not parsed, if one is not."""
     for sentence, name in ((g, gold_name), (s, system_name)):
         if sentence.heads is None:
             return MaltpyError("sentence is not parsed (HEAD is _); cannot score it", name, sentence.line)
