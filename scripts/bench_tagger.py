@@ -30,8 +30,9 @@ from the checkout's root to measure the checkout.
 The goals (issue 46), for each maltpy row against UDPipe's: every tag accuracy at least UDPipe's;
 LAS with its own tags at least UDPipe's (+2 for a row whose command is ``blend`` or ``optimize``,
 or as the row says; an ``optimize`` row searches, then learns what the search wrote, its blend
-where it kept one, and its learning seconds are the search's and the learning's); for a row learned by ``maltpy learn``, words/s at least 3x UDPipe's. The script ends with
-status 1 when one fails (or cannot be measured), 0 when all hold.
+where it kept one, and its learning seconds are the search's and the learning's); for a row
+learned by ``maltpy learn``, words/s at least 3x UDPipe's. The script ends with status 1 when one
+fails (or cannot be measured), 0 when all hold.
 
 UDPipe is a benchmark-only dependency, in a Python of its own:
 
