@@ -286,7 +286,7 @@ def write_outputs(out_dir: str, track: Track, header: dict, summary: list[PhaseS
     where = header["scoring"]
     best, tuned = track.best, track.runner_up
     comments = [
-        f"maltpy optimize: LAS {best.las:.2f} on {where} (seed {header['seed']}){_tags_said(header)}.",
+        f"maltpy optimize: LAS {best.las:.2f} on {where} (seed {header['seed']}), parsed with {_tags_said(header)}.",
         "Phases: " + "; ".join(f"{p.name} {p.end_las:.2f}" for p in summary if p.end_las is not None) + ".",
     ]
     if tuned is not None:
@@ -308,12 +308,21 @@ def write_outputs(out_dir: str, track: Track, header: dict, summary: list[PhaseS
 
 
 def _tags_said(header: dict) -> str:
-    """How the held-out parts were tagged, as the configuration's comment says it."""
+    """The tags the held-out parts are parsed with, and the training parts', as said to the user."""
     if header["tags"] == "gold":
-        return ""
+        return "their own tags"
     folds = header["jackknife"]
-    jackknifed = f"; the parser learned on tags jackknifed in {folds} folds" if folds else ""
-    return f", parsed with the tags of taggers learned on the rest{jackknifed}"
+    jackknifed = f", the parser learning on tags jackknifed in {folds} folds" if folds else ""
+    return f"the tags of taggers learned on the rest{jackknifed}"
+
+
+def _check_jackknife(folds: int, tags: str, splits: list, train: str) -> None:
+    """``-tj folds`` asks for --tags own and training parts of at least ``folds`` sentences."""
+    if tags != "own":
+        raise MaltpyError("jackknifed tags (-tj) are the tags of --tags own", "command line")
+    fewest = min(len(split.train) for split in splits)
+    if folds > fewest:
+        raise MaltpyError(f"-tj {folds}: a training part has only {fewest} sentences to jackknife", train)
 
 
 def summary_table(summary: list[PhaseSummary], baseline: Result | None, best: Result) -> str:
@@ -356,8 +365,6 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     deadline = started + 60 * budget
     if dev is not None and folds is not None:
         raise MaltpyError("-d and --folds exclude each other", "command line")
-    if jackknife and tags != "own":
-        raise MaltpyError("jackknifed tags (-tj) are the tags of --tags own", "command line")
     for path in (train, dev):
         if path is not None:
             check_rereadable(path, "a search")
@@ -371,9 +378,7 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     analysis = analyse(sentences, fmt)
     n_folds, scoring = _scoring(train, dev, folds, len(sentences), analysis)
     if jackknife:
-        fewest = min(len(split.train) for split in splits_of(sentences, [] if dev else None, n_folds, seed, fmt))
-        if jackknife > fewest:
-            raise MaltpyError(f"-tj {jackknife}: a training part has only {fewest} sentences to jackknife", train)
+        _check_jackknife(jackknife, tags, splits_of(sentences, [] if dev else None, n_folds, seed, fmt), train)
     header = {
         "log": LOG_VERSION, "train": os.path.abspath(train), "train_sha256": file_digest(train),
         "dev": os.path.abspath(dev) if dev else None, "dev_sha256": file_digest(dev) if dev else None,
@@ -396,9 +401,7 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     split = f" (phase 4 tries -d {analysis.tag} -T 1000)" if learner == "libsvm" else " (one model, no data split)"
     data = Data(header["train"], header["train_sha256"], header["dev"], header["dev_sha256"], n_folds, seed, fmt,
                 tags, jackknife)  # fmt: skip
-    tagged = {"gold": "its own tags", "own": "tags of taggers learned on the rest"}[tags]
-    tagged += f", learning on tags jackknifed in {jackknife} folds" if jackknife else ""
-    say(f"learner {learner}{split}; scoring by LAS on {scoring}, parsed with {tagged}; phase 2 from "
+    say(f"learner {learner}{split}; scoring by LAS on {scoring}, parsed with {_tags_said(header)}; phase 2 from "
         f"{'the ud profile' if folder else 'MaltParser'}'s default features; budget {budget:g} min, "
         f"{counted(runner.jobs, 'job')}")  # fmt: skip
     try:
