@@ -181,7 +181,8 @@ def test_resume_reuses_the_log_and_ends_where_an_uncut_search_ends(searched, tmp
     lines = (out / "trials.jsonl").read_text().splitlines(keepends=True)
     kept = lines[: len(lines) // 2] + [lines[len(lines) // 2][:40]]  # a search killed while writing
     (cut / "trials.jsonl").write_text("".join(kept))
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", cut, "--resume", *SEARCH, "-q")
+    # phase 5, the last, is no trial to reuse: test_the_blend_phase has it
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", cut, "--resume", *SEARCH, "--no-blend", "-q")
     assert r.returncode == 0, r.stderr.decode()
     assert (cut / "config.yaml").read_text() == (out / "config.yaml").read_text()
     resumed = (cut / "trials.jsonl").read_text().splitlines(keepends=True)
@@ -192,7 +193,7 @@ def test_resume_reuses_the_log_and_ends_where_an_uncut_search_ends(searched, tmp
     assert sorted(filter(None, keys[0])) == sorted(filter(None, keys[1]))
     # each phase summed up once, as in the uncut search's log
     phases = [[json.loads(x)["phase_end"] for x in log if "phase_end" in x] for log in (resumed, lines)]
-    assert sorted(phases[0]) == sorted(phases[1])
+    assert sorted(phases[0]) == sorted(p for p in phases[1] if p != "5 blend")
 
 
 def test_refusals(searched, tmp_path):
@@ -249,8 +250,8 @@ def test_with_its_own_tags_a_trial_parses_what_the_model_will_parse():
 
 def test_a_search_on_its_own_tags_writes_a_config_that_learns_as_it_scored(tmp_path):
     out = tmp_path / "opt"
-    r = run_maltpy("optimize", "-i", TRAIN, "-o", out, *FOLDS, "--rounds", "1", "--no-blend", "--jobs", "2",
-                   "--tags", "own", "-tj", "2", "--budget", "0.3")  # fmt: skip
+    r = run_maltpy("optimize", "-i", TRAIN, "-o", out, "--folds", "2", "--rounds", "1", "--no-blend", "--jobs", "1",
+                   "--tags", "own", "-tj", "2", "--budget", "0.1")  # fmt: skip
     assert r.returncode == 0, r.stderr.decode()
     header = json.loads((out / "trials.jsonl").read_text().splitlines()[0])
     assert (header["tags"], header["jackknife"]) == ("own", 2)
