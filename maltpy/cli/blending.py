@@ -103,15 +103,16 @@ def default_members(train: str, format_: str, config_path: str | None) -> list[s
     ud``: the feature models of feature_models/liblinear/ud/; en_lines, with its own tags, the six
     gave LAS 79.13 against 78.52 with MaltParser's, 84.82 against 83.87 with gold tags)."""
     from ..blend.learn import default_member_flags
+    from ..config import decided_profile
 
-    if config_path is not None or train is None:
-        return default_member_flags(False)
-    try:
-        with read_conll(train, format_) as reader:
-            ud = reader.format == "conllu"
-    except MaltpyError:
-        return default_member_flags(False)  # learn_blend says what is wrong with the file
-    return default_member_flags(ud)
+    found = ""  # not read where its format cannot change the answer (a configuration file)
+    if config_path is None and train is not None:
+        try:
+            with read_conll(train, format_) as reader:
+                found = reader.format
+        except MaltpyError:
+            pass  # learn_blend says what is wrong with the file
+    return default_member_flags(decided_profile("auto", config_path, found) == "ud")
 
 
 def _blend_settings(path: str | None) -> dict:

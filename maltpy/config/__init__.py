@@ -117,6 +117,15 @@ UD_DEFAULTS: dict[tuple[str, str], Any] = {
 PROFILE = ("defaults", "profile")
 
 
+def decided_profile(profile: str, path: str | None, data_format: str) -> str:
+    """``profile`` (``Defaults``) decided for a treebank of ``data_format`` learned with the
+    configuration file ``path`` (None: none): auto is ud for a CoNLL-U treebank without a file,
+    MaltParser's otherwise; ud and maltparser are themselves."""
+    if profile != "auto":
+        return profile
+    return "ud" if path is None and data_format == "conllu" else "maltparser"
+
+
 def with_profile(config: Config, path: str | None, overrides: Mapping[tuple[str, str], Any], data_format: str,
                  given: str = "command line") -> Config:  # fmt: skip
     """``config`` (read from ``path`` with ``overrides``, as ``load_config`` reads it) with its
@@ -127,9 +136,7 @@ def with_profile(config: Config, path: str | None, overrides: Mapping[tuple[str,
     with predicted tags at parse time (en_lines +0.13, da_ddt -0.14, la_perseus -1.15,
     sv_talbanken -0.38 LAS) and 1.2 to 5.6 worse with gold tags, at 2 to 5 times the learning
     time (scripts/bench_tagger.py)."""
-    profile = config.defaults.profile
-    if profile == "auto":
-        profile = "ud" if path is None and data_format == "conllu" else "maltparser"
+    profile = decided_profile(config.defaults.profile, path, data_format)
     if profile == "maltparser":
         return dataclasses.replace(config, defaults=Defaults("maltparser"))
     overrides = {**overrides, PROFILE: "ud"}

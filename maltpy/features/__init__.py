@@ -134,11 +134,14 @@ def load_feature_model(
     folder: str | None = None,
 ) -> FeatureModel:
     """The feature model in ``path``, or the default one for the algorithm, learner and input
-    format (MaltParser's defaults: CoNLL-X models use POSTAG, CoNLL-U models UPOSTAG), or in the
-    defaults' ``folder`` if given (``ud``: config.ud_feature_folder)."""
+    format (MaltParser's defaults: CoNLL-X models use POSTAG, CoNLL-U models UPOSTAG), or the one
+    in the defaults' ``folder`` if given and it has the algorithm's (``ud``: the ud profile's,
+    ``config.with_profile``)."""
     if path is not None:
         return FeatureModel(read_feature_model(path, algorithm), algorithm, null_value, path, deprel_of)
-    name = _default_name(learner, folder or data_format, algorithm)
+    if folder is None or not has_default_model(learner, folder, algorithm):
+        folder = data_format
+    name = _default_name(learner, folder, algorithm)
     data = _default_models().joinpath(name).read_bytes()
     specs = parse_feature_model(data, name, algorithm)
     return FeatureModel(specs, algorithm, null_value, f"default: {name}", deprel_of)

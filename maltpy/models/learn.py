@@ -26,7 +26,7 @@ from ..data.pseudoproj import DeprelOf, Encoding, check_unmarked, projectivize
 from ..data.tree import RootCounts, is_projective
 from ..data.vocabulary import VocabularyCounter
 from ..errors import MaltpyError, counted
-from ..features import FeatureModel, has_default_model, load_feature_model
+from ..features import FeatureModel, load_feature_model
 from ..graph import is_graph_based
 from ..graph.learn import learn_graph
 from ..learners import LEARNERS
@@ -85,7 +85,7 @@ def learn_parser(
     pproj = config.pproj
     fm = load_feature_model(guide.features, config.singlemalt.parsing_algorithm, guide.learner, data_format,
                             config.singlemalt.null_value, DeprelOf(pproj) if pproj.marks_labels else None,
-                            feature_folder(config, data_format))  # fmt: skip
+                            feature_folder(config))  # fmt: skip
     fm.check_columns(data_format)
     system = system_for(config, learning=True)
     split = data_split(fm, guide.data_split_column, guide.data_split_structure, guide.data_split_threshold)
@@ -126,14 +126,11 @@ def learn_parser(
                  data_format, statistics, treebank.root_counts.labels(), treebank.vocabulary.vocabulary())  # fmt: skip
 
 
-def feature_folder(config: Config, data_format: str) -> str:
+def feature_folder(config: Config) -> str | None:
     """The folder of default feature models (feature_models/<learner>/<folder>/) that a model
-    learned with ``config`` on a treebank of ``data_format`` takes: ud under the ud profile
-    (config.with_profile), where it has the algorithm's; the format's otherwise (MaltParser's)."""
-    learner, algorithm = config.guide.learner, config.singlemalt.parsing_algorithm
-    if config.defaults.profile == "ud" and has_default_model(learner, "ud", algorithm):
-        return "ud"
-    return data_format
+    learned with ``config`` takes: ud under the ud profile (config.with_profile), where it has
+    the algorithm's (``load_feature_model``); None: the format's (MaltParser's)."""
+    return "ud" if config.defaults.profile == "ud" else None
 
 
 class _Treebank:

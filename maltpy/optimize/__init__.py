@@ -53,6 +53,7 @@ import yaml
 
 from ..config import OPTIMIZE_ROUNDS as ROUNDS
 from ..config import OPTIMIZE_THRESHOLD as THRESHOLD
+from ..config import decided_profile
 from ..data.conll import Sentence
 from ..errors import MaltpyError, counted
 from ..features import has_default_model
@@ -98,11 +99,16 @@ def _base_setting(algorithm: str, learner: str, data_format: str, folder: str | 
     return Setting.make(options, default_features(algorithm, learner, data_format, folder))
 
 
+def _maltparser_default(learner: str, data_format: str) -> Setting:
+    """MaltParser's default, the summary's baseline: nivreeager with its default features."""
+    return _base_setting("nivreeager", learner, data_format)
+
+
 def features_folder(profile: str, data_format: str, learner: str) -> str | None:
     """Where phase 2's default feature models come from under ``profile`` (as ``maltpy learn``
     decides, ``config.with_profile``): the ud profile's folder for a CoNLL-U treebank searched
     under auto or ud, so that the search starts where plain learn does; None: MaltParser's."""
-    if profile == "maltparser" or (profile == "auto" and data_format != "conllu"):
+    if decided_profile(profile, None, data_format) != "ud":
         return None
     return "ud" if any(has_default_model(learner, "ud", a) for a in SYSTEMS) else None
 
@@ -140,7 +146,7 @@ def phase_algorithm(search: Search, analysis: Analysis, learner: str,
     graph = graph_settings(analysis)
     settings = [_base_setting(a, learner, analysis.format, folder) for a in algorithms] + [s for _, s in graph]
     names = [*algorithms, *(name for name, _ in graph)]
-    baseline = _base_setting("nivreeager", learner, analysis.format)
+    baseline = _maltparser_default(learner, analysis.format)
     if baseline not in settings:  # MaltParser's default, the summary's baseline, is a candidate too
         settings.append(baseline)
         names.append(f"nivreeager {BASELINE_FEATURES}")
@@ -470,7 +476,7 @@ def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence
         trials, clock, logged = search.trials, time.monotonic(), len(search.cache)
         if run is None or track is None:
             track, phase.changes = phase_algorithm(search, analysis, learner, folder)
-            default = _base_setting("nivreeager", learner, search.data.data_format)
+            default = _maltparser_default(learner, search.data.data_format)
             record = search.cache.get(default.key())
             baseline = Result(default, record["las"]) if record is not None else None
             phase.start_las = baseline.las if baseline is not None else None

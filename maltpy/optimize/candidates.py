@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ..config import config_from_dict
 from ..data.conll import Sentence
-from ..features import has_default_model, load_feature_model
+from ..features import load_feature_model
 from ..transition import SYSTEMS
 from .analysis import Analysis
 from .trials import Setting
@@ -162,7 +162,5 @@ def varying(candidates: Sequence[str], setting: Setting, sentences: Sequence[Sen
 def default_features(algorithm: str, learner: str, data_format: str, folder: str | None = None) -> tuple[str, ...]:
     """The default feature model of the algorithm, learner and format (or of the defaults'
     ``folder``, ud, where it has the algorithm's), one line per feature."""
-    if folder is not None and not has_default_model(learner, folder, algorithm):
-        folder = None
     fm = load_feature_model(None, algorithm, learner, data_format, "one", folder=folder)
     return tuple(readable(s.text) for s in sorted(fm.specs, key=lambda s: s.line))
