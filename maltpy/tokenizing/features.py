@@ -92,7 +92,13 @@ def sentence_features(lowers: list[str], shapes: list[str], spaces: list[str], f
         "wn" + w(0) + "|" + w(1), "ss" + s(0) + "|" + s(1), "pw" + w(-1) + "|" + w(0), "wns" + w(0) + "|" + s(1),
         "swn" + s(0) + "|" + w(1), "nn2" + w(1) + "|" + w(2), "sp" + spaces[i], "f" + first,
         "spf" + spaces[i] + first, "wf" + w(0) + "|" + first, "e" + lowers[i][-1:], "len" + str(min(len(lowers[i]), 5)),
+        "sss" + s(-1) + "|" + s(0) + "|" + s(1), "at" + _place(i) + "|" + s(0) + "|" + s(1),
     ]  # fmt: skip
+
+
+def _place(i: int) -> str:
+    """A token's place in its paragraph, from its start: 0 to 5, or more."""
+    return str(i) if i < 6 else "6+"
 
 
 def token_shape(form: str) -> str:
