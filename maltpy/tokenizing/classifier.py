@@ -9,8 +9,8 @@ and the learner's weights (its own member, checked by the learner).
 from __future__ import annotations
 
 import json
-from array import array
 from collections.abc import Iterable, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -64,10 +64,10 @@ class StringClassifier:
         return cls(features, [json.loads(k) for k in keys], model)
 
     def scores(self, rows: Iterable[Sequence[str]]) -> np.ndarray:
-        indptr, indices = _csr(rows, self.features)
-        if len(indptr) == 1:
+        X = _matrix(rows, self.features)
+        if not X.shape[0]:
             return np.zeros((0, len(self.classes)))
-        return self.model.scores_binary(indptr, indices)
+        return self.model.scores(X)
 
     def classify(self, rows: Iterable[Sequence[str]]) -> list[int]:
         """The class index (into ``classes``) of each row."""
@@ -107,21 +107,16 @@ class StringClassifier:
         return cls(features, classes, model)
 
 
-def _csr(rows: Iterable[Sequence[str]], features: dict[str, int]) -> tuple[array, array]:
-    """The CSR arrays of the rows' known features, each row's columns ascending."""
-    indptr, indices = array("q", [0]), array("i")
-    get = features.get
-    for row in rows:
-        columns = sorted({c for c in map(get, row) if c is not None})
-        indices.extend(columns)
-        indptr.append(len(indices))
-    return indptr, indices
-
-
-def _matrix(rows: Sequence[Sequence[str]], features: dict[str, int]):
+def _matrix(rows: Iterable[Sequence[str]], features: dict[str, int]):
+    """The rows' known features as a binary CSR matrix, each row's columns ascending (a row's
+    feature strings are distinct)."""
     import scipy.sparse as sp
 
-    indptr, indices = _csr(rows, features)
-    data = np.ones(len(indices))
-    return sp.csr_matrix((data, np.frombuffer(indices, dtype=np.int32), np.frombuffer(indptr, dtype=np.int64)),
-                         shape=(len(indptr) - 1, len(features)))  # fmt: skip
+    get = features.get
+    columns = [[c for c in map(get, row) if c is not None] for row in rows]
+    indptr = np.zeros(len(columns) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, columns), dtype=np.int64, count=len(columns)), out=indptr[1:])
+    indices = np.fromiter(chain.from_iterable(columns), dtype=np.int32, count=int(indptr[-1]))
+    X = sp.csr_matrix((np.ones(len(indices)), indices, indptr), shape=(len(columns), len(features)))
+    X.sort_indices()
+    return X

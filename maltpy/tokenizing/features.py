@@ -31,6 +31,22 @@ def kind(ch: str) -> str:
     return "D" if ch.isdigit() else ch
 
 
+class _Kinds(dict):
+    """Each character's kind, found once."""
+
+    def __missing__(self, ch: str) -> str:
+        self[ch] = found = kind(ch)
+        return found
+
+
+KINDS = _Kinds()
+
+
+def kinds_of(text: str) -> str:
+    """The kind of each character of ``text``."""
+    return "".join(map(KINDS.__getitem__, text))
+
+
 def pair(a: str, b: str) -> str:
     """The coarse kinds of two neighbouring characters (a letter ``a``, a digit ``d``, else ``o``)."""
     return _coarse(a) + _coarse(b)
@@ -104,7 +120,7 @@ def _place(i: int) -> str:
 def token_shape(form: str) -> str:
     """A token's shape: its characters' kinds, each run collapsed to one (``McDonald's`` ->
     ``ULUL'L``)."""
-    return _squeezed("".join(map(kind, form)))
+    return _squeezed(kinds_of(form))
 
 
 def word_features(form: str) -> list[str]:

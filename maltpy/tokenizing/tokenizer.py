@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..data.conll import Sentence
 from ..errors import MaltpyError, require
 from .classifier import StringClassifier
-from .features import kind, pair, point_features, sentence_features, token_shape, word_features
+from .features import KINDS, kinds_of, pair, point_features, sentence_features, token_shape, word_features
 from .text import Paragraph, paragraphs
 from .words import NONE, analysis_of, apply, valid_analysis
 
@@ -24,7 +24,11 @@ _CHUNK = re.compile(r"\S+")
 #: A kind of neighbours (``features.pair``) is classified where training split it at least this
 #: share of the times it met it (and twice).
 ACTIVE_SHARE = 0.001
-MEMORY = 200_000  # chunks whose tokens are remembered
+MEMORY = 200_000  # chunks whose tokens are remembered (and forms whose shapes are)
+SENTENCE_BATCH = 20_000  # tokens whose sentence ends are classified at a time
+#: Only _candidates may end a sentence where training's sentences ended elsewhere at most this
+#: share of the times (else every token may).
+MISSED_ENDS = 0.01
 VERSION = 1
 
 
@@ -41,7 +45,7 @@ class Token:
 class Tokenizer:
     def __init__(self, ends: StringClassifier | None, pairs: frozenset[str], sentences: StringClassifier | None,
                  lexicon: dict[str, list], known: frozenset[str], mwt: StringClassifier | None,
-                 statistics: dict) -> None:  # fmt: skip
+                 statistics: dict, every: bool = True) -> None:  # fmt: skip
         self.ends = ends
         self.pairs = pairs
         self.sentences = sentences
@@ -49,7 +53,9 @@ class Tokenizer:
         self.known = known  # lower-cased forms seen in training
         self.mwt = mwt
         self.statistics = statistics
+        self.every = every  # whether every token may end a sentence, or only _candidates
         self._memory: dict[str, tuple[int, ...]] = {}
+        self._shapes: dict[str, str] = {}
 
     # --- tokenizing -------------------------------------------------------------------------------
 
@@ -91,7 +97,7 @@ class Tokenizer:
             self._memory[chunk] = ()
             if len(chunk) < 2:
                 continue
-            lower, kinds = chunk.lower(), "".join(map(kind, chunk))
+            lower, kinds = chunk.lower(), kinds_of(chunk)
             if len(lower) != len(chunk):  # a letter whose lower case is longer (U+0130)
                 lower = "".join(ch.lower()[:1] or ch for ch in chunk)
             for j in range(1, len(chunk)):
@@ -115,14 +121,15 @@ class Tokenizer:
         ends[-1] = True
         if n == 1 or self.sentences is None:
             return ends
-        lowers = [t.form.lower() for t in tokens]
-        shapes = [token_shape(t.form) for t in tokens]
-        firsts = [kind(t.form[0]) for t in tokens]
-        spaces = [_space(text, tokens[i].end, tokens[i + 1].start) for i in range(n - 1)] + ["n"]
-        rows = [sentence_features(lowers, shapes, spaces, firsts, i) for i in range(n - 1)]
+        views = _views(text, [t.form for t in tokens], [(t.start, t.end) for t in tokens], self._shapes)
+        if len(self._shapes) > MEMORY:
+            self._shapes.clear()
         classes = self.sentences.classes
-        for i, c in enumerate(self.sentences.classify(rows)):
-            ends[i] = classes[c] is True
+        for start in range(0, n - 1, SENTENCE_BATCH):
+            places = _candidates(*views, range(start, min(n - 1, start + SENTENCE_BATCH)), self.every)
+            rows = [sentence_features(*views, i) for i in places]
+            for i, c in zip(places, self.sentences.classify(rows)):
+                ends[i] = classes[c] is True
         return ends
 
     def _analyse(self, tokens: list[Token]) -> None:
@@ -145,7 +152,8 @@ class Tokenizer:
     # --- archive ----------------------------------------------------------------------------------
 
     def to_archive(self, folder: str) -> tuple[dict, dict[str, bytes]]:
-        entry: dict = {"version": VERSION, "pairs": sorted(self.pairs), "statistics": self.statistics}
+        entry: dict = {"version": VERSION, "pairs": sorted(self.pairs), "every": self.every,
+                       "statistics": self.statistics}  # fmt: skip
         members: dict[str, bytes] = {}
         for name in ("ends", "sentences", "mwt"):
             classifier = getattr(self, name)
@@ -168,6 +176,7 @@ class Tokenizer:
         require(isinstance(entry, dict) and entry.get("version") == VERSION, "a tokenizer of an unknown version")
         pairs = entry.get("pairs")
         require(isinstance(pairs, list) and all(p in _PAIRS for p in pairs), "bad kinds of neighbours")
+        require(isinstance(entry.get("every"), bool), "no rule of the tokens that may end a sentence")
         statistics = entry.get("statistics")
         require(isinstance(statistics, dict) and len(json.dumps(statistics)) < 10_000, "bad statistics")
         parts = {}
@@ -181,7 +190,7 @@ class Tokenizer:
                 "a lexicon of bad analyses")  # fmt: skip
         require(isinstance(known, list) and all(isinstance(k, str) for k in known), "bad known forms")
         return cls(parts["ends"], frozenset(pairs), parts["sentences"], lexicon, frozenset(known), parts["mwt"],
-                   statistics)  # fmt: skip
+                   statistics, entry["every"])  # fmt: skip
 
 
 _PAIRS = {a + b for a in "ado" for b in "ado"}
@@ -189,6 +198,26 @@ _PAIRS = {a + b for a in "ado" for b in "ado"}
 
 def _boolean(value: object) -> bool:
     return isinstance(value, bool)
+
+
+def _views(text: str, forms: list[str], spans: list[tuple[int, int]], shapes: dict[str, str]) -> tuple:
+    """What sentence_features reads of a paragraph's tokens: their forms lower-cased, shapes
+    (remembered in ``shapes``), the white space after each and their first characters' kinds."""
+    n = len(forms)
+    for form in forms:
+        if form not in shapes:
+            shapes[form] = token_shape(form)
+    spaces = [_space(text, spans[i][1], spans[i + 1][0]) for i in range(n - 1)] + ["n"]
+    return [f.lower() for f in forms], [shapes[f] for f in forms], spaces, [KINDS[f[0]] for f in forms]
+
+
+def _candidates(lowers: list[str], shapes, spaces: list[str], firsts: list[str], places, every: bool) -> list[int]:
+    """The tokens among ``places`` after which a sentence may end: every one, or (``every``
+    False) those that end in a character other than a letter or digit, are followed by a line
+    end, or by a token that does not begin in lower case."""
+    if every:
+        return list(places)
+    return [i for i in places if firsts[i + 1] != "L" or not lowers[i][-1].isalnum() or spaces[i] == "n"]
 
 
 def _space(text: str, end: int, start: int) -> str:
@@ -210,9 +239,16 @@ def learn_tokenizer(sentences: Iterable[Sentence], name: str = "<treebank>") -> 
         return None
     shared = LEARNERS["liblinear"].classifier().new_shared()
     pairs, ends = _learn_ends(paras, shared)
+    views = [_views(p.text, [p.text[s:e] for s, e in p.spans], p.spans, {}) for p in paras]
+    inner = [i for p in paras for i, end in enumerate(p.sentence_ends[:-1]) if end]
+    missed = sum(1 for p, v in zip(paras, views) for i, end in enumerate(p.sentence_ends[:-1])
+                 if end and not _candidates(*v, [i], False))  # fmt: skip
+    every = missed > MISSED_ENDS * len(inner)
     sentence_rows, sentence_labels = [], []
-    for p in paras:
-        _sentence_rows(p, sentence_rows, sentence_labels)
+    for p, v in zip(paras, views):
+        for i in _candidates(*v, range(len(p.spans) - 1), every):
+            sentence_rows.append(sentence_features(*v, i))
+            sentence_labels.append(p.sentence_ends[i])
     learned = (StringClassifier.fit(sentence_rows, sentence_labels, shared)
                if len(set(sentence_labels)) > 1 else None)  # fmt: skip
     lexicon, known, mwt = _learn_words(paras, shared)
@@ -221,7 +257,7 @@ def learn_tokenizer(sentences: Iterable[Sentence], name: str = "<treebank>") -> 
                   "left_out": left_out}  # fmt: skip
     if not tokens:
         raise MaltpyError("no token of the treebank is in its text", name)
-    return Tokenizer(ends, pairs, learned, lexicon, known, mwt, statistics)
+    return Tokenizer(ends, pairs, learned, lexicon, known, mwt, statistics, every)
 
 
 def _learn_ends(paras: list[Paragraph], shared) -> tuple[frozenset[str], StringClassifier | None]:
@@ -246,23 +282,11 @@ def _learn_ends(paras: list[Paragraph], shared) -> tuple[frozenset[str], StringC
             lower = chunk.lower()
             if len(lower) != len(chunk):
                 lower = "".join(ch.lower()[:1] or ch for ch in chunk)
-            rows.append(point_features(chunk, lower, "".join(map(kind, chunk)), j))
+            rows.append(point_features(chunk, lower, kinds_of(chunk), j))
             labels.append(boundary)
     if len(set(labels)) < 2:  # every point of the kinds split (or none)
         return pairs, None
     return pairs, StringClassifier.fit(rows, labels, shared)
-
-
-def _sentence_rows(p: Paragraph, rows: list, labels: list) -> None:
-    forms = [p.text[s:e] for s, e in p.spans]
-    n = len(forms)
-    lowers = [f.lower() for f in forms]
-    shapes = [token_shape(f) for f in forms]
-    firsts = [kind(f[0]) for f in forms]
-    spaces = [_space(p.text, p.spans[i][1], p.spans[i + 1][0]) for i in range(n - 1)] + ["n"]
-    for i in range(n - 1):
-        rows.append(sentence_features(lowers, shapes, spaces, firsts, i))
-        labels.append(p.sentence_ends[i])
 
 
 def _learn_words(paras: list[Paragraph], shared) -> tuple[dict[str, list], frozenset[str], StringClassifier | None]:
