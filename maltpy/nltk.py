@@ -5,6 +5,8 @@ find, no temporary files, no process per call. Needs ``pip install 'maltpy[nltk]
     mp = MaltParser(model_filename="en.mpm")              # a maltpy model (or a maltpy.Model)
     mp.parse_one("I shot an elephant in my pajamas .".split()).tree()
     mp.parse_tagged_sents([[("John", "NNP"), ("walks", "VBZ"), (".", ".")]])
+    for graph in mp.raw_parse("She didn't go. It rained."):   # a model learned with its tokenizer
+        print(graph.tree())
     mp = MaltParser(model_filename="en.mpm", tagger=nltk.pos_tag)    # Penn Treebank tags, a UPOS model
     mp = MaltParser(learner="libsvm")                      # untrained; maltpy.learn's options
     mp.train(depgraphs)                                    # or mp.train_from_file("train.conll")
@@ -100,6 +102,26 @@ class MaltParser(ParserI):
         for parsed in self.model.parse([{"form": word} for word in s] for s in map(list, sentences)):
             yield iter([_graph(parsed, top_relation_label)])
 
+    def raw_parse(self, text: str, verbose: bool = False,
+                  top_relation_label: str = "null") -> Iterator[DependencyGraph]:  # fmt: skip
+        """Raw text (paragraphs separated by empty lines) split into sentences and tokens by the
+        model's tokenizer, tagged by its taggers and parsed (``Model.parse_text``): a
+        DependencyGraph of each sentence's words (a multiword token's words, ``didn't`` ->
+        ``did n't``)."""
+        if self.model is None:
+            raise MaltpyError("the parser has no model: give one (model_filename) or call train() first", "MaltParser")
+        for parsed in self.model.parse(self.model.text_reader(text, "MaltParser.raw_parse")):
+            words = [dict(zip(_FIELDS, w[1:8])) for w in parsed.words]
+            for word in words:
+                word["head"] = int(word["head"])
+            yield _graph(words, top_relation_label)
+
+    def raw_parse_sents(self, texts: Iterable[str], verbose: bool = False,
+                        top_relation_label: str = "null") -> Iterator[Iterator[DependencyGraph]]:  # fmt: skip
+        """``raw_parse`` of each text: for each, an iterator over its sentences' DependencyGraphs."""
+        for text in texts:
+            yield self.raw_parse(text, verbose, top_relation_label)
+
     def train(self, depgraphs: Iterable[DependencyGraph], verbose: bool = False) -> None:
         """Learn the model from DependencyGraphs (their CoNLL-X text, as NLTK's wrapper writes it)."""
         text = "\n".join(graph.to_conll(10) for graph in depgraphs)
@@ -155,6 +177,9 @@ def upos_of(tagged: list[tuple[str, str]]) -> list[str]:
             upos = "AUX" if verb in ("VB", "VBN", "VBG", "VBD") else "VERB"
         out.append(upos)
     return out
+
+
+_FIELDS = ("form", "lemma", "upos", "xpos", "feats", "head", "deprel")  # a CoNLL word's fields 2 to 8
 
 
 def _is_model_file(path) -> bool:

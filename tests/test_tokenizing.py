@@ -212,3 +212,17 @@ def test_a_reader_of_text_numbers_sentences_across_paragraphs(example_model):
     reader = TextReader(io.BytesIO(b"One. Two.\n\nThree."), "t", tokenizer)
     sentences = list(reader)
     assert [s.sent_id for s in sentences] == ["1", "2", "3"] and [s.line for s in sentences] == [1, 1, 3]
+
+
+def test_nltk_raw_parse_gives_the_trees_of_parse_text(example_model):
+    from maltpy.nltk import MaltParser
+
+    parser = MaltParser(model_filename=str(example_model))
+    text = "She didn't go. It rained in London, and we stayed.\n\nA new paragraph."
+    graphs = list(parser.raw_parse(text))
+    blocks = parser.model.parse_text(text).strip().split("\n\n")
+    words = [[line.split("\t") for line in b.split("\n") if line.split("\t")[0].isdigit()] for b in blocks]
+    assert len(graphs) == len(words) == 3
+    for graph, sentence in zip(graphs, words):
+        assert [graph.nodes[i]["word"] for i in range(1, len(sentence) + 1)] == [w[1] for w in sentence]
+        assert [graph.nodes[i]["head"] for i in range(1, len(sentence) + 1)] == [int(w[6]) for w in sentence]

@@ -18,7 +18,7 @@ from ..models.archive import Archive, write_archive
 from ..models.base import Parser
 from ..models.parser import Model
 from ..models.parts import add_taggers, checked_taggers
-from ..models.tags import describe_taggers
+from ..models.tags import describe_taggers, describe_tokenizer
 from ..version import __version__
 from .combination import combine
 from .costs import shares
@@ -148,6 +148,7 @@ class Blend(Parser):
             "data_format": self.data_format,
             "members": [{"weight": w, **m.describe()} for m, w in zip(self.members, self.weights.overall)],
             "taggers": describe_taggers(self.taggers),
+            "tokenizer": describe_tokenizer(self.taggers),
             "training": self.statistics,
         }
 

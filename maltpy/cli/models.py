@@ -70,7 +70,7 @@ def info_command(model_path: str, as_json: bool) -> None:
             for c in summary["classifiers"]
         ),
         "",
-        *_describe_taggers(summary.get("taggers")),
+        *_describe_taggers(summary.get("taggers"), summary.get("tokenizer")),
         *_describe_training(summary["training"]),
     ]
     write_result("\n".join(lines))
@@ -95,7 +95,7 @@ def _describe_graph(model_path: str, model, summary: dict) -> list[str]:
         f"labels ({len(summary['labels'])}): {' '.join(summary['labels'])}",
         *_describe_single_root(model),
         "",
-        *_describe_taggers(summary.get("taggers")),
+        *_describe_taggers(summary.get("taggers"), summary.get("tokenizer")),
         *_describe_training(summary["training"]),
     ]
 
@@ -118,19 +118,25 @@ def _describe_blend(model_path: str, blend, summary: dict) -> list[str]:
         single, pproj = c.singlemalt, c.pproj.marking_strategy if c.pproj.active else "no"
         lines.append(f"  {k:>2}      {held}  {single.parsing_algorithm:<14} {single.parsing_direction:<14} "
                      f"{single.root_position:<6} {learner:<10} {pproj}")  # fmt: skip
-    return lines + ["", *_describe_taggers(summary.get("taggers")), *_describe_training(summary["training"])]
+    taggers = _describe_taggers(summary.get("taggers"), summary.get("tokenizer"))
+    return lines + ["", *taggers, *_describe_training(summary["training"])]
 
 
-def _describe_taggers(taggers: list[dict] | None) -> list[str]:
+def _describe_taggers(taggers: list[dict] | None, tokenizer: dict | None = None) -> list[str]:
     """The taggers learned with the parser (maltpy.tagging): column, learner, classes, features,
-    held-out accuracy; nothing for a model without."""
+    held-out accuracy, and the tokenizer learned with them; nothing for a model without."""
+    lines = []
+    if isinstance(tokenizer, dict):
+        lines = [printable(f"tokenizer (maltpy parse -if text, maltpy tokenize): learned from "
+                           f"{tokenizer.get('tokens')} tokens, {tokenizer.get('sentences')} sentences in "
+                           f"{tokenizer.get('paragraphs')} paragraphs of the treebank's text"), ""]  # fmt: skip
     if not taggers:
-        return []
+        return lines
 
     def accuracy(value: object) -> str:
         return f"{100 * value:.2f}%" if isinstance(value, (int, float)) else "-"
 
-    return [
+    return lines + [
         "taggers (fill the input's empty tag columns before parsing; maltpy parse --tag):",
         "  column   learner     classes  features  held-out accuracy",
         *(printable(f"  {t.get('column', '?'):<8} {t.get('learner', '?'):<10} {t.get('classes', '-'):>8} "

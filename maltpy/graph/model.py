@@ -30,7 +30,7 @@ from ..errors import MaltpyError, counted, cut, require
 from ..models.archive import Archive, npz_bytes, write_archive
 from ..models.base import Parser
 from ..models.parts import VOCABULARY, add_taggers, checked_common, checked_taggers, common_manifest
-from ..models.tags import describe_taggers
+from ..models.tags import describe_taggers, describe_tokenizer
 from .features import (
     NO_TYPE,
     TEMPLATES_VERSION,
@@ -150,6 +150,7 @@ class GraphModel(Parser):
             "vocabulary": None if self.vocabulary is None else self.vocabulary.describe(),
             "roots_learned": self.roots_learned,
             "taggers": describe_taggers(self.taggers),
+            "tokenizer": describe_tokenizer(self.taggers),
             "training": self.statistics,
         }
 

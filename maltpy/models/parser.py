@@ -40,7 +40,7 @@ from .base import Parser
 from .batch import BatchParser
 from .choice import ranked_choice
 from .parts import Classes, ModelParts, open_archive, read_model, write_model
-from .tags import describe_taggers
+from .tags import describe_taggers, describe_tokenizer
 
 NARROW_ROWS = 16  # fewer unfinished sentences than this parse on one by one (scripts/bench_long_sentences.py)
 
@@ -299,6 +299,7 @@ class Model(Parser):
             "roots_learned": self.roots_learned,
             "classifiers": classifiers,
             "taggers": describe_taggers(self.taggers),
+            "tokenizer": describe_tokenizer(self.taggers),
             "training": self.statistics,
         }
 

@@ -129,6 +129,12 @@ def _percent(value: object) -> str:
     return f"{100 * value:.2f}%" if isinstance(value, (int, float)) else "n/a"
 
 
+def describe_tokenizer(taggers: Taggers | None) -> dict | None:
+    """What ``maltpy info`` shows of the tokenizer learned with the taggers, None without."""
+    tokenizer = None if taggers is None else taggers.tokenizer
+    return None if tokenizer is None else dict(tokenizer.statistics)
+
+
 def describe_taggers(taggers: Taggers | None) -> list[dict] | None:
     """What ``maltpy info`` shows of the taggers (``Taggers.describe``), None without."""
     return None if taggers is None else taggers.describe()
