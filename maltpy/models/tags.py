@@ -122,7 +122,8 @@ def taggers_summary(taggers: Taggers | None) -> str:
     if taggers is None:
         return ""
     shown = [f"{t['column']} {_percent(t.get('heldout_accuracy'))}" for t in taggers.describe()]
-    return f"; taggers' held-out accuracy: {', '.join(shown)}"
+    tokenizer = "; a tokenizer from the treebank's text" if taggers.tokenizer is not None else ""
+    return (f"; taggers' held-out accuracy: {', '.join(shown)}" if shown else "") + tokenizer
 
 
 def _percent(value: object) -> str:
