@@ -1,7 +1,8 @@
 """Raw text in: paragraphs read from a stream, tokenized, given as CoNLL-U sentences.
 
 Paragraphs are separated by empty lines (or lines of white space only); the lines of a paragraph
-are one text, their line ends white space. On a pipe, a paragraph also ends where the input goes
+are one text, their line ends white space; a paragraph of over MAX_PARAGRAPH characters ends at
+the end of the line that reaches it. On a pipe, a paragraph also ends where the input goes
 quiet after a line end (``conll.QUIET_SECONDS``), so that a sentence typed at a prompt is parsed
 when its line is sent. The text is read as CoNLL is (``lines.Blocks``): UTF-8, no control
 character but the tab, lines of at most max_line_bytes(); anything else is a MaltpyError naming the
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     from .tokenizer import Token, Tokenizer
 
 TEXT = "text"  # the input format of raw text (-if text)
+#: Characters of a paragraph tokenized at once: a longer one is cut at the end of the line that
+#: reaches it (its memory is bounded, whatever the input).
+MAX_PARAGRAPH = 1 << 20
 _LINE_SPACE = re.compile(r"[\t\n\r\x0b\x0c\x1c-\x1f\x85\u2028\u2029]")
 _ESCAPES = {" ": "\\s", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "|": "\\p"}
 
@@ -55,14 +59,17 @@ class TextReader(ConllReader):
     def paragraphs(self) -> Iterator[tuple[int, str]]:
         """(the number of its first line, its text) of each paragraph."""
         held: list[str] = []
-        first = 0
+        first = size = 0
         for number, lines in self._source:
             for i, line in enumerate(lines, number):
                 if line.strip():
                     if not held:
-                        first = i
+                        first, size = i, 0
                     held.append(line)
-                elif held:
+                    size += len(line)
+                    if size < MAX_PARAGRAPH:
+                        continue
+                if held:
                     yield first, "\n".join(held)
                     held = []
             if held and not self._source.pending(QUIET_SECONDS):
