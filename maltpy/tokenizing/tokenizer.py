@@ -45,9 +45,12 @@ class Token:
 class Tokenizer:
     def __init__(self, ends: StringClassifier | None, pairs: frozenset[str], sentences: StringClassifier | None,
                  lexicon: dict[str, list], known: frozenset[str], mwt: StringClassifier | None,
-                 statistics: dict, every: bool = True) -> None:  # fmt: skip
+                 statistics: dict, every: bool = True, unmet: frozenset[str] = frozenset()) -> None:  # fmt: skip
         self.ends = ends
         self.pairs = pairs
+        #: the kinds of neighbours with punctuation that training never met: split, as punctuation
+        #: next to a word mostly is in UD (la_perseus: no quote before a word in train, 'in'que in test)
+        self.unmet = unmet
         self.sentences = sentences
         self.lexicon = lexicon  # lower-cased form -> its analysis, of forms ever multiword
         self.known = known  # lower-cased forms seen in training
@@ -93,6 +96,7 @@ class Tokenizer:
     def _cut(self, chunks: list[str]) -> None:
         """Remember where the tokens of each chunk end inside it."""
         rows, places = [], []
+        cut: dict[str, list[int]] = {}
         for chunk in chunks:
             self._memory[chunk] = ()
             if len(chunk) < 2:
@@ -101,19 +105,19 @@ class Tokenizer:
             if len(lower) != len(chunk):  # a letter whose lower case is longer (U+0130)
                 lower = "".join(ch.lower()[:1] or ch for ch in chunk)
             for j in range(1, len(chunk)):
-                if pair(chunk[j - 1], chunk[j]) in self.pairs:
+                k = pair(chunk[j - 1], chunk[j])
+                if k in self.pairs:
                     rows.append(point_features(chunk, lower, kinds, j))
                     places.append((chunk, j))
-        if not rows:
-            return
-        cut: dict[str, list[int]] = {}
+                elif k in self.unmet:
+                    cut.setdefault(chunk, []).append(j)
         # without a classifier, training split every point of the kinds it split at
-        decided = self.ends.classify(rows) if self.ends is not None else [None] * len(rows)
+        decided = self.ends.classify(rows) if self.ends is not None and rows else [None] * len(rows)
         for (chunk, j), c in zip(places, decided):
             if c is None or self.ends.classes[c] is True:
                 cut.setdefault(chunk, []).append(j)
         for chunk, js in cut.items():
-            self._memory[chunk] = tuple(js)
+            self._memory[chunk] = tuple(sorted(js))
 
     def _sentence_ends(self, text: str, tokens: list[Token]) -> list[bool]:
         n = len(tokens)
@@ -152,8 +156,8 @@ class Tokenizer:
     # --- archive ----------------------------------------------------------------------------------
 
     def to_archive(self, folder: str) -> tuple[dict, dict[str, bytes]]:
-        entry: dict = {"version": VERSION, "pairs": sorted(self.pairs), "every": self.every,
-                       "statistics": self.statistics}  # fmt: skip
+        entry: dict = {"version": VERSION, "pairs": sorted(self.pairs), "unmet": sorted(self.unmet),
+                       "every": self.every, "statistics": self.statistics}  # fmt: skip
         members: dict[str, bytes] = {}
         for name in ("ends", "sentences", "mwt"):
             classifier = getattr(self, name)
@@ -176,6 +180,8 @@ class Tokenizer:
         require(isinstance(entry, dict) and entry.get("version") == VERSION, "a tokenizer of an unknown version")
         pairs = entry.get("pairs")
         require(isinstance(pairs, list) and all(p in _PAIRS for p in pairs), "bad kinds of neighbours")
+        unmet = entry.get("unmet")
+        require(isinstance(unmet, list) and all(p in _PAIRS for p in unmet), "bad kinds of neighbours")
         require(isinstance(entry.get("every"), bool), "no rule of the tokens that may end a sentence")
         statistics = entry.get("statistics")
         require(isinstance(statistics, dict) and len(json.dumps(statistics)) < 10_000, "bad statistics")
@@ -190,7 +196,7 @@ class Tokenizer:
                 "a lexicon of bad analyses")  # fmt: skip
         require(isinstance(known, list) and all(isinstance(k, str) for k in known), "bad known forms")
         return cls(parts["ends"], frozenset(pairs), parts["sentences"], lexicon, frozenset(known), parts["mwt"],
-                   statistics, entry["every"])  # fmt: skip
+                   statistics, entry["every"], frozenset(unmet))  # fmt: skip
 
 
 _PAIRS = {a + b for a in "ado" for b in "ado"}
@@ -238,7 +244,7 @@ def learn_tokenizer(sentences: Iterable[Sentence], name: str = "<treebank>") -> 
     if not paras:
         return None
     shared = LEARNERS["liblinear"].classifier().new_shared()
-    pairs, ends = _learn_ends(paras, shared)
+    pairs, ends, unmet = _learn_ends(paras, shared)
     views = [_views(p.text, [p.text[s:e] for s, e in p.spans], p.spans, {}) for p in paras]
     inner = [i for p in paras for i, end in enumerate(p.sentence_ends[:-1]) if end]
     missed = sum(1 for p, v in zip(paras, views) for i, end in enumerate(p.sentence_ends[:-1])
@@ -257,10 +263,10 @@ def learn_tokenizer(sentences: Iterable[Sentence], name: str = "<treebank>") -> 
                   "left_out": left_out}  # fmt: skip
     if not tokens:
         raise MaltpyError("no token of the treebank is in its text", name)
-    return Tokenizer(ends, pairs, learned, lexicon, known, mwt, statistics, every)
+    return Tokenizer(ends, pairs, learned, lexicon, known, mwt, statistics, every, unmet)
 
 
-def _learn_ends(paras: list[Paragraph], shared) -> tuple[frozenset[str], StringClassifier | None]:
+def _learn_ends(paras: list[Paragraph], shared) -> tuple[frozenset[str], StringClassifier | None, frozenset[str]]:
     met: dict[str, int] = {}
     split: dict[str, int] = {}
     points = []  # (chunk, j, boundary)
@@ -276,6 +282,7 @@ def _learn_ends(paras: list[Paragraph], shared) -> tuple[frozenset[str], StringC
                     split[k] = split.get(k, 0) + 1
                 points.append((chunk, j, boundary, k))
     pairs = frozenset(k for k, n in split.items() if n >= 2 and n >= ACTIVE_SHARE * met[k])
+    unmet = frozenset(k for k in _PAIRS if "o" in k and k not in met)
     rows, labels = [], []
     for chunk, j, boundary, k in points:
         if k in pairs:
@@ -285,8 +292,8 @@ def _learn_ends(paras: list[Paragraph], shared) -> tuple[frozenset[str], StringC
             rows.append(point_features(chunk, lower, kinds_of(chunk), j))
             labels.append(boundary)
     if len(set(labels)) < 2:  # every point of the kinds split (or none)
-        return pairs, None
-    return pairs, StringClassifier.fit(rows, labels, shared)
+        return pairs, None, unmet
+    return pairs, StringClassifier.fit(rows, labels, shared), unmet
 
 
 def _learn_words(paras: list[Paragraph], shared) -> tuple[dict[str, list], frozenset[str], StringClassifier | None]:
