@@ -403,8 +403,8 @@ def test_every_option_of_every_command_names_its_choices_and_default():
     from maltpy.cli import cli
 
     # eval, view, convert, convert-model, learn, parse, optimize, info, oracle, proj, deproj, knn, config,
-    # blend, combine, tag
-    assert len(cli.commands) == 16
+    # blend, combine, tag, tokenize
+    assert len(cli.commands) == 17
     assert _options_without_choices_or_default() == []
     for command in cli.commands:  # by main in this process (maltpy --help runs as a process above)
         result = run_in_process(command, "--help")
