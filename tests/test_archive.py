@@ -240,7 +240,8 @@ def test_a_zip_of_more_members_than_a_model_has_is_refused_before_they_are_liste
         listed.clear()
         with pytest.raises(MaltpyError, match=message):
             maltpy.load_model(model)
-        assert max(listed, default=0) < 20  # the blend's own members, and its first member's (15 with its taggers)
+        # the blend's own members, and its first member's (22 with its taggers and tokenizer)
+        assert max(listed, default=0) < 30
     from maltpy.run.jobs import model_bytes  # --jobs looks into a model before any worker loads it
 
     listed.clear()
