@@ -18,7 +18,7 @@ from .mco import is_mco, load_mco
 from .models.archive import Archive
 from .models.base import Parser
 from .models.parser import read_transition_model
-from .models.parts import open_archive
+from .models.parts import checked_taggers, open_archive
 
 
 def load(path: str | os.PathLike, data: bytes | None = None, within: Archive | None = None,
@@ -69,3 +69,22 @@ def load_model(path: str | os.PathLike, max_degree: int | None = None, enforce_t
     if single_root is not None:
         model.set_single_root(single_root)
     return model
+
+
+def load_tokenizer(path: str | os.PathLike):
+    """The tokenizer learned with the model at ``path`` (maltpy.tokenizing), read alone where the
+    archive holds it (the main process of ``parse -if text --jobs`` tokenizes; its workers parse),
+    else from the whole model (a blend whose taggers are its first member's); a MaltpyError if the
+    model has none."""
+    from .tokenizing.reader import NO_TOKENIZER
+
+    if is_mco(os.fspath(path)):
+        raise MaltpyError(NO_TOKENIZER.replace("the model has", "MaltParser's model (.mco) has"), os.fspath(path))
+    with open_archive(path) as archive:
+        taggers = checked_taggers(archive)
+        whole = taggers is None and "blend" in archive.manifest
+    if whole:
+        taggers = load(path).taggers
+    if taggers is None or taggers.tokenizer is None:
+        raise MaltpyError(NO_TOKENIZER, os.fspath(path))
+    return taggers.tokenizer

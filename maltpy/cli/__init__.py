@@ -32,6 +32,7 @@ from ..files import (
 )
 from ..graph import TRANSITION_OPTIONS, is_graph_based
 from ..run.threads import set_threads
+from ..tokenizing.reader import open_reader
 from ..version import __version__
 from .blending import blend_command, combine_command
 from .common import (
@@ -47,7 +48,7 @@ from .common import (
 from .evaluation import eval_command, view_command
 from .maltparser import maltpy_arguments
 from .models import convert_model_command, info_command, knn_command, optimize_command
-from .tagging import tag_command, tag_option
+from .tagging import tag_command, tag_option, tokenize_command
 from .treebanks import convert_command, deproj_command, oracle_command, proj_command
 
 
@@ -103,6 +104,7 @@ def cli(ctx: click.Context, threads: int | None) -> None:
 
 for _command in (blend_command, combine_command, convert_command, convert_model_command, deproj_command, eval_command,
                  info_command, knn_command, optimize_command, oracle_command, proj_command, tag_command,
+                 tokenize_command,
                  view_command):  # fmt: skip
     cli.add_command(_command)
 
@@ -177,7 +179,7 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     help="Parse the files across the Dask cluster of this scheduler (needs maltpy[dask] and --output-dir; "
     "default: none, parse here).",
 )
-@format_option()
+@format_option(text=True)
 @click.option(
     "-cd",
     "--max-degree",
@@ -222,14 +224,17 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
 
     HEAD and DEPREL are filled in, and the tag columns the model's taggers predict where the input
     has none (--tag); every other column and line is written as it was read, in the input's
-    format. Works in pipelines: maltpy parse -m m.mpm < in.conllu > out.conllu. A column holding
-    far more values the model never saw than its training treebank's held-out text does (another
-    tagset?) gets one warning line on stderr (-q: none).
+    format. Works in pipelines: maltpy parse -m m.mpm < in.conllu > out.conllu. Raw text (-if
+    text: paragraphs separated by empty lines) is split into sentences and tokens by the tokenizer
+    the model learned from its treebank's text, and written as CoNLL-U (as maltpy tokenize writes
+    it, tagged and parsed). A column holding far more values the model never saw than its training
+    treebank's held-out text does (another tagset?) gets one warning line on stderr (-q: none).
 
     \b
     Example:
       maltpy parse -m en.mpm -i test.conllu -o parsed.conllu
       maltpy parse -m en.mpm -i big.conllu -o parsed.conllu --jobs 2
+      maltpy parse -m en.mpm -if text -i story.txt -o parsed.conllu
       maltpy parse -m en.mpm -i a.conllu b.conllu c.conllu --output-dir parsed/ --jobs 2
       maltpy parse -m en.mpm -i a.conllu b.conllu --output-dir parsed/ --scheduler tcp://host:8786
     """
@@ -247,14 +252,17 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
         jobs = workers_for(jobs, model_path, [input_path], None if quiet else warn)
     if jobs > 1:
         with Workers(model_path, max_degree, enforce_tree, jobs, single_root, tagging) as workers:
-            with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
+            with open_reader(input_path, format_, _tokenizer_alone(model_path)) as reader, \
+                    atomic_output(output_path) as out:  # fmt: skip
                 bar = progress_bar(reader, "parsed", quiet, output_path)
                 workers.parse(reader, out, bar.add if bar else None, python_warning(reader.name))
     else:
         from ..load import load_model  # imports NumPy: not in the main process of --jobs
+        from ..tokenizing.reader import tokenizer_of
 
         model = load_model(model_path, max_degree, enforce_tree, single_root, tagging=tagging)
-        with read_conll(input_path, format_, blind=True) as reader, atomic_output(output_path) as out:
+        tokenizer = lambda: tokenizer_of(model, model_path)  # noqa: E731
+        with open_reader(input_path, format_, tokenizer) as reader, atomic_output(output_path) as out:
             bar = progress_bar(reader, "parsed", quiet, output_path)
             for sentence in model.parse(reader):
                 out.write(format_sentence(sentence).encode("utf-8"))
@@ -264,6 +272,17 @@ def parse_command(quiet: bool, model_path: str, input_path: str | None, more_inp
                     out.flush()
     if bar:
         bar.close()
+
+
+def _tokenizer_alone(model_path: str):
+    """What gives the tokenizer of the model, read alone (the main process of --jobs tokenizes)."""
+
+    def tokenizer():
+        from ..load import load_tokenizer
+
+        return load_tokenizer(model_path)
+
+    return tokenizer
 
 
 def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | None, scheduler: str | None,
@@ -296,6 +315,9 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
             raise MaltpyError(f"--scheduler needs Dask ({e}): pip install 'maltpy[dask]'", "command line") from None
         from ..load import load_model
 
+        if format_ == "text":
+            raise MaltpyError("-if text with --scheduler: tokenize first (maltpy tokenize), then parse the CoNLL-U "
+                              "files on the cluster", "command line")  # fmt: skip
         if tagging != "missing":  # the cluster's workers load the archive, which keeps no tagging mode
             raise MaltpyError(f"--tag {tagging} with --scheduler: the cluster's workers tag as the model does "
                               "(missing)", "command line")  # fmt: skip
@@ -310,7 +332,7 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
     if jobs > 1:
         with Workers(model_path, max_degree, enforce_tree, jobs, single_root, tagging) as workers:
             for path, output in zip(inputs, outputs):
-                with read_conll(path, format_, blind=True) as reader, atomic_output(output) as out:
+                with open_reader(path, format_, _tokenizer_alone(model_path)) as reader, atomic_output(output) as out:
                     workers.parse(reader, out, warn=python_warning(reader.name))
         return
     from ..load import load_model

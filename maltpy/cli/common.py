@@ -93,16 +93,19 @@ def config_from(kwargs: dict) -> object:
     return load_config(*config_source(kwargs))
 
 
-def format_option(what: str = "Input format") -> Callable[[Callable], Callable]:
-    """``--format``/``-if``: the CoNLL format of the input, as every command that reads CoNLL takes it."""
+def format_option(what: str = "Input format", text: bool = False) -> Callable[[Callable], Callable]:
+    """``--format``/``-if``: the CoNLL format of the input, as every command that reads CoNLL takes
+    it; ``text``: raw text too (``-if text``, tokenized by the model's tokenizer)."""
     return click.option(
         "--format",
         "-if",
         "format_",
-        type=FORMAT_CHOICE,
+        type=click.Choice(("auto", *FORMATS, "text")) if text else FORMAT_CHOICE,
         default="auto",
         show_default=True,
-        help=f"{what}: auto decides from the first lines, then the file name (MaltParser's -if).",
+        help=f"{what}: auto decides from the first lines, then the file name (MaltParser's -if)"
+        + ("; text: raw text, paragraphs separated by empty lines, tokenized by the model's tokenizer."
+           if text else "."),  # fmt: skip
     )
 
 

@@ -22,7 +22,7 @@ from ..data.sentences import as_sentence
 from ..data.tree import UD_ROOT_LABELS, RootLabels, single_root
 from ..data.vocabulary import Tally, Vocabulary, Watch, python_warning
 from ..errors import MaltpyError, cut
-from ..files import atomic_output, check_output_path, read_conll
+from ..files import atomic_output, check_output_path
 from .tags import check_tagged, needed_columns
 
 if TYPE_CHECKING:
@@ -227,6 +227,24 @@ class Parser:
         reader = ConllReader(io.BytesIO(text.encode("utf-8")), "<text>", format, blind=True)
         return "".join(format_sentence(s) for s in self.parse(reader))
 
+    def parse_text(self, text: str) -> str:
+        """Parse raw text (paragraphs separated by empty lines) with the model's tokenizer and
+        taggers: CoNLL-U, as ``maltpy parse -if text`` writes it."""
+        return "".join(format_sentence(s) for s in self.parse(self.text_reader(text, "Model.parse_text")))
+
+    def tokenize(self, text: str) -> str:
+        """Raw text's sentences and tokens by the model's tokenizer, untagged and unparsed:
+        CoNLL-U, as ``maltpy tokenize`` writes it."""
+        return "".join(format_sentence(s) for s in self.text_reader(text, "Model.tokenize"))
+
+    def text_reader(self, text: str, where: str):
+        """A tokenizing.TextReader of ``text`` with the model's tokenizer."""
+        from ..tokenizing.reader import TextReader, tokenizer_of
+
+        if not isinstance(text, str):
+            raise TypeError(f"{where} takes raw text (a str), not {type(text).__name__}")
+        return TextReader(io.BytesIO(text.encode("utf-8", "surrogatepass")), "<text>", tokenizer_of(self, where))
+
     def parse_tokens(self, sentences: Iterable[list]) -> list[list[tuple[int, str]]]:
         """Parse sentences given as lists of tokens (see ``parse``); for each sentence, each
         token's (head, label)."""
@@ -237,8 +255,11 @@ class Parser:
     def parse_file(self, input: str | os.PathLike, output: str | os.PathLike, format: str = "auto") -> None:
         """Parse the CoNLL file ``input`` into ``output`` (written whole or not at all), as
         ``maltpy parse -i INPUT -o OUTPUT`` does."""
+        from ..tokenizing.reader import open_reader, tokenizer_of
+
         input, output = os.fspath(input), os.fspath(output)
         check_output_path(output, (input,))
-        with read_conll(input, format, blind=True) as reader, atomic_output(output) as out:
+        tokenizer = lambda: tokenizer_of(self, input)  # noqa: E731
+        with open_reader(input, format, tokenizer) as reader, atomic_output(output) as out:
             for sentence in self.parse(reader):
                 out.write(format_sentence(sentence).encode("utf-8"))

@@ -85,24 +85,34 @@ def learn_tagging(
     the gold ``sentences`` of ``name``; None if the treebank has no tags to learn), the sentences
     the parser learns from (with tagger.jackknife K, copies tagged by the taggers learned from the
     other K-1 folds: ``tagging.jackknife``), and the training statistics that say how."""
-    from ..tagging import jackknife, learn_taggers
+    from ..tagging import Taggers, jackknife, learn_taggers
+    from ..tokenizing.tokenizer import learn_tokenizer
 
     started = time.perf_counter()
     columns = None if tagger.columns == "auto" else [_COLUMN_OF[c] for c in tagger.columns.split(",")]
     settings = {"learner": tagger.learner, "options": tagger.options, "features": tagger.features, "name": name,
                 "progress": progress}  # fmt: skip
     taggers = learn_taggers(sentences, columns, **settings)
-    if taggers is None:
-        return None, sentences, {"taggers": None}
     learned = time.perf_counter()
+    if progress:
+        progress("learning the tokenizer from the treebank's text")
+    tokenizer = learn_tokenizer(sentences, name)
+    tokenized = time.perf_counter()
+    if taggers is None and tokenizer is None:
+        return None, sentences, {"taggers": None}
+    if taggers is None:
+        taggers = Taggers([], "", tokenizer)
+    taggers.tokenizer = tokenizer
     folds = tagger.jackknife
-    if folds:
+    if folds and taggers.columns:
         sentences = jackknife(sentences, folds, taggers.columns, **settings)
     statistics = {
         "taggers": [NAMES[c] for c in taggers.columns],
         "tagger_jackknife": folds,
         "seconds_taggers": round(learned - started, 2),
-        **({"seconds_jackknife": round(time.perf_counter() - learned, 2)} if folds else {}),
+        "tokenizer": tokenizer is not None,
+        **({"seconds_tokenizer": round(tokenized - learned, 2)} if tokenizer is not None else {}),
+        **({"seconds_jackknife": round(time.perf_counter() - tokenized, 2)} if folds else {}),
     }
     return taggers, sentences, statistics
 

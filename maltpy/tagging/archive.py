@@ -59,7 +59,11 @@ def taggers_to_archive(taggers) -> tuple[dict, dict[str, bytes]]:
             "features": [template.text for template in t.table.templates],
             "classifier": classifier, "table": table, "data": data,
         })  # fmt: skip
-    return {"version": VERSION, "heldout": taggers.heldout, "taggers": entries}, members
+    entry = {"version": VERSION, "heldout": taggers.heldout, "taggers": entries}
+    if taggers.tokenizer is not None:
+        entry["tokenizer"], more = taggers.tokenizer.to_archive("taggers/tokenizer")
+        members.update(more)
+    return entry, members
 
 
 def _bases(templates) -> list[tuple]:
@@ -78,7 +82,12 @@ def taggers_from_archive(cls, archive, entry: object):
         taggers = [_tagger(archive, item, shared) for item in items]
         columns = [t.column for t in taggers]
         require(columns == sorted(set(columns), key=TAGGED.index), "taggers' columns twice or out of order")
-        return cls(taggers, entry["heldout"])
+        tokenizer = None
+        if "tokenizer" in entry:
+            from ..tokenizing.tokenizer import Tokenizer
+
+            tokenizer = Tokenizer.from_archive(archive, entry["tokenizer"])
+        return cls(taggers, entry["heldout"], tokenizer)
     except MaltpyError as e:
         if e.message.startswith("damaged model"):
             raise

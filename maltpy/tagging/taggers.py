@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ..errors import MaltpyError
 from .columns import MODES, column_name
 from .features import Batch
 from .tagger import ColumnTagger
 
+if TYPE_CHECKING:
+    from ..tokenizing.tokenizer import Tokenizer
+
 
 class Taggers:
     """The taggers of the columns ``columns`` (in TAGGED order). ``heldout``: how their held-out
-    accuracies were measured (describe() says it)."""
+    accuracies were measured (describe() says it). ``tokenizer``: the tokenizer learned with them
+    from the treebank's text (maltpy.tokenizing), if it has one."""
 
-    def __init__(self, taggers: list[ColumnTagger], heldout: str = "") -> None:
+    def __init__(self, taggers: list[ColumnTagger], heldout: str = "", tokenizer: Tokenizer | None = None) -> None:
         self.taggers = taggers
         self.heldout = heldout
+        self.tokenizer = tokenizer
 
     @property
     def columns(self) -> tuple[int, ...]:

@@ -1,0 +1,301 @@
+"""The tokenizer: a paragraph of raw text to sentences of tokens, each token to its words.
+
+Three classifiers in turn, each greedy and local, learned from the treebank's text
+(``text.paragraphs``): where tokens end inside a chunk of characters without white space, then
+after which tokens sentences end (a paragraph's end is one), then each token's multiword analysis
+(``words``): a form seen in training takes its most frequent analysis there, a form never seen
+the classifier's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..data.conll import Sentence
+from ..errors import MaltpyError, require
+from .classifier import StringClassifier
+from .features import kind, pair, point_features, sentence_features, token_shape, word_features
+from .text import Paragraph, paragraphs
+from .words import NONE, analysis_of, apply, valid_analysis
+
+_CHUNK = re.compile(r"\S+")
+#: A kind of neighbours (``features.pair``) is classified where training split it at least this
+#: share of the times it met it (and twice).
+ACTIVE_SHARE = 0.001
+MEMORY = 200_000  # chunks whose tokens are remembered
+VERSION = 1
+
+
+@dataclass(slots=True)
+class Token:
+    """A token of a paragraph: its span in the paragraph's text and its words (None: itself)."""
+
+    start: int
+    end: int
+    form: str
+    words: list[str] | None = None
+
+
+class Tokenizer:
+    def __init__(self, ends: StringClassifier | None, pairs: frozenset[str], sentences: StringClassifier | None,
+                 lexicon: dict[str, list], known: frozenset[str], mwt: StringClassifier | None,
+                 statistics: dict) -> None:  # fmt: skip
+        self.ends = ends
+        self.pairs = pairs
+        self.sentences = sentences
+        self.lexicon = lexicon  # lower-cased form -> its analysis, of forms ever multiword
+        self.known = known  # lower-cased forms seen in training
+        self.mwt = mwt
+        self.statistics = statistics
+        self._memory: dict[str, tuple[int, ...]] = {}
+
+    # --- tokenizing -------------------------------------------------------------------------------
+
+    def tokenize(self, text: str) -> list[list[Token]]:
+        """The sentences of a paragraph of text, each a list of tokens."""
+        tokens = self._tokens(text)
+        if not tokens:
+            return []
+        ends = self._sentence_ends(text, tokens)
+        self._analyse(tokens)
+        sentences, start = [], 0
+        for i, end in enumerate(ends):
+            if end:
+                sentences.append(tokens[start : i + 1])
+                start = i + 1
+        return sentences
+
+    def _tokens(self, text: str) -> list[Token]:
+        chunks = [(m.start(), m.group()) for m in _CHUNK.finditer(text)]
+        memory = self._memory
+        unknown = list(dict.fromkeys(c for _, c in chunks if c not in memory))
+        if unknown:
+            if len(memory) + len(unknown) > MEMORY:
+                memory.clear()
+            self._cut(unknown)
+        tokens = []
+        for start, chunk in chunks:
+            last = 0
+            for j in memory[chunk]:
+                tokens.append(Token(start + last, start + j, chunk[last:j]))
+                last = j
+            tokens.append(Token(start + last, start + len(chunk), chunk[last:]))
+        return tokens
+
+    def _cut(self, chunks: list[str]) -> None:
+        """Remember where the tokens of each chunk end inside it."""
+        rows, places = [], []
+        for chunk in chunks:
+            self._memory[chunk] = ()
+            if len(chunk) < 2:
+                continue
+            lower, kinds = chunk.lower(), "".join(map(kind, chunk))
+            if len(lower) != len(chunk):  # a letter whose lower case is longer (U+0130)
+                lower = "".join(ch.lower()[:1] or ch for ch in chunk)
+            for j in range(1, len(chunk)):
+                if pair(chunk[j - 1], chunk[j]) in self.pairs:
+                    rows.append(point_features(chunk, lower, kinds, j))
+                    places.append((chunk, j))
+        if not rows:
+            return
+        cut: dict[str, list[int]] = {}
+        # without a classifier, training split every point of the kinds it split at
+        decided = self.ends.classify(rows) if self.ends is not None else [None] * len(rows)
+        for (chunk, j), c in zip(places, decided):
+            if c is None or self.ends.classes[c] is True:
+                cut.setdefault(chunk, []).append(j)
+        for chunk, js in cut.items():
+            self._memory[chunk] = tuple(js)
+
+    def _sentence_ends(self, text: str, tokens: list[Token]) -> list[bool]:
+        n = len(tokens)
+        ends = [False] * n
+        ends[-1] = True
+        if n == 1 or self.sentences is None:
+            return ends
+        lowers = [t.form.lower() for t in tokens]
+        shapes = [token_shape(t.form) for t in tokens]
+        firsts = [kind(t.form[0]) for t in tokens]
+        spaces = [_space(text, tokens[i].end, tokens[i + 1].start) for i in range(n - 1)] + ["n"]
+        rows = [sentence_features(lowers, shapes, spaces, firsts, i) for i in range(n - 1)]
+        classes = self.sentences.classes
+        for i, c in enumerate(self.sentences.classify(rows)):
+            ends[i] = classes[c] is True
+        return ends
+
+    def _analyse(self, tokens: list[Token]) -> None:
+        """Set the words of the multiword tokens."""
+        if not self.lexicon and self.mwt is None:
+            return
+        unseen = []
+        for t in tokens:
+            lower = t.form.lower()
+            analysis = self.lexicon.get(lower)
+            if analysis is not None:
+                t.words = apply(t.form, analysis)
+            elif lower not in self.known and self.mwt is not None and len(t.form) > 1:
+                unseen.append(t)
+        if unseen:
+            classes = self.mwt.classes
+            for t, c in zip(unseen, self.mwt.classify([word_features(t.form) for t in unseen])):
+                t.words = apply(t.form, classes[c])
+
+    # --- archive ----------------------------------------------------------------------------------
+
+    def to_archive(self, folder: str) -> tuple[dict, dict[str, bytes]]:
+        entry: dict = {"version": VERSION, "pairs": sorted(self.pairs), "statistics": self.statistics}
+        members: dict[str, bytes] = {}
+        for name in ("ends", "sentences", "mwt"):
+            classifier = getattr(self, name)
+            if classifier is not None:
+                entry[name], files = classifier.to_archive(f"{folder}/{name}")
+                members.update(files)
+        import json
+
+        members[f"{folder}/lexicon.json"] = json.dumps(
+            {"lexicon": self.lexicon, "known": sorted(self.known)}, ensure_ascii=False, separators=(",", ":")
+        ).encode("utf-8")
+        entry["lexicon"] = f"{folder}/lexicon.json"
+        return entry, members
+
+    @classmethod
+    def from_archive(cls, archive, entry: object) -> Tokenizer:
+        """The tokenizer of the entry, every part checked (ValueError if anything is wrong)."""
+        import json
+
+        require(isinstance(entry, dict) and entry.get("version") == VERSION, "a tokenizer of an unknown version")
+        pairs = entry.get("pairs")
+        require(isinstance(pairs, list) and all(p in _PAIRS for p in pairs), "bad kinds of neighbours")
+        statistics = entry.get("statistics")
+        require(isinstance(statistics, dict) and len(json.dumps(statistics)) < 10_000, "bad statistics")
+        parts = {}
+        for name, valid in (("ends", _boolean), ("sentences", _boolean), ("mwt", valid_analysis)):
+            parts[name] = StringClassifier.from_archive(archive, entry[name], valid) if name in entry else None
+        require(isinstance(entry.get("lexicon"), str), "no lexicon member")
+        data = json.loads(archive.text(entry["lexicon"]))
+        require(isinstance(data, dict), "a lexicon that is not a mapping")
+        lexicon, known = data.get("lexicon"), data.get("known")
+        require(isinstance(lexicon, dict) and all(valid_analysis(a) and a != NONE for a in lexicon.values()),
+                "a lexicon of bad analyses")  # fmt: skip
+        require(isinstance(known, list) and all(isinstance(k, str) for k in known), "bad known forms")
+        return cls(parts["ends"], frozenset(pairs), parts["sentences"], lexicon, frozenset(known), parts["mwt"],
+                   statistics)  # fmt: skip
+
+
+_PAIRS = {a + b for a in "ado" for b in "ado"}
+
+
+def _boolean(value: object) -> bool:
+    return isinstance(value, bool)
+
+
+def _space(text: str, end: int, start: int) -> str:
+    """The kind of white space between two tokens: none, spaces, or a line end."""
+    if end == start:
+        return ""
+    return "n" if "\n" in text[end:start] else "s"
+
+
+# --- learning --------------------------------------------------------------------------------------
+
+
+def learn_tokenizer(sentences: Iterable[Sentence], name: str = "<treebank>") -> Tokenizer | None:
+    """The tokenizer learned from the treebank's text (None if it has no ``# text``)."""
+    from ..learners import LEARNERS
+
+    paras, left_out = paragraphs(sentences)
+    if not paras:
+        return None
+    shared = LEARNERS["liblinear"].classifier().new_shared()
+    pairs, ends = _learn_ends(paras, shared)
+    sentence_rows, sentence_labels = [], []
+    for p in paras:
+        _sentence_rows(p, sentence_rows, sentence_labels)
+    learned = (StringClassifier.fit(sentence_rows, sentence_labels, shared)
+               if len(set(sentence_labels)) > 1 else None)  # fmt: skip
+    lexicon, known, mwt = _learn_words(paras, shared)
+    tokens = sum(len(p.spans) for p in paras)
+    statistics = {"paragraphs": len(paras), "tokens": tokens, "sentences": sum(sum(p.sentence_ends) for p in paras),
+                  "left_out": left_out}  # fmt: skip
+    if not tokens:
+        raise MaltpyError("no token of the treebank is in its text", name)
+    return Tokenizer(ends, pairs, learned, lexicon, known, mwt, statistics)
+
+
+def _learn_ends(paras: list[Paragraph], shared) -> tuple[frozenset[str], StringClassifier | None]:
+    met: dict[str, int] = {}
+    split: dict[str, int] = {}
+    points = []  # (chunk, j, boundary)
+    for p in paras:
+        token_ends = {e for _, e in p.spans}
+        for m in _CHUNK.finditer(p.text):
+            chunk, start = m.group(), m.start()
+            for j in range(1, len(chunk)):
+                k = pair(chunk[j - 1], chunk[j])
+                met[k] = met.get(k, 0) + 1
+                boundary = start + j in token_ends
+                if boundary:
+                    split[k] = split.get(k, 0) + 1
+                points.append((chunk, j, boundary, k))
+    pairs = frozenset(k for k, n in split.items() if n >= 2 and n >= ACTIVE_SHARE * met[k])
+    rows, labels = [], []
+    for chunk, j, boundary, k in points:
+        if k in pairs:
+            lower = chunk.lower()
+            if len(lower) != len(chunk):
+                lower = "".join(ch.lower()[:1] or ch for ch in chunk)
+            rows.append(point_features(chunk, lower, "".join(map(kind, chunk)), j))
+            labels.append(boundary)
+    if len(set(labels)) < 2:  # every point of the kinds split (or none)
+        return pairs, None
+    return pairs, StringClassifier.fit(rows, labels, shared)
+
+
+def _sentence_rows(p: Paragraph, rows: list, labels: list) -> None:
+    forms = [p.text[s:e] for s, e in p.spans]
+    n = len(forms)
+    lowers = [f.lower() for f in forms]
+    shapes = [token_shape(f) for f in forms]
+    firsts = [kind(f[0]) for f in forms]
+    spaces = [_space(p.text, p.spans[i][1], p.spans[i + 1][0]) for i in range(n - 1)] + ["n"]
+    for i in range(n - 1):
+        rows.append(sentence_features(lowers, shapes, spaces, firsts, i))
+        labels.append(p.sentence_ends[i])
+
+
+def _learn_words(paras: list[Paragraph], shared) -> tuple[dict[str, list], frozenset[str], StringClassifier | None]:
+    counts: dict[str, dict[str, int]] = {}
+    forms, analyses = [], []
+    import json
+
+    for p in paras:
+        for (s, e), words in zip(p.spans, p.words):
+            form = p.text[s:e]
+            analysis = analysis_of(form, words)
+            if analysis != NONE and apply(form, analysis) != words:
+                analysis = NONE  # words that are not the form's (a form with spaces)
+            forms.append(form)
+            analyses.append(analysis)
+            by = counts.setdefault(form.lower(), {})
+            key = json.dumps(analysis)
+            by[key] = by.get(key, 0) + 1
+    if all(a == NONE for a in analyses):
+        return {}, frozenset(), None
+    lexicon = {}
+    for lower, by in counts.items():
+        best = max(by, key=lambda k: (by[k], k == '["none"]'))
+        if best != '["none"]':
+            lexicon[lower] = json.loads(best)
+    seen: dict[str, int] = {}
+    for a in analyses:
+        key = json.dumps(a)
+        seen[key] = seen.get(key, 0) + 1
+    labels = [a if seen[json.dumps(a)] >= 2 else NONE for a in analyses]
+    mwt = (
+        StringClassifier.fit([word_features(f) for f in forms], labels, shared)
+        if len(set(map(json.dumps, labels))) > 1
+        else None
+    )
+    return lexicon, frozenset(counts), mwt
