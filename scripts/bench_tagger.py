@@ -79,10 +79,11 @@ METRICS = (*TAGS, "LAS")
 TAG_COLUMNS, TREE_COLUMNS = (2, 3, 4, 5), (6, 7, 8)
 SPEEDUP = 3  # maltpy learn's model: at least this many times UDPipe's words/s
 
-#: UDPipe's training, run by the UDPipe Python: argv TRAIN MODEL; prints "seconds N".
+#: UDPipe's training, run by the UDPipe Python: argv TRAIN MODEL PARTS, the parts learned with their
+#: default options (a comma list of tokenizer, tagger, parser; the others "none"); prints "seconds N".
 UDPIPE_TRAIN = """
 import os, sys, time, ufal.udpipe as u
-source, target = sys.argv[1:3]
+source, target, parts = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 reader = u.InputFormat.newConlluInputFormat()
 reader.setText(open(source, encoding="utf-8").read())
 sentences, sentence, error = u.Sentences(), u.Sentence(), u.ProcessingError()
@@ -90,8 +91,8 @@ while reader.nextSentence(sentence, error):
     sentences.push_back(sentence)
     sentence = u.Sentence()
 started = time.time()
-model = u.Trainer.train("morphodita_parsito", sentences, u.Sentences(), "none", u.Trainer.DEFAULT,
-                        u.Trainer.DEFAULT, error)
+options = [u.Trainer.DEFAULT if part in parts else "none" for part in ("tokenizer", "tagger", "parser")]
+model = u.Trainer.train("morphodita_parsito", sentences, u.Sentences(), *options, error)
 print("seconds", round(time.time() - started, 1), "error", error.message, flush=True)
 if error.occurred():
     sys.exit(1)
@@ -182,8 +183,9 @@ def words_in(path: Path) -> int:
 # --- scoring --------------------------------------------------------------------------------------
 
 
-def conll18_scores(script: str, gold: Path, system: Path) -> dict[str, float | None]:
-    """METRICS by the official CoNLL 2018 script (its F1 column), run as a process of its own."""
+def conll18_scores(script: str, gold: Path, system: Path,
+                   metrics: tuple[str, ...] = METRICS) -> dict[str, float | None]:  # fmt: skip
+    """``metrics`` by the official CoNLL 2018 script (its F1 column), run as a process of its own."""
     result = subprocess.run([sys.executable, script, "-v", str(gold), str(system)], capture_output=True, text=True)
     if result.returncode != 0:
         lines = (result.stderr or result.stdout).strip().splitlines() or [f"exit status {result.returncode}"]
@@ -191,9 +193,9 @@ def conll18_scores(script: str, gold: Path, system: Path) -> dict[str, float | N
     found = {}
     for line in result.stdout.splitlines():
         cells = [c.strip() for c in line.split("|")]
-        if len(cells) >= 4 and cells[0] in METRICS:
+        if len(cells) >= 4 and cells[0] in metrics:
             found[cells[0]] = float(cells[3])
-    return {m: found.get(m) for m in METRICS}
+    return {m: found.get(m) for m in metrics}
 
 
 def _find(tree: object, key: str) -> float | None:
@@ -256,18 +258,21 @@ def median_rate(words: int, seconds: list[float]) -> float:
 # --- UDPipe ---------------------------------------------------------------------------------------
 
 
-def udpipe_model(setup: Setup, name: str, train: Path) -> tuple[Path, float | None]:
-    """The UDPipe model of ``name`` in --work (learned from ``train`` if missing) and the seconds
-    its learning took, from its training log."""
-    work = Path(setup.args.work)
-    model, log = work / f"{name}.udpipe", work / f"{name}.train.log"
+def udpipe_model(setup: Setup, name: str, train: Path, parts: str = "tagger,parser",
+                 stem: str = "") -> tuple[Path, float | None]:  # fmt: skip
+    """The UDPipe model ``stem`` (default ``name``) in --work, DIR/STEM.udpipe (its ``parts``
+    learned from ``train`` if missing), and the seconds its learning took, from its training log
+    DIR/STEM.train.log."""
+    work, stem = Path(setup.args.work), stem or name
+    model, log = work / f"{stem}.udpipe", work / f"{stem}.train.log"
     if not model.exists():
         if setup.args.no_train:
             raise RuntimeError(f"no model {model} (--no-train)")
         work.mkdir(parents=True, exist_ok=True)
-        print(f"bench_tagger.py: learning {model} with UDPipe 1.4 (7 to 40 minutes)", file=sys.stderr, flush=True)
+        script = Path(sys.argv[0]).name
+        print(f"{script}: learning {model} with UDPipe 1.4 (7 to 40 minutes)", file=sys.stderr, flush=True)
         with open(log, "w", encoding="utf-8") as out:
-            command = [*setup.pinned, setup.args.udpipe_python, "-c", UDPIPE_TRAIN, str(train), str(model)]
+            command = [*setup.pinned, setup.args.udpipe_python, "-c", UDPIPE_TRAIN, str(train), str(model), parts]
             if subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, env=one_core()).returncode != 0:
                 raise RuntimeError(f"UDPipe's learning failed: see {log}")
     seconds = None
@@ -409,23 +414,27 @@ def print_row(values: list[str], markdown: bool) -> None:
         print(f"{values[0]:<13} {values[1]:<12} " + " ".join(f"{v:>8}" for v in values[2:]), flush=True)
 
 
+def at_least(who: str, what: str, ours: float | None, theirs: float | None, times: float = 1,
+             plus: float = 0) -> tuple[str, bool]:  # fmt: skip
+    """The goal ``ours >= times * theirs + plus`` of ``who`` (the treebank and the row): what it
+    says, and whether it holds; one that cannot be measured does not hold."""
+    if ours is None or theirs is None:
+        return f"{who}: {what}: {'UDPipe' if ours is not None else 'maltpy'}'s not measured", False
+    digits = 0 if what.startswith("words/s") else 2
+    bar = f"{times:g} x " * (times != 1) + f"UDPipe's {theirs:.{digits}f}" + f" + {plus:g}" * (plus != 0)
+    return f"{who}: {what} {ours:.{digits}f} >= {bar}", ours >= times * theirs + plus
+
+
 def goals(name: str, spec: Spec, row: Row, udpipe: Row) -> list[tuple[str, bool]]:
     """Issue 46's goals for ``row`` against UDPipe's: (what, whether it holds); one that cannot be
     measured does not hold."""
-
-    def at_least(what: str, ours: float | None, theirs: float | None, times: float = 1, plus: float = 0):
-        if ours is None or theirs is None:
-            return f"{name} {spec.label}: {what}: {'UDPipe' if ours is not None else 'maltpy'}'s not measured", False
-        digits = 0 if what == "words/s" else 2
-        bar = f"{times:g} x " * (times != 1) + f"UDPipe's {theirs:.{digits}f}" + f" + {plus:g}" * (plus != 0)
-        return f"{name} {spec.label}: {what} {ours:.{digits}f} >= {bar}", ours >= times * theirs + plus
-
+    who = f"{name} {spec.label}"
     if row.error:
-        return [(f"{name} {spec.label}: {row.error}", False)]
-    found = [at_least(m, row.scores.get(m), udpipe.scores.get(m)) for m in TAGS]
-    found.append(at_least("LAS own tags", row.scores.get("LAS"), udpipe.scores.get("LAS"), plus=spec.margin))
+        return [(f"{who}: {row.error}", False)]
+    found = [at_least(who, m, row.scores.get(m), udpipe.scores.get(m)) for m in TAGS]
+    found.append(at_least(who, "LAS own tags", row.scores.get("LAS"), udpipe.scores.get("LAS"), plus=spec.margin))
     if spec.command[0] == "learn":
-        found.append(at_least("words/s", row.words_s, udpipe.words_s, times=SPEEDUP))
+        found.append(at_least(who, "words/s", row.words_s, udpipe.words_s, times=SPEEDUP))
     return found
 
 

@@ -1,0 +1,413 @@
+#!/usr/bin/env python3
+"""maltpy from raw text to trees, beside UDPipe 1.4 learned from the same file.
+
+Issue 47's acceptance table. For each treebank (../shared/data/ud: en_lines, en_partut and
+la_perseus learned from their train files, sv_talbanken and da_ddt from their dev files) the
+test file's text is made as UD's conllu_to_text makes its .txt (without the line wrapping): one
+block for each document or paragraph (a new one at each ``# newdoc`` or ``# newpar``; a file
+with neither is one block), its sentences' ``# text`` joined by a space, or by nothing after a
+sentence whose last token (a multiword token's range line, not its words) has SpaceAfter=No;
+the blocks separated by an empty line. Then:
+
+- UDPipe 1.4 (``ufal.udpipe``) tokenizes it (``Pipeline(tokenizer, "tokenize", NONE, NONE,
+  "conllu")``), then tags and parses its tokens (``Pipeline(model, "conllu", DEFAULT, DEFAULT,
+  "conllu")``); its words/s in-process are the seconds of the two ``Pipeline.process`` calls on
+  the whole text, the models loaded; the whole process's include the Python's start and the
+  models' loading;
+- each maltpy row learns a model (``maltpy learn -i TRAIN -m MODEL``: the tokenizer, the
+  taggers and the parser, or the row's command) and parses the text (``maltpy parse --jobs 1 -if
+  text``, the whole process) and in-process (``maltpy.load_model(MODEL).parse_text(text)``, the
+  model loaded, which must give ``maltpy parse``'s bytes).
+
+Scores are the CoNLL 2018 shared task's, over the system's words aligned with the gold's through
+the text: Tokens, Sentences and Words F1, and the aligned UPOS, Lemmas and LAS (the table), XPOS,
+UFeats, UAS, CLAS, MLAS and BLEX (--json). ``--conll18 conll18_ud_eval.py`` runs the official
+script in a process of its own (it is not part of maltpy: get it from the ufal/conll2018
+repository on GitHub, evaluation_script/conll18_ud_eval.py); without it, ``maltpy eval --json
+--conll18`` scores. Words/s are the gold test file's words over the median seconds of --runs runs
+on one core (OMP_NUM_THREADS=1, ``taskset -c 0`` where there is taskset); the table shows the
+whole process's, the in-process figure is printed under each row. Learning seconds are one whole
+run (UDPipe's from its training logs: "seconds N"). maltpy is ``python -m maltpy`` of the Python
+that runs this script, from the current directory: run it from the checkout's root.
+
+The goals (issue 47), for each maltpy row against UDPipe's: Tokens and Sentences F1 at least
+UDPipe's; LAS at least UDPipe's + 2 (or the row's margin); for a row learned by ``maltpy
+learn``, words/s in-process at least 3x UDPipe's in-process (the whole processes' ratio is
+printed beside it). The script ends with status 1 when one fails (or cannot be measured), 0 when
+all hold.
+
+UDPipe is a benchmark-only dependency, in a Python of its own:
+
+    python3 -m venv ~/udpipe-venv && ~/udpipe-venv/bin/pip install ufal.udpipe==1.4.0.1
+
+--work DIR holds its models: DIR/<treebank>.udpipe (tagger and parser, perhaps a tokenizer: the
+models of bench_tagger.py serve) and DIR/<treebank>.tok.udpipe (a tokenizer, used where present);
+a missing model is learned there with its training log, DIR/<treebank>[.tok].train.log (the
+whole model when DIR/<treebank>.udpipe is missing, else the tokenizer when it has none: 5 to 40
+minutes each, one core). The last UDPipe figures are kept in DIR/<treebank>.raw.json.
+
+    python scripts/bench_raw_text.py --udpipe-python ~/udpipe-venv/bin/python --work ~/udpipe-models \\
+        --conll18 ~/conll2018/evaluation_script/conll18_ud_eval.py
+    python scripts/bench_raw_text.py ... --treebanks en_lines,da_ddt --runs 5 --markdown
+    python scripts/bench_raw_text.py ... --row maltpy= --row 'blend:3=blend' --json figures.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_tagger import (  # noqa: E402  (the scripts' folder on the path first)
+    UD,
+    Row,
+    Setup,
+    Spec,
+    at_least,
+    conll18_scores,
+    learn_model,
+    median_rate,
+    one_core,
+    print_row,
+    timed,
+    udpipe_model,
+    words_in,
+)
+
+#: treebank -> (its folder under ../shared/data/ud, the file learned from, the test file)
+TREEBANKS = {
+    "en_lines": ("UD_English-LinES", "en_lines-ud-train.conllu", "en_lines-ud-test.conllu"),
+    "en_partut": ("UD_English-ParTUT", "en_partut-ud-train.conllu", "en_partut-ud-test.conllu"),
+    "la_perseus": ("UD_Latin-Perseus", "la_perseus-ud-train.conllu", "la_perseus-ud-test.conllu"),
+    "sv_talbanken": ("UD_Swedish-Talbanken", "sv_talbanken-ud-dev.conllu", "sv_talbanken-ud-test.conllu"),
+    "da_ddt": ("UD_Danish-DDT", "da_ddt-ud-dev.conllu", "da_ddt-ud-test.conllu"),
+}
+SHOWN = ("Tokens", "Sentences", "Words", "UPOS", "Lemmas", "LAS")
+METRICS = (*SHOWN[:4], "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
+MARGIN = 2.0  # LAS points above UDPipe's, unless the row says
+SPEEDUP = 3  # maltpy learn's model: at least this many times UDPipe's words/s
+
+#: UDPipe from raw text, run by the UDPipe Python: argv TOKENIZER MODEL IN OUT; prints the seconds of
+#: the two Pipeline.process calls (tokenizing; tagging and parsing) on the whole text, as JSON.
+UDPIPE_RAW = """
+import json, sys, time, ufal.udpipe as u
+tokenizer_path, model_path, source, target = sys.argv[1:5]
+models = {path: u.Model.load(path) for path in {tokenizer_path, model_path}}
+for path, model in models.items():
+    if model is None:
+        sys.exit("cannot load " + path)
+tokenize = u.Pipeline(models[tokenizer_path], "tokenize", u.Pipeline.NONE, u.Pipeline.NONE, "conllu")
+parse = u.Pipeline(models[model_path], "conllu", u.Pipeline.DEFAULT, u.Pipeline.DEFAULT, "conllu")
+text, error = open(source, encoding="utf-8").read(), u.ProcessingError()
+started = time.perf_counter()
+tokens = tokenize.process(text, error)
+if not error.occurred():
+    parsed = parse.process(tokens, error)
+seconds = time.perf_counter() - started
+if error.occurred():
+    sys.exit(error.message)
+open(target, "w", encoding="utf-8").write(parsed)
+print(json.dumps({"seconds": seconds}))
+"""
+
+#: Whether a UDPipe model has a tokenizer: argv MODEL; prints yes or no.
+UDPIPE_HAS_TOKENIZER = """
+import sys, ufal.udpipe as u
+model = u.Model.load(sys.argv[1])
+if model is None:
+    sys.exit("cannot load " + sys.argv[1])
+print("yes" if model.newTokenizer(u.Model.DEFAULT) is not None else "no")
+"""
+
+#: maltpy's in-process figure: the text in, CoNLL-U text out, the model loaded
+MALTPY_PARSE_TEXT = """
+import json, sys, time, maltpy
+model = maltpy.load_model(sys.argv[1])
+text = open(sys.argv[2], encoding="utf-8").read()
+started = time.perf_counter()
+parsed = model.parse_text(text)
+seconds = time.perf_counter() - started
+open(sys.argv[3], "w", encoding="utf-8").write(parsed)
+print(json.dumps({"seconds": seconds}))
+"""
+
+
+# --- the raw text ---------------------------------------------------------------------------------
+
+NEW_BLOCK = re.compile(r"# new(doc|par)\b")
+
+
+def raw_text(conllu: Path) -> tuple[str, int]:
+    """The text of ``conllu``, as the module's docstring says, and the number of its sentences
+    whose ``# text`` is not their tokens' forms (spaces aside)."""
+    blocks: list[list[str]] = [[]]
+    text, forms, last_misc, covered, differ = None, [], "_", 0, 0
+
+    def end_sentence() -> None:
+        nonlocal text, forms, covered, differ
+        if text is None:
+            raise ValueError(f"{conllu}: a sentence without '# text'")
+        differ += "".join(text.split()) != "".join(forms)
+        no_space = "SpaceAfter=No" in last_misc.split("|")
+        blocks[-1].append(text + ("" if no_space else " "))
+        text, forms, covered = None, [], 0
+
+    with open(conllu, encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line:
+                if forms:
+                    end_sentence()
+            elif line.startswith("#"):
+                if NEW_BLOCK.match(line) and blocks[-1]:
+                    blocks.append([])
+                elif line.startswith("# text = "):
+                    text = line[len("# text = ") :]
+            else:
+                cells = line.split("\t")
+                first, _, last = cells[0].partition("-")
+                if last:  # a multiword token: it is the token, its words are not
+                    last_misc, covered = cells[9], int(last)
+                    forms.append("".join(cells[1].split()))
+                elif first.isdigit() and int(first) > covered:
+                    last_misc = cells[9]
+                    forms.append("".join(cells[1].split()))
+    if forms:
+        end_sentence()
+    paragraphs = ["".join(block).rstrip(" ") for block in blocks if block]
+    return "\n\n".join(paragraphs) + "\n", differ
+
+
+# --- scoring --------------------------------------------------------------------------------------
+
+
+def aligned_scores(setup: Setup, gold: Path, system: Path) -> dict[str, float | None]:
+    """METRICS of ``system`` against ``gold``, tokenized as they are: by conll18_ud_eval.py with
+    --conll18, else by ``maltpy eval --json --conll18`` (its aligned F1 under "conll18")."""
+    if setup.args.conll18:
+        return conll18_scores(setup.args.conll18, gold, system, METRICS)
+    result = subprocess.run([sys.executable, "-m", "maltpy", "eval", "--json", "--conll18", str(gold), str(system)],
+                            capture_output=True, text=True)  # fmt: skip
+    if result.returncode != 0:
+        raise RuntimeError(f"maltpy eval: {result.stderr.strip()}")
+    figures = json.loads(result.stdout).get("conll18", {})
+    return {m: figures.get(m) for m in METRICS}
+
+
+# --- UDPipe ---------------------------------------------------------------------------------------
+
+
+def udpipe_models(setup: Setup, name: str, train: Path) -> tuple[Path, Path, float | None]:
+    """UDPipe's tokenizer and tagger-and-parser models of ``name`` in --work (one file or two,
+    learned from ``train`` where missing) and the seconds their learning took."""
+    model, seconds = udpipe_model(setup, name, train, "tokenizer,tagger,parser")
+    tokenizer = Path(setup.args.work) / f"{name}.tok.udpipe"
+    if not tokenizer.exists():
+        _, answer = timed([setup.args.udpipe_python, "-c", UDPIPE_HAS_TOKENIZER, str(model)])
+        if answer.strip() == "yes":
+            return model, model, seconds
+    tokenizer, tokenizer_seconds = udpipe_model(setup, name, train, "tokenizer", f"{name}.tok")
+    both = None if seconds is None or tokenizer_seconds is None else seconds + tokenizer_seconds
+    return tokenizer, model, both
+
+
+def udpipe_row(setup: Setup, name: str, train: Path, test: Path, text: Path) -> Row:
+    """UDPipe 1.4 from the raw ``text`` (--runs times, in-process and whole-process seconds), scored
+    against ``test``. With --udpipe-cached, the figures the last run stored beside the model, if
+    they are of these models."""
+    row = Row("UDPipe 1.4")
+    try:
+        tokenizer, model, row.learn_s = udpipe_models(setup, name, train)
+    except RuntimeError as e:
+        row.error = str(e)
+        return row
+    stamp = {"conll18": bool(setup.args.conll18), "text_bytes": text.stat().st_size}
+    for part, path in (("tokenizer", tokenizer), ("model", model)):
+        stat = path.stat()
+        stamp |= {f"{part}_bytes": stat.st_size, f"{part}_mtime": stat.st_mtime}
+    cache = Path(setup.args.work) / f"{name}.raw.json"
+    if setup.args.udpipe_cached and cache.exists():
+        stored = json.loads(cache.read_text(encoding="utf-8"))
+        if stored.pop("stamp", None) == stamp:
+            return Row(**stored)
+    parsed = setup.scratch / f"{name}-udpipe.conllu"
+    run = [*setup.pinned, setup.args.udpipe_python, "-c", UDPIPE_RAW, str(tokenizer), str(model), str(text)]
+    try:
+        inside, whole = [], []
+        for _ in range(setup.args.runs):
+            seconds, out = timed([*run, str(parsed)], one_core())
+            whole.append(seconds)
+            inside.append(json.loads(out)["seconds"])
+        words = words_in(test)
+        row.words_s, row.process_words_s = median_rate(words, inside), median_rate(words, whole)
+        row.scores = aligned_scores(setup, test, parsed)
+    except (RuntimeError, ValueError) as e:
+        row.error = f"UDPipe: {e}"
+        return row
+    fields = {k: v for k, v in asdict(row).items() if k != "error"}
+    cache.write_text(json.dumps({"stamp": stamp, **fields}, indent=1) + "\n", encoding="utf-8")
+    return row
+
+
+# --- maltpy ---------------------------------------------------------------------------------------
+
+
+def row_spec(text: str) -> Spec:
+    """A --row: bench_tagger.py's LABEL[:MARGIN]=COMMAND FLAGS, MARGIN 2 for every command."""
+    spec = Spec.parse(text)
+    if ":" not in text.partition("=")[0]:
+        spec.margin = MARGIN
+    return spec
+
+
+def maltpy_row(setup: Setup, spec: Spec, name: str, train: Path, test: Path, text: Path) -> Row:
+    """A maltpy model learned by ``spec`` from ``train``: its learning seconds, and its parse of
+    the raw ``text`` --runs times on one core (the whole process, then in-process), scored against
+    ``test``. A failing step leaves the row's error and the figures before it."""
+    row = Row(spec.label)
+    stem = setup.scratch / f"{name}-{spec.label.replace('/', '_')}"
+    model, parsed = stem.with_suffix(".mpm"), Path(f"{stem}.conllu")
+    parse = [*setup.pinned, sys.executable, "-m", "maltpy", "parse", "-q", "--jobs", "1", "-if", "text"]
+    try:
+        row.learn_s = learn_model(spec, train, model, stem)
+        inside, whole = [], []
+        for _ in range(setup.args.runs):
+            whole.append(timed([*parse, "-m", str(model), "-i", str(text), "-o", str(parsed)], one_core())[0])
+            run = [*setup.pinned, sys.executable, "-c", MALTPY_PARSE_TEXT, str(model), str(text), f"{parsed}.api"]
+            inside.append(json.loads(timed(run, one_core())[1])["seconds"])
+        if Path(f"{parsed}.api").read_bytes() != parsed.read_bytes():
+            raise RuntimeError("the API's parse_text of the text is not maltpy parse -if text's")
+        row.words_s, row.process_words_s = median_rate(words_in(test), inside), median_rate(words_in(test), whole)
+        row.scores = aligned_scores(setup, test, parsed)
+    except (RuntimeError, ValueError) as e:
+        row.error = str(e)  # maltpy's errors begin "maltpy: error:"
+    return row
+
+
+# --- the table and the goals ----------------------------------------------------------------------
+
+HEADER = ("treebank", "system", *SHOWN, "learn s", "words/s")
+
+
+def cells(name: str, row: Row) -> list[str]:
+    def figure(value: float | None, digits: int = 2) -> str:
+        return "-" if value is None else f"{value:.{digits}f}"
+
+    shown = [figure(row.scores.get(m)) for m in SHOWN]
+    return [name, row.system, *shown, figure(row.learn_s, 0), figure(row.process_words_s, 0)]
+
+
+def goals(name: str, spec: Spec, row: Row, udpipe: Row) -> list[tuple[str, bool]]:
+    """Issue 47's goals for ``row`` against UDPipe's: (what, whether it holds)."""
+    who = f"{name} {spec.label}"
+    if row.error:
+        return [(f"{who}: {row.error}", False)]
+    found = [at_least(who, m, row.scores.get(m), udpipe.scores.get(m)) for m in ("Tokens", "Sentences")]
+    found.append(at_least(who, "LAS", row.scores.get("LAS"), udpipe.scores.get("LAS"), plus=spec.margin))
+    if spec.command[0] == "learn":
+        whole = (row.process_words_s or 0) / udpipe.process_words_s if udpipe.process_words_s else None
+        ratio = "" if whole is None else f" (whole processes: {whole:.1f} x)"
+        found.append(at_least(who, f"words/s in-process{ratio}", row.words_s, udpipe.words_s, times=SPEEDUP))
+    return found
+
+
+def bench_treebank(setup: Setup, name: str, specs: list[Spec], figures: dict) -> list[tuple[str, bool]]:
+    """Print the rows of one treebank and add them to ``figures``; its goals."""
+    folder, train_name, test_name = TREEBANKS[name]
+    train, test = UD / folder / train_name, UD / folder / test_name
+    text = setup.scratch / f"{name}-test.txt"
+    raw, differ = raw_text(test)
+    text.write_text(raw, encoding="utf-8")
+    if differ:
+        print(f"  {name}: {differ} sentences' '# text' are not their tokens' forms (spaces aside)", flush=True)
+    udpipe = udpipe_row(setup, name, train, test, text)
+    found = [] if not udpipe.error else [(f"{name} UDPipe 1.4: {udpipe.error}", False)]
+    for row, spec in [(udpipe, None), *((maltpy_row(setup, s, name, train, test, text), s) for s in specs)]:
+        print_row(cells(name, row), setup.args.markdown)
+        figures.setdefault(name, {})[row.system] = asdict(row)
+        if row.error:
+            print(f"  {row.system}: {row.error}", flush=True)
+        elif row.words_s is not None:
+            print(f"  {row.system}'s words/s in-process (the model loaded): {row.words_s:.0f}", flush=True)
+        found += goals(name, spec, row, udpipe) if spec is not None else []
+    return found
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--treebanks", default=",".join(TREEBANKS),
+                        help=f"a comma list of {', '.join(TREEBANKS)} (default: all)")  # fmt: skip
+    parser.add_argument("--runs", type=int, default=3, help="parses of each text timed (the median is shown)")
+    parser.add_argument("--udpipe-python", default=sys.executable,
+                        help="a Python with ufal.udpipe 1.4 (default: this one)")  # fmt: skip
+    parser.add_argument("--work", default=str(Path.home() / ".cache" / "maltpy-bench-tagger"),
+                        help="where UDPipe's models are, DIR/<treebank>.udpipe and DIR/<treebank>.tok.udpipe, "
+                        "learned there if missing")  # fmt: skip
+    parser.add_argument("--no-train", action="store_true",
+                        help="never learn a UDPipe model: a missing one fails the treebank")  # fmt: skip
+    parser.add_argument("--udpipe-cached", action="store_true",
+                        help="UDPipe's figures stored by the last run with the same models, if any, not measured "
+                        "anew")  # fmt: skip
+    parser.add_argument("--conll18", metavar="PATH", help="the CoNLL 2018 shared task's conll18_ud_eval.py "
+                        "(default: maltpy eval's figures)")  # fmt: skip
+    parser.add_argument("--row", dest="rows", action="append", type=row_spec, metavar="LABEL[:MARGIN]=COMMAND",
+                        help="a maltpy row: a label, the points its LAS must be above UDPipe's (default: 2), the "
+                        "maltpy command and flags that learn its model, e.g. 'blend=blend'; may be repeated "
+                        "(default: maltpy=learn)")  # fmt: skip
+    parser.add_argument("--cpu", type=int, default=0, help="the core parsing is pinned to (taskset)")
+    parser.add_argument("--keep", metavar="DIR", help="write the texts, parses and maltpy's models to DIR "
+                        "(default: removed)")  # fmt: skip
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--json", metavar="FILE", help="also write every figure (all the metrics) to FILE")
+    args = parser.parse_args()
+    args.treebanks = [t for t in args.treebanks.split(",") if t]
+    unknown = [t for t in args.treebanks if t not in TREEBANKS]
+    if unknown or not args.treebanks or args.runs < 1:
+        parser.error(f"--treebanks takes {', '.join(TREEBANKS)}; --runs at least 1")
+    if args.conll18 and not Path(args.conll18).is_file():
+        parser.error(f"--conll18: no file {args.conll18}")
+    if subprocess.run([args.udpipe_python, "-c", "import ufal.udpipe"], capture_output=True).returncode != 0:
+        parser.error(f"{args.udpipe_python} cannot import ufal.udpipe: give --udpipe-python (the docstring says how)")
+    args.rows = args.rows or [row_spec("maltpy=learn")]
+    if len({spec.label for spec in args.rows}) < len(args.rows):
+        parser.error("--row: two rows with the same label")
+    return args
+
+
+def main() -> int:
+    args = arguments()
+    figures: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = Path(args.keep or tmp)
+        scratch.mkdir(parents=True, exist_ok=True)
+        setup = Setup(args, scratch)
+        if args.markdown:
+            print("| " + " | ".join(HEADER) + " |\n|" + "---|" * len(HEADER))
+        else:
+            print_row(list(HEADER), False)
+        found = []
+        for name in args.treebanks:
+            found += bench_treebank(setup, name, args.rows, figures)
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
+    scoring = "conll18_ud_eval.py" if args.conll18 else "maltpy eval --conll18"
+    pinned = f"pinned to core {args.cpu}" if setup.pinned else "not pinned (no taskset)"
+    print(f"\nScores: {scoring}, the words aligned through the text. Words/s: the gold test file's words, medians "
+          f"of {args.runs} runs, one thread, {pinned}; the table's are the whole process's.")  # fmt: skip
+    print("Goals (issue 47):")
+    for what, ok in found:
+        print(f"  {'ok    ' if ok else 'FAILED'} {what}")
+    failed = sum(not ok for _, ok in found)
+    print(f"{len(found) - failed} of {len(found)} goals hold")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
