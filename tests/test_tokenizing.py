@@ -226,3 +226,16 @@ def test_nltk_raw_parse_gives_the_trees_of_parse_text(example_model):
     for graph, sentence in zip(graphs, words):
         assert [graph.nodes[i]["word"] for i in range(1, len(sentence) + 1)] == [w[1] for w in sentence]
         assert [graph.nodes[i]["head"] for i in range(1, len(sentence) + 1)] == [int(w[6]) for w in sentence]
+
+
+@requires_shared
+@pytest.mark.parametrize("name", ["UD_English-LinES/en_lines-ud-test", "UD_Swedish-Talbanken/sv_talbanken-ud-test"])
+def test_the_benchmark_text_is_the_text_the_tokenizer_learns_from(name):
+    # scripts/bench_raw_text.py makes a test file's text as UD's conllu_to_text does, on its own:
+    # the paragraphs maltpy.tokenizing learns from are the same
+    from conftest import _bench_script
+
+    text, differ = _bench_script("bench_raw_text").raw_text(UD / f"{name}.conllu")
+    found, left_out = paragraphs(read(UD / f"{name}.conllu"))
+    assert differ == left_out == 0
+    assert text == "\n\n".join(p.text for p in found) + "\n"
