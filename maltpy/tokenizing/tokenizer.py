@@ -61,6 +61,7 @@ class Tokenizer:
         self.periods = periods  # the tokens ending in a period that training saw (lower-cased)
         self._memory: dict[str, tuple[int, ...]] = {}
         self._shapes: dict[str, str] = {}
+        self._tails = _tails(lexicon)
 
     # --- tokenizing -------------------------------------------------------------------------------
 
@@ -101,8 +102,8 @@ class Tokenizer:
         cut: dict[str, list[int]] = {}
         for chunk in chunks:
             self._memory[chunk] = ()
-            if len(chunk) < 2:
-                continue
+            if len(chunk) < 2 or (chunk.isalpha() and "aa" not in self.pairs):
+                continue  # a word of letters alone, in a treebank that never splits between letters
             lower, kinds = chunk.lower(), kinds_of(chunk)
             if len(lower) != len(chunk):  # a letter whose lower case is longer (U+0130)
                 lower = "".join(ch.lower()[:1] or ch for ch in chunk)
@@ -178,13 +179,15 @@ class Tokenizer:
         if not self.lexicon and self.mwt is None:
             return
         unseen = []
+        tails = self._tails
         for t in tokens:
             lower = t.form.lower()
             analysis = self.lexicon.get(lower)
             if analysis is not None:
                 t.words = apply(t.form, analysis)
             elif lower not in self.known and self.mwt is not None and len(t.form) > 1:
-                unseen.append(t)
+                if tails is None or any(lower[-n:] in ends for n, ends in tails.items()):
+                    unseen.append(t)
         if unseen:
             classes = self.mwt.classes
             for t, c in zip(unseen, self.mwt.classify([word_features(t.form) for t in unseen])):
@@ -241,6 +244,20 @@ class Tokenizer:
 
 
 _PAIRS = {a + b for a in "ado" for b in "ado"}
+
+
+def _tails(lexicon: dict[str, list]) -> dict[int, set[str]] | None:
+    """The ends of the multiword forms training saw (``n't``, ``que``), by length: a form never
+    seen is given to the classifier only if it ends in one (the same words on the five test
+    texts, in less time); None if an analysis keeps its form's end (``["edit", 0, ...]``: any
+    form may be one)."""
+    tails: dict[int, set[str]] = {}
+    for form, analysis in lexicon.items():
+        n = sum(analysis[1:]) if analysis[0] == "split" else analysis[1]
+        if n == 0:
+            return None
+        tails.setdefault(n, set()).add(form[-n:])
+    return tails
 
 
 def _boolean(value: object) -> bool:
