@@ -33,8 +33,8 @@ that runs this script, from the current directory: run it from the checkout's ro
 The goals (issue 47), for each maltpy row against UDPipe's: Tokens and Sentences F1 at least
 UDPipe's; LAS at least UDPipe's + 2 (or the row's margin); words/s in-process at least 3x
 UDPipe's in-process (the whole processes' ratio is printed beside it), for every row: the one
-system must hold all four (a blend's LAS bought with its speed does not). The script ends with status 1 when one fails (or cannot be measured), 0 when
-all hold.
+system must hold all four (a blend's LAS bought with its speed does not). The script ends with
+status 1 when one fails (or cannot be measured), 0 when all hold.
 
 UDPipe is a benchmark-only dependency, in a Python of its own:
 
