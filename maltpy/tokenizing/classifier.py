@@ -47,13 +47,15 @@ class StringClassifier:
         from ..learners import LEARNERS
         from ..learners.options import parse_learner_options
 
-        counts: dict[str, int] = {}
-        for label in labels:
-            key = json.dumps(label)
-            counts[key] = counts.get(key, 0) + 1
-        keys = sorted(counts, key=lambda k: (-counts[k], k))
-        number = {k: i for i, k in enumerate(keys)}
-        y = np.fromiter((number[json.dumps(label)] for label in labels), dtype=np.int64, count=len(labels))
+        hashable = [tuple(label) if isinstance(label, list) else label for label in labels]
+        counts: dict = {}
+        for label in hashable:
+            counts[label] = counts.get(label, 0) + 1
+        texts = {label: json.dumps(list(label) if isinstance(label, tuple) else label) for label in counts}
+        order = sorted(counts, key=lambda label: (-counts[label], texts[label]))
+        number = {label: i for i, label in enumerate(order)}
+        y = np.fromiter((number[label] for label in hashable), dtype=np.int64, count=len(labels))
+        keys = [texts[label] for label in order]
         features: dict[str, int] = {}
         for row in rows:
             for f in row:

@@ -356,10 +356,13 @@ def _learn_ends(paras: list[Paragraph], shared) -> tuple[frozenset[str], StringC
 
 
 def _learn_words(paras: list[Paragraph], shared) -> tuple[dict[str, list], frozenset[str], StringClassifier | None]:
-    counts: dict[str, dict[str, int]] = {}
+    """The lexicon of multiword forms (each form's most frequent analysis, none winning ties), the
+    forms seen, and the classifier of forms never seen: learned from the forms that end as a
+    multiword form does (``_tails``: the only ones it is asked of), its classes the analyses seen
+    at least twice."""
+    none = tuple(NONE)
+    counts: dict[str, dict[tuple, int]] = {}
     forms, analyses = [], []
-    import json
-
     for p in paras:
         for (s, e), words in zip(p.spans, p.words):
             form = p.text[s:e]
@@ -367,25 +370,26 @@ def _learn_words(paras: list[Paragraph], shared) -> tuple[dict[str, list], froze
             if analysis != NONE and apply(form, analysis) != words:
                 analysis = NONE  # words that are not the form's (a form with spaces)
             forms.append(form)
-            analyses.append(analysis)
+            analyses.append(key := tuple(analysis))
             by = counts.setdefault(form.lower(), {})
-            key = json.dumps(analysis)
             by[key] = by.get(key, 0) + 1
-    if all(a == NONE for a in analyses):
+    if all(a == none for a in analyses):
         return {}, frozenset(), None
     lexicon = {}
     for lower, by in counts.items():
-        best = max(by, key=lambda k: (by[k], k == '["none"]'))
-        if best != '["none"]':
-            lexicon[lower] = json.loads(best)
-    seen: dict[str, int] = {}
+        best = max(by, key=lambda k: (by[k], k == none))
+        if best != none:
+            lexicon[lower] = list(best)
+    seen: dict[tuple, int] = {}
     for a in analyses:
-        key = json.dumps(a)
-        seen[key] = seen.get(key, 0) + 1
-    labels = [a if seen[json.dumps(a)] >= 2 else NONE for a in analyses]
-    mwt = (
-        StringClassifier.fit([word_features(f) for f in forms], labels, shared)
-        if len(set(map(json.dumps, labels))) > 1
-        else None
-    )
-    return lexicon, frozenset(counts), mwt
+        seen[a] = seen.get(a, 0) + 1
+    tails = _tails(lexicon)
+    rows, labels = [], []
+    for form, a in zip(forms, analyses):
+        lower = form.lower()
+        if len(form) > 1 and (tails is None or any(lower[-n:] in ends for n, ends in tails.items())):
+            rows.append(word_features(form))
+            labels.append(list(a) if seen[a] >= 2 else NONE)
+    if len({tuple(label) for label in labels}) < 2:
+        return lexicon, frozenset(counts), None
+    return lexicon, frozenset(counts), StringClassifier.fit(rows, labels, shared)
