@@ -239,3 +239,15 @@ def test_the_benchmark_text_is_the_text_the_tokenizer_learns_from(name):
     found, left_out = paragraphs(read(UD / f"{name}.conllu"))
     assert differ == left_out == 0
     assert text == "\n\n".join(p.text for p in found) + "\n"
+
+
+def test_several_texts_to_a_folder_are_each_its_own_conllu(example_model, tmp_path):
+    (tmp_path / "a.txt").write_text("One here. Two there.\n", encoding="utf-8")
+    (tmp_path / "b.txt").write_text("Three.\n\nFour.", encoding="utf-8")
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        args = ("parse", "-m", example_model, "-if", "text", "-i", tmp_path / "a.txt", tmp_path / "b.txt")
+        assert run_maltpy(*args, "--output-dir", out, "--jobs", jobs).returncode == 0
+        for name in ("a", "b"):  # numbered from 1 in each file, as a parse of the file alone
+            alone = run_maltpy("parse", "-m", example_model, "-if", "text", "-i", tmp_path / f"{name}.txt").stdout
+            assert (out / f"{name}.conllu").read_bytes() == alone and alone.count(b"# sent_id") == 2

@@ -170,7 +170,8 @@ def learn_command(input_path: str | None, model_path: str, quiet: bool, instance
     "--output-dir",
     "output_dir",
     metavar="DIR",
-    help="Write each input's parse to DIR (made if need be) under the input's name (for several inputs; "
+    help="Write each input's parse to DIR (made if need be) under the input's name (-if text: as NAME.conllu; for "
+    "several inputs; "
     "default: none, -o).",
 )
 @click.option(
@@ -298,7 +299,10 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
         raise MaltpyError("-o and --output-dir exclude each other", "command line")
     if any(is_std(path) for path in inputs):
         raise MaltpyError("--output-dir needs the inputs as files (-i FILE ...), not standard input", "command line")
-    outputs = [os.path.join(output_dir, os.path.basename(path)) for path in inputs]
+    # raw text parsed is CoNLL-U: story.txt to DIR/story.conllu
+    names = [os.path.splitext(os.path.basename(p))[0] + ".conllu" if format_ == "text" else os.path.basename(p)
+             for p in inputs]  # fmt: skip
+    outputs = [os.path.join(output_dir, name) for name in names]
     named: dict[str, str] = {}
     for path, output in zip(inputs, outputs):
         if output in named:
