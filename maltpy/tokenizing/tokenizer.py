@@ -43,6 +43,10 @@ class Token:
 
 
 class Tokenizer:
+    """A tokenizer learned by ``learn_tokenizer``: ``tokenize(paragraph)``. It remembers each
+    chunk's tokens and each form's shape it has met (up to MEMORY of them), which gives the same
+    tokens as finding them again, faster."""
+
     def __init__(self, ends: StringClassifier | None, pairs: frozenset[str], sentences: StringClassifier | None,
                  lexicon: dict[str, list], known: frozenset[str], mwt: StringClassifier | None,
                  statistics: dict, every: bool = True, unmet: frozenset[str] = frozenset(),
@@ -81,27 +85,29 @@ class Tokenizer:
 
     def _tokens(self, text: str) -> list[Token]:
         chunks = [(m.start(), m.group()) for m in _CHUNK.finditer(text)]
-        memory = self._memory
-        unknown = list(dict.fromkeys(c for _, c in chunks if c not in memory))
+        memory = self._memory  # shared by the threads that tokenize with this tokenizer: read once
+        cuts = {chunk: memory.get(chunk) for _, chunk in chunks}
+        unknown = [chunk for chunk, known in cuts.items() if known is None]
         if unknown:
-            if len(memory) + len(unknown) > MEMORY:
+            found = self._cut(unknown)
+            cuts.update(found)
+            if len(memory) + len(found) > MEMORY:
                 memory.clear()
-            self._cut(unknown)
+            memory.update(found)
         tokens = []
         for start, chunk in chunks:
             last = 0
-            for j in memory[chunk]:
+            for j in cuts[chunk]:
                 tokens.append(Token(start + last, start + j, chunk[last:j]))
                 last = j
             tokens.append(Token(start + last, start + len(chunk), chunk[last:]))
         return tokens
 
-    def _cut(self, chunks: list[str]) -> None:
-        """Remember where the tokens of each chunk end inside it."""
+    def _cut(self, chunks: list[str]) -> dict[str, tuple[int, ...]]:
+        """Where the tokens of each chunk end inside it."""
         rows, places = [], []
         cut: dict[str, list[int]] = {}
         for chunk in chunks:
-            self._memory[chunk] = ()
             if len(chunk) < 2 or (chunk.isalpha() and "aa" not in self.pairs):
                 continue  # a word of letters alone, in a treebank that never splits between letters
             lower, kinds = chunk.lower(), kinds_of(chunk)
@@ -119,8 +125,7 @@ class Tokenizer:
         for (chunk, j), c in zip(places, decided):
             if c is None or self.ends.classes[c] is True:
                 cut.setdefault(chunk, []).append(j)
-        for chunk, js in cut.items():
-            self._memory[chunk] = tuple(sorted(js))
+        return {chunk: tuple(sorted(cut[chunk])) if chunk in cut else () for chunk in chunks}
 
     def _ends_at_periods(self, text: str, tokens: list[Token]) -> tuple[list[Token], list[bool]]:
         """The tokens and where sentences end after them. A token that ends in a period after
@@ -268,11 +273,14 @@ def _views(text: str, forms: list[str], spans: list[tuple[int, int]], shapes: di
     """What sentence_features reads of a paragraph's tokens: their forms lower-cased, shapes
     (remembered in ``shapes``), the white space after each and their first characters' kinds."""
     n = len(forms)
+    found = []
     for form in forms:
-        if form not in shapes:
-            shapes[form] = token_shape(form)
+        shape = shapes.get(form)
+        if shape is None:
+            shapes[form] = shape = token_shape(form)
+        found.append(shape)
     spaces = [_space(text, spans[i][1], spans[i + 1][0]) for i in range(n - 1)] + ["n"]
-    return [f.lower() for f in forms], [shapes[f] for f in forms], spaces, [KINDS[f[0]] for f in forms]
+    return [f.lower() for f in forms], found, spaces, [KINDS[f[0]] for f in forms]
 
 
 def _candidates(lowers: list[str], shapes, spaces: list[str], firsts: list[str], places, every: bool) -> list[int]:
