@@ -9,9 +9,10 @@ point is from the chunk's ends. Only the points between characters of kinds that
 between are classified (``pair``): between two letters, in a treebank that never splits there,
 no token ends.
 
-Sentence ends: each token but a paragraph's last, by its form and the forms of the two tokens on
-either side (lower-cased), their shapes, the white space after it (none, spaces, a line end) and
-the first character's kind of the next token.
+Sentence ends: each token but a paragraph's last that may end one (``tokenizer._candidates``), by
+its form and the forms of the two tokens on either side (lower-cased), their shapes, the white
+space after it (none, spaces, a line end), the first character's kind of the next token, and its
+place in its paragraph (the first six, or later: a heading before its text).
 
 Multiword tokens: a token by its form (lower-cased), suffixes of 1 to 5 characters, prefixes of 1
 to 3, its shape and length.
