@@ -70,7 +70,9 @@ from bench_tagger import (  # noqa: E402  (the scripts' folder on the path first
     Row,
     Setup,
     Spec,
+    add_arguments,
     at_least,
+    checked_arguments,
     conll18_scores,
     learn_model,
     median_rate,
@@ -341,43 +343,10 @@ def bench_treebank(setup: Setup, name: str, specs: list[Spec], figures: dict) ->
 
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--treebanks", default=",".join(TREEBANKS),
-                        help=f"a comma list of {', '.join(TREEBANKS)} (default: all)")  # fmt: skip
-    parser.add_argument("--runs", type=int, default=3, help="parses of each text timed (the median is shown)")
-    parser.add_argument("--udpipe-python", default=sys.executable,
-                        help="a Python with ufal.udpipe 1.4 (default: this one)")  # fmt: skip
-    parser.add_argument("--work", default=str(Path.home() / ".cache" / "maltpy-bench-tagger"),
-                        help="where UDPipe's models are, DIR/<treebank>.udpipe and DIR/<treebank>.tok.udpipe, "
-                        "learned there if missing")  # fmt: skip
-    parser.add_argument("--no-train", action="store_true",
-                        help="never learn a UDPipe model: a missing one fails the treebank")  # fmt: skip
-    parser.add_argument("--udpipe-cached", action="store_true",
-                        help="UDPipe's figures stored by the last run with the same models, if any, not measured "
-                        "anew")  # fmt: skip
-    parser.add_argument("--conll18", metavar="PATH", help="the CoNLL 2018 shared task's conll18_ud_eval.py "
-                        "(default: maltpy eval's figures)")  # fmt: skip
-    parser.add_argument("--row", dest="rows", action="append", type=row_spec, metavar="LABEL[:MARGIN]=COMMAND",
-                        help="a maltpy row: a label, the points its LAS must be above UDPipe's (default: 2), the "
-                        "maltpy command and flags that learn its model, e.g. 'blend=blend'; may be repeated "
-                        "(default: maltpy=learn)")  # fmt: skip
-    parser.add_argument("--cpu", type=int, default=0, help="the core parsing is pinned to (taskset)")
-    parser.add_argument("--keep", metavar="DIR", help="write the texts, parses and maltpy's models to DIR "
-                        "(default: removed)")  # fmt: skip
-    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    add_arguments(parser, TREEBANKS, "text", "DIR/<treebank>.udpipe and DIR/<treebank>.tok.udpipe", row_spec, "2",
+                  "'blend=blend'")  # fmt: skip
     parser.add_argument("--json", metavar="FILE", help="also write every figure (all the metrics) to FILE")
-    args = parser.parse_args()
-    args.treebanks = [t for t in args.treebanks.split(",") if t]
-    unknown = [t for t in args.treebanks if t not in TREEBANKS]
-    if unknown or not args.treebanks or args.runs < 1:
-        parser.error(f"--treebanks takes {', '.join(TREEBANKS)}; --runs at least 1")
-    if args.conll18 and not Path(args.conll18).is_file():
-        parser.error(f"--conll18: no file {args.conll18}")
-    if subprocess.run([args.udpipe_python, "-c", "import ufal.udpipe"], capture_output=True).returncode != 0:
-        parser.error(f"{args.udpipe_python} cannot import ufal.udpipe: give --udpipe-python (the docstring says how)")
-    args.rows = args.rows or [row_spec("maltpy=learn")]
-    if len({spec.label for spec in args.rows}) < len(args.rows):
-        parser.error("--row: two rows with the same label")
-    return args
+    return checked_arguments(parser, TREEBANKS, row_spec)
 
 
 def main() -> int:

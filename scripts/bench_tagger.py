@@ -61,6 +61,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -461,45 +462,59 @@ def bench_treebank(setup: Setup, name: str, specs: list[Spec]) -> list[tuple[str
     return found
 
 
-def arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--treebanks", default=",".join(TREEBANKS),
-                        help=f"a comma list of {', '.join(TREEBANKS)} (default: all)")  # fmt: skip
-    parser.add_argument("--runs", type=int, default=3, help="parses of each blanked file timed (the median is shown)")
+def add_arguments(parser: argparse.ArgumentParser, treebanks, parsed: str, models: str, row: Callable,
+                  margins: str, example: str) -> None:  # fmt: skip
+    """The options this script and bench_raw_text.py share: ``parsed`` what is timed, ``models``
+    UDPipe's model files, ``row`` what reads a --row, ``margins`` its LAS margins' default."""
+    parser.add_argument("--treebanks", default=",".join(treebanks),
+                        help=f"a comma list of {', '.join(treebanks)} (default: all)")  # fmt: skip
+    parser.add_argument("--runs", type=int, default=3, help=f"parses of each {parsed} timed (the median is shown)")
     parser.add_argument("--udpipe-python", default=sys.executable,
                         help="a Python with ufal.udpipe 1.4 (default: this one)")  # fmt: skip
     parser.add_argument("--work", default=str(Path.home() / ".cache" / "maltpy-bench-tagger"),
-                        help="where UDPipe's models are, DIR/<treebank>.udpipe, learned there if missing")  # fmt: skip
+                        help=f"where UDPipe's models are, {models}, learned there if missing")  # fmt: skip
     parser.add_argument("--no-train", action="store_true",
-                        help="never learn a UDPipe model: a missing one fails the row")  # fmt: skip
+                        help="never learn a UDPipe model: a missing one fails the treebank")  # fmt: skip
     parser.add_argument("--udpipe-cached", action="store_true",
-                        help="UDPipe's figures stored by the last run with the same model, if any, not measured "
+                        help="UDPipe's figures stored by the last run with the same models, if any, not measured "
                         "anew")  # fmt: skip
     parser.add_argument("--conll18", metavar="PATH", help="the CoNLL 2018 shared task's conll18_ud_eval.py "
                         "(default: maltpy eval's figures)")  # fmt: skip
-    parser.add_argument("--row", dest="rows", action="append", type=Spec.parse, metavar="LABEL[:MARGIN]=COMMAND",
-                        help="a maltpy row: a label, the points its LAS must be above UDPipe's (default: 2 for blend, "
-                        "else 0), the maltpy command and flags that learn its model, e.g. 'jackknife=learn "
-                        "-tj 10'; may be repeated (default: maltpy=learn)")  # fmt: skip
-    parser.add_argument("--udpipe-speed", choices=("inprocess", "process"), default="inprocess",
-                        help="UDPipe's words/s shown and compared: its own in-process figure (the issue's) or its "
-                        "whole process's, as maltpy's are measured")  # fmt: skip
+    parser.add_argument("--row", dest="rows", action="append", type=row, metavar="LABEL[:MARGIN]=COMMAND",
+                        help=f"a maltpy row: a label, the points its LAS must be above UDPipe's (default: {margins}), "
+                        f"the maltpy command and flags that learn its model, e.g. {example}; may be repeated "
+                        "(default: maltpy=learn)")  # fmt: skip
     parser.add_argument("--cpu", type=int, default=0, help="the core parsing is pinned to (taskset)")
-    parser.add_argument("--keep", metavar="DIR", help="write the parses and maltpy's models to DIR (default: removed)")
+    parser.add_argument("--keep", metavar="DIR", help="write the texts, parses and maltpy's models to DIR "
+                        "(default: removed)")  # fmt: skip
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+
+
+def checked_arguments(parser: argparse.ArgumentParser, treebanks, row: Callable) -> argparse.Namespace:
+    """The parsed options of ``add_arguments``, checked (``parser.error`` if not)."""
     args = parser.parse_args()
     args.treebanks = [t for t in args.treebanks.split(",") if t]
-    unknown = [t for t in args.treebanks if t not in TREEBANKS]
+    unknown = [t for t in args.treebanks if t not in treebanks]
     if unknown or not args.treebanks or args.runs < 1:
-        parser.error(f"--treebanks takes {', '.join(TREEBANKS)}; --runs at least 1")
+        parser.error(f"--treebanks takes {', '.join(treebanks)}; --runs at least 1")
     if args.conll18 and not Path(args.conll18).is_file():
         parser.error(f"--conll18: no file {args.conll18}")
     if subprocess.run([args.udpipe_python, "-c", "import ufal.udpipe"], capture_output=True).returncode != 0:
         parser.error(f"{args.udpipe_python} cannot import ufal.udpipe: give --udpipe-python (the docstring says how)")
-    args.rows = args.rows or [Spec.parse("maltpy=learn")]
+    args.rows = args.rows or [row("maltpy=learn")]
     if len({spec.label for spec in args.rows}) < len(args.rows):
         parser.error("--row: two rows with the same label")
     return args
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_arguments(parser, TREEBANKS, "blanked file", "DIR/<treebank>.udpipe", Spec.parse, "2 for blend, else 0",
+                  "'jackknife=learn -tj 10'")  # fmt: skip
+    parser.add_argument("--udpipe-speed", choices=("inprocess", "process"), default="inprocess",
+                        help="UDPipe's words/s shown and compared: its own in-process figure (the issue's) or its "
+                        "whole process's, as maltpy's are measured")  # fmt: skip
+    return checked_arguments(parser, TREEBANKS, Spec.parse)
 
 
 def main() -> int:
