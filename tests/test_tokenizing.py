@@ -205,6 +205,25 @@ def test_a_damaged_tokenizer_is_a_damaged_model(example_model, tmp_path):
     assert_one_line_error(run_maltpy("tokenize", "-m", damaged, input=b"Hej.\n"), f"{damaged}: damaged model")
 
 
+@pytest.mark.parametrize("word", ["\\ud800", " x"])
+def test_a_lexicon_word_that_is_no_form_is_a_damaged_model(example_model, tmp_path, word):
+    # JSON's "\ud800" is a lone surrogate, which no UTF-8 output can hold: found on loading, not on writing
+    with zipfile.ZipFile(example_model) as z:
+        members = {name: z.read(name) for name in z.namelist()}
+    name = "taggers/tokenizer/lexicon.json"
+    lexicon = json.loads(members[name])
+    lexicon["lexicon"]["dog"] = ["edit", 0, "", "PLACE"]
+    members[name] = json.dumps(lexicon).replace("PLACE", word).encode()
+    damaged = tmp_path / "d.mpm"
+    with zipfile.ZipFile(damaged, "w") as z:
+        for member, data in members.items():
+            z.writestr(member, data)
+    for command in (("tokenize",), ("parse", "-if", "text")):
+        result = run_maltpy(*command, "-m", damaged, input=b"The dog barks.\n")
+        assert_one_line_error(result, f"{damaged}: damaged model")
+        assert result.stdout == b""
+
+
 def test_a_reader_of_text_numbers_sentences_across_paragraphs(example_model):
     import maltpy
 
