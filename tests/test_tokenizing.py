@@ -224,6 +224,17 @@ def test_a_lexicon_word_that_is_no_form_is_a_damaged_model(example_model, tmp_pa
         assert result.stdout == b""
 
 
+def test_no_token_begins_inside_a_character_as_a_reader_sees_it(example_model):
+    # decomposed text (Cafe + U+0301), an emoji's skin tone and a family joined by U+200D: one token each
+    import maltpy
+
+    tokenizer = maltpy.load_model(example_model).taggers.tokenizer
+    text = "Cafe\u0301 is nice. I love 👍🏽 and 👨\u200d👩\u200d👧 there, ok\ufe0f."
+    forms = [t.form for sentence in tokenizer.tokenize(text) for t in sentence]
+    assert {"Cafe\u0301", "👍🏽", "👨\u200d👩\u200d👧", "there", ","} <= set(forms), forms
+    assert "ok\ufe0f" in forms or "ok" not in forms  # the selector stays with what it selects
+
+
 def test_a_reader_of_text_numbers_sentences_across_paragraphs(example_model):
     import maltpy
 
