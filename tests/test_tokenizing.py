@@ -192,11 +192,12 @@ def test_a_model_without_a_tokenizer_says_so(tmp_path):
     assert_one_line_error(run_maltpy("tokenize", "-m", model, input=b"Hej.\n"), f"{model}: the model has no tokenizer")
 
 
-def test_a_damaged_tokenizer_is_a_damaged_model(example_model, tmp_path):
+@pytest.mark.parametrize("key, value", [("pairs", ["zz"]), ("version", True), ("version", 1.0)])
+def test_a_damaged_tokenizer_is_a_damaged_model(example_model, tmp_path, key, value):
     with zipfile.ZipFile(example_model) as z:
         members = {name: z.read(name) for name in z.namelist()}
     manifest = json.loads(members["manifest.json"])
-    manifest["taggers"]["tokenizer"]["pairs"] = ["zz"]
+    manifest["taggers"]["tokenizer"][key] = value
     members["manifest.json"] = json.dumps(manifest).encode()
     damaged = tmp_path / "d.mpm"
     with zipfile.ZipFile(damaged, "w") as z:

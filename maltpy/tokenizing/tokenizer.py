@@ -227,7 +227,8 @@ class Tokenizer:
         """The tokenizer of the entry, every part checked (ValueError if anything is wrong)."""
         import json
 
-        require(isinstance(entry, dict) and entry.get("version") == VERSION, "a tokenizer of an unknown version")
+        version = entry.get("version") if isinstance(entry, dict) else None
+        require(type(version) is int and version == VERSION, "a tokenizer of an unknown version")  # not True, 1.0
         pairs = entry.get("pairs")
         require(isinstance(pairs, list) and all(p in _PAIRS for p in pairs), "bad kinds of neighbours")
         unmet = entry.get("unmet")
