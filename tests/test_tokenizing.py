@@ -236,6 +236,24 @@ def test_no_token_begins_inside_a_character_as_a_reader_sees_it(example_model):
     assert "ok\ufe0f" in forms or "ok" not in forms  # the selector stays with what it selects
 
 
+def test_a_long_chunk_of_many_points_is_tokenized_in_linear_time(example_model):
+    # each point's features once read the whole chunk: 'a.' * 10_000 took 8.6 s, * 20_000 33 s
+    import time
+
+    import maltpy
+    from maltpy.tokenizing.features import _squeezed, kinds_of, point_features
+
+    chunk = "Ab1.,'x-9é" * 3
+    kinds = kinds_of(chunk)
+    for j in range(1, len(chunk)):  # the features are the ones the models were learned with
+        features = point_features(chunk, chunk.lower(), kinds, j)
+        assert {"ls" + _squeezed(kinds[:j]), "rs" + _squeezed(kinds[j:])} <= set(features)
+    tokenizer = maltpy.load_model(example_model).taggers.tokenizer
+    started = time.perf_counter()
+    tokens = [t for sentence in tokenizer.tokenize("a." * 10_000) for t in sentence]
+    assert time.perf_counter() - started < 4 and "".join(t.form for t in tokens) == "a." * 10_000
+
+
 def test_a_reader_of_text_numbers_sentences_across_paragraphs(example_model):
     import maltpy
 
