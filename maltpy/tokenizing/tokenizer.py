@@ -10,6 +10,7 @@ the classifier's.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -115,6 +116,8 @@ class Tokenizer:
                 lower = "".join(ch.lower()[:1] or ch for ch in chunk)
             for j in range(1, len(chunk)):
                 k = pair(chunk[j - 1], chunk[j])
+                if (k in self.pairs or k in self.unmet) and _joined(chunk, j):
+                    continue
                 if k in self.pairs:
                     rows.append(point_features(chunk, lower, kinds, j))
                     places.append((chunk, j))
@@ -224,7 +227,8 @@ class Tokenizer:
         """The tokenizer of the entry, every part checked (ValueError if anything is wrong)."""
         import json
 
-        require(isinstance(entry, dict) and entry.get("version") == VERSION, "a tokenizer of an unknown version")
+        version = entry.get("version") if isinstance(entry, dict) else None
+        require(type(version) is int and version == VERSION, "a tokenizer of an unknown version")  # not True, 1.0
         pairs = entry.get("pairs")
         require(isinstance(pairs, list) and all(p in _PAIRS for p in pairs), "bad kinds of neighbours")
         unmet = entry.get("unmet")
@@ -263,6 +267,15 @@ def _tails(lexicon: dict[str, list]) -> dict[int, set[str]] | None:
             return None
         tails.setdefault(n, set()).add(form[-n:])
     return tails
+
+
+def _joined(chunk: str, j: int) -> bool:
+    """Whether ``chunk[j - 1]`` and ``chunk[j]`` belong to one character as a reader sees it: a
+    mark (a combining accent of decomposed text, a vowel sign, a variation selector), a zero width
+    joiner or an emoji's skin tone never begins a token, nor does what follows a joiner."""
+    ch = chunk[j]
+    return (chunk[j - 1] == "\u200d" or ch == "\u200d" or "\U0001f3fb" <= ch <= "\U0001f3ff"
+            or unicodedata.category(ch)[0] == "M")  # fmt: skip
 
 
 def _boolean(value: object) -> bool:

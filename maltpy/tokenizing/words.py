@@ -70,5 +70,7 @@ def valid_analysis(value: object) -> bool:
 
 
 def _word(text: str) -> bool:
-    """A word's form as a CoNLL field holds it: not empty, no white space or control character."""
-    return bool(text) and not any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in text)
+    """A word's form as a CoNLL field holds it: not empty, no white space, control character or
+    lone surrogate (JSON's ``"\\ud800"``: not UTF-8, which the output is)."""
+    return bool(text) and not any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 or "\ud800" <= ch <= "\udfff"
+                                  for ch in text)  # fmt: skip
