@@ -26,7 +26,7 @@ _CHUNK = re.compile(r"\S+")
 #: share of the times it met it (and twice).
 ACTIVE_SHARE = 0.001
 MEMORY = 200_000  # chunks whose tokens are remembered (and forms whose shapes are)
-SENTENCE_BATCH = 20_000  # tokens whose sentence ends are classified at a time
+SENTENCE_BATCH = 20_000  # tokens whose sentence ends (or points whose token ends) are classified at a time
 #: Only _candidates may end a sentence where training's sentences ended elsewhere at most this
 #: share of the times (else every token may).
 MISSED_ENDS = 0.01
@@ -121,14 +121,21 @@ class Tokenizer:
                 if k in self.pairs:
                     rows.append(point_features(chunk, lower, kinds, j))
                     places.append((chunk, j))
+                    if len(rows) >= SENTENCE_BATCH:  # a batch at a time: memory bounded on a long chunk
+                        self._decide(rows, places, cut)
+                        rows, places = [], []
                 elif k in self.unmet:
                     cut.setdefault(chunk, []).append(j)
-        # without a classifier, training split every point of the kinds it split at
+        self._decide(rows, places, cut)
+        return {chunk: tuple(sorted(cut[chunk])) if chunk in cut else () for chunk in chunks}
+
+    def _decide(self, rows: list, places: list[tuple[str, int]], cut: dict[str, list[int]]) -> None:
+        """Add to ``cut`` the points of ``places`` (their features ``rows``) where a token ends;
+        without a classifier, training split every point of the kinds it split at."""
         decided = self.ends.classify(rows) if self.ends is not None and rows else [None] * len(rows)
         for (chunk, j), c in zip(places, decided):
             if c is None or self.ends.classes[c] is True:
                 cut.setdefault(chunk, []).append(j)
-        return {chunk: tuple(sorted(cut[chunk])) if chunk in cut else () for chunk in chunks}
 
     def _ends_at_periods(self, text: str, tokens: list[Token]) -> tuple[list[Token], list[bool]]:
         """The tokens and where sentences end after them. A token that ends in a period after
