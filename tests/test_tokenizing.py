@@ -300,3 +300,11 @@ def test_several_texts_to_a_folder_are_each_its_own_conllu(example_model, tmp_pa
         for name in ("a", "b"):  # numbered from 1 in each file, as a parse of the file alone
             alone = run_maltpy("parse", "-m", example_model, "-if", "text", "-i", tmp_path / f"{name}.txt").stdout
             assert (out / f"{name}.conllu").read_bytes() == alone and alone.count(b"# sent_id") == 2
+
+
+def test_a_lone_surrogate_given_to_the_api_is_named_as_such(example_model):
+    import maltpy
+
+    model = maltpy.load_model(example_model)
+    with pytest.raises(maltpy.MaltpyError, match=r"<text>:2: not Unicode text: a lone surrogate U\+D800 at column 4"):
+        model.parse_text("Fine.\nBad\ud800 one.")

@@ -243,7 +243,14 @@ class Parser:
 
         if not isinstance(text, str):
             raise TypeError(f"{where} takes raw text (a str), not {type(text).__name__}")
-        return TextReader(io.BytesIO(text.encode("utf-8", "surrogatepass")), "<text>", tokenizer_of(self, where))
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError as e:  # a lone surrogate: no character of any text
+            line = text.count("\n", 0, e.start) + 1
+            column = e.start - text.rfind("\n", 0, e.start)
+            raise MaltpyError(f"not Unicode text: a lone surrogate U+{ord(text[e.start]):04X} at column {column}",
+                              "<text>", line) from None  # fmt: skip
+        return TextReader(io.BytesIO(data), "<text>", tokenizer_of(self, where))
 
     def parse_tokens(self, sentences: Iterable[list]) -> list[list[tuple[int, str]]]:
         """Parse sentences given as lists of tokens (see ``parse``); for each sentence, each
