@@ -85,10 +85,15 @@ class Sentence:
     @property
     def sent_id(self) -> str | None:
         """The value of the CoNLL-U comment ``# sent_id = ...`` before the words, if there is one."""
+        return self.comment("sent_id")
+
+    def comment(self, key: str) -> str | None:
+        """The value of the CoNLL-U comment ``# key = value`` before the words (``sent_id``,
+        ``text``), if there is one."""
         for before, line in self.extra:
             if before == 0 and line.startswith("#"):
-                key, equals, value = line[1:].partition("=")
-                if equals and key.strip() == "sent_id":
+                name, equals, value = line[1:].partition("=")
+                if equals and name.strip() == key:
                     return value.strip()
         return None
 

@@ -32,16 +32,6 @@ class Paragraph:
     words: list[list[str] | None] = field(default_factory=list)
 
 
-def comment_value(sentence: Sentence, key: str) -> str | None:
-    """The value of the comment ``# key = value`` before the sentence's words; None if absent."""
-    for before, line in sentence.extra:
-        if before == 0 and line.startswith("#"):
-            name, equals, value = line[1:].partition("=")
-            if equals and name.strip() == key:
-                return value.strip()
-    return None
-
-
 def _starts_block(sentence: Sentence) -> bool:
     return any(before == 0 and re.match(r"#\s*new(doc|par)\b", line) for before, line in sentence.extra)
 
@@ -100,7 +90,7 @@ def paragraphs(sentences: Iterable[Sentence]) -> tuple[list[Paragraph], int]:
     left_out = 0
     glue = ""
     for sentence in sentences:
-        text = comment_value(sentence, "text")
+        text = sentence.comment("text")
         tokens = tokens_of(sentence)
         spans = _aligned(text, [t[0] for t in tokens]) if text and tokens else None
         if spans is None:
