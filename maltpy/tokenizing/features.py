@@ -57,15 +57,22 @@ def _coarse(ch: str) -> str:
     return "a" if ch.isalpha() else "d" if ch.isdigit() else "o"
 
 
-def point_features(chunk: str, lower: str, kinds: str, j: int) -> list[str]:
-    """The features of the point before ``chunk[j]`` (0 < j < len(chunk)); ``lower`` and
-    ``kinds`` are the chunk lower-cased and its characters' kinds (one character each)."""
+def chunk_views(chunk: str) -> tuple[str, str, str, list[int]]:
+    """What point_features reads of a chunk, found once for all its points: the chunk
+    lower-cased (a character for a character: U+0130's lower case is two), its characters'
+    kinds, and the runs of its kinds (``_runs``)."""
+    lower = chunk.lower()
+    if len(lower) != len(chunk):
+        lower = "".join(ch.lower()[:1] or ch for ch in chunk)
+    kinds = kinds_of(chunk)
+    return (lower, kinds, *_runs(kinds))
+
+
+def point_features(chunk: str, views: tuple[str, str, str, list[int]], j: int) -> list[str]:
+    """The features of the point before ``chunk[j]`` (0 < j < len(chunk)); ``views`` are the
+    chunk's ``chunk_views``."""
     n = len(chunk)
-    global _RUNS
-    cached = _RUNS  # one chunk's runs, for its next point (the same in each thread: read once)
-    if cached[0] is not kinds:
-        cached = _RUNS = (kinds, *_runs(kinds))
-    _, runs, of = cached
+    lower, kinds, runs, of = views
     a1, b1 = lower[j - 1], lower[j]
     a2, b2 = lower[max(0, j - 2) : j], lower[j : j + 2]
     a3, b3 = lower[max(0, j - 3) : j], lower[j : j + 3]
@@ -84,9 +91,6 @@ def point_features(chunk: str, lower: str, kinds: str, j: int) -> list[str]:
     if n <= SHORT_CHUNK:
         out.append("W" + lower)
     return out
-
-
-_RUNS: tuple = (None, "", [])
 
 
 def _runs(kinds: str) -> tuple[str, list[int]]:
@@ -108,11 +112,8 @@ def _squeezed_runs(runs: str, start: int, end: int) -> str:
 
 def _squeezed(kinds: str) -> str:
     """Kinds with each run collapsed to one, at most 6 kept at each end."""
-    out = []
-    for k in kinds:
-        if not out or out[-1] != k:
-            out.append(k)
-    return "".join(out[:6]) + ("~" + "".join(out[-6:]) if len(out) > 12 else "".join(out[6:12]))
+    runs, _ = _runs(kinds)
+    return _squeezed_runs(runs, 0, len(runs))
 
 
 def sentence_features(lowers: list[str], shapes: list[str], spaces: list[str], firsts: list[str], i: int) -> list[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from ..data.conll import Sentence
 from ..errors import MaltpyError, require
 from .classifier import StringClassifier
-from .features import KINDS, kinds_of, pair, point_features, sentence_features, token_shape, word_features
+from .features import KINDS, chunk_views, pair, point_features, sentence_features, token_shape, word_features
 from .text import Paragraph, paragraphs
 from .words import NONE, analysis_of, apply, valid_analysis
 
@@ -111,15 +111,14 @@ class Tokenizer:
         for chunk in chunks:
             if len(chunk) < 2 or (chunk.isalpha() and "aa" not in self.pairs):
                 continue  # a word of letters alone, in a treebank that never splits between letters
-            lower, kinds = chunk.lower(), kinds_of(chunk)
-            if len(lower) != len(chunk):  # a letter whose lower case is longer (U+0130)
-                lower = "".join(ch.lower()[:1] or ch for ch in chunk)
+            views = None
             for j in range(1, len(chunk)):
                 k = pair(chunk[j - 1], chunk[j])
                 if (k in self.pairs or k in self.unmet) and _joined(chunk, j):
                     continue
                 if k in self.pairs:
-                    rows.append(point_features(chunk, lower, kinds, j))
+                    views = views or chunk_views(chunk)
+                    rows.append(point_features(chunk, views, j))
                     places.append((chunk, j))
                     if len(rows) >= SENTENCE_BATCH:  # a batch at a time: memory bounded on a long chunk
                         self._decide(rows, places, cut)
@@ -371,12 +370,12 @@ def _learn_ends(paras: list[Paragraph], shared) -> tuple[frozenset[str], StringC
     pairs = frozenset(k for k, n in split.items() if n >= 2 and n >= ACTIVE_SHARE * met[k])
     unmet = frozenset(k for k in _PAIRS if "o" in k and k not in met)
     rows, labels = [], []
+    views: dict[str, tuple] = {}  # each chunk's, found once
     for chunk, j, boundary, k in points:
         if k in pairs:
-            lower = chunk.lower()
-            if len(lower) != len(chunk):
-                lower = "".join(ch.lower()[:1] or ch for ch in chunk)
-            rows.append(point_features(chunk, lower, kinds_of(chunk), j))
+            if chunk not in views:
+                views[chunk] = chunk_views(chunk)
+            rows.append(point_features(chunk, views[chunk], j))
             labels.append(boundary)
     if len(set(labels)) < 2:  # every point of the kinds split (or none)
         return pairs, None, unmet
