@@ -199,9 +199,8 @@ class Tokenizer:
             analysis = self.lexicon.get(lower)
             if analysis is not None:
                 t.words = apply(t.form, analysis)
-            elif lower not in self.known and self.mwt is not None and len(t.form) > 1:
-                if tails is None or any(lower[-n:] in ends for n, ends in tails.items()):
-                    unseen.append(t)
+            elif lower not in self.known and self.mwt is not None and _may_be_multiword(t.form, lower, tails):
+                unseen.append(t)
         if unseen:
             classes = self.mwt.classes
             for t, c in zip(unseen, self.mwt.classify([word_features(t.form) for t in unseen])):
@@ -273,6 +272,12 @@ def _tails(lexicon: dict[str, list]) -> dict[int, set[str]] | None:
             return None
         tails.setdefault(n, set()).add(form[-n:])
     return tails
+
+
+def _may_be_multiword(form: str, lower: str, tails: dict[int, set[str]] | None) -> bool:
+    """Whether the multiword classifier is asked of a form (``lower``: lower-cased): one of two
+    characters or more that ends in one of ``tails`` (any, with None)."""
+    return len(form) > 1 and (tails is None or any(lower[-n:] in ends for n, ends in tails.items()))
 
 
 def _joined(chunk: str, j: int) -> bool:
@@ -413,8 +418,7 @@ def _learn_words(paras: list[Paragraph], shared) -> tuple[dict[str, list], froze
     tails = _tails(lexicon)
     rows, labels = [], []
     for form, a in zip(forms, analyses):
-        lower = form.lower()
-        if len(form) > 1 and (tails is None or any(lower[-n:] in ends for n, ends in tails.items())):
+        if _may_be_multiword(form, form.lower(), tails):
             rows.append(word_features(form))
             labels.append(list(a) if seen[a] >= 2 else NONE)
     if len({tuple(label) for label in labels}) < 2:
