@@ -18,6 +18,14 @@ from __future__ import annotations
 import numpy as np
 
 
+class Sized:
+    """What a learner's ``from_archive`` reads of a feature map, for a classifier whose features
+    are numbered elsewhere (the taggers', the tokenizer's): its size."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
 class Classifier:
     """A trained classifier (a learner's facts are its ``kinds.Learner``)."""
 

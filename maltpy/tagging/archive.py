@@ -26,6 +26,7 @@ import numpy as np
 from ..data.columns import INDEX, LEMMA
 from ..data.conll import valid_label
 from ..errors import MaltpyError, cut, require
+from ..learners.base import Sized
 from ..models.archive import npz_bytes
 from .columns import TAGGED, column_name
 from .features import MAX_KEY, FeatureTable, _radix, compile_template
@@ -98,13 +99,6 @@ def taggers_from_archive(cls, archive, entry: object):
         raise MaltpyError(f"damaged model: a tagger: {type(e).__name__}: {cut(e)}", archive.path) from None
 
 
-class _Size:
-    """What a learner's from_archive reads of a feature map: its size."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-
-
 def _tagger(archive, item: dict, shared: dict[tuple, dict[str, int]]) -> ColumnTagger:
     """One tagger of the entry, checked against its members."""
     from ..learners import LEARNERS
@@ -139,7 +133,7 @@ def _tagger(archive, item: dict, shared: dict[tuple, dict[str, int]]) -> ColumnT
         _radix(template, vocabularies)  # ValueError if its keys could overflow
     table = FeatureTable(templates, vocabularies, _keys(archive, item["table"], templates, vocabularies), column)
     kind = LEARNERS[learner].classifier()
-    classifier = kind.from_archive(archive, item["classifier"], _Size(table.size), len(classes), options)
+    classifier = kind.from_archive(archive, item["classifier"], Sized(table.size), len(classes), options)
     return ColumnTagger(column, table, classes, classifier, learner, options, item["instances"], lexicon,
                         accuracy)  # fmt: skip
 

@@ -15,6 +15,7 @@ from itertools import chain
 import numpy as np
 
 from ..errors import require
+from ..learners.base import Sized
 
 LEARNER = "liblinear"
 #: LIBLINEAR's Crammer-Singer multi-class SVM, as the taggers learn (``tagging.learn``). C 0.1, 0.3
@@ -24,13 +25,6 @@ OPTIONS = "-s 4 -c 0.3 -e 0.1 -B -1"
 MAX_FEATURES = 5_000_000  # feature strings of one classifier in an archive
 MAX_FEATURE_TEXT = 1_000  # characters of one
 MAX_CLASSES = 10_000
-
-
-class _Size:
-    """What a learner's from_archive reads of a feature map: its size."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
 
 
 class StringClassifier:
@@ -106,7 +100,7 @@ class StringClassifier:
         require(len({json.dumps(c) for c in classes}) == len(classes), "a class twice")
         kind = LEARNERS[LEARNER].classifier()
         options = parse_learner_options(OPTIONS, LEARNER)
-        model = kind.from_archive(archive, entry["weights"], _Size(len(features)), len(classes), options)
+        model = kind.from_archive(archive, entry["weights"], Sized(len(features)), len(classes), options)
         return cls(features, classes, model)
 
 
