@@ -18,7 +18,7 @@ from .mco import is_mco, load_mco
 from .models.archive import Archive
 from .models.base import Parser
 from .models.parser import read_transition_model
-from .models.parts import checked_taggers, open_archive
+from .models.parts import TAGGERS, checked_tokenizer, open_archive
 
 
 def load(path: str | os.PathLike, data: bytes | None = None, within: Archive | None = None,
@@ -81,10 +81,11 @@ def load_tokenizer(path: str | os.PathLike):
     if is_mco(os.fspath(path)):
         raise MaltpyError(NO_TOKENIZER.replace("the model has", "MaltParser's model (.mco) has"), os.fspath(path))
     with open_archive(path) as archive:
-        taggers = checked_taggers(archive)
-        whole = taggers is None and "blend" in archive.manifest
+        tokenizer = checked_tokenizer(archive)
+        whole = TAGGERS not in archive.manifest and "blend" in archive.manifest
     if whole:
         taggers = load(path).taggers
-    if taggers is None or taggers.tokenizer is None:
+        tokenizer = taggers.tokenizer if taggers is not None else None
+    if tokenizer is None:
         raise MaltpyError(NO_TOKENIZER, os.fspath(path))
-    return taggers.tokenizer
+    return tokenizer

@@ -174,6 +174,17 @@ def checked_taggers(archive: Archive) -> Taggers | None:
     return Taggers.from_archive(archive, entry)
 
 
+def checked_tokenizer(archive: Archive):
+    """The tokenizer learned with the taggers in ``archive``, read and checked alone (not the
+    taggers); None in a model without one."""
+    entry = archive.manifest.get(TAGGERS)
+    if entry is None:
+        return None
+    from ..tagging.archive import tokenizer_from_archive
+
+    return tokenizer_from_archive(archive, entry)
+
+
 def common_manifest(config: Config, data_format: str, roots: RootLabels | None, statistics: dict,
                     vocabulary: Vocabulary | None) -> tuple[dict, bytes | None]:  # fmt: skip
     """The manifest's entries every kind of model has (maltpy_version, config, data_format, roots,

@@ -20,6 +20,8 @@ archive is a MaltpyError ``damaged model: ...``.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -74,8 +76,8 @@ def _bases(templates) -> list[tuple]:
 
 def taggers_from_archive(cls, archive, entry: object):
     """The Taggers (``cls``) of the manifest entry, every part checked."""
-    try:
-        require(isinstance(entry, dict) and entry.get("version") == VERSION, "taggers of an unknown version")
+    with _damaged(archive):
+        tokenizer = tokenizer_from_archive(archive, entry)  # the entry's version checked first
         require(isinstance(entry.get("heldout"), str) and len(entry["heldout"]) <= MAX_TEXT, "a bad held-out scheme")
         items = entry.get("taggers")
         require(isinstance(items, list) and all(isinstance(e, dict) for e in items), "taggers that are not a list")
@@ -83,12 +85,28 @@ def taggers_from_archive(cls, archive, entry: object):
         taggers = [_tagger(archive, item, shared) for item in items]
         columns = [t.column for t in taggers]
         require(columns == sorted(set(columns), key=TAGGED.index), "taggers' columns twice or out of order")
-        tokenizer = None
-        if "tokenizer" in entry:
-            from ..tokenizing.tokenizer import Tokenizer
-
-            tokenizer = Tokenizer.from_archive(archive, entry["tokenizer"])
         return cls(taggers, entry["heldout"], tokenizer)
+
+
+def tokenizer_from_archive(archive, entry: object):
+    """The tokenizer of the taggers' manifest entry, read alone (the main process of ``parse -if
+    text --jobs`` and ``maltpy tokenize`` need no tagger), checked as the taggers are; None if
+    the entry has none."""
+    with _damaged(archive):
+        require(isinstance(entry, dict) and entry.get("version") == VERSION, "taggers of an unknown version")
+        if "tokenizer" not in entry:
+            return None
+        from ..tokenizing.tokenizer import Tokenizer
+
+        return Tokenizer.from_archive(archive, entry["tokenizer"])
+
+
+@contextmanager
+def _damaged(archive) -> Iterator[None]:
+    """Any fault found reading the taggers' part of ``archive`` as one MaltpyError ``damaged
+    model: a tagger: ...``."""
+    try:
+        yield
     except MaltpyError as e:
         if e.message.startswith("damaged model"):
             raise
