@@ -190,6 +190,11 @@ def test_a_model_without_a_tokenizer_says_so(tmp_path):
     result = run_maltpy("parse", "-m", model, "-if", "text", input=b"Hej.\n")
     assert_one_line_error(result, f"{model}: the model has no tokenizer")
     assert_one_line_error(run_maltpy("tokenize", "-m", model, input=b"Hej.\n"), f"{model}: the model has no tokenizer")
+    for name in ("a.txt", "b.txt"):
+        (tmp_path / name).write_text("Hej.\n", encoding="utf-8")
+    several = run_maltpy("parse", "-m", model, "-if", "text", "-i", tmp_path / "a.txt", tmp_path / "b.txt",
+                         "--output-dir", tmp_path / "out")  # fmt: skip
+    assert_one_line_error(several, f"{model}: the model has no tokenizer")
 
 
 @pytest.mark.parametrize("key, value", [("pairs", ["zz"]), ("version", True), ("version", 1.0)])

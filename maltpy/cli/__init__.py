@@ -342,6 +342,10 @@ def _parse_files(model_path: str, inputs: list[str | None], output_dir: str | No
     from ..load import load_model
 
     model = load_model(model_path, max_degree, enforce_tree, single_root, tagging=tagging)
+    if format_ == "text":  # a model without a tokenizer is the model's fault, not the inputs'
+        from ..tokenizing.reader import tokenizer_of
+
+        tokenizer_of(model, model_path)
     for path, output in zip(inputs, outputs):
         model.parse_file(path, output, format_)
 

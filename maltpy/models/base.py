@@ -266,7 +266,7 @@ class Parser:
 
         input, output = os.fspath(input), os.fspath(output)
         check_output_path(output, (input,))
-        tokenizer = lambda: tokenizer_of(self, input)  # noqa: E731
+        tokenizer = lambda: tokenizer_of(self, "Model.parse_file")  # noqa: E731
         with open_reader(input, format, tokenizer) as reader, atomic_output(output) as out:
             for sentence in self.parse(reader):
                 out.write(format_sentence(sentence).encode("utf-8"))
