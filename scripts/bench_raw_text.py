@@ -59,7 +59,6 @@ import json
 import re
 import subprocess
 import sys
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
@@ -75,12 +74,13 @@ from bench_tagger import (  # noqa: E402  (the scripts' folder on the path first
     checked_arguments,
     conll18_scores,
     learn_model,
-    median_rate,
-    one_core,
+    maltpy_speeds,
     print_row,
+    report_goals,
+    run_treebanks,
     timed,
     udpipe_model,
-    words_in,
+    udpipe_speeds,
 )
 
 #: treebank -> (its folder under ../shared/data/ud, the file learned from, the test file)
@@ -96,29 +96,6 @@ METRICS = (*SHOWN[:4], "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLA
 MARGIN = 2.0  # LAS points above UDPipe's, unless the row says
 SPEEDUP = 3  # maltpy learn's model: at least this many times UDPipe's words/s
 
-#: UDPipe from raw text, run by the UDPipe Python: argv TOKENIZER MODEL IN OUT; prints the seconds of
-#: the two Pipeline.process calls (tokenizing; tagging and parsing) on the whole text, as JSON.
-UDPIPE_RAW = """
-import json, sys, time, ufal.udpipe as u
-tokenizer_path, model_path, source, target = sys.argv[1:5]
-models = {path: u.Model.load(path) for path in {tokenizer_path, model_path}}
-for path, model in models.items():
-    if model is None:
-        sys.exit("cannot load " + path)
-tokenize = u.Pipeline(models[tokenizer_path], "tokenize", u.Pipeline.NONE, u.Pipeline.NONE, "conllu")
-parse = u.Pipeline(models[model_path], "conllu", u.Pipeline.DEFAULT, u.Pipeline.DEFAULT, "conllu")
-text, error = open(source, encoding="utf-8").read(), u.ProcessingError()
-started = time.perf_counter()
-tokens = tokenize.process(text, error)
-if not error.occurred():
-    parsed = parse.process(tokens, error)
-seconds = time.perf_counter() - started
-if error.occurred():
-    sys.exit(error.message)
-open(target, "w", encoding="utf-8").write(parsed)
-print(json.dumps({"seconds": seconds}))
-"""
-
 #: Whether a UDPipe model has a tokenizer: argv MODEL; prints yes or no.
 UDPIPE_HAS_TOKENIZER = """
 import sys, ufal.udpipe as u
@@ -128,17 +105,6 @@ if model is None:
 print("yes" if model.newTokenizer(u.Model.DEFAULT) is not None else "no")
 """
 
-#: maltpy's in-process figure: the text in, CoNLL-U text out, the model loaded
-MALTPY_PARSE_TEXT = """
-import json, sys, time, maltpy
-model = maltpy.load_model(sys.argv[1])
-text = open(sys.argv[2], encoding="utf-8").read()
-started = time.perf_counter()
-parsed = model.parse_text(text)
-seconds = time.perf_counter() - started
-open(sys.argv[3], "w", encoding="utf-8").write(parsed)
-print(json.dumps({"seconds": seconds}))
-"""
 
 
 # --- the raw text ---------------------------------------------------------------------------------
@@ -240,15 +206,9 @@ def udpipe_row(setup: Setup, name: str, train: Path, test: Path, text: Path) -> 
         if stored.pop("stamp", None) == stamp:
             return Row(**stored)
     parsed = setup.scratch / f"{name}-udpipe.conllu"
-    run = [*setup.pinned, setup.args.udpipe_python, "-c", UDPIPE_RAW, str(tokenizer), str(model), str(text)]
+    stages = (tokenizer, "tokenize", "none", "none"), (model, "conllu", "default", "default")
     try:
-        inside, whole = [], []
-        for _ in range(setup.args.runs):
-            seconds, out = timed([*run, str(parsed)], one_core())
-            whole.append(seconds)
-            inside.append(json.loads(out)["seconds"])
-        words = words_in(test)
-        row.words_s, row.process_words_s = median_rate(words, inside), median_rate(words, whole)
+        row.words_s, row.process_words_s = udpipe_speeds(setup, text, parsed, list(stages), test)
         row.scores = aligned_scores(setup, test, parsed)
     except (RuntimeError, ValueError) as e:
         row.error = f"UDPipe: {e}"
@@ -276,17 +236,11 @@ def maltpy_row(setup: Setup, spec: Spec, name: str, train: Path, test: Path, tex
     row = Row(spec.label)
     stem = setup.scratch / f"{name}-{spec.label.replace('/', '_')}"
     model, parsed = stem.with_suffix(".mpm"), Path(f"{stem}.conllu")
-    parse = [*setup.pinned, sys.executable, "-m", "maltpy", "parse", "-q", "--jobs", "1", "-if", "text"]
+    parse = [*setup.pinned, sys.executable, "-m", "maltpy", "parse", "-q", "--jobs", "1", "-if", "text",
+             "-m", str(model)]  # fmt: skip
     try:
         row.learn_s = learn_model(spec, train, model, stem)
-        inside, whole = [], []
-        for _ in range(setup.args.runs):
-            whole.append(timed([*parse, "-m", str(model), "-i", str(text), "-o", str(parsed)], one_core())[0])
-            run = [*setup.pinned, sys.executable, "-c", MALTPY_PARSE_TEXT, str(model), str(text), f"{parsed}.api"]
-            inside.append(json.loads(timed(run, one_core())[1])["seconds"])
-        if Path(f"{parsed}.api").read_bytes() != parsed.read_bytes():
-            raise RuntimeError("the API's parse_text of the text is not maltpy parse -if text's")
-        row.words_s, row.process_words_s = median_rate(words_in(test), inside), median_rate(words_in(test), whole)
+        row.words_s, row.process_words_s = maltpy_speeds(setup, parse, model, text, parsed, "parse_text", test)
         row.scores = aligned_scores(setup, test, parsed)
     except (RuntimeError, ValueError) as e:
         row.error = str(e)  # maltpy's errors begin "maltpy: error:"
@@ -352,29 +306,14 @@ def arguments() -> argparse.Namespace:
 def main() -> int:
     args = arguments()
     figures: dict = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        scratch = Path(args.keep or tmp)
-        scratch.mkdir(parents=True, exist_ok=True)
-        setup = Setup(args, scratch)
-        if args.markdown:
-            print("| " + " | ".join(HEADER) + " |\n|" + "---|" * len(HEADER))
-        else:
-            print_row(list(HEADER), False)
-        found = []
-        for name in args.treebanks:
-            found += bench_treebank(setup, name, args.rows, figures)
+    setup, found = run_treebanks(args, HEADER, lambda setup, name: bench_treebank(setup, name, args.rows, figures))
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     scoring = "conll18_ud_eval.py" if args.conll18 else "maltpy eval --conll18"
     pinned = f"pinned to core {args.cpu}" if setup.pinned else "not pinned (no taskset)"
     print(f"\nScores: {scoring}, the words aligned through the text. Words/s: the gold test file's words, medians "
           f"of {args.runs} runs, one thread, {pinned}; the table's are the whole process's.")  # fmt: skip
-    print("Goals (issue 47):")
-    for what, ok in found:
-        print(f"  {'ok    ' if ok else 'FAILED'} {what}")
-    failed = sum(not ok for _, ok in found)
-    print(f"{len(found) - failed} of {len(found)} goals hold")
-    return 1 if failed else 0
+    return report_goals(47, found)
 
 
 if __name__ == "__main__":

@@ -101,35 +101,59 @@ open(target + ".part", "wb").write(model.encode("latin-1") if isinstance(model, 
 os.replace(target + ".part", target)
 """
 
-#: UDPipe's tagging and parsing, run by the UDPipe Python: argv MODEL IN OUT tag|gold; prints the
-#: seconds of Pipeline.process on the whole text (tagging, when "tag", and parsing), as JSON.
-UDPIPE_PARSE = """
+#: UDPipe's pipelines, one after the other, run by the UDPipe Python: argv IN OUT STAGES, STAGES a
+#: JSON list of [model, input format, tagger, parser] (tagger and parser "default" or "none"),
+#: each stage reading the one before's CoNLL-U (``udpipe_stages``); prints the seconds of their
+#: Pipeline.process calls on the whole text, the models loaded, as JSON.
+UDPIPE_PIPELINES = """
 import json, sys, time, ufal.udpipe as u
-path, source, target, tagging = sys.argv[1:5]
-model = u.Model.load(path)
-if model is None:
-    sys.exit("cannot load " + path)
-tagger = u.Pipeline.DEFAULT if tagging == "tag" else u.Pipeline.NONE
-pipeline = u.Pipeline(model, "conllu", tagger, u.Pipeline.DEFAULT, "conllu")
+source, target, stages = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+models = {path: u.Model.load(path) for path in {stage[0] for stage in stages}}
+for path, model in models.items():
+    if model is None:
+        sys.exit("cannot load " + path)
+option = {"default": u.Pipeline.DEFAULT, "none": u.Pipeline.NONE}
+pipelines = [u.Pipeline(models[path], form, option[tagger], option[parser], "conllu")
+             for path, form, tagger, parser in stages]
 text, error = open(source, encoding="utf-8").read(), u.ProcessingError()
 started = time.perf_counter()
-parsed = pipeline.process(text, error)
+for pipeline in pipelines:
+    text = pipeline.process(text, error)
+    if error.occurred():
+        sys.exit(error.message)
 seconds = time.perf_counter() - started
-if error.occurred():
-    sys.exit(error.message)
-open(target, "w", encoding="utf-8").write(parsed)
+open(target, "w", encoding="utf-8").write(text)
 print(json.dumps({"seconds": seconds}))
 """
 
 
-#: maltpy's in-process figure, as UDPipe's is taken: CoNLL-U text in, CoNLL-U text out, the model
-#: loaded (``Model.parse_conll``, as ``Pipeline.process``)
+def udpipe_stages(setup: Setup, source: Path, target: Path, *stages: tuple[Path, str, str, str]) -> list[str]:
+    """The command that runs UDPipe's ``stages`` (UDPIPE_PIPELINES) on ``source`` into ``target``."""
+    listed = json.dumps([[str(path), *rest] for path, *rest in stages])
+    return [*setup.pinned, setup.args.udpipe_python, "-c", UDPIPE_PIPELINES, str(source), str(target), listed]
+
+
+def udpipe_speeds(setup: Setup, source: Path, target: Path, stages: list[tuple[Path, str, str, str]],
+                  test: Path) -> tuple[float, float]:  # fmt: skip
+    """Words/s (``test``'s words) of UDPipe's ``stages`` on ``source`` into ``target``, --runs
+    times on one core: in-process (its Pipeline.process calls) and of the whole process."""
+    inside, whole = [], []
+    for _ in range(setup.args.runs):
+        seconds, out = timed(udpipe_stages(setup, source, target, *stages), one_core())
+        whole.append(seconds)
+        inside.append(json.loads(out)["seconds"])
+    return median_rate(words_in(test), inside), median_rate(words_in(test), whole)
+
+
+#: maltpy's in-process figure, as UDPipe's is taken: argv MODEL IN OUT METHOD, text in, CoNLL-U text
+#: out, the model loaded (METHOD ``parse_conll``: CoNLL-U in, as ``Pipeline.process``; ``parse_text``:
+#: raw text in); prints the method's seconds, as JSON
 MALTPY_PARSE = """
 import json, sys, time, maltpy
 model = maltpy.load_model(sys.argv[1])
 text = open(sys.argv[2], encoding="utf-8").read()
 started = time.perf_counter()
-parsed = model.parse_conll(text)
+parsed = getattr(model, sys.argv[4])(text)
 seconds = time.perf_counter() - started
 open(sys.argv[3], "w", encoding="utf-8").write(parsed)
 print(json.dumps({"seconds": seconds}))
@@ -302,16 +326,10 @@ def udpipe_row(setup: Setup, name: str, train: Path, test: Path, blank: Path, un
         if stored.pop("stamp", None) == stamp:
             return Row(**stored)
     tagged, parsed = setup.scratch / f"{name}-udpipe.conllu", setup.scratch / f"{name}-udpipe-gold.conllu"
-    run = [*setup.pinned, setup.args.udpipe_python, "-c", UDPIPE_PARSE, str(model)]
+    tagging, parsing = (model, "conllu", "default", "default"), (model, "conllu", "none", "default")
     try:
-        inside, whole = [], []
-        for _ in range(setup.args.runs):
-            seconds, out = timed([*run, str(blank), str(tagged), "tag"], one_core())
-            whole.append(seconds)
-            inside.append(json.loads(out)["seconds"])
-        timed([*run, str(untreed), str(parsed), "gold"], one_core())
-        words = words_in(test)
-        row.words_s, row.process_words_s = median_rate(words, inside), median_rate(words, whole)
+        row.words_s, row.process_words_s = udpipe_speeds(setup, blank, tagged, [tagging], test)
+        timed(udpipe_stages(setup, untreed, parsed, parsing), one_core())
         row.scores = scored(setup, test, tagged)
         row.gold_las = scored(setup, test, parsed)["LAS"]
     except (RuntimeError, ValueError) as e:
@@ -368,6 +386,21 @@ def learn_model(spec: Spec, train: Path, model: Path, stem: Path) -> float:
     return seconds + timed([*maltpy, *learn, "-q", "-i", str(train), "-m", str(model)])[0]
 
 
+def maltpy_speeds(setup: Setup, parse: list[str], model: Path, source: Path, output: Path, method: str,
+                  test: Path) -> tuple[float, float]:  # fmt: skip
+    """Words/s (``test``'s words) in-process and of the whole process: ``parse`` (maltpy parse with
+    its flags and -m MODEL) of ``source`` into ``output`` --runs times, each followed by the
+    model's ``method`` in-process (MALTPY_PARSE), which must write the same bytes."""
+    inside, whole = [], []
+    for _ in range(setup.args.runs):  # alternating: the whole process, then in-process
+        whole.append(timed([*parse, "-i", str(source), "-o", str(output)], one_core())[0])
+        run = [*setup.pinned, sys.executable, "-c", MALTPY_PARSE, str(model), str(source), f"{output}.api", method]
+        inside.append(json.loads(timed(run, one_core())[1])["seconds"])
+    if Path(f"{output}.api").read_bytes() != output.read_bytes():
+        raise RuntimeError(f"the API's {method} of {source.name} is not maltpy parse's")
+    return median_rate(words_in(test), inside), median_rate(words_in(test), whole)
+
+
 def maltpy_row(setup: Setup, spec: Spec, name: str, train: Path, test: Path, blank: Path, untreed: Path) -> Row:
     """A maltpy model learned by ``spec`` from ``train``: its learning seconds, its LAS on the
     gold-tagged test file, and its tags and LAS on the blanked one, parsed --runs times on one
@@ -381,14 +414,7 @@ def maltpy_row(setup: Setup, spec: Spec, name: str, train: Path, test: Path, bla
         row.learn_s = learn_model(spec, train, model, stem)
         timed([*parse, "-i", str(untreed), "-o", str(parsed)], one_core())
         row.gold_las = scored(setup, test, parsed)["LAS"]
-        inside, whole = [], []
-        for _ in range(setup.args.runs):  # alternating: the whole process, then in-process
-            whole.append(timed([*parse, "-i", str(blank), "-o", str(tagged)], one_core())[0])
-            run = [*setup.pinned, sys.executable, "-c", MALTPY_PARSE, str(model), str(blank), f"{tagged}.api"]
-            inside.append(json.loads(timed(run, one_core())[1])["seconds"])
-        if Path(f"{tagged}.api").read_bytes() != tagged.read_bytes():
-            raise RuntimeError("the API's parse of the blanked file is not maltpy parse's")
-        row.words_s, row.process_words_s = median_rate(words_in(test), inside), median_rate(words_in(test), whole)
+        row.words_s, row.process_words_s = maltpy_speeds(setup, parse, model, blank, tagged, "parse_conll", test)
         row.scores = scored(setup, test, tagged)
     except (RuntimeError, ValueError) as e:
         row.error = str(e)  # maltpy's errors begin "maltpy: error:"
@@ -517,30 +543,46 @@ def arguments() -> argparse.Namespace:
     return checked_arguments(parser, TREEBANKS, Spec.parse)
 
 
-def main() -> int:
-    args = arguments()
+Goals = list[tuple[str, bool]]  # (what, whether it holds)
+
+
+def run_treebanks(args: argparse.Namespace, header: tuple[str, ...],
+                  bench: Callable[[Setup, str], Goals]) -> tuple[Setup, Goals]:  # fmt: skip
+    """The table's header, then ``bench`` of each treebank of --treebanks (its rows printed), in a
+    scratch folder (--keep's, or a temporary one); the setup and every goal found."""
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(args.keep or tmp)
         scratch.mkdir(parents=True, exist_ok=True)
         setup = Setup(args, scratch)
         if args.markdown:
-            print("| " + " | ".join(HEADER) + " |\n|" + "---|" * len(HEADER))
+            print("| " + " | ".join(header) + " |\n|" + "---|" * len(header))
         else:
-            print_row(list(HEADER), False)
+            print_row(list(header), False)
         found = []
         for name in args.treebanks:
-            found += bench_treebank(setup, name, args.rows)
-    scoring = "conll18_ud_eval.py" if args.conll18 else "maltpy eval"
-    pinned = f"pinned to core {args.cpu}" if setup.pinned else "not pinned (no taskset)"
-    compared = ("in-process (UDPipe's Pipeline.process, maltpy's Model.parse_conll, the model loaded)"
-                if args.udpipe_speed == "inprocess" else "whole processes (maltpy parse --jobs 1)")  # fmt: skip
-    print(f"\nScores: {scoring}. Words/s: medians of {args.runs} runs, one thread, {pinned}; {compared}.")
-    print("Goals (issue 46):")
+            found += bench(setup, name)
+    return setup, found
+
+
+def report_goals(issue: int, found: Goals) -> int:
+    """Each goal, ok or FAILED, and how many hold; the exit status: 1 if one failed."""
+    print(f"Goals (issue {issue}):")
     for what, ok in found:
         print(f"  {'ok    ' if ok else 'FAILED'} {what}")
     failed = sum(not ok for _, ok in found)
     print(f"{len(found) - failed} of {len(found)} goals hold")
     return 1 if failed else 0
+
+
+def main() -> int:
+    args = arguments()
+    setup, found = run_treebanks(args, HEADER, lambda setup, name: bench_treebank(setup, name, args.rows))
+    scoring = "conll18_ud_eval.py" if args.conll18 else "maltpy eval"
+    pinned = f"pinned to core {args.cpu}" if setup.pinned else "not pinned (no taskset)"
+    compared = ("in-process (UDPipe's Pipeline.process, maltpy's Model.parse_conll, the model loaded)"
+                if args.udpipe_speed == "inprocess" else "whole processes (maltpy parse --jobs 1)")  # fmt: skip
+    print(f"\nScores: {scoring}. Words/s: medians of {args.runs} runs, one thread, {pinned}; {compared}.")
+    return report_goals(46, found)
 
 
 if __name__ == "__main__":
