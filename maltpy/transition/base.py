@@ -68,6 +68,9 @@ class TransitionSystem:
       (projective or not; ``optimize.analysis``); an unranked one comes after the ranked.
     - ``parse_cost``: what its parse of a sentence costs against one of Nivre's systems (1), which
       a blend's shares of members among workers even out (``blend.shares``).
+    - ``costs``: its dynamic oracle, ``costs(c, gold)``: each allowed transition's cost, the gold
+      arcs it makes unreachable; a method of the systems that have one, else None. Learning
+      with ``-go dynamic`` (``models.explore``) takes the systems that have one.
     - ``arrays``: the name of its arrays form, a class in the module ``<its module>_arrays``
       (``transition.arrays.form_of`` loads it), which ``models.batch`` parses and learns with; or
       None: it parses and learns configuration by configuration only.
@@ -99,6 +102,7 @@ class TransitionSystem:
     trial_rank: float = float("inf")
     parse_cost = 1.0
     arrays: str | None = None
+    costs = None
     base_addresses: tuple[str, ...]
     buffer_input = True
     focus: tuple[str, str]

@@ -208,6 +208,11 @@ class _Nivre(TransitionSystem):
         arc = self.effects[name][0]
         return name, None if arc is None else gold.labels[v.front if arc == TOP_FRONT else v.top]
 
+    def arc_of(self, c: NivreConfiguration, name: str) -> tuple[int, int]:
+        """The (head, dependent) of the arc transition ``name`` makes in ``c``."""
+        top, front = c.stack[-1], c.buffer[-1]
+        return (top, front) if self.effects[name][0] == TOP_FRONT else (front, top)
+
     def default(self, c: NivreConfiguration, root_label: str) -> Transition:
         """``_default``: RIGHT-ARC with the root label in the end phase, else SHIFT."""
         name = self._default(c.end)
@@ -271,6 +276,48 @@ class NivreEager(_Nivre):
                         ((not self.allow_reduce) & (v.head(i) == -1), SH),
                         ((-1 < leftmost_j) & (leftmost_j < i), RE),
                         ((head_j < i) & ((head_j != 0) | self.allow_root), RE)), SH)  # fmt: skip
+
+
+    def costs(self, c: NivreConfiguration, gold: Gold) -> dict[str, int]:
+        """The dynamic oracle's cost of each allowed transition (Goldberg & Nivre 2012, "A Dynamic
+        Oracle for Arc-Eager Dependency Parsing", §3 and Fig. 2; 2013, §4): the gold arcs it makes
+        unreachable, so that a transition of cost 0 keeps the best tree still reachable. Arc-eager
+        is arc-decomposable for a projective gold tree (their Theorem 1): a gold arc is reachable
+        unless one of its words has a head other than its gold one, or left the stack without
+        its dependent's arc, or both sit on the stack (two stack words are never joined). Here the
+        root stays on the stack and the buffer's end is the parse's (MaltParser's), so a word whose
+        gold head is the root keeps its arc while it has no head: the end attaches it there. A
+        gold-headed arc's label is its gold one; ``arc_label_costs`` adds a wrong label's 1."""
+        v = _One(c, gold)
+        i, j = v.top, v.front
+        heads, g = c.arcs.heads, gold.heads
+        on_stack = set(c.stack)
+
+        def in_buffer(k):  # the buffer is the words from the front on
+            return k >= j > 0
+
+        def lost_right(k):  # k's gold dependents in the buffer, which it leaves the stack without
+            return sum(1 for d in gold.arcs.right[k] if in_buffer(d))
+
+        def lost_left(k):  # k's gold dependents left on the stack without a head, which k passes
+            return sum(1 for d in gold.arcs.left[k] if d in on_stack and heads[d] == -1)
+
+        def reachable(k):  # k has no head yet: can it still take its gold one?
+            h = g[k]
+            return h == 0 or in_buffer(h) or (h in on_stack and in_buffer(k))
+
+        costs = {}
+        for name in self.allowed(c):
+            if name == LA:
+                cost = lost_right(i) + (g[i] != j and reachable(i))
+            elif name == RA:
+                cost = lost_left(j) + (g[j] != i and reachable(j))
+            elif name == RE:
+                cost = lost_right(i) + (heads[i] == -1 and g[i] != 0 and reachable(i))
+            else:
+                cost = lost_left(j) + (g[j] != 0 and g[j] in on_stack)
+            costs[name] = cost
+        return costs
 
 
 class NivreStandard(_Nivre):
