@@ -287,6 +287,7 @@ IGNORABLE = {
     ("guide", "features"): ("features.xml", {}),
     ("guide", "learner"): ("libsvm", {}),
     ("lib", "options"): ("-c 0.5", {}),
+    ("guide", "oracle"): ("dynamic", {}),
     ("guide", "data_split_column"): ("POSTAG", {("guide", "data_split_structure"): "Input[0]"}),
     ("guide", "data_split_structure"): ("Input[0]", {("guide", "data_split_column"): "POSTAG"}),
     ("guide", "data_split_threshold"): ("10", {("guide", "data_split_column"): "POSTAG",

@@ -83,6 +83,7 @@ class Guide:
     data_split_column: str | None = None
     data_split_structure: str | None = None
     data_split_threshold: int = 50
+    oracle: str = "static"
 
 
 @dataclass(frozen=True, slots=True)

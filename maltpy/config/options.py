@@ -26,6 +26,8 @@ _DEFAULTS = Config().to_dict()
 TAG_COLUMNS = {"upos": "upos", "cpostag": "upos", "xpos": "xpos", "postag": "xpos", "feats": "feats",
                "lemma": "lemma"}  # fmt: skip
 PROFILES = ("auto", "ud", "maltparser")
+#: guide.oracle's values: learning from the gold derivation, or also from the parser's own errors
+ORACLES = ("static", "dynamic")
 MAX_JACKKNIFE = 100  # folds of tagger.jackknife
 
 
@@ -128,6 +130,13 @@ OPTIONS: dict[tuple[str, str], Option] = {
     ("guide", "data_split_threshold"): Option(
         "int", "T", "split values seen fewer times share one classifier", minimum=0
     ),
+    ("guide", "oracle"): Option(
+        "choice",
+        "go",
+        "the oracle learning follows: static (the gold derivation's configurations) or dynamic (also those the "
+        "parser reaches by its own errors, each taught a transition that keeps the best tree reachable)",
+        ORACLES,
+    ),
     ("lib", "options"): Option("liboptions", "lo", "learner options, as MaltParser's -lo"),
     ("pproj", "marking_strategy"): Option("choice", "pp", "pseudo-projective label encoding", MARKING_STRATEGIES),
     ("pproj", "covered_root"): Option("choice", "pcr", "covered-root handling", COVERED_ROOTS),
@@ -174,6 +183,7 @@ USED_BY: dict[tuple[str, str], tuple[str, ...]] = {
     **{key: GRAPH_ALGORITHMS for key in OPTIONS if key[0] == "mst"},
     **{key: tuple(name for name, other in SYSTEMS.items() if key in other.options)
        for system in SYSTEMS.values() for key in system.options},
+    ("guide", "oracle"): tuple(name for name, system in SYSTEMS.items() if system.costs is not None),
 }  # fmt: skip
 
 

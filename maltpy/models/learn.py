@@ -10,12 +10,15 @@ gold tree first and learns its marked labels as classes (``RA~obj|nsubj%``), whi
 features see the plain labels. A right-to-left model (``singlemalt.parsing_direction``, Hall et
 al. 2007) learns each sentence reversed, and a model that reads the root last
 (``singlemalt.root_position``) with a word standing for it after the last word
-(``direction.Reading``). A graph-based algorithm (``-a mst``) learns by ``graph.learn``, from the
+(``direction.Reading``). With the dynamic oracle (``guide.oracle`` dynamic, Goldberg & Nivre 2012),
+the instances of the configurations the parser reaches by its own errors are added
+(``explore.py``). A graph-based algorithm (``-a mst``) learns by ``graph.learn``, from the
 same counts of the treebank.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping
 
@@ -30,7 +33,7 @@ from ..features import FeatureModel, load_feature_model
 from ..graph import is_graph_based
 from ..graph.learn import learn_graph
 from ..learners import LEARNERS
-from ..learners.divide import classifier_groups, data_split, guide_of, train_guide
+from ..learners.divide import DataSplit, classifier_groups, data_split, guide_of, train_guide
 from ..learners.encoding import Instances
 from ..learners.options import CLASS_WEIGHTS
 from ..learners.timbl_columns import write_instance_files
@@ -38,6 +41,7 @@ from ..transition import TransitionSystem, system_for
 from ..transition.base import LA, RA, Gold, replay_oracle
 from .base import Parser
 from .batch import BatchLearner, covered
+from .explore import explore_folds
 from .parser import Model, columns_of
 from .parts import Classes
 from .tags import learn_tagging
@@ -98,31 +102,48 @@ def learn_parser(
     replay = _Replay(fm, system, split.feature, instances, arrays, lambda: treebank.report(progress, instances))
     reading = Reading.of(config.singlemalt.parsing_direction, config.singlemalt.root_position)
     root_label = config.graph.root_label
+    taught: list | None = [] if guide.oracle == "dynamic" else None  # what exploration parses again
+    originals: list[Sentence] = []
     for sentence in sentences:
         heads, labels = treebank.add(sentence, name)
         split.count(sentence)
         # the oracle and the features see the sentence as the parser reads it (direction.py)
-        replay.add(reading.sentence(sentence, root_label), *reading.tree(heads, labels, root_label))
+        read = (reading.sentence(sentence, root_label), *reading.tree(heads, labels, root_label))
+        replay.add(*read)
+        if taught is not None:
+            taught.append(read)
+            originals.append(sentence)
         if treebank.sentences % 500 == 0:
             treebank.report(progress, instances)
     replay.flush()
     if not len(instances):
         raise MaltpyError("no training instances: the treebank has no sentences", name)
-    extracted = time.perf_counter()
-    groups = classifier_groups(instances, split)
+    statistics = {**treebank.statistics(name), "instances": 0, "classes": 0,
+                  "seconds_features": round(time.perf_counter() - started, 2), "seconds_training": 0}  # fmt: skip
+    if taught:  # -go dynamic: the static oracle's instances, then those of exploration (explore.py)
+        static = dataclasses.replace(config, guide=dataclasses.replace(guide, oracle="static"))
+        learn_static = lambda part: learn_parser(static, part, data_format, name)  # noqa: E731
+        statistics.update(explore_folds(learn_static, system, originals, taught, instances, replay.classes,
+                                        split.feature, progress))  # fmt: skip
+    model = _trained(config, fm, split, instances, replay.classes, data_format, statistics, treebank, progress)
     if save_instances is not None:
-        write_instance_files(save_instances, instances, groups, replay.classes.names())
+        write_instance_files(save_instances, instances, classifier_groups(instances, split), replay.classes.names())
+    return model
+
+
+def _trained(config: Config, fm: FeatureModel, split: DataSplit, instances: Instances, classes: Classes,
+             data_format: str, statistics: dict, treebank: _Treebank, progress) -> Model:  # fmt: skip
+    """The model of the classifiers the configuration's learner learns from ``instances``;
+    ``statistics`` is given their number and the time it took."""
+    started = time.perf_counter()
     options = dict(config.lib.options)
     if isinstance(options.get(CLASS_WEIGHTS), Mapping):
-        options[CLASS_WEIGHTS] = replay.classes.weighted(options[CLASS_WEIGHTS], name)
-    models = train_guide(instances, groups, LEARNERS[guide.learner].classifier(), options, progress)
-    statistics = {
-        **treebank.statistics(name),
-        "instances": len(instances), "classes": len(replay.classes.items),
-        "seconds_features": round(extracted - started, 2),
-        "seconds_training": round(time.perf_counter() - extracted, 2),
-    }  # fmt: skip
-    return Model(config, fm, replay.classes, guide_of(models, split),
+        options[CLASS_WEIGHTS] = classes.weighted(options[CLASS_WEIGHTS], statistics["treebank"])
+    models = train_guide(instances, classifier_groups(instances, split), LEARNERS[config.guide.learner].classifier(),
+                         options, progress)  # fmt: skip
+    statistics.update(instances=len(instances), classes=len(classes.items),
+                      seconds_training=round(statistics["seconds_training"] + time.perf_counter() - started, 2))
+    return Model(config, fm, classes, guide_of(models, split),
                  data_format, statistics, treebank.root_counts.labels(), treebank.vocabulary.vocabulary())  # fmt: skip
 
 
