@@ -3,10 +3,14 @@ CoNLL-U treebank takes the defaults measured best on UD treebanks, everything el
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from conftest import DATA, EXAMPLE, SWEMALT_TRAIN, run_maltpy
 
 import maltpy
+from maltpy.data.conll import ConllReader
+from maltpy.evaluation.scores import attachment_scores
 
 TRAIN = EXAMPLE / "en-train.conllu"
 TEST = EXAMPLE / "en-test.conllu"
@@ -85,3 +89,34 @@ def test_a_blend_of_a_conllu_treebank_takes_the_ud_profile_in_its_default_member
     eager = [m for m in members if m.config.singlemalt.parsing_algorithm == "nivreeager"]
     assert eager and all(settings(m)[0] == "ud" and "/ud/" in settings(m)[3] for m in eager)
     assert all(m.config.pproj.marking_strategy == "path" for m in eager)  # the member's own flags stand
+
+
+def test_the_ud_lexical_profile_takes_its_model_and_c_where_it_has_them_and_the_ud_profiles_elsewhere(tmp_path):
+    lexical = maltpy.learn(TRAIN, tagger_columns="none", profile="ud-lexical")
+    model_file = "default: liblinear/ud-lexical/nivrestandard.txt"
+    assert settings(lexical) == ("ud-lexical", "nivrestandard", "head", model_file)
+    assert lexical.config.lib.options["c"] == 0.05 and lexical.config.lib.options["s"] == 4
+    eager = maltpy.learn(TRAIN, tagger_columns="none", profile="ud-lexical", algorithm="nivreeager")
+    assert settings(eager) == ("ud-lexical", "nivreeager", "head", "default: liblinear/ud/nivreeager.txt")
+    given = maltpy.learn(TRAIN, tagger_columns="none", profile="ud-lexical", options="-c 0.2")
+    assert given.config.lib.options["c"] == 0.2  # a flag overrides the profile's value
+    svm = maltpy.learn(TRAIN, tagger_columns="none", profile="ud-lexical", learner="libsvm")
+    assert svm.config.lib.options == maltpy.learn(TRAIN, tagger_columns="none", learner="libsvm").config.lib.options
+    result = run_maltpy("learn", "-q", "-tc", "none", "-P", "ud-lexical", "-i", TRAIN, "-m", tmp_path / "lex.mpm")
+    assert result.returncode == 0, result.stderr.decode()
+    test = TEST.read_text(encoding="utf-8")
+    assert maltpy.load_model(tmp_path / "lex.mpm").parse_conll(test) == lexical.parse_conll(test)
+
+
+def test_the_ud_lexical_profile_parses_danish_above_the_ud_profile():
+    # da_ddt dev -> test, gold tags: the ud profile 76.10, ud-lexical 77.10 (README)
+    danish = DATA / "ud" / "UD_Danish-DDT"
+    train, test = danish / "da_ddt-ud-dev.conllu", danish / "da_ddt-ud-test.conllu"
+    if not train.exists():
+        pytest.skip(f"shared data not found at {DATA}")
+    model = maltpy.learn(train, tagger_columns="none", profile="ud-lexical")
+    parsed = model.parse_conll(test.read_text(encoding="utf-8"))
+    with open(test, "rb") as gold:
+        scores = attachment_scores(ConllReader(gold, "gold"), ConllReader(io.BytesIO(parsed.encode()), "parsed"),
+                                   "gold", "parsed")  # fmt: skip
+    assert scores.las > 76.10 + 0.5

@@ -115,12 +115,18 @@ UD_DEFAULTS: dict[tuple[str, str], Any] = {
     ("pproj", "marking_strategy"): "head",
 }
 PROFILE = ("defaults", "profile")
+#: the profiles with the ud profile's defaults (``with_profile``); ud-lexical's feature models are
+#: those of feature_models/<learner>/ud-lexical/ where it has the algorithm's, else ud's
+UD_PROFILES = ("ud", "ud-lexical")
+#: what ud-lexical gives LIBLINEAR's options where neither a file nor a flag sets them: its larger
+#: feature model learns best with more regularization (README, "The ud-lexical profile")
+UD_LEXICAL_OPTIONS = "-s 4 -c 0.05"
 
 
 def decided_profile(profile: str, path: str | None, data_format: str) -> str:
     """``profile`` (``Defaults``) decided for a treebank of ``data_format`` learned with the
     configuration file ``path`` (None: none): auto is ud for a CoNLL-U treebank without a file,
-    MaltParser's otherwise; ud and maltparser are themselves."""
+    MaltParser's otherwise; the others are themselves."""
     if profile != "auto":
         return profile
     return "ud" if path is None and data_format == "conllu" else "maltparser"
@@ -139,11 +145,13 @@ def with_profile(config: Config, path: str | None, overrides: Mapping[tuple[str,
     profile = decided_profile(config.defaults.profile, path, data_format)
     if profile == "maltparser":
         return dataclasses.replace(config, defaults=Defaults("maltparser"))
-    overrides = {**overrides, PROFILE: "ud"}
+    overrides = {**overrides, PROFILE: profile}
     fallback = {("singlemalt", "parsing_algorithm"): UD_DEFAULTS[("singlemalt", "parsing_algorithm")]}
     first = load_config(path, overrides, given, fallback=fallback)
     if not is_graph_based(first.singlemalt.parsing_algorithm):
         fallback[("pproj", "marking_strategy")] = UD_DEFAULTS[("pproj", "marking_strategy")]
+    if profile == "ud-lexical" and first.guide.learner == "liblinear":
+        fallback[("lib", "options")] = UD_LEXICAL_OPTIONS
     return load_config(path, overrides, given, fallback=fallback)
 
 

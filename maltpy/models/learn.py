@@ -22,14 +22,14 @@ import dataclasses
 import time
 from collections.abc import Callable, Iterable, Mapping
 
-from ..config import Config
+from ..config import UD_PROFILES, Config
 from ..data.conll import CPOSTAG, FEATS, FORM, LEMMA, POSTAG, UPOS, Sentence
 from ..data.direction import Reading
 from ..data.pseudoproj import DeprelOf, Encoding, check_unmarked, projectivize
 from ..data.tree import RootCounts, is_projective
 from ..data.vocabulary import VocabularyCounter
 from ..errors import MaltpyError, counted
-from ..features import FeatureModel, load_feature_model
+from ..features import FeatureModel, has_default_model, load_feature_model
 from ..graph import is_graph_based
 from ..graph.learn import learn_graph
 from ..learners import LEARNERS
@@ -150,8 +150,12 @@ def _trained(config: Config, fm: FeatureModel, split: DataSplit, instances: Inst
 def feature_folder(config: Config) -> str | None:
     """The folder of default feature models (feature_models/<learner>/<folder>/) that a model
     learned with ``config`` takes: ud under the ud profile (config.with_profile), where it has
-    the algorithm's (``load_feature_model``); None: the format's (MaltParser's)."""
-    return "ud" if config.defaults.profile == "ud" else None
+    the algorithm's (``load_feature_model``), and under ud-lexical ud-lexical where it has the
+    algorithm's, else ud; None: the format's (MaltParser's)."""
+    profile, algorithm = config.defaults.profile, config.singlemalt.parsing_algorithm
+    if profile == "ud-lexical" and has_default_model(config.guide.learner, profile, algorithm):
+        return profile
+    return "ud" if profile in UD_PROFILES else None
 
 
 class _Treebank:

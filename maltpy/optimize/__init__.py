@@ -53,7 +53,7 @@ import yaml
 
 from ..config import OPTIMIZE_ROUNDS as ROUNDS
 from ..config import OPTIMIZE_THRESHOLD as THRESHOLD
-from ..config import decided_profile
+from ..config import UD_PROFILES, decided_profile
 from ..data.conll import Sentence
 from ..errors import MaltpyError, counted
 from ..features import has_default_model
@@ -108,7 +108,7 @@ def features_folder(profile: str, data_format: str, learner: str) -> str | None:
     """Where phase 2's default feature models come from under ``profile`` (as ``maltpy learn``
     decides, ``config.with_profile``): the ud profile's folder for a CoNLL-U treebank searched
     under auto or ud, so that the search starts where plain learn does; None: MaltParser's."""
-    if decided_profile(profile, None, data_format) != "ud":
+    if decided_profile(profile, None, data_format) not in UD_PROFILES:
         return None
     return "ud" if any(has_default_model(learner, "ud", a) for a in SYSTEMS) else None
 
