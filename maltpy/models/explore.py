@@ -28,7 +28,7 @@ from ..learners.encoding import Instances
 from ..transition import TransitionSystem
 from ..transition.base import LA, RA, Gold
 from .choice import ranked_choice
-from .parser import Model, columns_of
+from .parser import Model, asking_by_classifier, columns_of
 from .parts import Classes
 
 #: the folds of the treebank, the sentences of each explored by a model learned on the others
@@ -81,17 +81,8 @@ def _explore_batch(model: Model, system: TransitionSystem, batch: list, instance
     configs = [system.initial(len(sentence)) for sentence, _, _ in batch]
     active, added = list(range(len(batch))), 0
     while active:
-        asking: dict[int, list] = {}  # classifier -> [classifier, (sentence, values), ...]
-        for i in active:
-            c = configs[i]
-            name = system.deterministic(c)
-            while name is not None and not system.is_terminal(c):
-                system.apply(c, name)
-                name = None if system.is_terminal(c) else system.deterministic(c)
-            if not system.is_terminal(c):
-                classifier = guide.model_for(c, columns[i])
-                asking.setdefault(id(classifier), [classifier]).append((i, extract(c, columns[i])))
-        for classifier, *members in asking.values():
+        for classifier, *asking in asking_by_classifier(system, guide, configs, columns, active).values():
+            members = [(i, extract(configs[i], columns[i])) for i in asking]
             rows = best = None
             if classifier is not None:
                 rows, best = classifier.classify([values for _, values in members])

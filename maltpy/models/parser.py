@@ -54,6 +54,25 @@ def columns_of(sentence: Sentence) -> list[list]:
 
 
 
+def asking_by_classifier(system, guide: Guide, configs: list, columns: list, active: list[int]) -> dict[int, list]:
+    """One step of parsing a batch one configuration at a time: each ``active`` configuration
+    (an index into ``configs`` and ``columns``) makes the moves MaltParser makes without asking
+    the classifier (``system.deterministic``), and those left unfinished are grouped by the
+    classifier ``guide`` asks about them: by its id, [the classifier (None: none for the data
+    split's value), index, ...]. ``Model`` parses so, and learning with a dynamic oracle explores."""
+    asking: dict[int, list] = {}
+    for i in active:
+        c = configs[i]
+        name = system.deterministic(c)
+        while name is not None and not system.is_terminal(c):
+            system.apply(c, name)
+            name = None if system.is_terminal(c) else system.deterministic(c)
+        if not system.is_terminal(c):
+            model = guide.model_for(c, columns[i])
+            asking.setdefault(id(model), [model]).append(i)
+    return asking
+
+
 class Model(Parser):
     """A trained parser: configuration, feature model, classes and classifiers."""
 
@@ -198,17 +217,7 @@ class Model(Parser):
         columns = [columns_of(s) for s in batch]
         active = list(range(len(batch)))
         while active:
-            asking: dict[int, list[int]] = {}  # classifier -> sentences asking it this step
-            for i in active:
-                c = configs[i]
-                name = system.deterministic(c)
-                while name is not None and not system.is_terminal(c):
-                    system.apply(c, name)
-                    name = None if system.is_terminal(c) else system.deterministic(c)
-                if not system.is_terminal(c):
-                    model = guide.model_for(c, columns[i])
-                    asking.setdefault(id(model), [model]).append(i)
-            for model, *members in asking.values():
+            for model, *members in asking_by_classifier(system, guide, configs, columns, active).values():
                 if model is None:  # no classifier for this split value: MaltParser's first class
                     for i in members:
                         self._apply_ranked(system, configs[i], self.classes.items)
