@@ -158,21 +158,21 @@ def test_only_systems_with_a_dynamic_oracle_take_it():
 @requires_shared
 def test_learning_with_the_dynamic_oracle_scores_its_bar_the_same_by_every_entry_point(tmp_path):
     # MaltParser's defaults (nivreeager) on swemalt-mini: the dynamic oracle's model scores above
-    # the static oracle's (LAS 70.61 against 69.60 on its test file; the bar is the static one's)
-    static = maltpy.learn(SWEMALT_TRAIN)
+    # the static oracle's (LAS 68.58 against 67.28 on this held-out file, 70.61 against 69.60 on its
+    # test file); the bar: the static oracle's + 0.5
     result = run_maltpy("learn", "-q", "-i", SWEMALT_TRAIN, "-m", tmp_path / "dynamic.mpm", "-go", "dynamic")
     assert result.returncode == 0 and not result.stderr, result.stderr.decode()
     cli = maltpy.load_model(tmp_path / "dynamic.mpm")
     api = maltpy.learn(SWEMALT_TRAIN, oracle="dynamic")
-    assert cli.config.guide.oracle == "dynamic" and static.config.guide.oracle == "static"
+    assert cli.config.guide.oracle == "dynamic"
     assert cli.guide.master.classifier.to_bytes() == api.guide.master.classifier.to_bytes()
     explored = cli.statistics["explored_instances"]
-    assert explored > 5000 and cli.statistics["instances"] == static.statistics["instances"] + explored
+    assert explored > 5000 and cli.statistics["instances"] == 11094 + explored  # the static oracle's and these
     test = SWEMALT_HELD_OUT.read_text(encoding="utf-8")
     parsed = run_maltpy("parse", "-m", tmp_path / "dynamic.mpm", "-i", SWEMALT_HELD_OUT)
     jobs = run_maltpy("parse", "-m", tmp_path / "dynamic.mpm", "--jobs", "2", input=test.encode())
     assert parsed.stdout.decode() == jobs.stdout.decode() == api.parse_conll(test)
-    assert las(SWEMALT_HELD_OUT, parsed.stdout.decode()) > las(SWEMALT_HELD_OUT, static.parse_conll(test)) + 0.5
+    assert las(SWEMALT_HELD_OUT, parsed.stdout.decode()) > 67.28 + 0.5
 
 
 def test_an_algorithm_without_a_dynamic_oracle_refuses_it(tmp_path):
