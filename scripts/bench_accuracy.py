@@ -42,12 +42,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_tagger import (  # noqa: E402
+    ROOT,
     TAG_COLUMNS,
     TREE_COLUMNS,
     UD,
     Setup,
     Spec,
     blanked,
+    figure,
     learn_model,
     one_core,
     print_row,
@@ -55,19 +57,12 @@ from bench_tagger import (  # noqa: E402
     run_treebanks,
     scored,
     timed,
+    treebanks,
     words_in,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference" / "maltparser-1.9.2" / "scores.tsv"
-#: treebank -> (its folder under ../shared/data/ud, the file learned from, the test file)
-TREEBANKS = {
-    "en_lines": ("UD_English-LinES", "en_lines-ud-train.conllu", "en_lines-ud-test.conllu"),
-    "la_perseus": ("UD_Latin-Perseus", "la_perseus-ud-train.conllu", "la_perseus-ud-test.conllu"),
-    "da_ddt": ("UD_Danish-DDT", "da_ddt-ud-dev.conllu", "da_ddt-ud-test.conllu"),
-    "en_partut": ("UD_English-ParTUT", "en_partut-ud-train.conllu", "en_partut-ud-test.conllu"),
-    "sv_talbanken": ("UD_Swedish-Talbanken", "sv_talbanken-ud-dev.conllu", "sv_talbanken-ud-test.conllu"),
-}
+TREEBANKS = treebanks("en_lines", "la_perseus", "da_ddt", "en_partut", "sv_talbanken")  # the issue's order
 #: the neural parser's LAS with gold tags (a biaffine BiLSTM parser, supar 1.1.4, trained on a GPU)
 #: and its seconds parsing en_lines' test file on one CPU core (issue 48)
 NEURAL = {"en_lines": 84.86, "la_perseus": 62.10}
@@ -126,9 +121,6 @@ def maltpy_row(setup: Setup, spec: Spec, name: str, train: Path, test: Path, unt
 
 
 def cells(name: str, row: Row) -> list[str]:
-    def figure(value: float | None, digits: int = 2) -> str:
-        return "-" if value is None else f"{value:.{digits}f}"
-
     return [name, row.system, figure(row.gold_las), figure(row.own_las), figure(row.learn_s, 1),
             figure(row.parse_s), figure(row.words_s, 0)]  # fmt: skip
 

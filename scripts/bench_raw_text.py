@@ -73,24 +73,19 @@ from bench_tagger import (  # noqa: E402  (the scripts' folder on the path first
     at_least,
     checked_arguments,
     conll18_scores,
+    figure,
     learn_model,
     maltpy_speeds,
     print_row,
     report_goals,
     run_treebanks,
     timed,
+    treebanks,
     udpipe_model,
     udpipe_speeds,
 )
 
-#: treebank -> (its folder under ../shared/data/ud, the file learned from, the test file)
-TREEBANKS = {
-    "en_lines": ("UD_English-LinES", "en_lines-ud-train.conllu", "en_lines-ud-test.conllu"),
-    "en_partut": ("UD_English-ParTUT", "en_partut-ud-train.conllu", "en_partut-ud-test.conllu"),
-    "la_perseus": ("UD_Latin-Perseus", "la_perseus-ud-train.conllu", "la_perseus-ud-test.conllu"),
-    "sv_talbanken": ("UD_Swedish-Talbanken", "sv_talbanken-ud-dev.conllu", "sv_talbanken-ud-test.conllu"),
-    "da_ddt": ("UD_Danish-DDT", "da_ddt-ud-dev.conllu", "da_ddt-ud-test.conllu"),
-}
+TREEBANKS = treebanks("en_lines", "en_partut", "la_perseus", "sv_talbanken", "da_ddt")
 SHOWN = ("Tokens", "Sentences", "Words", "UPOS", "Lemmas", "LAS")
 METRICS = (*SHOWN[:4], "XPOS", "UFeats", "AllTags", "Lemmas", "UAS", "LAS", "CLAS", "MLAS", "BLEX")
 MARGIN = 2.0  # LAS points above UDPipe's, unless the row says
@@ -253,9 +248,6 @@ HEADER = ("treebank", "system", *SHOWN, "learn s", "words/s")
 
 
 def cells(name: str, row: Row) -> list[str]:
-    def figure(value: float | None, digits: int = 2) -> str:
-        return "-" if value is None else f"{value:.{digits}f}"
-
     shown = [figure(row.scores.get(m)) for m in SHOWN]
     return [name, row.system, *shown, figure(row.learn_s, 0), figure(row.process_words_s, 0)]
 

@@ -67,13 +67,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 UD = ROOT.parent / "shared" / "data" / "ud"
-#: treebank -> (its folder under ../shared/data/ud, the file learned from, the test file)
-TREEBANKS = {
+#: treebank -> (its folder under ../shared/data/ud, the file learned from, the test file): the
+#: shared UD treebanks, learned from train, or from dev where there is none (the benchmarks that
+#: compare with UDPipe and the neural parser each take some, ``treebanks``)
+UD_TREEBANKS = {
     "en_lines": ("UD_English-LinES", "en_lines-ud-train.conllu", "en_lines-ud-test.conllu"),
-    "da_ddt": ("UD_Danish-DDT", "da_ddt-ud-dev.conllu", "da_ddt-ud-test.conllu"),
+    "en_partut": ("UD_English-ParTUT", "en_partut-ud-train.conllu", "en_partut-ud-test.conllu"),
     "la_perseus": ("UD_Latin-Perseus", "la_perseus-ud-train.conllu", "la_perseus-ud-test.conllu"),
+    "da_ddt": ("UD_Danish-DDT", "da_ddt-ud-dev.conllu", "da_ddt-ud-test.conllu"),
     "sv_talbanken": ("UD_Swedish-Talbanken", "sv_talbanken-ud-dev.conllu", "sv_talbanken-ud-test.conllu"),
 }
+
+
+def treebanks(*names: str) -> dict[str, tuple[str, str, str]]:
+    """The UD_TREEBANKS named, in that order (a benchmark's default order)."""
+    return {name: UD_TREEBANKS[name] for name in names}
+
+
+TREEBANKS = treebanks("en_lines", "da_ddt", "la_perseus", "sv_talbanken")
 TAGS = ("UPOS", "XPOS", "UFeats", "Lemmas")
 METRICS = (*TAGS, "LAS")
 #: CoNLL-U columns (0-based) blanked: the tags (LEMMA, UPOS, XPOS, FEATS) and the tree (HEAD, DEPREL, DEPS)
@@ -426,10 +437,12 @@ def maltpy_row(setup: Setup, spec: Spec, name: str, train: Path, test: Path, bla
 HEADER = ("treebank", "system", *METRICS[:-1], "LAS own", "LAS gold", "learn s", "words/s")
 
 
-def cells(name: str, row: Row) -> list[str]:
-    def figure(value: float | None, digits: int = 2) -> str:
-        return "-" if value is None else f"{value:.{digits}f}"
+def figure(value: float | None, digits: int = 2) -> str:
+    """A table's figure: ``value`` to ``digits`` places, "-" where it was not measured."""
+    return "-" if value is None else f"{value:.{digits}f}"
 
+
+def cells(name: str, row: Row) -> list[str]:
     scores = [figure(row.scores.get(m)) for m in METRICS]
     return [name, row.system, *scores, figure(row.gold_las), figure(row.learn_s, 0), figure(row.words_s, 0)]
 
