@@ -203,10 +203,8 @@ class _Nivre(TransitionSystem):
             c.end = True
 
     def oracle(self, c: NivreConfiguration, gold: Gold) -> Transition:
-        v = _One(c, gold)
-        name = self._oracle(v)
-        arc = self.effects[name][0]
-        return name, None if arc is None else gold.labels[v.front if arc == TOP_FRONT else v.top]
+        name = self._oracle(_One(c, gold))
+        return name, None if self.effects[name][0] is None else gold.labels[self.arc_of(c, name)[1]]
 
     def arc_of(self, c: NivreConfiguration, name: str) -> tuple[int, int]:
         """The (head, dependent) of the arc transition ``name`` makes in ``c``."""
@@ -277,7 +275,6 @@ class NivreEager(_Nivre):
                         ((-1 < leftmost_j) & (leftmost_j < i), RE),
                         ((head_j < i) & ((head_j != 0) | self.allow_root), RE)), SH)  # fmt: skip
 
-
     def costs(self, c: NivreConfiguration, gold: Gold) -> dict[str, int]:
         """The dynamic oracle's cost of each allowed transition (Goldberg & Nivre 2012, "A Dynamic
         Oracle for Arc-Eager Dependency Parsing", §3 and Fig. 2; 2013, §4): the gold arcs it makes
@@ -287,7 +284,8 @@ class NivreEager(_Nivre):
         its dependent's arc, or both sit on the stack (two stack words are never joined). Here the
         root stays on the stack and the buffer's end is the parse's (MaltParser's), so a word whose
         gold head is the root keeps its arc while it has no head: the end attaches it there. A
-        gold-headed arc's label is its gold one; ``arc_label_costs`` adds a wrong label's 1."""
+        gold-headed arc's label is its gold one (``models.explore.best_of_cost_zero`` asks it of an
+        arc to the word's gold head; the costs here are of the arcs' heads)."""
         v = _One(c, gold)
         i, j = v.top, v.front
         heads, g = c.arcs.heads, gold.heads
