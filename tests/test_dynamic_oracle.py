@@ -138,7 +138,7 @@ def test_costs_add_up_to_the_errors_of_the_tree_on_a_treebank(detour):
                     name = rng.choice(sorted(costs))
                     label = "x" if name in (LA, RA) else None
                 else:
-                    name, label = best_of_cost_zero(system, c, gold, [], None)
+                    name, label = best_of_cost_zero(system, c, gold, costs, [], None)
                 spent += costs[name]
                 system.apply(c, name, label)
             built, built_labels = finish(c.arcs, "root")

@@ -51,11 +51,12 @@ def explore_folds(learn_static: Callable[[list[Sentence]], Model], system: Trans
     started, added = time.perf_counter(), 0
     for fold in range(EXPLORE_FOLDS):
         others = [s for k, s in enumerate(sentences) if k % EXPLORE_FOLDS != fold]
-        if not others or not taught[fold::EXPLORE_FOLDS]:
+        explored = taught[fold::EXPLORE_FOLDS]
+        if not others or not explored:
             continue
         if progress:
             progress(f"exploring: fold {fold + 1} of {EXPLORE_FOLDS}")
-        added += explore(learn_static(others), system, taught[fold::EXPLORE_FOLDS], instances, classes, split)
+        added += explore(learn_static(others), system, explored, instances, classes, split)
     return {"explored_instances": added, "seconds_exploring": round(time.perf_counter() - started, 2)}
 
 
@@ -90,24 +91,25 @@ def _explore_batch(model: Model, system: TransitionSystem, batch: list, instance
             for k, (i, values) in enumerate(members):
                 c, gold = configs[i], golds[i]
                 row = None if rows is None else rows[k]
-                target = best_of_cost_zero(system, c, gold, transitions, row)
-                instances.add(values, classes.add(*target))
+                costs = system.costs(c, gold)  # a cost for each transition allowed
+                instances.add(values, classes.add(*best_of_cost_zero(system, c, gold, costs, transitions, row)))
                 if split is not None:
                     instances.split_values.append(split(c, columns[i]))
                 added += 1
-                choice = ranked_choice(transitions, system.allowed(c), row, 0 if best is None else int(best[k]))
+                choice = ranked_choice(transitions, costs, row, 0 if best is None else int(best[k]))
                 system.apply(c, *(choice if choice is not None else system.default(c, root_label)))
         active = [i for i in active if not system.is_terminal(configs[i])]
     return added
 
 
-def best_of_cost_zero(system: TransitionSystem, c, gold: Gold, transitions: list, row) -> tuple[str, str | None]:
+def best_of_cost_zero(system: TransitionSystem, c, gold: Gold, costs: dict[str, int], transitions: list,
+                      row) -> tuple[str, str | None]:  # fmt: skip
     """The class to teach in ``c``: of the classifier's ``transitions`` (scored by ``row``; None:
-    in their order), the best-scored that the configuration allows at cost 0 (``system.costs``)
-    with its label right, or, if none is, the first transition of cost 0 with its gold label. An
-    arc to a word's gold head must carry the word's gold label; any other arc of cost 0 may
-    carry any label (the word's arc is lost already), and the classifier's choice is taught."""
-    costs = system.costs(c, gold)
+    in their order), the best-scored that the configuration allows at cost 0 (``costs``, the
+    system's ``costs`` in ``c``) with its label right, or, if none is, the first transition of cost
+    0 with its gold label. An arc to a word's gold head must carry the word's gold label; any other
+    arc of cost 0 may carry any label (the word's arc is lost already), and the classifier's choice
+    is taught."""
     free = [name for name, cost in costs.items() if cost == 0]
     order = range(len(transitions)) if row is None else sorted(range(len(transitions)), key=lambda k: -row[k])
     for k in order:
@@ -124,8 +126,4 @@ def _gold_label(system: TransitionSystem, c, gold: Gold, name: str, label: str |
     if name not in (LA, RA):
         return None
     head, dependent = system.arc_of(c, name)
-    return (
-        gold.labels[dependent]
-        if gold.heads[dependent] == head
-        else (label if label is not None else gold.labels[dependent])
-    )
+    return gold.labels[dependent] if gold.heads[dependent] == head or label is None else label
