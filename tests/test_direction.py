@@ -110,8 +110,10 @@ def is_tree(heads: list[int]) -> bool:
 
 
 def las(gold: Path, parsed: str) -> float:
+    """LAS of the ``parsed`` text (CoNLL-X or CoNLL-U, as the file ``gold``) against ``gold``."""
     with open(gold, "rb") as g:
-        return attachment_scores(ConllReader(g, "gold"), reader(parsed, "parsed"), "gold", "parsed").las
+        parsed_reader = ConllReader(io.BytesIO(parsed.encode("utf-8")), "parsed")
+        return attachment_scores(ConllReader(g, "gold"), parsed_reader, "gold", "parsed").las
 
 
 def test_the_mirror_of_a_tree_and_the_reversed_view_of_a_sentence():

@@ -8,19 +8,18 @@ gold tree.
 """
 
 import copy
-import io
 import itertools
 import random
 
 import pytest
 from conftest import DATA, EXAMPLE, SWEMALT_HELD_OUT, SWEMALT_TRAIN, requires_shared, run_maltpy
+from test_direction import las
 
 import maltpy
 from maltpy.config import USED_BY
 from maltpy.data.conll import ConllReader
 from maltpy.data.pseudoproj import Encoding, projectivize
 from maltpy.data.tree import is_projective
-from maltpy.evaluation.scores import attachment_scores
 from maltpy.models.explore import best_of_cost_zero
 from maltpy.transition import SYSTEMS
 from maltpy.transition.base import LA, RA, Gold, finish
@@ -183,8 +182,3 @@ def test_an_algorithm_without_a_dynamic_oracle_refuses_it(tmp_path):
         assert result.stderr.decode() == (f"maltpy: error: command line: guide.oracle (-go) is an option of "
                                           f"nivreeager; {algorithm} ignores it\n")  # fmt: skip
 
-
-def las(gold, parsed: str) -> float:
-    with open(gold, "rb") as g:
-        return attachment_scores(ConllReader(g, "gold"), ConllReader(io.BytesIO(parsed.encode()), "parsed"), "gold",
-                                 "parsed").las  # fmt: skip
