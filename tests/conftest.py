@@ -257,14 +257,15 @@ def en_lines_parsed(en_lines_model, tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def swemalt_model(tmp_path_factory):
     """``maltpy learn`` of swemalt-mini's training file, as MaltParser's reference runs learned
-    it (its defaults, the algorithm and learner named): a function (algorithm, learner) -> the
-    model's path, each model learned once in a session for every test that reads it."""
+    it (its defaults, the algorithm and learner named, no taggers: the test files are tagged): a
+    function (algorithm, learner) -> the model's path, each model learned once in a session for
+    every test that reads it."""
     if not DATA.is_dir():
         pytest.skip(f"shared data not found at {DATA}")
 
     def model(algorithm: str, learner: str) -> Path:
         return learned(tmp_path_factory, f"swemalt-{algorithm}-{learner}.mpm", "-i", SWEMALT_TRAIN, "-a", algorithm,
-                       "-l", learner)  # fmt: skip
+                       "-l", learner, "-tc", "none")  # fmt: skip
 
     return model
 
@@ -274,7 +275,7 @@ def swemalt_blend_members(tmp_path_factory, swemalt_model) -> list[Path]:
     """Three models of swemalt-mini's training file: arc-eager, and Covington's non-projective
     algorithm both ways (LIBLINEAR, the default; the first two are swemalt_model's)."""
     path = learned(tmp_path_factory, "swemalt-covnonproj-right-to-left.mpm", "-a", "covnonproj", "-pd", "right-to-left",
-                   "-i", SWEMALT_TRAIN)  # fmt: skip
+                   "-i", SWEMALT_TRAIN, "-tc", "none")  # fmt: skip
     return [swemalt_model("nivreeager", "liblinear"), swemalt_model("covnonproj", "liblinear"), path]
 
 
@@ -304,7 +305,7 @@ def reference(name: str) -> dict:
 
 def learn_and_parse(tmp_path, train, test, *options: str) -> tuple[bytes, dict]:
     model = tmp_path / "m.mpm"
-    result = run_maltpy("learn", "-q", "-P", "maltparser", "-i", train, "-m", model, *options)
+    result = run_maltpy("learn", "-q", "-P", "maltparser", "-tc", "none", "-i", train, "-m", model, *options)
     assert result.returncode == 0, result.stderr.decode()
     return parse_and_score(tmp_path, model, test)
 

@@ -75,7 +75,7 @@ def test_a_liblinear_model_of_dense_weights_loads_and_parses(tmp_path):
     # 0..classes-1 and pack 226:1. Learned by the command line, which keeps NumPy's products to
     # one thread (threads.py): in the test's process OpenBLAS's threads spin beside busy processes.
     path, parsed = tmp_path / "m.mpm", tmp_path / "parsed.conll"
-    assert run_maltpy("learn", "-q", "-i", SWEMALT_TRAIN, "-m", path, "-lo", "-s 2").returncode == 0
+    assert run_maltpy("learn", "-q", "-tc", "none", "-i", SWEMALT_TRAIN, "-m", path, "-lo", "-s 2").returncode == 0
     size, packed = declared(path)["classifiers/000.npz/indices.npy"]
     assert size > 1 << 20 and size > 200 * packed  # what maltpy refused to read once (over 100:1)
     result = run_maltpy("parse", "-m", path, "-i", SWEMALT_TEST, "-o", parsed)

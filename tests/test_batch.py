@@ -186,7 +186,7 @@ def test_merged_values_holding_the_separator(tmp_path):
     train.write_text(tilde(first_sentences(TRAIN, SENTENCES)))
     test.write_text(tilde(first_sentences(TEST, SENTENCES)))
     model = tmp_path / "m.mpm"
-    result = run_maltpy("learn", "-q", "-a", "nivreeager", "-l", "liblinear", "-i", train, "-m", model)
+    result = run_maltpy("learn", "-q", "-a", "nivreeager", "-l", "liblinear", "-tc", "none", "-i", train, "-m", model)
     assert result.returncode == 0, result.stderr.decode()
     batch, one_by_one = parse_both_ways(model, test.read_bytes())
     assert batch == one_by_one
@@ -197,7 +197,7 @@ def test_merged_values_holding_the_separator(tmp_path):
 def test_libsvm_through_the_batch_form(tmp_path):
     train = DATA / "conllx" / "en_partut-ud-test.conllx"
     model = tmp_path / "m.mpm"
-    result = run_maltpy("learn", "-q", "-a", "nivreeager", "-l", "libsvm", "-i", train, "-m", model)
+    result = run_maltpy("learn", "-q", "-a", "nivreeager", "-l", "libsvm", "-tc", "none", "-i", train, "-m", model)
     assert result.returncode == 0, result.stderr.decode()
     batch, one_by_one = parse_both_ways(model, first_sentences(TEST, SENTENCES).encode("utf-8"))
     assert batch == one_by_one
@@ -228,7 +228,8 @@ def latin_models(tmp_path_factory):
         path = models.get(tuple(options))
         if path is None:
             path = models[tuple(options)] = folder / f"m{len(models)}.mpm"
-            result = run_maltpy("learn", "-q", "-P", "maltparser", "-l", "liblinear", "-i", train, "-m", path, *options)
+            result = run_maltpy("learn", "-q", "-P", "maltparser", "-l", "liblinear", "-tc", "none", "-i", train,
+                                "-m", path, *options)  # fmt: skip
             assert result.returncode == 0, result.stderr.decode()
         return path
 
@@ -370,10 +371,11 @@ def test_a_long_gold_tree_learns_to_the_same_model_without_steps_alone(tmp_path,
         return oracle(self, c, gold, rows)
 
     monkeypatch.setattr(form, "oracle", counted)
-    learn(train, algorithm=algorithm).save(model)
+    learn(train, algorithm=algorithm, tagger_columns="none").save(model)
     assert 0 < len(steps) < 600  # the ordinary sentences' steps: the longest has 87 words
     slow = tmp_path / "slow.mpm"
-    result = run_maltpy("learn", "-q", "-a", algorithm, "-i", train, "-m", slow, "--save-instances", tmp_path)
+    result = run_maltpy("learn", "-q", "-a", algorithm, "-tc", "none", "-i", train, "-m", slow, "--save-instances",
+                        tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr.decode()
     assert_same_models(model, slow)
 

@@ -52,7 +52,7 @@ def learned(tmp_path_factory):
     def model(case: str):
         if case not in made:
             path = folder / f"{case}.mpm"
-            result = run_maltpy("learn", "-q", *CASES[case][0], "-m", path)
+            result = run_maltpy("learn", "-q", "-tc", "none", *CASES[case][0], "-m", path)
             assert result.returncode == 0, result.stderr
             made[case] = path
         return made[case]

@@ -200,8 +200,9 @@ def danish_instances(tmp_path_factory):
     28 ms an instance under MVDM here)."""
     folder = tmp_path_factory.mktemp("instances")
     for part in ("dev", "test"):
-        result = run_maltpy("learn", "-q", "-a", "covnonproj", "-l", "knn", "-i", CONLLX / f"da_ddt-ud-{part}.conllx",
-                            "-m", folder / f"{part}.mpm", "--save-instances", folder / part)  # fmt: skip
+        result = run_maltpy("learn", "-q", "-a", "covnonproj", "-l", "knn", "-tc", "none",
+                            "-i", CONLLX / f"da_ddt-ud-{part}.conllx", "-m", folder / f"{part}.mpm",
+                            "--save-instances", folder / part)  # fmt: skip
         assert result.returncode == 0, result.stderr.decode()
     test = (folder / "test" / "main.col").read_text().splitlines()
     (folder / "test.col").write_text("\n".join(random.Random(3).sample(test, 200)) + "\n")
@@ -288,7 +289,8 @@ def assert_trees(data: bytes, sentences: int) -> None:
 def test_latin_learns_and_parses_with_knn(tmp_path, algorithm, bar):
     model, parsed = tmp_path / "m.mpm", tmp_path / "parsed.conllx"
     train, test = CONLLX / "la_perseus-ud-train.conllx", CONLLX / "la_perseus-ud-test.conllx"
-    assert run_maltpy("learn", "-q", "-a", algorithm, "-l", "knn", "-i", train, "-m", model).returncode == 0
+    learned = run_maltpy("learn", "-q", "-a", algorithm, "-l", "knn", "-tc", "none", "-i", train, "-m", model)
+    assert learned.returncode == 0
     result = run_maltpy("parse", "-m", model, "-i", test, "-o", parsed)
     assert result.returncode == 0, result.stderr.decode()
     assert_trees(parsed.read_bytes(), 939)

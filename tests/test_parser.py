@@ -258,7 +258,8 @@ def test_the_covington_bound_applies_while_parsing_as_in_nivre_2007(tmp_path, sw
 
     def learned(*options):
         model = tmp_path / "m.mpm"
-        result = run_maltpy("learn", "-q", "-i", SWEMALT_TRAIN, "-m", model, "-a", "covnonproj", *options)
+        result = run_maltpy("learn", "-q", "-tc", "none", "-i", SWEMALT_TRAIN, "-m", model, "-a", "covnonproj",
+                            *options)  # fmt: skip
         assert result.returncode == 0, result.stderr.decode()
         return model
 
