@@ -1,16 +1,19 @@
 """maltpy.tagging: taggers of UPOS, XPOS, FEATS and LEMMA learned from a treebank."""
 
 import json
+from pathlib import Path
 
 import pytest
 from conftest import DATA, EXAMPLE, requires_shared
 
+import maltpy.tagging
 from maltpy.data.columns import FEATS, FORM, LEMMA, UPOS, XPOS
 from maltpy.errors import MaltpyError
 from maltpy.features.spec import SpecError, parse_feature, parse_feature_model
 from maltpy.files import read_conll
 from maltpy.models.archive import Archive, write_archive
 from maltpy.tagging import MODES, TAGGED, Taggers, jackknife, learn_taggers
+from maltpy.tagging.features import UNSEEN, left_out, seen_lexicon
 from maltpy.tagging.learn import copies, parse_feature_models
 from maltpy.tagging.lemmas import apply_script, edit_script
 
@@ -147,6 +150,18 @@ def test_a_damaged_archive_is_refused(taggers):
     assert "is missing" in _damaged(taggers, edit(2, "table", "taggers/none.npz"))
     assert "options" in _damaged(taggers, edit(0, "options", {"s": 99}))
     assert "version" in _damaged(taggers, lambda e, m: e.__setitem__("version", 2))
+    assert "not the tagger's classes" in _damaged(taggers, data(0, "seen", lambda d: {**d, "x": "NOUN|NOSUCH"}))
+    assert "without a Tags feature" in _damaged(taggers, _add_seen(1, {"the": "DT"}))
+
+
+def _add_seen(i, seen):
+    def change(entry, members):
+        name = entry["taggers"][i]["data"]
+        d = json.loads(members[name])
+        d["seen"] = seen
+        members[name] = json.dumps(d).encode()
+
+    return change
 
 
 def test_the_tagging_modes(taggers, test):
@@ -234,6 +249,47 @@ def test_a_feature_model_file(tmp_path, train, test):
         with pytest.raises(MaltpyError, match=message) as e:
             parse_feature_models(text, "f.txt")
         assert e.value.file == "f.txt" and e.value.line == text.count("\n")
+
+
+def test_tags_reads_the_classes_seen_with_a_form_and_learning_leaves_the_word_out():
+    forms = ["The", "run", "the", "Run", "run", "dog"]
+    values = ["DET", "VERB", "DET", "NOUN", "VERB", "NOUN"]
+    assert seen_lexicon(forms, values) == {"the": "DET", "run": "NOUN|VERB", "dog": "NOUN"}
+    # "dog" is seen once: learning, it is as unseen as a new word is when tagging; "Run" is the
+    # only NOUN of "run": without it, run was only a VERB
+    assert left_out(forms, values) == ["DET", "NOUN|VERB", "DET", "VERB", "NOUN|VERB", UNSEEN]
+    bad = {
+        "[UPOS]\nTags(InputColumn(UPOS, Stack[0]))\n": "Tags reads a form alone",
+        "[UPOS]\nTags(Lower(InputColumn(FORM, Input[0])))\n": "Tags reads a form alone",
+        "[UPOS]\nSuffix(Tags(InputColumn(FORM, Input[0])), 2)\n": "Tags reads a form alone",
+        "[LEMMA]\nTags(InputColumn(FORM, Input[0]))\n": "LEMMA tagger has no Tags",
+    }
+    for text, message in bad.items():
+        with pytest.raises(MaltpyError, match=message):
+            parse_feature_models(text, "f.txt")
+    with pytest.raises(SpecError, match="tagger's feature model"):
+        parse_feature("Tags(InputColumn(FORM, Input[0]))")
+
+
+@requires_shared
+@pytest.mark.parametrize("treebank", ["UD_Danish-DDT/da_ddt", "UD_Swedish-Talbanken/sv_talbanken"])
+def test_tags_features_raise_upos_accuracy(tmp_path, treebank):
+    # measured, learned on dev, tagging test: da_ddt 91.56 -> 92.30, sv_talbanken 90.72 -> 91.44
+    train, test = (read(DATA / "ud" / f"{treebank}-ud-{part}.conllu") for part in ("dev", "test"))
+    default = (Path(maltpy.tagging.__file__).parent / "default.txt").read_text("utf-8")
+    upos = default.split("\n[UPOS]\n")[1].split("\n[XPOS]\n")[0]
+    assert upos.count("Tags(") == 3
+    without = tmp_path / "without.txt"
+    without.write_text("[UPOS]\n" + "\n".join(line for line in upos.splitlines() if "Tags(" not in line))
+    scores, seen = [], []
+    for features in (None, str(without)):
+        taggers = learn_taggers(train, [UPOS], features=features, heldout=False)
+        predicted = blanked(test, [UPOS])
+        taggers.tag(predicted)
+        scores.append(accuracy(test, predicted, UPOS))
+        seen.append(taggers.taggers[0].seen)
+    assert scores[0] >= scores[1] + 0.004, scores
+    assert len(seen[0]) > 2000 and seen[1] == {}
 
 
 def test_lower_and_shape_are_a_taggers_features_only():

@@ -53,9 +53,10 @@ SIGNATURES = {
 }  # fmt: skip
 MULTI_VALUED = ("Split", "Suffix", "Prefix")
 #: The feature functions of a tagger's feature model only (maltpy.tagging): Lower(f), f's value in
-#: lower case, and Shape(f), its word shape. ``parse_feature(text, tagging=True)`` reads them; a
+#: lower case, Shape(f), its word shape, and Tags(f), the form's ambiguity class (the tagger's
+#: values seen with it in training). ``parse_feature(text, tagging=True)`` reads them; a
 #: parser's feature model that names one is refused, saying whose they are.
-TAGGING_SIGNATURES = {"Lower": "f", "Shape": "f"}
+TAGGING_SIGNATURES = {"Lower": "f", "Shape": "f", "Tags": "f"}
 NUMOF_RELATIONS = ("ldeps", "rdeps", "deps", "ldep", "rdep", "dep")
 
 

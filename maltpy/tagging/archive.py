@@ -10,7 +10,8 @@ The manifest's entry ``taggers``:
 
 ``data`` holds the vocabulary of each base (its values in the order of their codes, 1 up; the
 bases in order of first use by the features), the classes (values, or LEMMA's edit scripts as
-lists) and LEMMA's lexicon; ``table`` the keys of every feature seen in training (``keys``, the
+lists), LEMMA's lexicon and, for a tagger with Tags features, ``seen`` (each form in lower case
+and the classes seen with it, joined by ``|``); ``table`` the keys of every feature seen in training (``keys``, the
 templates' in turn, ``sizes`` of each); ``classifier`` the learner's own member. Reading
 compiles the feature texts again (a text that is not a tagger's feature, or a column out of
 order, is damage), and checks every size, order and range against the others: a crafted
@@ -53,8 +54,10 @@ def taggers_to_archive(taggers) -> tuple[dict, dict[str, bytes]]:
         bases = _bases(t.table.templates)
         vocabularies = [sorted(t.table.vocabularies[b], key=t.table.vocabularies[b].__getitem__) for b in bases]
         classes = [list(c) for c in t.classes] if t.column == LEMMA else t.classes
-        members[data] = json.dumps({"vocabularies": vocabularies, "classes": classes, "lexicon": t.lexicon},
-                                   ensure_ascii=False, separators=(",", ":")).encode("utf-8")  # fmt: skip
+        stored = {"vocabularies": vocabularies, "classes": classes, "lexicon": t.lexicon}
+        if t.seen:
+            stored["seen"] = t.seen
+        members[data] = json.dumps(stored, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         entries.append({
             "column": name, "learner": t.learner,
             "options": {k: v for k, v in t.options.items() if not isinstance(v, dict)},
@@ -147,13 +150,14 @@ def _tagger(archive, item: dict, shared: dict[tuple, dict[str, int]]) -> ColumnT
     vocabularies = _vocabularies(data.get("vocabularies"), _bases(templates), shared)
     classes = _classes(data.get("classes"), column)
     lexicon = _lexicon(data.get("lexicon"), column)
+    seen = _seen(data.get("seen", {}), classes, templates)
     for template in templates:
         _radix(template, vocabularies)  # ValueError if its keys could overflow
     table = FeatureTable(templates, vocabularies, _keys(archive, item["table"], templates, vocabularies), column)
     kind = LEARNERS[learner].classifier()
     classifier = kind.from_archive(archive, item["classifier"], Sized(table.size), len(classes), options)
     return ColumnTagger(column, table, classes, classifier, learner, options, item["instances"], lexicon,
-                        accuracy)  # fmt: skip
+                        accuracy, seen)  # fmt: skip
 
 
 def _vocabularies(stored: object, bases: list[tuple], shared: dict[tuple, dict[str, int]]) -> dict[tuple, dict]:
@@ -192,6 +196,19 @@ def _lexicon(stored: object, column: int) -> dict[str, str]:
     require(isinstance(stored, dict), "a lexicon that is not a mapping")
     require(column == LEMMA or not stored, "a lexicon for a column other than LEMMA")
     require(all(isinstance(v, str) and valid_label(v) for v in stored.values()), "a lexicon of non-lemmas")
+    return stored
+
+
+def _seen(stored: object, classes: list, templates) -> dict[str, str]:
+    """The Tags features' lexicon: forms in lower case, each with classes joined by ``|``; only
+    for a tagger that has such features."""
+    require(isinstance(stored, dict), "a lexicon of Tags that is not a mapping")
+    reads = any(p.chain[:1] and p.chain[0][0] == "Tags" for t in templates for p in t.parts)
+    require(reads or not stored, "a lexicon of Tags without a Tags feature")
+    known = set(classes)
+    require(all(isinstance(f, str) and isinstance(v, str) and v
+                and all(c in known for c in v.split("|")) for f, v in stored.items()),
+            "a lexicon of Tags whose values are not the tagger's classes")  # fmt: skip
     return stored
 
 

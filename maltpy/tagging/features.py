@@ -11,8 +11,15 @@ a column read at one of those words through a chain of string functions:
     Shape(InputColumn(FORM, Stack[0]))                the previous word's shape (``Xxxx`` -> ``Xx``)
     Merge(InputColumn(UPOS, Stack[0]), InputColumn(UPOS, Stack[1]))   the two tags to the left
 
-Lower(f) and Shape(f) are maltpy's own (``features.spec.TAGGING_SIGNATURES``); Suffix and Prefix
-give the last or first n characters (the whole value if shorter), as in a parser's feature model.
+Lower(f), Shape(f) and Tags(f) are maltpy's own (``features.spec.TAGGING_SIGNATURES``); Suffix and
+Prefix give the last or first n characters (the whole value if shorter), as in a parser's feature
+model. ``Tags(InputColumn(FORM, Input[1]))`` is the next word's *ambiguity class*: the values of the
+tagger's own column seen with its form (in lower case) in training, sorted and joined by ``|``
+(``NOUN|VERB``), ``#unseen#`` for a form training did not see. It gives the words to the right,
+whose tags are not yet predicted, what their forms alone would (the "ambiguity classes" of
+Giménez and Màrquez's SVMTool, 2004); learning, each word reads the classes of the *other* words
+of its form (``left_out``), so that a form seen once is unseen at its one word, as a new word is
+when tagging. Tags reads FORM alone, within nothing but a Merge, and LEMMA's tagger has none.
 A word beyond either end of the sentence reads ``#null#``. A tagger reads FORM and the columns
 tagged before it (``TAGGED``'s order) at any word, and its own column at ``Stack`` words only;
 any other feature is a MaltpyError naming it.
@@ -34,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..data.columns import FORM, INDEX
+from ..data.columns import FORM, INDEX, LEMMA
 from ..errors import MaltpyError, cut
 from ..features.spec import Address, SpecError, parse_feature
 from .columns import column_name
@@ -45,7 +52,7 @@ DENSE = 1 << 18
 #: The largest key of a template: its parts' vocabularies multiplied (with room to add).
 MAX_KEY = 1 << 62
 #: The functions of a part's chain, by name: each maps a value to a value.
-CHAIN = ("Lower", "Shape", "Suffix", "Prefix")
+CHAIN = ("Lower", "Shape", "Suffix", "Prefix", "Tags")
 
 
 def word_shape(text: str) -> str:
@@ -119,12 +126,19 @@ def compile_template(text: str, column: int, readable: tuple[int, ...], name: st
     for piece in pieces:
         chain = []
         while piece.name in CHAIN:
-            chain.append((piece.name,) if piece.name in ("Lower", "Shape") else (piece.name, piece.args[1]))
+            chain.append((piece.name,) if piece.name in ("Lower", "Shape") else
+                         ("Tags", column) if piece.name == "Tags" else (piece.name, piece.args[1]))  # fmt: skip
             piece = piece.args[0]
         if piece.name != "InputColumn":
-            raise bad(f"{piece.name} is not a tagger's feature (InputColumn, Lower, Shape, Suffix, Prefix, Merge)")
+            raise bad(f"{piece.name} is not a tagger's feature (InputColumn, Lower, Shape, Suffix, Prefix, Tags, "
+                      "Merge)")  # fmt: skip
         offset = _offset(piece.args[1], bad)
         read = INDEX[piece.args[0]]
+        if any(step[0] == "Tags" for step in chain):
+            if chain != [("Tags", column)] or read != FORM:
+                raise bad("Tags reads a form alone: Tags(InputColumn(FORM, ...)), within nothing but Merge")
+            if column == LEMMA:
+                raise bad("the LEMMA tagger has no Tags (its classes are edit scripts)")
         if read == column:
             if offset >= 0:
                 raise bad(f"the tagger reads its own column {column_name(column)} only at words to the left (Stack[j])")
@@ -160,6 +174,9 @@ class Batch:
         self.length = lengths[sentence_of]
         self._values: dict[int, list[str]] = {}
         self._interned: dict[int, tuple[np.ndarray, list[str]]] = {}
+        #: What each tagged column's Tags features read (``use_seen``), and each one's values.
+        self._seen: dict[int, dict[str, str] | str] = {}
+        self._tags: dict[int, tuple[np.ndarray, list[str]]] = {}
         self._chained: dict[tuple, list[str]] = {}
         self._coded: dict[tuple, tuple[dict, np.ndarray]] = {}
 
@@ -181,8 +198,34 @@ class Batch:
             self._interned[column] = (np.array(numbers, dtype=np.int64), list(seen))
         return self._interned[column]
 
+    def use_seen(self, column: int, lexicon: dict[str, str] | str) -> None:
+        """The Tags features of the tagger of ``column`` read ``lexicon`` (``seen_lexicon``: the
+        values seen with each form in lower case), or, with LEARNING, the values the batch's own
+        column has with each form, each word's own left out (``left_out``)."""
+        if self._seen.get(column) is not lexicon:
+            self._seen[column] = lexicon
+            self._tags.pop(column, None)
+            self._drop_coded(lambda base: base[1][:1] == (("Tags", column),))
+
+    def tags(self, column: int) -> tuple[np.ndarray, list[str]]:
+        """``interned`` of each word's Tags value for the tagger of ``column`` (as ``use_seen``
+        set; a KeyError if it did not)."""
+        if column not in self._tags:
+            lexicon = self._seen[column]
+            if lexicon is LEARNING:
+                values = left_out(self.values(FORM), self.values(column))
+                seen: dict[str, int] = {}
+                numbers = np.array([seen.setdefault(v, len(seen)) for v in values], dtype=np.int64)
+                self._tags[column] = (numbers, list(seen))
+            else:
+                numbers, forms = self.interned(FORM)
+                self._tags[column] = (numbers, [lexicon.get(f.lower(), UNSEEN) for f in forms])
+        return self._tags[column]
+
     def chained(self, base: tuple) -> tuple[np.ndarray, list[str]]:
         """``interned`` of the base's values: its column's, through its chain."""
+        if base[1][:1] and base[1][0][0] == "Tags":
+            return self.tags(base[1][0][1])
         numbers, distinct = self.interned(base[0])
         if not base[1]:
             return numbers, distinct
@@ -194,10 +237,16 @@ class Batch:
         """Forget what was computed of ``column`` (its values were just replaced)."""
         self._values.pop(column, None)
         self._interned.pop(column, None)
-        for key in [k for k in self._coded if k[0][0] == column]:
-            del self._coded[key]
+        self._drop_coded(lambda base: base[0] == column)
         for base in [b for b in self._chained if b[0] == column]:
             del self._chained[base]
+        if self._seen.get(column) is LEARNING:  # read from the column that changed
+            self._tags.pop(column, None)
+            self._drop_coded(lambda base: base[1][:1] == (("Tags", column),))
+
+    def _drop_coded(self, which) -> None:
+        for key in [k for k in self._coded if which(k[0])]:
+            del self._coded[key]
 
     def coded(self, base: tuple, vocabulary: dict[str, int]) -> np.ndarray:
         """Each word's code in ``vocabulary`` of the base's values (-1: unseen); computed once for
@@ -219,6 +268,42 @@ class Batch:
         target = self.position + offset
         inside = (target >= 0) & (target < self.length)
         return np.where(inside, codes[np.clip(np.arange(self.n) + offset, 0, max(self.n - 1, 0))], 0)
+
+
+#: ``Batch.use_seen``'s lexicon while a tagger learns: each word's Tags read from the batch itself.
+LEARNING = "learning"
+#: The Tags value of a form not seen in training (or, learning, seen only at the word itself).
+UNSEEN = "#unseen#"
+
+
+def seen_lexicon(forms: list[str], values: list[str]) -> dict[str, str]:
+    """The values seen with each form in lower case, sorted and joined by ``|`` (``VERB|NOUN``):
+    the word's ambiguity class, which its Tags features read."""
+    by: dict[str, set[str]] = {}
+    for form, value in zip(forms, values):
+        by.setdefault(form.lower(), set()).add(value)
+    return {form: "|".join(sorted(seen)) for form, seen in by.items()}
+
+
+def left_out(forms: list[str], values: list[str]) -> list[str]:
+    """Each word's Tags value in its own training batch: the values seen with its form (in lower
+    case) at the other words, so that learning sees, as tagging does, forms that training did not
+    see and classes that do not hold the word's own value when only it had that value (UNSEEN
+    where no other word has the form)."""
+    counts: dict[str, dict[str, int]] = {}
+    for form, value in zip(forms, values):
+        by = counts.setdefault(form.lower(), {})
+        by[value] = by.get(value, 0) + 1
+    memo: dict[tuple[str, str], str] = {}
+    out = []
+    for form, value in zip(forms, values):
+        key = (form, value)
+        if key not in memo:
+            by = counts[form.lower()]
+            seen = sorted(v for v, n in by.items() if n - (v == value) > 0)
+            memo[key] = "|".join(seen) if seen else UNSEEN
+        out.append(memo[key])
+    return out
 
 
 class FeatureTable:

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..data.columns import FORM, LEMMA, UPOS
-from .features import Batch, FeatureTable, apply_chain, csr_rows, learn_table
+from .features import LEARNING, Batch, FeatureTable, apply_chain, csr_rows, learn_table, seen_lexicon
 from .lemmas import Script, apply_script, edit_script
 
 #: Rows classified in one call where no tag to the left is read (bounds the scores' memory).
@@ -28,7 +28,8 @@ CHUNK = 4096
 class ColumnTagger:
     """The tagger of ``column``: ``classes`` are values, or edit scripts for LEMMA; ``lexicon``
     (LEMMA) the lemma of each form seen in training, its most frequent, by form and by form and
-    UPOS."""
+    UPOS; ``seen`` the values seen with each form in lower case, which its Tags features read
+    (``features.seen_lexicon``; empty without them)."""
 
     column: int
     table: FeatureTable
@@ -39,10 +40,12 @@ class ColumnTagger:
     instances: int
     lexicon: dict[str, str] = field(default_factory=dict)
     heldout_accuracy: float | None = None
+    seen: dict[str, str] = field(default_factory=dict)
 
     def predict(self, batch: Batch) -> list[str]:
         """The column's value for each word of the batch (its other columns as they are)."""
         table = self.table
+        batch.use_seen(self.column, self.seen)
         static = [t for t, d in enumerate(table.dynamic) if not d]
         dynamic = [t for t, d in enumerate(table.dynamic) if d]
         values: list = [None] * batch.n
@@ -135,6 +138,9 @@ def learn_column(column: int, batch: Batch, templates: list, learner: str, optio
     rows, labels = targets(column, batch)
     if not len(rows):
         return None
+    reads_tags = any(p.chain[:1] == (("Tags", column),) for t in templates for p in t.parts)
+    seen = seen_lexicon(batch.values(FORM), batch.values(column)) if reads_tags else {}
+    batch.use_seen(column, LEARNING)
     table = learn_table(templates, column, batch, rows, min_count, shared)
     features = table.static_features(batch, list(range(len(templates))))[rows]
     indptr, indices = csr_rows(features)
@@ -142,7 +148,7 @@ def learn_column(column: int, batch: Batch, templates: list, learner: str, optio
     kind = LEARNERS[learner].classifier()
     classes, classifier = _fit(kind, X, labels, options, kind.new_shared())
     lexicon = _lexicon(batch, rows, column) if column == LEMMA else {}
-    return ColumnTagger(column, table, classes, classifier, learner, options, len(rows), lexicon)
+    return ColumnTagger(column, table, classes, classifier, learner, options, len(rows), lexicon, seen=seen)
 
 
 def _fit(kind, X, labels: list, options: dict, shared) -> tuple[list, object]:

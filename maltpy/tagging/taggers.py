@@ -61,6 +61,7 @@ class Taggers:
                 "templates": len(t.table.templates),
                 "instances": t.instances,
                 **({"lexicon": len(t.lexicon)} if t.lexicon else {}),
+                **({"seen": len(t.seen)} if t.seen else {}),
                 "heldout_accuracy": t.heldout_accuracy,
                 "heldout": self.heldout,
             }
