@@ -150,7 +150,7 @@ def test_a_damaged_archive_is_refused(taggers):
     assert "is missing" in _damaged(taggers, edit(2, "table", "taggers/none.npz"))
     assert "options" in _damaged(taggers, edit(0, "options", {"s": 99}))
     assert "version" in _damaged(taggers, lambda e, m: e.__setitem__("version", 2))
-    assert "not the tagger's classes" in _damaged(taggers, data(0, "seen", lambda d: {**d, "x": "NOUN|NOSUCH"}))
+    assert "not the tagger's classes" in _damaged(taggers, data(0, "seen", lambda d: {**d, "x": "NOUN\tNOSUCH"}))
     assert "without a Tags feature" in _damaged(taggers, _add_seen(1, {"the": "DT"}))
 
 
@@ -254,10 +254,10 @@ def test_a_feature_model_file(tmp_path, train, test):
 def test_tags_reads_the_classes_seen_with_a_form_and_learning_leaves_the_word_out():
     forms = ["The", "run", "the", "Run", "run", "dog"]
     values = ["DET", "VERB", "DET", "NOUN", "VERB", "NOUN"]
-    assert seen_lexicon(forms, values) == {"the": "DET", "run": "NOUN|VERB", "dog": "NOUN"}
+    assert seen_lexicon(forms, values) == {"the": "DET", "run": "NOUN\tVERB", "dog": "NOUN"}
     # "dog" is seen once: learning, it is as unseen as a new word is when tagging; "Run" is the
     # only NOUN of "run": without it, run was only a VERB
-    assert left_out(forms, values) == ["DET", "NOUN|VERB", "DET", "VERB", "NOUN|VERB", UNSEEN]
+    assert left_out(forms, values) == ["DET", "NOUN\tVERB", "DET", "VERB", "NOUN\tVERB", UNSEEN]
     bad = {
         "[UPOS]\nTags(InputColumn(UPOS, Stack[0]))\n": "Tags reads a form alone",
         "[UPOS]\nTags(Lower(InputColumn(FORM, Input[0])))\n": "Tags reads a form alone",
@@ -269,6 +269,25 @@ def test_tags_reads_the_classes_seen_with_a_form_and_learning_leaves_the_word_ou
             parse_feature_models(text, "f.txt")
     with pytest.raises(SpecError, match="tagger's feature model"):
         parse_feature("Tags(InputColumn(FORM, Input[0]))")
+
+
+def test_tags_of_feats_values_holding_bars_keep_through_the_archive(tmp_path, train, test):
+    # FEATS values hold "|": the classes are joined by a tab, and a model read back tags the same
+    path = tmp_path / "taggers.txt"
+    path.write_text("[FEATS]\nInputColumn(FORM, Input[0])\nTags(InputColumn(FORM, Input[0]))\n"
+                    "Tags(InputColumn(FORM, Input[1]))\n")  # fmt: skip
+    taggers = learn_taggers(train, [UPOS, FEATS], features=str(path), heldout=False)
+    seen = taggers.taggers[1].seen
+    assert sum("|" in value for value in seen.values()) > 50 and any("\t" in value for value in seen.values())
+    entry, members = taggers.to_archive()
+    archive = Archive("model.zip", write_archive(None, {"taggers": entry}, members))
+    read_back = Taggers.from_archive(archive, archive.manifest["taggers"])
+    assert read_back.taggers[1].seen == seen
+    first, second = blanked(test), blanked(test)
+    taggers.tag(first)
+    read_back.tag(second)
+    assert [s.words for s in first] == [s.words for s in second]
+    assert accuracy(test, first, FEATS) > 0.8  # 0.83 on the example's 102 test words, three features
 
 
 @requires_shared

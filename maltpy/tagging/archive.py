@@ -11,7 +11,7 @@ The manifest's entry ``taggers``:
 ``data`` holds the vocabulary of each base (its values in the order of their codes, 1 up; the
 bases in order of first use by the features), the classes (values, or LEMMA's edit scripts as
 lists), LEMMA's lexicon and, for a tagger with Tags features, ``seen`` (each form in lower case
-and the classes seen with it, joined by ``|``); ``table`` the keys of every feature seen in training (``keys``, the
+and the classes seen with it, joined by a tab); ``table`` the keys of every feature seen in training (``keys``, the
 templates' in turn, ``sizes`` of each); ``classifier`` the learner's own member. Reading
 compiles the feature texts again (a text that is not a tagger's feature, or a column out of
 order, is damage), and checks every size, order and range against the others: a crafted
@@ -32,7 +32,7 @@ from ..errors import MaltpyError, cut, require
 from ..learners.base import Sized
 from ..models.archive import npz_bytes
 from .columns import TAGGED, column_name
-from .features import MAX_KEY, FeatureTable, _radix, compile_template
+from .features import MAX_KEY, SEPARATOR, FeatureTable, _radix, compile_template
 from .lemmas import valid_script
 from .tagger import ColumnTagger
 
@@ -200,14 +200,14 @@ def _lexicon(stored: object, column: int) -> dict[str, str]:
 
 
 def _seen(stored: object, classes: list, templates) -> dict[str, str]:
-    """The Tags features' lexicon: forms in lower case, each with classes joined by ``|``; only
+    """The Tags features' lexicon: forms in lower case, each with classes joined by a tab; only
     for a tagger that has such features."""
     require(isinstance(stored, dict), "a lexicon of Tags that is not a mapping")
     reads = any(p.chain[:1] and p.chain[0][0] == "Tags" for t in templates for p in t.parts)
     require(reads or not stored, "a lexicon of Tags without a Tags feature")
     known = set(classes)
     require(all(isinstance(f, str) and isinstance(v, str) and v
-                and all(c in known for c in v.split("|")) for f, v in stored.items()),
+                and all(c in known for c in v.split(SEPARATOR)) for f, v in stored.items()),
             "a lexicon of Tags whose values are not the tagger's classes")  # fmt: skip
     return stored
 

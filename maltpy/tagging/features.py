@@ -14,12 +14,13 @@ a column read at one of those words through a chain of string functions:
 Lower(f), Shape(f) and Tags(f) are maltpy's own (``features.spec.TAGGING_SIGNATURES``); Suffix and
 Prefix give the last or first n characters (the whole value if shorter), as in a parser's feature
 model. ``Tags(InputColumn(FORM, Input[1]))`` is the next word's *ambiguity class*: the values of the
-tagger's own column seen with its form (in lower case) in training, sorted and joined by ``|``
-(``NOUN|VERB``), ``#unseen#`` for a form training did not see. It gives the words to the right,
-whose tags are not yet predicted, what their forms alone would (the "ambiguity classes" of
-Giménez and Màrquez's SVMTool, 2004); learning, each word reads the classes of the *other* words
-of its form (``left_out``), so that a form seen once is unseen at its one word, as a new word is
-when tagging. Tags reads FORM alone, within nothing but a Merge, and LEMMA's tagger has none.
+tagger's own column seen with its form (in lower case) in training, sorted and joined by a tab
+(``NOUN<TAB>VERB``: no CoNLL value holds one), ``#unseen#`` for a form training did not see. It
+gives the words to the right, whose tags are not yet predicted, what their forms alone would (the
+"ambiguity classes" of Giménez and Màrquez's SVMTool, 2004); learning, each word reads the
+classes of the *other* words of its form (``left_out``), so that a form seen once is unseen at
+its one word, as a new word is when tagging. Tags reads FORM alone, within nothing but a Merge,
+and LEMMA's tagger has none.
 A word beyond either end of the sentence reads ``#null#``. A tagger reads FORM and the columns
 tagged before it (``TAGGED``'s order) at any word, and its own column at ``Stack`` words only;
 any other feature is a MaltpyError naming it.
@@ -274,15 +275,17 @@ class Batch:
 LEARNING = "learning"
 #: The Tags value of a form not seen in training (or, learning, seen only at the word itself).
 UNSEEN = "#unseen#"
+#: What joins the values of an ambiguity class: a tab, which no CoNLL field holds (FEATS holds ``|``).
+SEPARATOR = "\t"
 
 
 def seen_lexicon(forms: list[str], values: list[str]) -> dict[str, str]:
-    """The values seen with each form in lower case, sorted and joined by ``|`` (``VERB|NOUN``):
-    the word's ambiguity class, which its Tags features read."""
+    """The values seen with each form in lower case, sorted and joined by SEPARATOR (``NOUN<TAB>
+    VERB``): the word's ambiguity class, which its Tags features read."""
     by: dict[str, set[str]] = {}
     for form, value in zip(forms, values):
         by.setdefault(form.lower(), set()).add(value)
-    return {form: "|".join(sorted(seen)) for form, seen in by.items()}
+    return {form: SEPARATOR.join(sorted(seen)) for form, seen in by.items()}
 
 
 def left_out(forms: list[str], values: list[str]) -> list[str]:
@@ -301,7 +304,7 @@ def left_out(forms: list[str], values: list[str]) -> list[str]:
         if key not in memo:
             by = counts[form.lower()]
             seen = sorted(v for v, n in by.items() if n - (v == value) > 0)
-            memo[key] = "|".join(seen) if seen else UNSEEN
+            memo[key] = SEPARATOR.join(seen) if seen else UNSEEN
         out.append(memo[key])
     return out
 
