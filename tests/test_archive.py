@@ -262,3 +262,22 @@ def test_an_npz_member_of_more_arrays_than_maltpy_writes_is_refused_before_they_
     with pytest.raises(MaltpyError, match=r"classifiers/000.npz is not a NumPy archive \(1000000 members"):
         maltpy.load_model(path)
     assert max(listed) == len(files)  # the model's own members alone
+
+
+def test_loading_pauses_the_garbage_collector_and_leaves_it_as_it_found_it(example_model, monkeypatch):
+    import gc
+
+    from maltpy import load as loading
+
+    seen = []
+    read = loading.read_transition_model
+    monkeypatch.setattr(loading, "read_transition_model", lambda archive: seen.append(gc.isenabled()) or read(archive))
+    assert gc.isenabled()
+    maltpy.load_model(example_model)
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        maltpy.load_model(example_model)
+        assert seen == [False, False] and not gc.isenabled()  # a caller's pause is left as it was
+    finally:
+        gc.enable()
