@@ -11,11 +11,11 @@ The manifest's entry ``taggers``:
 ``data`` holds the vocabulary of each base (its values in the order of their codes, 1 up; the
 bases in order of first use by the features), the classes (values, or LEMMA's edit scripts as
 lists), LEMMA's lexicon and, for a tagger with Tags features, ``seen`` (each form in lower case
-and the classes seen with it, joined by a tab); ``table`` the keys of every feature seen in training (``keys``, the
-templates' in turn, ``sizes`` of each); ``classifier`` the learner's own member. Reading
-compiles the feature texts again (a text that is not a tagger's feature, or a column out of
-order, is damage), and checks every size, order and range against the others: a crafted
-archive is a MaltpyError ``damaged model: ...``.
+and the classes seen with it, joined by a tab); ``table`` the keys of every feature seen in
+training (``keys``, the templates' in turn, ``sizes`` of each); ``classifier`` the learner's own
+member. Reading compiles the feature texts again (a text that is not a tagger's feature, or a
+column out of order, is damage), and checks every size, order and range against the others: a
+crafted archive is a MaltpyError ``damaged model: ...``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from ..errors import MaltpyError, cut, require
 from ..learners.base import Sized
 from ..models.archive import npz_bytes
 from .columns import TAGGED, column_name
-from .features import MAX_KEY, SEPARATOR, FeatureTable, _radix, compile_template
+from .features import MAX_KEY, SEPARATOR, FeatureTable, _radix, compile_template, reads_tags
 from .lemmas import valid_script
 from .tagger import ColumnTagger
 
@@ -150,7 +150,7 @@ def _tagger(archive, item: dict, shared: dict[tuple, dict[str, int]]) -> ColumnT
     vocabularies = _vocabularies(data.get("vocabularies"), _bases(templates), shared)
     classes = _classes(data.get("classes"), column)
     lexicon = _lexicon(data.get("lexicon"), column)
-    seen = _seen(data.get("seen", {}), classes, templates)
+    seen = _seen(data.get("seen", {}), classes, reads_tags(templates, column))
     for template in templates:
         _radix(template, vocabularies)  # ValueError if its keys could overflow
     table = FeatureTable(templates, vocabularies, _keys(archive, item["table"], templates, vocabularies), column)
@@ -199,11 +199,10 @@ def _lexicon(stored: object, column: int) -> dict[str, str]:
     return stored
 
 
-def _seen(stored: object, classes: list, templates) -> dict[str, str]:
+def _seen(stored: object, classes: list, reads: bool) -> dict[str, str]:
     """The Tags features' lexicon: forms in lower case, each with classes joined by a tab; only
-    for a tagger that has such features."""
+    for a tagger that has such features (``reads``)."""
     require(isinstance(stored, dict), "a lexicon of Tags that is not a mapping")
-    reads = any(p.chain[:1] and p.chain[0][0] == "Tags" for t in templates for p in t.parts)
     require(reads or not stored, "a lexicon of Tags without a Tags feature")
     known = set(classes)
     require(all(isinstance(f, str) and isinstance(v, str) and v

@@ -136,7 +136,7 @@ def compile_template(text: str, column: int, readable: tuple[int, ...], name: st
         offset = _offset(piece.args[1], bad)
         read = INDEX[piece.args[0]]
         if any(step[0] == "Tags" for step in chain):
-            if chain != [("Tags", column)] or read != FORM:
+            if tuple(chain) != tags_chain(column) or read != FORM:
                 raise bad("Tags reads a form alone: Tags(InputColumn(FORM, ...)), within nothing but Merge")
             if column == LEMMA:
                 raise bad("the LEMMA tagger has no Tags (its classes are edit scripts)")
@@ -194,9 +194,7 @@ class Batch:
     def interned(self, column: int) -> tuple[np.ndarray, list[str]]:
         """Each word's number among the column's distinct values, and those values."""
         if column not in self._interned:
-            seen: dict[str, int] = {}
-            numbers = [seen.setdefault(v, len(seen)) for v in self.values(column)]
-            self._interned[column] = (np.array(numbers, dtype=np.int64), list(seen))
+            self._interned[column] = _intern(self.values(column))
         return self._interned[column]
 
     def use_seen(self, column: int, lexicon: dict[str, str] | str) -> None:
@@ -206,7 +204,7 @@ class Batch:
         if self._seen.get(column) is not lexicon:
             self._seen[column] = lexicon
             self._tags.pop(column, None)
-            self._drop_coded(lambda base: base[1][:1] == (("Tags", column),))
+            self._drop_coded(lambda base: base[1] == tags_chain(column))
 
     def tags(self, column: int) -> tuple[np.ndarray, list[str]]:
         """``interned`` of each word's Tags value for the tagger of ``column`` (as ``use_seen``
@@ -214,10 +212,7 @@ class Batch:
         if column not in self._tags:
             lexicon = self._seen[column]
             if lexicon is LEARNING:
-                values = left_out(self.values(FORM), self.values(column))
-                seen: dict[str, int] = {}
-                numbers = np.array([seen.setdefault(v, len(seen)) for v in values], dtype=np.int64)
-                self._tags[column] = (numbers, list(seen))
+                self._tags[column] = _intern(left_out(self.values(FORM), self.values(column)))
             else:
                 numbers, forms = self.interned(FORM)
                 self._tags[column] = (numbers, [lexicon.get(f.lower(), UNSEEN) for f in forms])
@@ -243,7 +238,7 @@ class Batch:
             del self._chained[base]
         if self._seen.get(column) is LEARNING:  # read from the column that changed
             self._tags.pop(column, None)
-            self._drop_coded(lambda base: base[1][:1] == (("Tags", column),))
+            self._drop_coded(lambda base: base[1] == tags_chain(column))
 
     def _drop_coded(self, which) -> None:
         for key in [k for k in self._coded if which(k[0])]:
@@ -269,6 +264,24 @@ class Batch:
         target = self.position + offset
         inside = (target >= 0) & (target < self.length)
         return np.where(inside, codes[np.clip(np.arange(self.n) + offset, 0, max(self.n - 1, 0))], 0)
+
+
+def _intern(values: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Each value's number among the distinct values (in order of first use), and those values."""
+    seen: dict[str, int] = {}
+    numbers = [seen.setdefault(v, len(seen)) for v in values]
+    return np.array(numbers, dtype=np.int64), list(seen)
+
+
+def tags_chain(column: int) -> tuple:
+    """The chain of a part ``Tags(InputColumn(FORM, ...))`` of the tagger of ``column`` (its only
+    form: ``compile_template``)."""
+    return (("Tags", column),)
+
+
+def reads_tags(templates: list[Template], column: int) -> bool:
+    """Whether the templates of the tagger of ``column`` read Tags (and so its ``seen``)."""
+    return any(p.chain == tags_chain(column) for t in templates for p in t.parts)
 
 
 #: ``Batch.use_seen``'s lexicon while a tagger learns: each word's Tags read from the batch itself.

@@ -17,7 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..data.columns import FORM, LEMMA, UPOS
-from .features import LEARNING, Batch, FeatureTable, apply_chain, csr_rows, learn_table, seen_lexicon
+from .features import LEARNING, Batch, FeatureTable, apply_chain, csr_rows, learn_table, reads_tags, seen_lexicon
 from .lemmas import Script, apply_script, edit_script
 
 #: Rows classified in one call where no tag to the left is read (bounds the scores' memory).
@@ -138,8 +138,7 @@ def learn_column(column: int, batch: Batch, templates: list, learner: str, optio
     rows, labels = targets(column, batch)
     if not len(rows):
         return None
-    reads_tags = any(p.chain[:1] == (("Tags", column),) for t in templates for p in t.parts)
-    seen = seen_lexicon(batch.values(FORM), batch.values(column)) if reads_tags else {}
+    seen = seen_lexicon(batch.values(FORM), batch.values(column)) if reads_tags(templates, column) else {}
     batch.use_seen(column, LEARNING)
     table = learn_table(templates, column, batch, rows, min_count, shared)
     features = table.static_features(batch, list(range(len(templates))))[rows]
