@@ -141,6 +141,7 @@ def test_the_blend_phase(searched, tmp_path):
     assert len(defaults) == 9 and all(flags.endswith(" -P ud") for flags in defaults)
     assert end["members"] == [chosen, f"{chosen} right-to-left", *defaults]
     assert (out / "blend.yaml").exists() == (end["las"] > best) == bool(end["kept"])
+    assert re.search(rb"phase 5 keeps \d+\.\d min of the budget for its blend", r.stderr)
     if end["las"] > best:
         model = tmp_path / "blend.mpm"
         learned = run_maltpy("blend", "-q", "-c", out / "blend.yaml", "-i", TRAIN, "-m", model, cwd=tmp_path)
@@ -269,6 +270,27 @@ def test_a_budget_too_small_for_every_phase_still_leaves_the_best_so_far(tmp_pat
     assert b"skipped, the budget is spent" in r.stderr
     config = load_config(str(tmp_path / "o" / "config.yaml"))
     assert config.singlemalt.parsing_algorithm in SYSTEMS
+
+
+def test_the_time_kept_for_the_blend_is_taken_from_the_phases_before_and_given_back():
+    """Search.reserve: the seconds ``tasks`` are expected to take (the slowest recent task's, run
+    ``jobs`` at a time) come off the deadline, which release gives back; nothing is kept where it
+    would not fit before the deadline anyway."""
+    from types import SimpleNamespace
+
+    from maltpy.optimize.search import Search
+
+    now = time.monotonic()
+    search = Search(None, 2, SimpleNamespace(jobs=2), now + 100, None, {}, 0.5, None)
+    assert search.reserve(8, jobs=1) == 0.0 and search.deadline == now + 100  # no task timed yet
+    search.task_seconds = [2.0, 5.0, 3.0]
+    assert search.time_for(30) and not search.time_for(30, jobs=1)  # 15 rounds of 5 s, or 30
+    assert search.reserve(8, jobs=1) == 40.0 and search.deadline == pytest.approx(now + 60)
+    assert not search.time_for(30)  # 75 s no longer fit in what the phases before have
+    search.out_of_time = True  # as evaluate leaves it at their deadline
+    search.release()
+    assert search.deadline == pytest.approx(now + 100) and search.reserved == 0.0 and not search.out_of_time
+    assert search.reserve(40, jobs=1) == 0.0 and search.deadline == pytest.approx(now + 100)  # 200 s: never fits
 
 
 def _analysis(**columns: float) -> Analysis:

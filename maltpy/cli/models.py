@@ -271,7 +271,8 @@ def convert_model_command(model_path: str, output_path: str) -> None:
 )
 @click.option("--blend/--no-blend", default=True, show_default=True,
               help="Phase 5: blend the best configuration, both ways, with maltpy blend's default members, and "
-                   "write DIR/blend.yaml if the blend scores higher.")  # fmt: skip
+                   "write DIR/blend.yaml if the blend scores higher; the time it is expected to take is kept from "
+                   "phases 3 and 4 once phase 2 has timed its trials.")  # fmt: skip
 @click.option("--tags", type=click.Choice(("gold", "own")), default="gold", show_default=True,
               help="The tags each held-out part is parsed with: its own (gold), or those of taggers learned on the "
               "training part (own), as a model learned with taggers parses untagged text.")  # fmt: skip

@@ -63,7 +63,7 @@ from ..learners import LEARNERS
 from ..transition import SYSTEMS
 from .analysis import Analysis, analyse
 from .blending import PHASE as PHASE_BLEND
-from .blending import phase_blend
+from .blending import blend_tasks, phase_blend
 from .candidates import default_features, feature_groups, varying, wider_groups
 from .log import TrialLog, read_log
 from .search import PhaseSummary, Runner, Search, signals_held
@@ -361,7 +361,8 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     """Run the four phases on ``train`` and write the best configuration to ``out_dir``, then
     (``blend``) phase 5, the blend of what they found (blending.py); see the module's text.
     ``budget`` in minutes bounds the whole search: no trial starts that the slowest recent one
-    says would end after it. ``tags``: the held-out parts are parsed with their own tags (gold)
+    says would end after it; with ``blend``, the time phase 5 is expected to take
+    (``blending.blend_tasks``, from phase 2's trials) is kept from phases 3 and 4. ``tags``: the held-out parts are parsed with their own tags (gold)
     or with those of taggers learned on the training part (own; ``jackknife`` K: the parser
     learns on the training part's tags predicted in K folds, and config.yaml says so), as the
     model will parse (``trials.tag_splits``). ``profile``: phase 2's default feature models, as
@@ -415,12 +416,17 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
             if not cache:
                 log.write(header)
             search = Search(data, n_folds, runner, deadline, log, cache, threshold, progress)
+            ud = folder == "ud"
+            keep = None
+            if blend and PHASE_BLEND not in summarized:
+                keep = lambda t: search.reserve(blend_tasks(search, t.best, t.runner_up, ud), jobs=1)  # noqa: E731
             track, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say,
-                                                   summarized, folder)  # fmt: skip
+                                                   summarized, folder, keep)  # fmt: skip
             best = track.best
+            search.release()
             if blend and PHASE_BLEND not in summarized:
                 search.phase = PHASE_BLEND
-                phase = phase_blend(search, best, out_dir, config_text, say, track.runner_up, folder == "ud")
+                phase = phase_blend(search, best, out_dir, config_text, say, track.runner_up, ud)
                 if phase is not None:
                     summary.append(phase)
     except BaseException:
@@ -449,10 +455,14 @@ def _scoring(train: str, dev: str | None, folds: int | None, n_sentences: int, a
 
 def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence], learner: str, rounds: int,
                 out_dir: str, header: dict, say: Callable[[str], None], summarized: set[str],
-                folder: str | None = None) -> tuple[Track, list[PhaseSummary], Result | None]:  # fmt: skip
+                folder: str | None = None, keep: Callable[[Track], float] | None = None,
+                ) -> tuple[Track, list[PhaseSummary], Result | None]:  # fmt: skip
     """Phases 2 to 4, then 3 and 4 again while a round keeps a change and the budget lasts; the
     track (the best of each family: its ``best`` is the search's), each phase's summary, and
-    MaltParser's default's result (the baseline). Phases 3 and 4 tune the transition-based
+    MaltParser's default's result (the baseline). ``keep``, called once phase 2 has timed its
+    trials, keeps the seconds it returns from the budget of phases 3 and 4: for phase 5's blend,
+    whose gain on test files is larger than theirs, which is within the files' noise (README,
+    taggers: the searches with their own tags). Phases 3 and 4 tune the transition-based
     result, and each phase ends with the better of it and phase 2's graph-based one, both scored
     on the same held-out words. The log gets the summary of each phase it does not have
     (``summarized``: a resumed search's), and again of one that ran trials it did not have (a
@@ -469,13 +479,17 @@ def _run_phases(search: Search, analysis: Analysis, sentences: Sequence[Sentence
     while phases:
         name, run = phases.pop(0)
         if search.out_of_time and track is not None:
-            say(f"phase {name}: skipped, the budget is spent")
+            spent = "the budget left beside phase 5's share" if search.reserved else "the budget"
+            say(f"phase {name}: skipped, {spent} is spent")
             break
         search.phase = name
         phase = PhaseSummary(name, start_las=track.best.las if track else None)
         trials, clock, logged = search.trials, time.monotonic(), len(search.cache)
         if run is None or track is None:
             track, phase.changes = phase_algorithm(search, analysis, learner, folder)
+            kept = keep(track) if keep is not None else 0.0
+            if kept:
+                say(f"phase 5 keeps {kept / 60:.1f} min of the budget for its blend")
             default = _maltparser_default(learner, search.data.data_format)
             record = search.cache.get(default.key())
             baseline = Result(default, record["las"]) if record is not None else None

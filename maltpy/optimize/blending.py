@@ -46,17 +46,27 @@ def blend_members(best: Result, tuned: Result | None = None) -> list[Setting]:
     return members
 
 
+def blend_tasks(search: Search, best: Result, tuned: Result | None, ud: bool) -> int:
+    """What phase 5 is expected to take, in trial tasks run one at a time: a blend learns its
+    members (``blend_members`` and the default ones) one after another, each about as long as four
+    of a trial's tasks (twice on folds for the weights, once on the whole part, and their parses),
+    on every split."""
+    from ..blend.learn import default_member_flags
+
+    return 4 * (len(blend_members(best, tuned)) + len(default_member_flags(ud))) * search.splits
+
+
 def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callable[[Setting, str], str],
                 say: Callable[[str], None], tuned: Result | None = None, ud: bool = False,
                 ) -> PhaseSummary | None:  # fmt: skip
     """Score the blend of ``blend_members`` and ``maltpy blend``'s default members (``ud``: the
     ud profile's nine, else MaltBlender's six) as a trial; write it if it beats ``best``. None
-    if the budget has no time left for it (a blend learns its members twice: about as long as
-    four trials of each)."""
+    if the budget has no time left for it (``blend_tasks``; the search keeps that time from
+    phase 2 on, ``optimize``)."""
     from ..blend.learn import Member, Treebank, default_member_flags, learn_blend
 
     members, defaults = blend_members(best, tuned), default_member_flags(ud)
-    if search.out_of_time or not search.time_for(4 * (len(members) + len(defaults)) * search.splits):
+    if search.out_of_time or not search.time_for(blend_tasks(search, best, tuned, ud), jobs=1):
         say(f"phase {PHASE}: skipped, the budget has no time left for it")
         return None
     started = time.monotonic()

@@ -186,6 +186,7 @@ class Search:
         self.trials = 0  # run or taken from the log, in this search
         self.task_seconds: list[float] = []
         self.out_of_time = False
+        self.reserved = 0.0  # seconds kept from the deadline for the last step (``reserve``)
         self.phase = ""
         self.failures: list[Result] = []
         self.started = time.monotonic()
@@ -196,10 +197,31 @@ class Search:
         started before the deadline ends before it."""
         return max(self.task_seconds[-8:]) if self.task_seconds else 0.0
 
-    def time_for(self, tasks: int) -> bool:
-        """Can ``tasks`` tasks (those running and those to start) end before the deadline?"""
-        rounds = math.ceil(tasks / self.jobs)
-        return time.monotonic() + rounds * self.expected_task() <= self.deadline
+    def time_for(self, tasks: int, jobs: int | None = None) -> bool:
+        """Can ``tasks`` tasks (those running and those to start) end before the deadline, run
+        ``jobs`` at a time (default: the search's jobs)?"""
+        return time.monotonic() + self._seconds(tasks, jobs) <= self.deadline
+
+    def _seconds(self, tasks: int, jobs: int | None) -> float:
+        return math.ceil(tasks / (jobs or self.jobs)) * self.expected_task()
+
+    def reserve(self, tasks: int, jobs: int | None = None) -> float:
+        """Keep the time ``tasks`` tasks are expected to take (as ``time_for`` counts it) for the
+        search's last step: until ``release``, the trials see a deadline that much earlier. The
+        seconds kept; none where they would not fit before the deadline anyway."""
+        seconds = self._seconds(tasks, jobs)
+        if not seconds or time.monotonic() + seconds > self.deadline:
+            return 0.0
+        self.deadline -= seconds
+        self.reserved += seconds
+        return seconds
+
+    def release(self) -> None:
+        """Give back the time ``reserve`` kept: the deadline is the budget's again."""
+        if self.reserved:
+            self.deadline += self.reserved
+            self.reserved = 0.0
+            self.out_of_time = time.monotonic() >= self.deadline
 
     def evaluate(self, settings: Sequence[Setting], what: Sequence[str]) -> list[Result]:
         """Score each setting, its folds in parallel with each other and with the next settings'.
