@@ -128,17 +128,17 @@ def test_every_phase_runs_and_keeps_only_what_gains(searched):
 
 def test_the_blend_phase(searched, tmp_path):
     """Phase 5 blends the best setting, both ways, with maltpy blend's default members of the
-    treebank (a CoNLL-U one's: the ud profile's nine), scored as a trial on the same folds; kept
+    treebank (a CoNLL-U one's nine, under the ud-lexical profile), scored as a trial on the same folds; kept
     (blend.yaml, which maltpy blend takes) only if it scores above the best single setting."""
-    from maltpy.blend.learn import default_member_flags
+    from maltpy.optimize.blending import default_members
 
     out, r = searched
     end = [x for x in records(out) if x.get("phase_end") == "5 blend"][0]
     best = [x for x in records(out) if "phase_end" in x][-2]["las"]
     assert end["start_las"] == best and 0 < end["las"] <= 100
     chosen = load_config(str(out / "config.yaml")).singlemalt.parsing_algorithm
-    defaults = default_member_flags(True)
-    assert len(defaults) == 9 and all(flags.endswith(" -P ud") for flags in defaults)
+    defaults = default_members(True)
+    assert len(defaults) == 9 and all(flags.endswith(" -P ud-lexical") for flags in defaults)
     assert end["members"] == [chosen, f"{chosen} right-to-left", *defaults]
     assert (out / "blend.yaml").exists() == (end["las"] > best) == bool(end["kept"])
     assert re.search(rb"phase 5 keeps \d+\.\d min of the budget for its blend", r.stderr)

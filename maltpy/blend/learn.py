@@ -45,12 +45,15 @@ DEFAULT_MEMBERS = (
 UD_MEMBERS = ("-a stackproj -pp path", "-a stacklazy", "-a mst")
 
 
-def default_member_flags(ud: bool) -> list[str]:
-    """The default members, as ``maltpy learn``'s flags: MaltBlender's six (``DEFAULT_MEMBERS``),
-    or under the ud profile (``ud``) those and ``UD_MEMBERS``, each with ``-P ud``."""
-    if not ud:
+def default_member_flags(profile: str | None) -> list[str]:
+    """The default members, as ``maltpy learn``'s flags: MaltBlender's six (``DEFAULT_MEMBERS``;
+    ``profile`` None), or those and ``UD_MEMBERS``, each with ``-P PROFILE`` (ud, or ud-lexical:
+    the same but for the arc-standard members, which read its lexical feature model)."""
+    if profile is None:
         return list(DEFAULT_MEMBERS)
-    return [f"{member} -P ud" for member in DEFAULT_MEMBERS + UD_MEMBERS]
+    return [f"{member} -P {profile}" for member in DEFAULT_MEMBERS + UD_MEMBERS]
+
+
 #: without a held-out file, the members' weights come from their parses of the training
 #: sentences, each parsed by the members learned from the other folds (sentence k is in fold k mod
 #: FOLDS): two folds cost as much learning as one held-out tenth did, and give the learned scorer

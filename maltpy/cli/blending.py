@@ -112,7 +112,7 @@ def default_members(train: str, format_: str, config_path: str | None) -> list[s
                 found = reader.format
         except MaltpyError:
             pass  # learn_blend says what is wrong with the file
-    return default_member_flags(decided_profile("auto", config_path, found) == "ud")
+    return default_member_flags("ud" if decided_profile("auto", config_path, found) == "ud" else None)
 
 
 def _blend_settings(path: str | None) -> dict:

@@ -13,7 +13,8 @@ LREC) tunes MaltParser for a treebank in phases, each keeping the best of the on
    gains at least ``threshold`` LAS points.
 4. The learner: LIBLINEAR's C (LIBSVM's C and gamma) on a small grid.
 5. Beyond MaltOptimizer: a blend of the best configuration, both ways, with ``maltpy blend``'s
-   default members (Hall et al. 2007; ``blending``), kept if it scores higher.
+   default members (Hall et al. 2007; ``blending``), kept if it scores higher. Its time is kept
+   from phases 3 and 4 once phase 2 has timed the trials.
 
 Phases 3 and 4 tune MaltParser's feature language and learners, which MST has neither of: the
 search carries the best transition-based setting through them (``Track``) even where MST wins
@@ -362,8 +363,9 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     (``blend``) phase 5, the blend of what they found (blending.py); see the module's text.
     ``budget`` in minutes bounds the whole search: no trial starts that the slowest recent one
     says would end after it; with ``blend``, the time phase 5 is expected to take
-    (``blending.blend_tasks``, from phase 2's trials) is kept from phases 3 and 4. ``tags``: the held-out parts are parsed with their own tags (gold)
-    or with those of taggers learned on the training part (own; ``jackknife`` K: the parser
+    (``blending.blend_tasks``, from phase 2's trials) is kept from phases 3 and 4. ``tags``: the
+    held-out parts are parsed with their own tags (gold) or with those of taggers learned on the
+    training part (own; ``jackknife`` K: the parser
     learns on the training part's tags predicted in K folds, and config.yaml says so), as the
     model will parse (``trials.tag_splits``). ``profile``: phase 2's default feature models, as
     ``maltpy learn -P`` (auto: the ud profile's for a CoNLL-U treebank)."""
