@@ -288,7 +288,7 @@ def test_the_time_kept_for_the_blend_is_taken_from_the_phases_before_and_given_b
     assert search.reserve(8, jobs=1) == 40.0 and search.deadline == pytest.approx(now + 60)
     assert not search.time_for(30)  # 75 s no longer fit in what the phases before have
     search.out_of_time = True  # as evaluate leaves it at their deadline
-    search.release()
+    assert search.release() == 40.0
     assert search.deadline == pytest.approx(now + 100) and search.reserved == 0.0 and not search.out_of_time
     assert search.reserve(40, jobs=1) == 0.0 and search.deadline == pytest.approx(now + 100)  # 200 s: never fits
 

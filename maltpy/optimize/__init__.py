@@ -425,10 +425,10 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
             track, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say,
                                                    summarized, folder, keep)  # fmt: skip
             best = track.best
-            search.release()
+            kept = search.release()
             if blend and PHASE_BLEND not in summarized:
                 search.phase = PHASE_BLEND
-                phase = phase_blend(search, best, out_dir, config_text, say, track.runner_up, ud)
+                phase = phase_blend(search, best, out_dir, config_text, say, track.runner_up, ud, kept > 0)
                 if phase is not None:
                     summary.append(phase)
     except BaseException:

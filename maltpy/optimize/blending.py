@@ -71,15 +71,15 @@ def blend_tasks(search: Search, best: Result, tuned: Result | None, ud: bool) ->
 
 def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callable[[Setting, str], str],
                 say: Callable[[str], None], tuned: Result | None = None, ud: bool = False,
-                ) -> PhaseSummary | None:  # fmt: skip
+                kept: bool = False) -> PhaseSummary | None:  # fmt: skip
     """Score the blend of ``blend_members`` and the default members (``default_members``; ``ud``:
-    the nine, else MaltBlender's six) as a trial; write it if it beats ``best``. None
-    if the budget has no time left for it (``blend_tasks``; the search keeps that time from
-    phase 2 on, ``optimize``)."""
+    the nine, else MaltBlender's six) as a trial; write it if it beats ``best``. None if the
+    budget has no time left for it (``blend_tasks``), unless the search ``kept`` that time for it
+    from phase 2 on (``optimize``): the blend then runs in what was kept, as estimated then."""
     from ..blend.learn import Member, Treebank, learn_blend
 
     members, defaults = blend_members(best, tuned), default_members(ud)
-    if search.out_of_time or not search.time_for(blend_tasks(search, best, tuned, ud), jobs=1):
+    if search.out_of_time or not (kept or search.time_for(blend_tasks(search, best, tuned, ud), jobs=1)):
         say(f"phase {PHASE}: skipped, the budget has no time left for it")
         return None
     started = time.monotonic()

@@ -216,12 +216,15 @@ class Search:
         self.reserved += seconds
         return seconds
 
-    def release(self) -> None:
-        """Give back the time ``reserve`` kept: the deadline is the budget's again."""
-        if self.reserved:
-            self.deadline += self.reserved
+    def release(self) -> float:
+        """Give back the time ``reserve`` kept: the deadline is the budget's again. The seconds
+        given back."""
+        given = self.reserved
+        if given:
+            self.deadline += given
             self.reserved = 0.0
             self.out_of_time = time.monotonic() >= self.deadline
+        return given
 
     def evaluate(self, settings: Sequence[Setting], what: Sequence[str]) -> list[Result]:
         """Score each setting, its folds in parallel with each other and with the next settings'.
