@@ -418,19 +418,11 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
             if not cache:
                 log.write(header)
             search = Search(data, n_folds, runner, deadline, log, cache, threshold, progress)
-            ud = folder == "ud"
-            keep = None
-            if blend and PHASE_BLEND not in summarized:
-                keep = lambda t: search.reserve(blend_tasks(search, t.best, t.runner_up, ud), jobs=1)  # noqa: E731
-            track, summary, baseline = _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say,
-                                                   summarized, folder, keep)  # fmt: skip
+            track, summary, baseline = _phases_and_blend(
+                search, lambda keep: _run_phases(search, analysis, sentences, learner, rounds, out_dir, header, say,
+                                                 summarized, folder, keep),
+                blend and PHASE_BLEND not in summarized, folder == "ud", out_dir, say)  # fmt: skip
             best = track.best
-            kept = search.release()
-            if blend and PHASE_BLEND not in summarized:
-                search.phase = PHASE_BLEND
-                phase = phase_blend(search, best, out_dir, config_text, say, track.runner_up, ud, kept > 0)
-                if phase is not None:
-                    summary.append(phase)
     except BaseException:
         runner.stop()  # a signal, an error: the trials running are killed, not waited for
         raise
@@ -439,6 +431,24 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     if failed:
         say(f"{counted(len(failed), 'trial')} failed (see their 'error' in trials.jsonl), the first: {failed[0].error}")
     return best, summary, baseline
+
+
+def _phases_and_blend(search: Search, run: Callable, blend: bool, ud: bool, out_dir: str,
+                      say: Callable[[str], None]) -> tuple[Track, list[PhaseSummary], Result | None]:  # fmt: skip
+    """``run`` (phases 2 to 4, given what to keep for phase 5: ``_run_phases``'s ``keep``), then
+    with ``blend`` phase 5, the time it is expected to take kept from phase 2 on
+    (``Search.reserve``); what ``run`` returns, phase 5's summary added."""
+    keep = None
+    if blend:
+        keep = lambda t: search.reserve(blend_tasks(search, t.best, t.runner_up, ud), jobs=1)  # noqa: E731
+    track, summary, baseline = run(keep)
+    kept = search.release()
+    if blend:
+        search.phase = PHASE_BLEND
+        phase = phase_blend(search, track.best, out_dir, config_text, say, track.runner_up, ud, kept > 0)
+        if phase is not None:
+            summary.append(phase)
+    return track, summary, baseline
 
 
 def _scoring(train: str, dev: str | None, folds: int | None, n_sentences: int, analysis: Analysis) -> tuple[int, str]:
