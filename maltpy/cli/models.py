@@ -270,7 +270,8 @@ def convert_model_command(model_path: str, output_path: str) -> None:
     "(default: none, in --jobs processes here).",
 )
 @click.option("--blend/--no-blend", default=True, show_default=True,
-              help="Phase 5: blend the best configuration, both ways, with maltpy blend's default members, and "
+              help="Phase 5: blend the best configuration, both ways, with maltpy blend's default members (of a "
+                   "CoNLL-U treebank, the nine with -P ud-lexical), and "
                    "write DIR/blend.yaml if the blend scores higher; the time it is expected to take is kept from "
                    "phases 3 and 4 once phase 2 has timed its trials.")  # fmt: skip
 @click.option("--tags", type=click.Choice(("gold", "own")), default="gold", show_default=True,
