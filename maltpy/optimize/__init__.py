@@ -365,10 +365,10 @@ def optimize(train: str, out_dir: str, dev: str | None = None, folds: int | None
     says would end after it; with ``blend``, the time phase 5 is expected to take
     (``blending.blend_tasks``, from phase 2's trials) is kept from phases 3 and 4. ``tags``: the
     held-out parts are parsed with their own tags (gold) or with those of taggers learned on the
-    training part (own; ``jackknife`` K: the parser
-    learns on the training part's tags predicted in K folds, and config.yaml says so), as the
-    model will parse (``trials.tag_splits``). ``profile``: phase 2's default feature models, as
-    ``maltpy learn -P`` (auto: the ud profile's for a CoNLL-U treebank)."""
+    training part (own; ``jackknife`` K: the parser learns on the training part's tags predicted
+    in K folds, and config.yaml says so), as the model will parse (``trials.tag_splits``).
+    ``profile``: phase 2's default feature models, as ``maltpy learn -P`` (auto: the ud profile's
+    for a CoNLL-U treebank)."""
     say = say or (lambda message: None)
     started = time.monotonic()
     deadline = started + 60 * budget
