@@ -228,7 +228,9 @@ def test_mira_over_the_k_best_projective_trees(tmp_path_factory, test_file, tmp_
 
 
 def _mst(**options) -> object:
+    """MST's configuration, one pass, no taggers (the archives damaged here are the parser's)."""
     return load_config(None, {("singlemalt", "parsing_algorithm"): "mst", ("mst", "iters"): "1",
+                              ("tagger", "columns"): "none",
                               **{("mst", k): str(v) for k, v in options.items()}})  # fmt: skip
 
 

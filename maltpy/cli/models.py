@@ -140,7 +140,8 @@ def _describe_taggers(taggers: list[dict] | None, tokenizer: dict | None = None)
         "taggers (fill the input's empty tag columns before parsing; maltpy parse --tag):",
         "  column   learner     classes  features  held-out accuracy",
         *(printable(f"  {t.get('column', '?'):<8} {t.get('learner', '?'):<10} {t.get('classes', '-'):>8} "
-                    f"{t.get('features', '-'):>9}  {accuracy(t.get('heldout_accuracy'))}") for t in taggers),
+                    f"{t.get('features', '-'):>9}  {accuracy(t.get('heldout_accuracy'))}"
+                    f"{'  (both ways)' if t.get('both_ways') else ''}") for t in taggers),
         "",
     ]  # fmt: skip
 

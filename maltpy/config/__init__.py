@@ -265,7 +265,8 @@ def _check_split(values: dict[tuple[str, str], Any], algorithm: str, place: Call
 
 def _check_tagger(values: dict[tuple[str, str], Any], place: Callable[[tuple[str, str]], str], raw: Raw) -> None:
     """MaltpyError for the taggers' options (the group tagger) that the tagger's learner refuses,
-    or a jackknife of one fold, which would learn each fold's taggers from nothing."""
+    or a jackknife of one fold, which would learn each fold's taggers from nothing, or LEMMA
+    tagged both ways."""
     key = ("tagger", "options")
     if values.get(key) is not None:
         learner = values.get(("tagger", "learner"), Tagger().learner)
@@ -277,6 +278,10 @@ def _check_tagger(values: dict[tuple[str, str], Any], place: Callable[[tuple[str
     if values.get(key) == 1:
         raise MaltpyError("tagger.jackknife (-tj): 1 fold would learn its taggers from no sentence: 0 (no "
                           "jackknife) or at least 2 folds", place(key), raw[key][1])  # fmt: skip
+    key = ("tagger", "both_ways")
+    if "lemma" in str(values.get(key, "")).split(","):
+        raise MaltpyError("tagger.both_ways (-tb): LEMMA is tagged one way: auto, none, or a comma list of upos, "
+                          "xpos, feats", place(key), raw[key][1])  # fmt: skip
 
 
 def _check_together(config: Config, algorithm: str, place: Callable[[tuple[str, str]], str], raw: Raw) -> None:

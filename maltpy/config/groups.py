@@ -98,13 +98,16 @@ class Tagger:
     maltpy.tagging): ``columns`` auto (each of UPOS, XPOS, FEATS and LEMMA that has values in the
     treebank), none, or a comma list of them; their learner, its options (None: the tagger's
     defaults) and their feature model (None: the default ones); ``jackknife``: the parser learns on
-    tags predicted by taggers learned on the other K-1 of K folds (0: on the treebank's own tags)."""
+    tags predicted by taggers learned on the other K-1 of K folds (0: on the treebank's own tags);
+    ``both_ways``: the columns tagged left to right and right to left, their scores added (auto:
+    UPOS; none; or a comma list of upos, xpos, feats)."""
 
     columns: str = "auto"
     learner: str = "liblinear"
     options: str | None = None
     features: str | None = None
     jackknife: int = 0
+    both_ways: str = "auto"
 
 
 @dataclass(frozen=True, slots=True)

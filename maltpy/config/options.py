@@ -161,6 +161,12 @@ OPTIONS: dict[tuple[str, str], Option] = {
         minimum=0,
         maximum=MAX_JACKKNIFE,
     ),
+    ("tagger", "both_ways"): Option(
+        "tagcolumns",
+        "tb",
+        "the columns tagged both ways, left to right and right to left, each word taking the class of the two "
+        "taggers' highest summed score: auto (UPOS), none, or a comma list of upos, xpos, feats",
+    ),
     ("defaults", "profile"): Option(
         "choice",
         "P",
@@ -230,7 +236,7 @@ def _idle_options(config: Config) -> dict[tuple[str, str], str]:
     """The options that other options of ``config`` leave with nothing to do, each with why."""
     idle = {}
     if config.tagger.columns == "none":
-        for name in ("learner", "options", "features", "jackknife"):
+        for name in ("learner", "options", "features", "jackknife", "both_ways"):
             idle[("tagger", name)] = "no tagger is learned (tagger.columns none)"
     if config.guide.data_split_column is None:
         idle[("guide", "data_split_threshold")] = "there is no data split (-d, -s) for it to apply to"

@@ -90,8 +90,11 @@ def learn_tagging(
 
     started = time.perf_counter()
     columns = None if tagger.columns == "auto" else [_COLUMN_OF[c] for c in tagger.columns.split(",")]
+    both_ways = {"auto": None, "none": ()}.get(tagger.both_ways)
+    if both_ways is None and tagger.both_ways != "auto":
+        both_ways = [_COLUMN_OF[c] for c in tagger.both_ways.split(",")]
     settings = {"learner": tagger.learner, "options": tagger.options, "features": tagger.features, "name": name,
-                "progress": progress}  # fmt: skip
+                "progress": progress, "both_ways": both_ways}  # fmt: skip
     taggers = learn_taggers(sentences, columns, **settings)
     learned = time.perf_counter()
     if progress:

@@ -8,6 +8,8 @@ The manifest's entry ``taggers``:
                   "classifier": "taggers/UPOS.npz", "table": "taggers/UPOS.table.npz",
                   "data": "taggers/UPOS.json"}, ...]}
 
+A tagger both ways has ``"backward"``: the entry of its right-to-left tagger of the same column
+and classes (members ``taggers/UPOS.backward...``); an archive without it tags left to right.
 ``data`` holds the vocabulary of each base (its values in the order of their codes, 1 up; the
 bases in order of first use by the features), the classes (values, or LEMMA's edit scripts as
 lists), LEMMA's lexicon and, for a tagger with Tags features, ``seen`` (each form in lower case
@@ -45,31 +47,38 @@ def taggers_to_archive(taggers) -> tuple[dict, dict[str, bytes]]:
     """The manifest entry and members of ``taggers`` (a Taggers)."""
     entries, members = [], {}
     for t in taggers.taggers:
-        name = column_name(t.column)
-        classifier = f"taggers/{name}.{t.classifier.suffix}"
-        table, data = f"taggers/{name}.table.npz", f"taggers/{name}.json"
-        members[classifier] = t.classifier.to_bytes()
-        members[table] = npz_bytes(keys=np.concatenate(t.table.keys).astype(np.int64),
-                                   sizes=np.array([len(k) for k in t.table.keys], dtype=np.int64))  # fmt: skip
-        bases = _bases(t.table.templates)
-        vocabularies = [sorted(t.table.vocabularies[b], key=t.table.vocabularies[b].__getitem__) for b in bases]
-        classes = [list(c) for c in t.classes] if t.column == LEMMA else t.classes
-        stored = {"vocabularies": vocabularies, "classes": classes, "lexicon": t.lexicon}
-        if t.seen:
-            stored["seen"] = t.seen
-        members[data] = json.dumps(stored, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        entries.append({
-            "column": name, "learner": t.learner,
-            "options": {k: v for k, v in t.options.items() if not isinstance(v, dict)},
-            "instances": t.instances, "heldout_accuracy": t.heldout_accuracy,
-            "features": [template.text for template in t.table.templates],
-            "classifier": classifier, "table": table, "data": data,
-        })  # fmt: skip
+        entry = _entry(t, column_name(t.column), members)
+        if t.backward is not None:
+            entry["backward"] = _entry(t.backward, f"{column_name(t.column)}.backward", members)
+        entries.append(entry)
     entry = {"version": VERSION, "heldout": taggers.heldout, "taggers": entries}
     if taggers.tokenizer is not None:
         entry["tokenizer"], more = taggers.tokenizer.to_archive("taggers/tokenizer")
         members.update(more)
     return entry, members
+
+
+def _entry(t, name: str, members: dict[str, bytes]) -> dict:
+    """The manifest entry of one tagger, its members (``taggers/NAME...``) put in ``members``."""
+    classifier = f"taggers/{name}.{t.classifier.suffix}"
+    table, data = f"taggers/{name}.table.npz", f"taggers/{name}.json"
+    members[classifier] = t.classifier.to_bytes()
+    members[table] = npz_bytes(keys=np.concatenate(t.table.keys).astype(np.int64),
+                               sizes=np.array([len(k) for k in t.table.keys], dtype=np.int64))  # fmt: skip
+    bases = _bases(t.table.templates)
+    vocabularies = [sorted(t.table.vocabularies[b], key=t.table.vocabularies[b].__getitem__) for b in bases]
+    classes = [list(c) for c in t.classes] if t.column == LEMMA else t.classes
+    stored = {"vocabularies": vocabularies, "classes": classes, "lexicon": t.lexicon}
+    if t.seen:
+        stored["seen"] = t.seen
+    members[data] = json.dumps(stored, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return {
+        "column": column_name(t.column), "learner": t.learner,
+        "options": {k: v for k, v in t.options.items() if not isinstance(v, dict)},
+        "instances": t.instances, "heldout_accuracy": t.heldout_accuracy,
+        "features": [template.text for template in t.table.templates],
+        "classifier": classifier, "table": table, "data": data,
+    }  # fmt: skip
 
 
 def _bases(templates) -> list[tuple]:
@@ -120,8 +129,9 @@ def _damaged(archive) -> Iterator[None]:
         raise MaltpyError(f"damaged model: a tagger: {type(e).__name__}: {cut(e)}", archive.path) from None
 
 
-def _tagger(archive, item: dict, shared: dict[tuple, dict[str, int]]) -> ColumnTagger:
-    """One tagger of the entry, checked against its members."""
+def _tagger(archive, item: dict, shared: dict[tuple, dict[str, int]], backward: bool = False) -> ColumnTagger:
+    """One tagger of the entry, checked against its members; with its ``backward`` one (the same
+    column's, right to left), if it has one, whose classes must be its own."""
     from ..learners import LEARNERS
     from ..learners.options import parse_learner_options
 
@@ -156,8 +166,15 @@ def _tagger(archive, item: dict, shared: dict[tuple, dict[str, int]]) -> ColumnT
     table = FeatureTable(templates, vocabularies, _keys(archive, item["table"], templates, vocabularies), column)
     kind = LEARNERS[learner].classifier()
     classifier = kind.from_archive(archive, item["classifier"], Sized(table.size), len(classes), options)
-    return ColumnTagger(column, table, classes, classifier, learner, options, item["instances"], lexicon,
-                        accuracy, seen)  # fmt: skip
+    tagger = ColumnTagger(column, table, classes, classifier, learner, options, item["instances"], lexicon,
+                          accuracy, seen)  # fmt: skip
+    if "backward" in item:
+        require(not backward and column != LEMMA, "a tagger both ways of LEMMA, or right to left twice")
+        require(isinstance(item["backward"], dict), "a right-to-left tagger that is not a mapping")
+        tagger.backward = _tagger(archive, item["backward"], shared, backward=True)
+        require(tagger.backward.column == column and set(tagger.backward.classes) == set(classes),
+                "a right-to-left tagger of another column or classes")  # fmt: skip
+    return tagger
 
 
 def _vocabularies(stored: object, bases: list[tuple], shared: dict[tuple, dict[str, int]]) -> dict[tuple, dict]:

