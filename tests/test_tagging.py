@@ -173,14 +173,20 @@ def test_a_damaged_tagger_both_ways_is_refused(taggers, train):
         return change
 
     fewer = learn_taggers(train[:3], [UPOS], heldout=False, both_ways=()).taggers[0]
-    assert "another column or classes" in _damaged(taggers, another(fewer))
-    assert "another column or classes" in _damaged(taggers, another(taggers.taggers[1]))
-    assert "unknown column" in _damaged(taggers, backward(lambda b, m: b.__setitem__("column", "HEAD")))
+    assert "another learner, options or classes" in _damaged(taggers, another(fewer))
+    libsvm = learn_taggers(train[:10], [UPOS], learner="libsvm", heldout=False, both_ways=()).taggers[0]
+    assert "another learner, options or classes" in _damaged(taggers, another(libsvm))
+    not_upos = "right-to-left tagger of UPOS that is not a mapping of the column UPOS"
+    assert not_upos in _damaged(taggers, another(taggers.taggers[1]))  # XPOS's
+    assert not_upos in _damaged(taggers, backward(lambda b, m: b.__setitem__("column", "HEAD")))
+    assert not_upos in _damaged(taggers, lambda e, m: e["taggers"][0].__setitem__("backward", []))
     assert "right to left twice" in _damaged(taggers, backward(lambda b, m: b.__setitem__("backward", dict(b))))
-    assert "not a mapping" in _damaged(taggers, lambda e, m: e["taggers"][0].__setitem__("backward", []))
     lemma = lambda e, m: e["taggers"][3].__setitem__("backward", e["taggers"][3] | {})  # noqa: E731
     assert "both ways of LEMMA" in _damaged(taggers, lemma)
-    assert "is missing" in _damaged(taggers, backward(lambda b, m: b.__setitem__("table", "taggers/none.npz")))
+    missing = _damaged(taggers, backward(lambda b, m: b.__setitem__("table", "taggers/none.npz")))
+    assert "the right-to-left tagger of UPOS: " in missing and "is missing" in missing
+    features = _damaged(taggers, backward(lambda b, m: b.__setitem__("features", ["InputColumn(UPOS, Input[1])"])))
+    assert "the right-to-left tagger of UPOS: " in features
 
 
 def test_the_tagging_modes(taggers, test):
@@ -233,10 +239,17 @@ def test_upos_tagged_both_ways_is_more_accurate_than_one_way(treebank):
         taggers.tag(predicted)
         scores.append(accuracy(test, predicted, UPOS))
     assert scores[0] >= scores[1] + 0.003, scores
-    right_to_left = taggers.taggers[0]  # one way: a tagger of the sentences read backwards
-    with pytest.raises(MaltpyError, match="not LEMMA"):
-        learn_taggers(train[:30], [LEMMA], both_ways=[LEMMA])
-    assert right_to_left.backward is None
+
+
+def test_the_columns_tagged_both_ways_are_checked(train):
+    for both_ways, message in (([LEMMA], "not LEMMA"), ([FORM], "no tagger of column"), ("upos", "not the text"),
+                               ([XPOS], "XPOS is to be tagged both ways but has no tagger")):  # fmt: skip
+        with pytest.raises(MaltpyError, match=message):
+            learn_taggers(train, [UPOS, LEMMA], both_ways=both_ways)
+        with pytest.raises(MaltpyError, match=message):
+            jackknife(train, 2, [UPOS, LEMMA], both_ways=both_ways)
+    taggers = learn_taggers(train, [UPOS, XPOS, FEATS], heldout=False, both_ways=[FEATS, XPOS])
+    assert [t.backward is not None for t in taggers.taggers] == [False, True, True]
 
 
 def test_jackknifing_tags_each_fold_with_taggers_of_the_others(train):

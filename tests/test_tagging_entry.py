@@ -193,11 +193,15 @@ def test_the_group_tagger(tmp_path):
                            (["-tj", "1"], "1 fold"), (["-tc", "none", "-tj", "5"], "no tagger is learned"),
                            (["-to", "-q 3"], "tagger.options (-to)"),
                            (["-tb", "upos,lemma"], "LEMMA is tagged one way"),
-                           (["-tb", "deprel"], "is not a column a tagger predicts")):  # fmt: skip
+                           (["-tb", "deprel"], "a comma list of upos, xpos, feats"),
+                           (["-tc", "upos", "-tb", "xpos"], "xpos has no tagger")):  # fmt: skip
         err = assert_one_line_error(run_in_process("config", *flags), "command line: ")
         assert message in err
     assert default_config().tagger.both_ways == "auto"
     assert load_config(None, {("tagger", "both_ways"): "FEATS,upos"}).tagger.both_ways == "upos,feats"
+    before = default_config().to_dict()
+    del before["tagger"]["both_ways"]  # an archive made before it: its taggers tag one way
+    assert config_from_dict(before, "old.mpm").tagger.both_ways == "none"
     old = default_config().to_dict()
     del old["tagger"]  # an archive made before the group
     assert config_from_dict(old, "old.mpm") == default_config()

@@ -169,6 +169,8 @@ def config_from_dict(data: Any, where: str, check_use: bool = False) -> Config:
             if (group, name) not in OPTIONS:
                 raise MaltpyError(f"unknown configuration key {group}.{name}", where)
             raw[(group, name)] = (value, None)
+    if "tagger" in data and ("tagger", "both_ways") not in raw:  # learned before it: taggers one way
+        raw[("tagger", "both_ways")] = ("none", None)
     return _build(raw, {key: where for key in raw}, where, None, check_use=check_use)
 
 
@@ -279,9 +281,15 @@ def _check_tagger(values: dict[tuple[str, str], Any], place: Callable[[tuple[str
         raise MaltpyError("tagger.jackknife (-tj): 1 fold would learn its taggers from no sentence: 0 (no "
                           "jackknife) or at least 2 folds", place(key), raw[key][1])  # fmt: skip
     key = ("tagger", "both_ways")
-    if "lemma" in str(values.get(key, "")).split(","):
+    both = str(values.get(key, "auto")).split(",")
+    if "lemma" in both:
         raise MaltpyError("tagger.both_ways (-tb): LEMMA is tagged one way: auto, none, or a comma list of upos, "
                           "xpos, feats", place(key), raw[key][1])  # fmt: skip
+    columns = str(values.get(("tagger", "columns"), "auto")).split(",")
+    untagged = [c for c in both if c not in ("auto", "none") and columns != ["auto"] and c not in columns]
+    if untagged:
+        raise MaltpyError(f"tagger.both_ways (-tb): {untagged[0]} has no tagger (tagger.columns, -tc: "
+                          f"{','.join(columns)})", place(key), raw[key][1])  # fmt: skip
 
 
 def _check_together(config: Config, algorithm: str, place: Callable[[tuple[str, str]], str], raw: Raw) -> None:
@@ -343,7 +351,7 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
     if option.kind == "choice" and value not in option.choices:
         raise ValueError(f"{_q(value)} is not one of {', '.join(option.choices)}")
     if option.kind == "tagcolumns":
-        return _tag_columns(value)
+        return _tag_columns(value, lemma=option.flag != "tb")
     if option.kind == "column" and value not in COLUMN_NAMES:
         raise ValueError(f"{_q(value)} is not a column name ({', '.join(COLUMN_NAMES)})")
     if option.kind == "address":
@@ -356,16 +364,18 @@ def _check(option: Option, value: Any, from_text: bool) -> Any:
     return value
 
 
-def _tag_columns(value: str) -> str:
-    """tagger.columns' value: auto, none, or its comma list of columns (CoNLL-X's names too, any
-    case) in tagging order, each once; ValueError saying what is wrong."""
+def _tag_columns(value: str, lemma: bool = True) -> str:
+    """tagger.columns' value (or, without ``lemma``, tagger.both_ways'): auto, none, or its comma
+    list of columns (CoNLL-X's names too, any case) in tagging order, each once; ValueError saying
+    what is wrong."""
     if value in ("auto", "none"):
         return value
     names = [name.strip().lower() for name in value.split(",")]
     unknown = [name for name in names if name not in TAG_COLUMNS]
     if unknown:
+        allowed = [c for c in dict.fromkeys(TAG_COLUMNS.values()) if lemma or c != "lemma"]
         raise ValueError(f"{_q(unknown[0])} is not a column a tagger predicts: auto, none, or a comma list of "
-                         f"{', '.join(dict.fromkeys(TAG_COLUMNS.values()))}")  # fmt: skip
+                         f"{', '.join(allowed)}")  # fmt: skip
     chosen = {TAG_COLUMNS[name] for name in names}
     if len(chosen) < len(names):
         raise ValueError(f"{_q(value)} names a column twice")

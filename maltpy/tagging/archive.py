@@ -169,11 +169,28 @@ def _tagger(archive, item: dict, shared: dict[tuple, dict[str, int]], backward: 
     tagger = ColumnTagger(column, table, classes, classifier, learner, options, item["instances"], lexicon,
                           accuracy, seen)  # fmt: skip
     if "backward" in item:
-        require(not backward and column != LEMMA, "a tagger both ways of LEMMA, or right to left twice")
-        require(isinstance(item["backward"], dict), "a right-to-left tagger that is not a mapping")
-        tagger.backward = _tagger(archive, item["backward"], shared, backward=True)
-        require(tagger.backward.column == column and set(tagger.backward.classes) == set(classes),
-                "a right-to-left tagger of another column or classes")  # fmt: skip
+        tagger.backward = _backward(archive, item["backward"], tagger, shared, backward)
+    return tagger
+
+
+def _backward(archive, item: object, forward: ColumnTagger, shared: dict, nested: bool) -> ColumnTagger:
+    """The right-to-left tagger of ``forward`` (tagging both ways), checked as a tagger is and
+    against ``forward``: the same column, learner, options and classes."""
+    name = column_name(forward.column)
+    require(not nested and forward.column != LEMMA, "a tagger both ways of LEMMA, or right to left twice")
+    require(isinstance(item, dict) and item.get("column") == name,
+            f"a right-to-left tagger of {name} that is not a mapping of the column {name}")  # fmt: skip
+    try:
+        tagger = _tagger(archive, item, shared, backward=True)
+    except MaltpyError as e:
+        raise ValueError(f"the right-to-left tagger of {name}: {e.message.removeprefix('damaged model: ')}") from None
+    except ValueError as e:
+        raise ValueError(f"the right-to-left tagger of {name}: {cut(e)}") from None
+    except (KeyError, TypeError, IndexError, AttributeError, OverflowError) as e:
+        raise ValueError(f"the right-to-left tagger of {name}: {type(e).__name__}: {cut(e)}") from None
+    require(tagger.learner == forward.learner and tagger.options == forward.options
+            and set(tagger.classes) == set(forward.classes),
+            f"a right-to-left tagger of {name} with another learner, options or classes")  # fmt: skip
     return tagger
 
 

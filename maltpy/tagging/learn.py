@@ -40,6 +40,7 @@ def learn_taggers(sentences: list[Sentence], columns: Sequence[int] | None = Non
     if not columns:
         return None
     settings = _settings(learner, options, name, both_ways)
+    _check_both_ways(settings[2] if both_ways is not None else (), columns, name)
     templates = feature_models(features, columns)
     say = progress or (lambda message: None)
     accuracy: dict[int, float] = {}
@@ -94,6 +95,7 @@ def jackknife(sentences: list[Sentence], k: int, columns: Sequence[int] | None =
     if not columns:
         return out
     settings = _settings(learner, options, name, both_ways)
+    _check_both_ways(settings[2] if both_ways is not None else (), columns, name)
     templates = feature_models(features, columns)
     say = progress or (lambda message: None)
     for fold in range(k):
@@ -133,6 +135,14 @@ def _columns(sentences: list[Sentence], columns: Sequence[int] | None, name: str
     return [c for c in TAGGED if c in columns]
 
 
+def _check_both_ways(both: Sequence[int], columns: list[int], name: str) -> None:
+    """A MaltpyError for a column asked to be tagged both ways that gets no tagger."""
+    for c in both:
+        if c not in columns:
+            raise MaltpyError(f"{column_name(c)} is to be tagged both ways but has no tagger (the columns tagged: "
+                              f"{', '.join(column_name(k) for k in columns)})", name)  # fmt: skip
+
+
 def _settings(learner: str, options: str | None, name: str,
               both_ways: Sequence[int] | None) -> tuple[str, dict, tuple[int, ...]]:  # fmt: skip
     """The learner, its parsed options (None or "": the default) and the columns tagged both ways
@@ -143,9 +153,14 @@ def _settings(learner: str, options: str | None, name: str,
     if learner not in LEARNERS or LEARNERS[learner].symbolic:
         usable = ", ".join(k for k, v in LEARNERS.items() if not v.symbolic)
         raise MaltpyError(f"taggers learn with {usable}, not {cut(learner, 40)!r}", name)
+    if isinstance(both_ways, str):
+        raise MaltpyError(f"both_ways takes columns (UPOS, XPOS, FEATS), not the text {cut(both_ways, 20)!r}", name)
     both = BOTH_WAYS if both_ways is None else tuple(both_ways)
-    if any(c not in TAGGED or c == LEMMA for c in both):
-        raise MaltpyError("only UPOS, XPOS and FEATS can be tagged both ways, not LEMMA", name)
+    for c in both:
+        if c == LEMMA:
+            raise MaltpyError("only UPOS, XPOS and FEATS can be tagged both ways, not LEMMA", name)
+        if c not in TAGGED:
+            raise MaltpyError(f"no tagger of column {cut(c, 20)} to tag both ways (UPOS, XPOS, FEATS)", name)
     try:
         parsed = parse_learner_options(options or DEFAULT_OPTIONS.get(learner), learner)
     except ValueError as e:

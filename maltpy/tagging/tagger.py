@@ -30,8 +30,8 @@ from .lemmas import Script, apply_script, edit_script
 
 #: Rows classified in one call where no tag to the left is read (bounds the scores' memory).
 CHUNK = 4096
-#: The most scores (words times classes) a tagger both ways holds at once: a larger batch is
-#: tagged in parts of whole sentences.
+#: The most words times classes of a part that a tagger both ways tags at once (it holds three
+#: arrays of scores that size, float32): a larger batch is tagged in parts of whole sentences.
 MAX_SCORES = 1 << 22
 
 
@@ -65,8 +65,8 @@ class ColumnTagger:
             backward = self.backward._greedy(part.reversed(), scored=True)[1]
             place = {c: i for i, c in enumerate(self.backward.classes)}
             order = np.array([place[c] for c in self.classes], dtype=np.int64)
-            total = forward + backward[part.mirror()][:, order]
-            out += [self.classes[b] for b in total.argmax(axis=1).tolist()]
+            forward += backward[np.ix_(part.mirror(), order)]
+            out += [self.classes[b] for b in forward.argmax(axis=1).tolist()]
         return out
 
     def _greedy(self, batch: Batch, scored: bool = False) -> tuple[list, np.ndarray | None]:
