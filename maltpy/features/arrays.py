@@ -111,43 +111,51 @@ class Symbols:
 
 class Column:
     """How one classifier finds the column of one feature: a table from the feature's symbol
-    (single features) or from the code of its parts' symbols (Merge) to a column, -1 for none."""
+    (single features) or from the code of its parts' symbols (Merge) to a column, -1 for none.
+    Until ``freeze`` it holds each key's part symbols (``keys``, one array per part) and column
+    (``targets``), in the order of the classifier's table."""
 
     def __init__(self, feature: Feature, table: dict, skip: frozenset, symbols: Symbols) -> None:
         if feature.name not in ("Merge", "Merge3"):
             self.parts = [feature]
             keys = [v for v in table if v not in skip]
-            self.map = dict(zip(symbols.numbers(symbol_source(feature), keys), map(table.__getitem__, keys)))
+            self.keys = [np.array(symbols.numbers(symbol_source(feature), keys), dtype=np.int64)]
+            self.targets = np.fromiter(map(table.__getitem__, keys), dtype=np.int64, count=len(keys))
             return
         # A Merge's value is its parts' values joined by "~": a table key may split into parts in
         # several ways when values hold "~"; every split is registered, so that any parts whose
-        # joined text is a key find its column, as the text would.
+        # joined text is a key find its column, as the text would (the first split of a code wins).
         self.parts = list(feature.args)
-        cut = [(split, column) for key, column in table.items() for split in splits(key, len(self.parts))]
-        parts = [symbols.numbers(symbol_source(p), [split[k] for split, _ in cut]) for k, p in enumerate(self.parts)]
-        pieces: dict[tuple[int, ...], int] = {}
-        for codes, (_, column) in zip(zip(*parts), cut):
-            pieces.setdefault(codes, column)
-        self.map = pieces
+        n = len(self.parts)
+        pieces: list[list[str]] = []
+        targets: list[int] = []
+        for key, column in table.items():
+            cut = key.split("~")
+            if len(cut) == n:  # nearly every key: one way
+                pieces.append(cut)
+                targets.append(column)
+            elif len(cut) > n:
+                for split in splits(key, n):
+                    pieces.append(list(split))
+                    targets.append(column)
+        self.keys = [np.array(symbols.numbers(symbol_source(p), [cut[k] for cut in pieces]), dtype=np.int64)
+                     for k, p in enumerate(self.parts)]  # fmt: skip
+        self.targets = np.array(targets, dtype=np.int64)
 
     def freeze(self, symbols: Symbols) -> None:
-        """Turn the map into arrays once every symbol table is complete."""
+        """Turn the keys into look-up arrays once every symbol table is complete."""
         if len(self.parts) == 1:
             source = symbol_source(self.parts[0])
             lookup = np.full(symbols.size(source), -1, dtype=np.int64)
-            for code, column in self.map.items():
-                lookup[code] = column
+            lookup[self.keys[0]] = self.targets
             self.lookup = lookup
+            del self.keys, self.targets
             return
         self.radix = [symbols.size(symbol_source(p)) for p in self.parts]
-        if len(self.map):
-            keys = np.array(list(self.map), dtype=np.int64)
-            codes = self._code([keys[:, k] for k in range(len(self.parts))])
-        else:
-            codes = np.zeros(0, dtype=np.int64)
-        order = np.argsort(codes)
-        self.sorted_codes = codes[order]
-        self.columns = np.fromiter(self.map.values(), dtype=np.int64, count=len(self.map))[order]
+        codes = self._code(self.keys) if len(self.targets) else np.zeros(0, dtype=np.int64)
+        codes, first = np.unique(codes, return_index=True)  # sorted; each code's first key
+        self.sorted_codes = codes
+        self.columns = self.targets[first]
         self.null_masks = [symbols.nulls(symbol_source(p)) for p in self.parts]
         self.dense = None
         if math.prod(self.radix) <= DENSE_CODES:
@@ -156,6 +164,7 @@ class Column:
             nulls = [np.flatnonzero(mask) for mask in self.null_masks]
             dense[self._code([a.ravel() for a in np.meshgrid(*nulls, indexing="ij")])] = -1  # all null: none
             self.dense = dense
+        del self.keys, self.targets
 
     def _code(self, parts: list[np.ndarray]) -> np.ndarray:
         code = parts[0].astype(np.int64)

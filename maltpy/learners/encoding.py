@@ -60,17 +60,26 @@ class FeatureMap:
         slot = {p: i for i, p in enumerate(positions)}
         if not isinstance(keys, list):
             raise ValueError("a feature map is not a list")
-        tables = fmap.tables
+        # a model's load is mostly this: the values of each table gathered in one pass, the tables
+        # filled at once; anything amiss is looked for again, column by column, to name it
+        values: list[list] = [[] for _ in positions]
+        columns: list[list[int]] = [[] for _ in positions]
         for column, key in enumerate(keys):
             if not (isinstance(key, (list, tuple)) and len(key) >= 2 and key[0] in slot):
                 raise ValueError(f"feature map column {column} is not a (feature, value) pair of the classifier")
-            table = tables[slot[key[0]]]
-            for value in itertools.islice(key, 1, None):  # one pass: a model's load is mostly this
-                if not isinstance(value, str):
-                    raise ValueError(f"feature map column {column} is not a (feature, value) pair of the classifier")
-                if value in table:
-                    raise ValueError(f"feature map column {column} repeats a value")
-                table[value] = column
+            i = slot[key[0]]
+            if len(key) == 2:
+                values[i].append(key[1])
+                columns[i].append(column)
+            else:
+                values[i].extend(itertools.islice(key, 1, None))
+                columns[i].extend(itertools.repeat(column, len(key) - 1))
+        for table, v, c in zip(fmap.tables, values, columns):
+            if not all(map(isinstance, v, itertools.repeat(str))):
+                _refuse(keys, slot)
+            table.update(zip(v, c))
+            if len(table) != len(v):
+                _refuse(keys, slot)
         fmap.size = len(keys)
         return fmap
 
@@ -308,3 +317,17 @@ class Instances:
         X.sort_indices()
         fmap = FeatureMap.from_keys(positions, [self.keys[c] for c in in_order], self.skip)
         return X, fmap
+
+
+def _refuse(keys: list, slot: dict[int, int]) -> None:
+    """The ValueError of the first column of ``keys`` whose value is not text or repeats one."""
+    tables: list[set] = [set() for _ in slot]
+    for column, key in enumerate(keys):
+        table = tables[slot[key[0]]]
+        for value in itertools.islice(key, 1, None):
+            if not isinstance(value, str):
+                raise ValueError(f"feature map column {column} is not a (feature, value) pair of the classifier")
+            if value in table:
+                raise ValueError(f"feature map column {column} repeats a value")
+            table.add(value)
+    raise ValueError("a feature map that is not one")
