@@ -169,8 +169,8 @@ def config_from_dict(data: Any, where: str, check_use: bool = False) -> Config:
             if (group, name) not in OPTIONS:
                 raise MaltpyError(f"unknown configuration key {group}.{name}", where)
             raw[(group, name)] = (value, None)
-    if "tagger" in data and ("tagger", "both_ways") not in raw:  # learned before it: taggers one way
-        raw[("tagger", "both_ways")] = ("none", None)
+    if not check_use and "tagger" in data and ("tagger", "both_ways") not in raw:
+        raw[("tagger", "both_ways")] = ("none", None)  # a model learned before it: its taggers tag one way
     return _build(raw, {key: where for key in raw}, where, None, check_use=check_use)
 
 
