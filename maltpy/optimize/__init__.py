@@ -64,7 +64,7 @@ from ..learners import LEARNERS
 from ..transition import SYSTEMS
 from .analysis import Analysis, analyse
 from .blending import PHASE as PHASE_BLEND
-from .blending import blend_tasks, phase_blend
+from .blending import blend_splits, blend_tasks, phase_blend
 from .candidates import default_features, feature_groups, varying, wider_groups
 from .log import TrialLog, read_log
 from .search import PhaseSummary, Runner, Search, signals_held
@@ -438,14 +438,19 @@ def _phases_and_blend(search: Search, run: Callable, blend: bool, ud: bool, out_
     """``run`` (phases 2 to 4, given what to keep for phase 5: ``_run_phases``'s ``keep``), then
     with ``blend`` phase 5, the time it is expected to take kept from phase 2 on
     (``Search.reserve``); what ``run`` returns, phase 5's summary added."""
-    keep = None
+    keep, splits = None, [0]  # how many splits phase 5 blends on, as keep decides it
+
+    def keep_for_blend(t: Track) -> float:
+        splits[0] = blend_splits(search, t.best, t.runner_up, ud)
+        return search.reserve(blend_tasks(search, t.best, t.runner_up, ud, splits[0]), jobs=1) if splits[0] else 0.0
+
     if blend:
-        keep = lambda t: search.reserve(blend_tasks(search, t.best, t.runner_up, ud), jobs=1)  # noqa: E731
+        keep = keep_for_blend
     track, summary, baseline = run(keep)
     kept = search.release()
     if blend:
         search.phase = PHASE_BLEND
-        phase = phase_blend(search, track.best, out_dir, config_text, say, track.runner_up, ud, kept > 0)
+        phase = phase_blend(search, track.best, out_dir, config_text, say, track.runner_up, ud, kept > 0, splits[0])
         if phase is not None:
             summary.append(phase)
     return track, summary, baseline

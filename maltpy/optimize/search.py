@@ -202,6 +202,10 @@ class Search:
         ``jobs`` at a time (default: the search's jobs)?"""
         return time.monotonic() + self._seconds(tasks, jobs) <= self.deadline
 
+    def seconds_for(self, tasks: int, jobs: int | None = None) -> float:
+        """How long ``tasks`` tasks are expected to take, ``jobs`` at a time (default: the search's)."""
+        return self._seconds(tasks, jobs)
+
     def _seconds(self, tasks: int, jobs: int | None) -> float:
         return math.ceil(tasks / (jobs or self.jobs)) * self.expected_task()
 
