@@ -267,8 +267,8 @@ def _check_split(values: dict[tuple[str, str], Any], algorithm: str, place: Call
 
 def _check_tagger(values: dict[tuple[str, str], Any], place: Callable[[tuple[str, str]], str], raw: Raw) -> None:
     """MaltpyError for the taggers' options (the group tagger) that the tagger's learner refuses,
-    or a jackknife of one fold, which would learn each fold's taggers from nothing, or LEMMA
-    tagged both ways."""
+    or a jackknife of one fold, which would learn each fold's taggers from nothing, or a column
+    tagged both ways that has no tagger."""
     key = ("tagger", "options")
     if values.get(key) is not None:
         learner = values.get(("tagger", "learner"), Tagger().learner)
@@ -282,9 +282,6 @@ def _check_tagger(values: dict[tuple[str, str], Any], place: Callable[[tuple[str
                           "jackknife) or at least 2 folds", place(key), raw[key][1])  # fmt: skip
     key = ("tagger", "both_ways")
     both = str(values.get(key, "auto")).split(",")
-    if "lemma" in both:
-        raise MaltpyError("tagger.both_ways (-tb): LEMMA is tagged one way: auto, none, or a comma list of upos, "
-                          "xpos, feats", place(key), raw[key][1])  # fmt: skip
     columns = str(values.get(("tagger", "columns"), "auto")).split(",")
     untagged = [c for c in both if c not in ("auto", "none") and columns != ["auto"] and c not in columns]
     if untagged:
@@ -379,4 +376,6 @@ def _tag_columns(value: str, lemma: bool = True) -> str:
     chosen = {TAG_COLUMNS[name] for name in names}
     if len(chosen) < len(names):
         raise ValueError(f"{_q(value)} names a column twice")
+    if not lemma and "lemma" in chosen:
+        raise ValueError("LEMMA is tagged one way: auto, none, or a comma list of upos, xpos, feats")
     return ",".join(name for name in dict.fromkeys(TAG_COLUMNS.values()) if name in chosen)

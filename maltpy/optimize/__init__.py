@@ -438,19 +438,18 @@ def _phases_and_blend(search: Search, run: Callable, blend: bool, ud: bool, out_
     """``run`` (phases 2 to 4, given what to keep for phase 5: ``_run_phases``'s ``keep``), then
     with ``blend`` phase 5, the time it is expected to take kept from phase 2 on
     (``Search.reserve``); what ``run`` returns, phase 5's summary added."""
-    keep, splits = None, [0]  # how many splits phase 5 blends on, as keep decides it
+    splits = 0  # how many splits phase 5 blends on, as keep_for_blend decides it
 
     def keep_for_blend(t: Track) -> float:
-        splits[0] = blend_splits(search, t.best, t.runner_up, ud)
-        return search.reserve(blend_tasks(search, t.best, t.runner_up, ud, splits[0]), jobs=1) if splits[0] else 0.0
+        nonlocal splits
+        splits = blend_splits(search, t.best, t.runner_up, ud)
+        return search.reserve(blend_tasks(search, t.best, t.runner_up, ud, splits), jobs=1) if splits else 0.0
 
-    if blend:
-        keep = keep_for_blend
-    track, summary, baseline = run(keep)
+    track, summary, baseline = run(keep_for_blend if blend else None)
     kept = search.release()
     if blend:
         search.phase = PHASE_BLEND
-        phase = phase_blend(search, track.best, out_dir, config_text, say, track.runner_up, ud, kept > 0, splits[0])
+        phase = phase_blend(search, track.best, out_dir, config_text, say, track.runner_up, ud, kept > 0, splits)
         if phase is not None:
             summary.append(phase)
     return track, summary, baseline

@@ -100,8 +100,8 @@ def phase_blend(search: Search, best: Result, out_dir: str, config_text: Callabl
     from ..blend.learn import Member, Treebank, learn_blend
 
     members, defaults = blend_members(best, tuned), default_members(ud)
-    n = splits if kept and splits else 0 if search.out_of_time else blend_splits(search, best, tuned, ud)
-    if search.out_of_time or not n:
+    n = 0 if search.out_of_time else splits if kept else blend_splits(search, best, tuned, ud)
+    if not n:
         say(f"phase {PHASE}: skipped, the budget has no time left for it")
         return None
     started = time.monotonic()

@@ -200,20 +200,17 @@ class Search:
     def time_for(self, tasks: int, jobs: int | None = None) -> bool:
         """Can ``tasks`` tasks (those running and those to start) end before the deadline, run
         ``jobs`` at a time (default: the search's jobs)?"""
-        return time.monotonic() + self._seconds(tasks, jobs) <= self.deadline
+        return time.monotonic() + self.seconds_for(tasks, jobs) <= self.deadline
 
     def seconds_for(self, tasks: int, jobs: int | None = None) -> float:
         """How long ``tasks`` tasks are expected to take, ``jobs`` at a time (default: the search's)."""
-        return self._seconds(tasks, jobs)
-
-    def _seconds(self, tasks: int, jobs: int | None) -> float:
         return math.ceil(tasks / (jobs or self.jobs)) * self.expected_task()
 
     def reserve(self, tasks: int, jobs: int | None = None) -> float:
         """Keep the time ``tasks`` tasks are expected to take (as ``time_for`` counts it) for the
         search's last step: until ``release``, the trials see a deadline that much earlier. The
         seconds kept; none where they would not fit before the deadline anyway."""
-        seconds = self._seconds(tasks, jobs)
+        seconds = self.seconds_for(tasks, jobs)
         if not seconds or time.monotonic() + seconds > self.deadline:
             return 0.0
         self.deadline -= seconds

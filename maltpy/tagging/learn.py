@@ -39,8 +39,7 @@ def learn_taggers(sentences: list[Sentence], columns: Sequence[int] | None = Non
     columns = _columns(sentences, columns, name)
     if not columns:
         return None
-    settings = _settings(learner, options, name, both_ways)
-    _check_both_ways(settings[2] if both_ways is not None else (), columns, name)
+    settings = _settings(learner, options, name, both_ways, columns)
     templates = feature_models(features, columns)
     say = progress or (lambda message: None)
     accuracy: dict[int, float] = {}
@@ -94,8 +93,7 @@ def jackknife(sentences: list[Sentence], k: int, columns: Sequence[int] | None =
     out = copies(sentences)
     if not columns:
         return out
-    settings = _settings(learner, options, name, both_ways)
-    _check_both_ways(settings[2] if both_ways is not None else (), columns, name)
+    settings = _settings(learner, options, name, both_ways, columns)
     templates = feature_models(features, columns)
     say = progress or (lambda message: None)
     for fold in range(k):
@@ -135,18 +133,11 @@ def _columns(sentences: list[Sentence], columns: Sequence[int] | None, name: str
     return [c for c in TAGGED if c in columns]
 
 
-def _check_both_ways(both: Sequence[int], columns: list[int], name: str) -> None:
-    """A MaltpyError for a column asked to be tagged both ways that gets no tagger."""
-    for c in both:
-        if c not in columns:
-            raise MaltpyError(f"{column_name(c)} is to be tagged both ways but has no tagger (the columns tagged: "
-                              f"{', '.join(column_name(k) for k in columns)})", name)  # fmt: skip
-
-
-def _settings(learner: str, options: str | None, name: str,
-              both_ways: Sequence[int] | None) -> tuple[str, dict, tuple[int, ...]]:  # fmt: skip
+def _settings(learner: str, options: str | None, name: str, both_ways: Sequence[int] | None,
+              columns: list[int]) -> tuple[str, dict, tuple[int, ...]]:  # fmt: skip
     """The learner, its parsed options (None or "": the default) and the columns tagged both ways
-    (None: BOTH_WAYS), or a MaltpyError."""
+    (None: BOTH_WAYS; a column named that gets no tagger of ``columns`` is an error), or a
+    MaltpyError."""
     from ..learners import LEARNERS
     from ..learners.options import parse_learner_options
 
@@ -161,6 +152,9 @@ def _settings(learner: str, options: str | None, name: str,
             raise MaltpyError("only UPOS, XPOS and FEATS can be tagged both ways, not LEMMA", name)
         if c not in TAGGED:
             raise MaltpyError(f"no tagger of column {cut(c, 20)} to tag both ways (UPOS, XPOS, FEATS)", name)
+        if both_ways is not None and c not in columns:
+            raise MaltpyError(f"{column_name(c)} is to be tagged both ways but has no tagger (the columns tagged: "
+                              f"{', '.join(column_name(k) for k in columns)})", name)  # fmt: skip
     try:
         parsed = parse_learner_options(options or DEFAULT_OPTIONS.get(learner), learner)
     except ValueError as e:

@@ -59,12 +59,12 @@ class ColumnTagger:
         """The column's value for each word of the batch (its other columns as they are)."""
         if self.backward is None:
             return self._greedy(batch)[0]
+        place = {c: i for i, c in enumerate(self.backward.classes)}
+        order = np.array([place[c] for c in self.classes], dtype=np.int64)  # the backward's columns, ours' order
         out: list[str] = []
         for part in batch.parts(max(1, MAX_SCORES // len(self.classes))):
             forward = self._greedy(part, scored=True)[1]
             backward = self.backward._greedy(part.reversed(), scored=True)[1]
-            place = {c: i for i, c in enumerate(self.backward.classes)}
-            order = np.array([place[c] for c in self.classes], dtype=np.int64)
             forward += backward[np.ix_(part.mirror(), order)]
             out += [self.classes[b] for b in forward.argmax(axis=1).tolist()]
         return out
